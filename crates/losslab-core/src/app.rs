@@ -1,0 +1,103 @@
+//! The application above the sender: how much data it offers, and when.
+
+use crate::time::Time;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum App {
+    /// Always has data (an infinite source).
+    Bulk,
+    /// Writes this many bytes at the start.
+    Bytes(u64),
+    /// Writes at absolute times (sorted), bytes each.
+    Writes(Vec<(Time, u64)>),
+}
+
+/// Tracks what the application has written into the send buffer.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    app: App,
+    /// Bytes handed to TCP so far (for Bulk: grows on demand).
+    written: u64,
+    /// Bytes the application wants to write but the send buffer refused.
+    blocked: u64,
+    next_write: usize,
+}
+
+impl AppState {
+    pub fn new(app: App) -> Self {
+        AppState {
+            app,
+            written: 0,
+            blocked: 0,
+            next_write: 0,
+        }
+    }
+
+    /// Total bytes this application will ever write (None: unbounded).
+    pub fn total(&self) -> Option<u64> {
+        match &self.app {
+            App::Bulk => None,
+            App::Bytes(n) => Some(*n),
+            App::Writes(w) => Some(w.iter().map(|x| x.1).sum()),
+        }
+    }
+
+    /// Moves writes due by `now` into the send buffer, limited so that
+    /// `written - snd_una <= sndbuf`.
+    pub fn advance(&mut self, now: Time, snd_una: u64, sndbuf: Option<u64>) {
+        match &self.app {
+            App::Bulk => {}
+            App::Bytes(n) => {
+                if self.next_write == 0 {
+                    self.blocked = *n;
+                    self.next_write = 1;
+                }
+            }
+            App::Writes(w) => {
+                while self.next_write < w.len() && w[self.next_write].0 <= now {
+                    self.blocked += w[self.next_write].1;
+                    self.next_write += 1;
+                }
+            }
+        }
+        let room = match sndbuf {
+            Some(cap) => (snd_una + cap).saturating_sub(self.written),
+            None => u64::MAX,
+        };
+        let n = self.blocked.min(room);
+        self.written += n;
+        self.blocked -= n;
+    }
+
+    /// Bytes available to send beyond `snd_nxt`, for Bulk bounded by sndbuf.
+    pub fn available(&self, snd_nxt: u64, snd_una: u64, sndbuf: Option<u64>) -> u64 {
+        match self.app {
+            App::Bulk => match sndbuf {
+                Some(cap) => (snd_una + cap).saturating_sub(snd_nxt),
+                None => u64::MAX,
+            },
+            _ => self.written.saturating_sub(snd_nxt),
+        }
+    }
+
+    /// Next time a write is due (for the caller's timer).
+    pub fn next_write_time(&self) -> Option<Time> {
+        match &self.app {
+            App::Writes(w) => w.get(self.next_write).map(|x| x.0),
+            _ => None,
+        }
+    }
+
+    /// True once every byte the application will write has been written.
+    pub fn all_written(&self) -> bool {
+        match &self.app {
+            App::Bulk => false,
+            App::Bytes(_) => self.next_write == 1 && self.blocked == 0,
+            App::Writes(w) => self.next_write == w.len() && self.blocked == 0,
+        }
+    }
+
+    pub fn has_blocked(&self) -> bool {
+        self.blocked > 0
+    }
+}

@@ -1,0 +1,65 @@
+//! NewReno congestion control: RFC 5681 slow start and congestion
+//! avoidance with RFC 6582's loss response (the fast-recovery part of RFC
+//! 6582 lives in the RecoveryOps and the sender's partial-ACK handling).
+
+use super::{additive_increase, slow_start, CongestionControl};
+use crate::time::Time;
+use crate::window::Window;
+
+#[derive(Clone, Debug, Default)]
+pub struct NewReno;
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> String {
+        "newreno".into()
+    }
+
+    /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+    /// (Linux halves cwnd instead; that variant will be `reno`.)
+    fn ssthresh(&mut self, _w: &Window, flight_size: u64) -> u64 {
+        (flight_size / 2).max(2)
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, acked: u64, _now: Time) {
+        let mut acked = acked;
+        if w.in_slow_start() {
+            acked = slow_start(w, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        // RFC 5681 section 3.1: about one segment per RTT.
+        additive_increase(w, w.cwnd, acked);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_then_linear() {
+        let mut cc = NewReno;
+        let mut w = Window::new(10);
+        w.ssthresh = 20;
+        cc.cong_avoid(&mut w, 8, 0);
+        assert_eq!(w.cwnd, 18);
+        // Crossing ssthresh: 2 go to slow start, 3 become CA credit.
+        cc.cong_avoid(&mut w, 5, 0);
+        assert_eq!(w.cwnd, 20);
+        assert_eq!(w.cwnd_cnt, 3);
+        // One full window of ACKs adds one segment.
+        for _ in 0..17 {
+            cc.cong_avoid(&mut w, 1, 0);
+        }
+        assert_eq!(w.cwnd, 21);
+    }
+
+    #[test]
+    fn ssthresh_halves_flight_size_with_floor() {
+        let mut cc = NewReno;
+        let w = Window::new(10);
+        assert_eq!(cc.ssthresh(&w, 31), 15);
+        assert_eq!(cc.ssthresh(&w, 1), 2);
+    }
+}

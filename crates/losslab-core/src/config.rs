@@ -1,0 +1,71 @@
+//! Static configuration of the two ends of a connection.
+
+use crate::time::{Time, MS, SEC};
+
+/// How the receiver acknowledges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckMode {
+    /// RFC 5681 section 4.2 / RFC 1122 4.2.3.2: an ACK for at least every
+    /// second full-sized segment, within `delack_timeout`; immediately on
+    /// out-of-order data, on data that fills a gap, and on duplicates.
+    Delayed,
+    /// Every segment is acknowledged at once (Linux "quick ACK" mode).
+    Quick,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    pub ack_mode: AckMode,
+    /// Delayed-ACK timer (200 ms in the papers' Linux hosts' worst case).
+    pub delack_timeout: Time,
+    /// SACK blocks per ACK (0 disables SACK; RFC 2018 allows 3 with the
+    /// timestamps option, 4 without).
+    pub sack_blocks: u8,
+    /// Report duplicates with DSACK (RFC 2883).
+    pub dsack: bool,
+    /// Receive buffer in bytes: out-of-order plus in-order-but-unread data.
+    pub rcvbuf: u64,
+    /// Application read rate in bytes per second; `None` reads instantly.
+    pub read_rate: Option<u64>,
+    /// Sender's MSS, used for "full-sized segment" and window-update rules.
+    pub mss: u32,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig {
+            ack_mode: AckMode::Delayed,
+            delack_timeout: 200 * MS,
+            sack_blocks: 3,
+            dsack: true,
+            rcvbuf: 16_000_000,
+            read_rate: None,
+            mss: 1448,
+        }
+    }
+}
+
+/// RFC 6298 estimator bounds.
+#[derive(Clone, Copy, Debug)]
+pub struct RtoConfig {
+    /// Lower bound on the RTO. RFC 6298 (2.4) says 1 s; Linux uses 200 ms,
+    /// which is the default here as in the papers' testbeds.
+    pub min_rto: Time,
+    /// Upper bound (RFC 6298 2.5: at least 60 s).
+    pub max_rto: Time,
+    /// RTO before the first RTT sample (RFC 6298 2.1).
+    pub initial_rto: Time,
+    /// Clock granularity G of RFC 6298 (2.2/2.3).
+    pub granularity: Time,
+}
+
+impl Default for RtoConfig {
+    fn default() -> Self {
+        RtoConfig {
+            min_rto: 200 * MS,
+            max_rto: 60 * SEC,
+            initial_rto: SEC,
+            granularity: MS,
+        }
+    }
+}

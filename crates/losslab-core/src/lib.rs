@@ -1,0 +1,35 @@
+//! losslab-core: a sans-IO TCP sender and receiver whose loss-recovery
+//! parts are pluggable.
+//!
+//! Nothing here performs I/O, reads a clock or draws random numbers: the
+//! caller passes time in and takes segments and ACKs out
+//! (`poll_transmit`, `poll_timeout`, `on_timeout`), so the same engine is
+//! driven by the simulator, by tests and, later, by real sockets.
+
+pub mod app;
+pub mod config;
+pub mod event;
+pub mod nextseg;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+pub mod seqset;
+pub mod stats;
+pub mod time;
+pub mod window;
+pub mod wire;
+
+pub use app::App;
+pub use config::{AckMode, ReceiverConfig, RtoConfig};
+pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
+pub use receiver::{Receiver, ReceiverStats};
+pub use sender::{Algorithms, RecoveryRecord, Sender, SenderConfig, SenderStats};
+pub use time::Time;
+pub use window::Window;
+pub use wire::{Ack, Range, SackBlocks, Segment};
+
+pub mod cc;
+pub mod detect;
+pub mod recovery;
+pub mod timers;

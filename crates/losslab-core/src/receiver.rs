@@ -1,0 +1,1180 @@
+//! The data receiver: reassembly, receive buffer and window, ACK policy,
+//! SACK/DSACK generation and timestamp echo.
+//!
+//! Sans-IO like the rest of the engine: the caller hands segments in with
+//! `on_segment`, drains ACKs with `poll_transmit`, and calls `on_timeout`
+//! at the time `poll_timeout` names.
+//!
+//! ACKs are built when the decision to send them is taken (in
+//! `on_segment` / `on_timeout`) and queued. Building early keeps every
+//! immediate-ACK trigger a distinct ACK even when several segments arrive
+//! between two `poll_transmit` calls: a sender counts duplicate ACKs, so
+//! collapsing them would change its loss detection.
+//!
+//! The connection is taken as established with the initial window (the
+//! whole receive buffer) already advertised, and the first data byte at
+//! sequence 0.
+
+use std::collections::VecDeque;
+
+use crate::config::{AckMode, ReceiverConfig};
+use crate::event::{Event, EventLog, Timed};
+use crate::seqset::SeqSet;
+use crate::time::{Time, SEC};
+use crate::wire::{Ack, Range, SackBlocks, Segment, MAX_SACK_BLOCKS};
+
+/// Counters a run reports at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Every segment handed to `on_segment`, zero-length ones included.
+    pub segments_received: u64,
+    /// Segments whose every byte had been received before.
+    pub duplicate_segments: u64,
+    pub acks_sent: u64,
+    /// ACKs whose first block was a DSACK block.
+    pub dsacks_sent: u64,
+    /// Bytes the application has consumed, as of the last call that took a
+    /// `now` (reading is computed lazily).
+    pub bytes_read: u64,
+    /// Segments that lost some or all of their bytes for lying beyond the
+    /// advertised right edge.
+    pub out_of_window_drops: u64,
+}
+
+/// What `on_segment` decided about the arrival, for the ACK policy.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AckNeed {
+    /// Normal in-order data: the delayed-ACK rules apply.
+    Delayed,
+    /// Out of order, gap fill, duplicate, out of window, zero length.
+    Immediate,
+}
+
+pub struct Receiver {
+    cfg: ReceiverConfig,
+    /// `cfg.sack_blocks` clamped to what an ACK can carry.
+    sack_limit: usize,
+    /// RFC 1122 4.2.3.3 threshold min(Fr * RCV.BUFF, MSS) with Fr = 1/2,
+    /// at least 1 so a degenerate config still makes progress.
+    sws_thresh: u64,
+    /// How far the right edge must be able to move before an unsolicited
+    /// window update is worth an ACK when the window is not small.
+    update_thresh: u64,
+
+    rcv_nxt: u64,
+    /// Received bytes above `rcv_nxt`; every run starts above `rcv_nxt`.
+    ooo: SeqSet,
+    /// Most recently created or extended out-of-order blocks, most recent
+    /// first (RFC 2018 section 4). Entries may go stale when `rcv_nxt`
+    /// passes them; they are revalidated against `ooo` when an ACK is built.
+    recent: [Range; MAX_SACK_BLOCKS],
+    recent_len: usize,
+    /// Duplicate range to report in the next ACK (RFC 2883).
+    pending_dsack: Option<Range>,
+
+    /// Bytes the application has consumed; `rcv_nxt - read_pos` are held
+    /// in order but unread.
+    read_pos: u64,
+    /// Time up to which reading has been accounted.
+    read_time: Time,
+    /// Reading credit carried between calls, in byte-nanoseconds (always
+    /// below one byte's worth, `SEC`), so that the floor division of each
+    /// call loses nothing over many calls.
+    read_frac: u64,
+
+    /// Right edge (ack + window) of the last advertisement; never decreases.
+    adv_right: u64,
+    /// Last.ACK.sent of RFC 7323 section 4.3.
+    last_ack_sent: u64,
+    /// TS.Recent of RFC 7323 section 4.3.
+    ts_recent: Time,
+
+    /// Full-sized in-order segments received since the last ACK.
+    unacked_full: u32,
+    delack_deadline: Option<Time>,
+
+    acks: VecDeque<Ack>,
+    stats: ReceiverStats,
+    log: EventLog,
+}
+
+impl Receiver {
+    pub fn new(cfg: ReceiverConfig) -> Self {
+        let mss = u64::from(cfg.mss);
+        let half = cfg.rcvbuf / 2;
+        Receiver {
+            sack_limit: usize::from(cfg.sack_blocks).min(MAX_SACK_BLOCKS),
+            sws_thresh: half.min(mss).max(1),
+            update_thresh: half.min(mss.saturating_mul(2)).max(1),
+            rcv_nxt: 0,
+            ooo: SeqSet::new(),
+            recent: [Range::default(); MAX_SACK_BLOCKS],
+            recent_len: 0,
+            pending_dsack: None,
+            read_pos: 0,
+            read_time: 0,
+            read_frac: 0,
+            adv_right: cfg.rcvbuf,
+            last_ack_sent: 0,
+            ts_recent: 0,
+            unacked_full: 0,
+            delack_deadline: None,
+            // Sized so the steady state (at most one or two queued ACKs)
+            // never reallocates.
+            acks: VecDeque::with_capacity(16),
+            stats: ReceiverStats::default(),
+            log: EventLog::default(),
+            cfg,
+        }
+    }
+
+    pub fn set_tracing(&mut self, on: bool) {
+        self.log.set_enabled(on);
+    }
+
+    pub fn poll_event(&mut self) -> Option<Timed> {
+        self.log.pop()
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+
+    /// A data segment arrived from the network (may be duplicate, out of
+    /// order, partially overlapping, beyond the window).
+    pub fn on_segment(&mut self, now: Time, seg: &Segment) {
+        self.stats.segments_received += 1;
+        self.advance_read(now);
+        let (duplicate, in_order, need) = self.accept(seg);
+        self.log.emit(now, || Event::DataReceived {
+            seq: seg.seq,
+            len: seg.len,
+            duplicate,
+            in_order,
+        });
+        match need {
+            AckNeed::Immediate => self.queue_ack(now),
+            // RFC 5681 section 4.2: an ACK SHOULD be generated for at least
+            // every second full-sized segment, and MUST be generated within
+            // 500 ms of the arrival of the first unacknowledged packet
+            // (RFC 1122 4.2.3.2); `delack_timeout` is that bound.
+            AckNeed::Delayed if self.cfg.ack_mode == AckMode::Quick || self.unacked_full >= 2 => {
+                self.queue_ack(now)
+            }
+            AckNeed::Delayed => {
+                if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now.saturating_add(self.cfg.delack_timeout));
+                }
+                if self.window_update_due() {
+                    self.queue_ack(now);
+                }
+            }
+        }
+    }
+
+    /// The next ACK to send now, if any (at most one per call; call until
+    /// None).
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Ack> {
+        let ack = self.acks.pop_front()?;
+        self.stats.acks_sent += 1;
+        if ack.dsack {
+            self.stats.dsacks_sent += 1;
+        }
+        self.log.emit(now, || Event::AckSent {
+            ack: ack.ack,
+            sack_blocks: ack.sack.len() as u8,
+            dsack: ack.dsack,
+        });
+        Some(ack)
+    }
+
+    /// Earliest time at which `on_timeout` must be called: the delayed-ACK
+    /// timer, or the moment the application's reading reopens the window
+    /// enough to send a window update.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        match (self.delack_deadline, self.window_update_time()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn on_timeout(&mut self, now: Time) {
+        self.advance_read(now);
+        if self.delack_deadline.is_some_and(|d| now >= d) || self.window_update_due() {
+            self.queue_ack(now);
+        }
+    }
+
+    /// Classifies and stores the segment's bytes. Returns (entirely
+    /// duplicate, advanced rcv_nxt, ACK urgency).
+    fn accept(&mut self, seg: &Segment) -> (bool, bool, AckNeed) {
+        let start = seg.seq;
+        // Hostile input may sit at the top of the sequence space; bytes past
+        // u64::MAX cannot exist and are simply not there.
+        let end = start.saturating_add(u64::from(seg.len));
+        let right = self.adv_right;
+
+        if seg.len == 0 {
+            // Zero-length: no data to store. RFC 9293 3.10.7.4 answers an
+            // unacceptable segment with an ACK; answering every empty one
+            // also wakes a sender probing a closed window.
+            let acceptable = start >= self.rcv_nxt && (start < right || start == self.rcv_nxt);
+            if acceptable {
+                self.update_ts_recent(seg);
+            }
+            return (false, false, AckNeed::Immediate);
+        }
+
+        if end <= self.rcv_nxt {
+            // Entirely old: RFC 5681 section 4.2 asks for an immediate ACK,
+            // RFC 2883 section 4 (1), (3) for a DSACK of the whole segment. The
+            // segment fails the RFC 793 acceptability test, so by RFC 7323
+            // section 5.3 (R2 before R3) its TSval is not recorded.
+            self.stats.duplicate_segments += 1;
+            self.set_dsack(Range::new(start, end));
+            return (true, false, AckNeed::Immediate);
+        }
+
+        if start >= right || start == end {
+            // RFC 9293 3.10.7.4: not acceptable, drop and ACK, which also
+            // answers a zero-window probe with the current window. (`start
+            // == end` here means every byte lay past u64::MAX.)
+            self.stats.out_of_window_drops += 1;
+            return (false, false, AckNeed::Immediate);
+        }
+
+        let mut need = AckNeed::Delayed;
+        let end = if end > right {
+            // Keep the part that fits: the buffer was promised for it and
+            // no further (RFC 9293 3.10.7.4 trims segments to the window).
+            self.stats.out_of_window_drops += 1;
+            need = AckNeed::Immediate;
+            right
+        } else {
+            end
+        };
+
+        // RFC 7323 section 4.3 (R3): record TSval only from segments at or
+        // below Last.ACK.sent, so a delayed ACK echoes the earliest
+        // unacknowledged segment and a hole-filling retransmission (which
+        // starts at the ACK the sender keeps seeing) is echoed itself.
+        self.update_ts_recent(seg);
+
+        if start <= self.rcv_nxt {
+            let old = self.rcv_nxt;
+            if self.ooo.is_empty() {
+                // The hot path: no reassembly state to consult.
+                self.rcv_nxt = end;
+                if start < old {
+                    // RFC 2883 section 4 (3): report the duplicated part only.
+                    self.set_dsack(Range::new(start, old));
+                    need = AckNeed::Immediate;
+                } else if seg.len >= self.cfg.mss {
+                    self.unacked_full = self.unacked_full.saturating_add(1);
+                }
+            } else {
+                // The run this creates is in order at once, so it stays off
+                // the recent-SACK list.
+                let (_, first_dup) = self.insert_ooo(old, end);
+                let dup = if start < old {
+                    Some(Range::new(start, old))
+                } else {
+                    first_dup
+                };
+                if let Some(d) = dup {
+                    self.set_dsack(d);
+                }
+                // Every run starts above `old`, so the merged run starts at
+                // `old` and is in order now.
+                if let Some(r) = self.ooo.containing(old) {
+                    self.rcv_nxt = r.end;
+                }
+                self.ooo.remove_below(self.rcv_nxt);
+                // RFC 5681 section 4.2: data filling all or part of a gap
+                // is acknowledged at once.
+                need = AckNeed::Immediate;
+            }
+            if self.cfg.read_rate.is_none() {
+                self.read_pos = self.rcv_nxt;
+                self.stats.bytes_read = self.read_pos;
+            }
+            (false, true, need)
+        } else {
+            let total_before = self.ooo.total();
+            let (merged, first_dup) = self.insert_ooo(start, end);
+            self.note_recent(merged);
+            let whole = self.ooo.total() == total_before;
+            if whole {
+                self.stats.duplicate_segments += 1;
+            }
+            if let Some(d) = first_dup {
+                self.set_dsack(d);
+            }
+            // RFC 5681 section 4.2: out-of-order data is acknowledged at
+            // once so the sender sees the duplicate ACK.
+            (whole, false, AckNeed::Immediate)
+        }
+    }
+
+    /// Inserts `[start, end)` into the out-of-order set; returns the merged
+    /// run now holding it and the first (lowest) sub-range that was
+    /// already present.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> (Range, Option<Range>) {
+        let mut cursor = start;
+        let mut first_dup: Option<Range> = None;
+        let merged = self.ooo.insert_with(start, end, |a, b| {
+            if a > cursor && first_dup.is_none() {
+                first_dup = Some(Range::new(cursor, a));
+            }
+            cursor = b;
+        });
+        if cursor < end && first_dup.is_none() {
+            first_dup = Some(Range::new(cursor, end));
+        }
+        (merged, first_dup)
+    }
+
+    /// RFC 2018 section 4: the first block reports the most recently
+    /// received segment's run, then the most recently reported others.
+    /// The runs this insert merged are subsets of `merged` now.
+    fn note_recent(&mut self, merged: Range) {
+        let mut kept = [Range::default(); MAX_SACK_BLOCKS];
+        kept[0] = merged;
+        let mut n = 1;
+        for r in &self.recent[..self.recent_len] {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if !(merged.start <= r.start && r.end <= merged.end) {
+                kept[n] = *r;
+                n += 1;
+            }
+        }
+        self.recent = kept;
+        self.recent_len = n;
+    }
+
+    fn set_dsack(&mut self, d: Range) {
+        // RFC 2883 extends SACK; without SACK blocks there is nowhere to
+        // put it.
+        if self.cfg.dsack && self.sack_limit > 0 {
+            self.pending_dsack = Some(d);
+        }
+    }
+
+    fn update_ts_recent(&mut self, seg: &Segment) {
+        if seg.seq <= self.last_ack_sent && seg.ts_val >= self.ts_recent {
+            self.ts_recent = seg.ts_val;
+        }
+    }
+
+    /// Consumes in-order data at the configured rate up to `now`.
+    fn advance_read(&mut self, now: Time) {
+        let Some(rate) = self.cfg.read_rate else {
+            self.read_pos = self.rcv_nxt;
+            self.stats.bytes_read = self.read_pos;
+            return;
+        };
+        let dt = now.saturating_sub(self.read_time);
+        self.read_time = self.read_time.max(now);
+        let unread = self.rcv_nxt - self.read_pos;
+        // u128: dt * rate overflows u64 after ~18 s at 1 GB/s.
+        let credit = u128::from(dt) * u128::from(rate) + u128::from(self.read_frac);
+        let bytes = credit / u128::from(SEC);
+        if bytes > u128::from(unread) {
+            // The application drained the buffer and sat idle; idle time
+            // earns no credit for data that arrives later.
+            self.read_pos = self.rcv_nxt;
+            self.read_frac = 0;
+        } else {
+            self.read_pos += bytes as u64;
+            self.read_frac = (credit % u128::from(SEC)) as u64;
+        }
+        self.stats.bytes_read = self.read_pos;
+    }
+
+    /// Right edge the receive buffer could back right now.
+    fn potential_right(&self) -> u64 {
+        let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
+        self.rcv_nxt
+            .saturating_add(self.cfg.rcvbuf.saturating_sub(held))
+    }
+
+    /// Right edge to advertise now. RFC 1122 4.2.3.3 receiver SWS
+    /// avoidance: keep RCV.NXT + RCV.WND fixed until the space that would
+    /// be added, RCV.BUFF - RCV.USER - RCV.WND, is at least
+    /// min(Fr * RCV.BUFF, MSS). Never less than the last advertisement:
+    /// shrinking the window is strongly discouraged (RFC 9293 section
+    /// 3.8.6, RFC 1122 4.2.2.16) and a sender may already be using it.
+    fn offer_right(&self) -> u64 {
+        let p = self.potential_right();
+        if p.saturating_sub(self.adv_right) >= self.sws_thresh {
+            p
+        } else {
+            self.adv_right
+        }
+    }
+
+    /// Bytes the right edge must be able to move before a window update is
+    /// sent unprompted. A window below one MSS may have stalled the sender
+    /// (its SWS avoidance, RFC 9293 3.8.6.2.1, holds back small segments,
+    /// and only a persist-timer probe would otherwise wake it), so any
+    /// SWS-sized opening is worth an ACK then; otherwise only a large one.
+    fn update_opening(&self) -> u64 {
+        let window = self.adv_right.saturating_sub(self.rcv_nxt);
+        if window < u64::from(self.cfg.mss) {
+            self.sws_thresh
+        } else {
+            self.sws_thresh.max(self.update_thresh)
+        }
+    }
+
+    fn window_update_due(&self) -> bool {
+        self.potential_right().saturating_sub(self.adv_right) >= self.update_opening()
+    }
+
+    /// When reading alone, with no further arrivals, makes a window update
+    /// due. Arrivals re-evaluate it themselves.
+    fn window_update_time(&self) -> Option<Time> {
+        let rate = self.cfg.read_rate?;
+        if rate == 0 {
+            return None;
+        }
+        let target = self.adv_right.saturating_add(self.update_opening());
+        let need = target.saturating_sub(self.potential_right());
+        if need == 0 {
+            return Some(self.read_time);
+        }
+        if need > self.rcv_nxt - self.read_pos {
+            return None;
+        }
+        // Smallest dt with floor((dt * rate + frac) / SEC) >= need.
+        let num = u128::from(need) * u128::from(SEC) - u128::from(self.read_frac);
+        let dt = num.div_ceil(u128::from(rate));
+        let dt = u64::try_from(dt).unwrap_or(u64::MAX);
+        Some(self.read_time.saturating_add(dt))
+    }
+
+    /// Builds the ACK for the current state and queues it; any ACK covers
+    /// everything a pending delayed ACK would have.
+    fn queue_ack(&mut self, now: Time) {
+        let right = self.offer_right();
+        self.adv_right = right;
+        let mut ack = Ack {
+            ack: self.rcv_nxt,
+            window: right - self.rcv_nxt,
+            sack: SackBlocks::new(),
+            dsack: false,
+            ts_val: now,
+            ts_ecr: self.ts_recent,
+        };
+        if self.sack_limit > 0 {
+            self.fill_sack(&mut ack);
+        }
+        // RFC 2883 section 4 (2): each duplicate is reported at most once.
+        self.pending_dsack = None;
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_full = 0;
+        self.delack_deadline = None;
+        self.acks.push_back(ack);
+    }
+
+    fn fill_sack(&mut self, ack: &mut Ack) {
+        let limit = self.sack_limit;
+        let mut containing: Option<Range> = None;
+        if let Some(d) = self.pending_dsack {
+            // RFC 2883 section 4 (3)-(5): the DSACK block first, then the
+            // block containing it if it lies within out-of-order data, and
+            // that block is not repeated among the SACK blocks after.
+            ack.sack.push(d);
+            ack.dsack = true;
+            if d.start >= self.rcv_nxt {
+                containing = self
+                    .ooo
+                    .containing(d.start)
+                    .filter(|r| r.contains_range(&d));
+                if let Some(c) = containing {
+                    if ack.sack.len() < limit {
+                        ack.sack.push(c);
+                    }
+                }
+            }
+        }
+        if self.ooo.is_empty() {
+            self.recent_len = 0;
+            return;
+        }
+        // Revalidate the recent list: runs merge and rcv_nxt moves, so an
+        // entry is replaced by the run now holding it, and dropped once
+        // rcv_nxt has passed it (RFC 2018 section 4: no block may cover
+        // cumulatively acknowledged data).
+        let mut fresh = [Range::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for i in 0..self.recent_len {
+            let r = self.recent[i];
+            if r.end <= self.rcv_nxt {
+                continue;
+            }
+            let Some(cur) = self.ooo.containing(r.start.max(self.rcv_nxt)) else {
+                continue;
+            };
+            if fresh[..n].contains(&cur) {
+                continue;
+            }
+            fresh[n] = cur;
+            n += 1;
+            if Some(cur) != containing && ack.sack.len() < limit {
+                ack.sack.push(cur);
+            }
+        }
+        self.recent = fresh;
+        self.recent_len = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+    use proptest::prelude::*;
+
+    const MSS: u32 = 1000;
+
+    fn cfg() -> ReceiverConfig {
+        ReceiverConfig {
+            ack_mode: AckMode::Delayed,
+            delack_timeout: 200 * MS,
+            sack_blocks: 3,
+            dsack: true,
+            rcvbuf: 1_000_000,
+            read_rate: None,
+            mss: MSS,
+        }
+    }
+
+    fn seg(seq: u64, len: u32, ts: Time) -> Segment {
+        Segment {
+            seq,
+            len,
+            ts_val: ts,
+            ts_ecr: 0,
+            seg_no: seq / u64::from(MSS),
+            tx_count: 1,
+            tx_order: 0,
+            probe: false,
+        }
+    }
+
+    /// The n-th MSS-sized segment.
+    fn nth(n: u64, ts: Time) -> Segment {
+        seg(n * u64::from(MSS), MSS, ts)
+    }
+
+    fn drain(r: &mut Receiver, now: Time) -> Vec<Ack> {
+        std::iter::from_fn(|| r.poll_transmit(now)).collect()
+    }
+
+    fn blocks(a: &Ack) -> Vec<(u64, u64)> {
+        a.sack.as_slice().iter().map(|r| (r.start, r.end)).collect()
+    }
+
+    #[test]
+    fn delayed_ack_every_second_full_segment_and_timer_for_a_lone_one() {
+        let mut r = Receiver::new(cfg());
+        r.on_segment(0, &nth(0, 0));
+        assert!(r.poll_transmit(0).is_none());
+        assert_eq!(r.poll_timeout(), Some(200 * MS));
+        r.on_segment(MS, &nth(1, MS));
+        let acks = drain(&mut r, MS);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].ack, 2000);
+        assert_eq!(r.poll_timeout(), None);
+
+        // A lone segment waits for the timer, armed at its arrival.
+        r.on_segment(10 * MS, &nth(2, 10 * MS));
+        assert!(r.poll_transmit(10 * MS).is_none());
+        assert_eq!(r.poll_timeout(), Some(210 * MS));
+        r.on_timeout(209 * MS);
+        assert!(r.poll_transmit(209 * MS).is_none());
+        r.on_timeout(210 * MS);
+        let acks = drain(&mut r, 210 * MS);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].ack, 3000);
+        assert_eq!(acks[0].ts_val, 210 * MS);
+        assert_eq!(r.poll_timeout(), None);
+
+        // Small segments do not count towards "every second full-sized".
+        r.on_segment(300 * MS, &seg(3000, 10, 300 * MS));
+        r.on_segment(301 * MS, &seg(3010, 10, 301 * MS));
+        assert!(r.poll_transmit(301 * MS).is_none());
+        assert_eq!(r.poll_timeout(), Some(500 * MS));
+        assert_eq!(r.stats().acks_sent, 2);
+    }
+
+    #[test]
+    fn quick_mode_acks_each_segment() {
+        let mut r = Receiver::new(ReceiverConfig {
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        for i in 0..5 {
+            r.on_segment(i * MS, &nth(i, i * MS));
+            let acks = drain(&mut r, i * MS);
+            assert_eq!(acks.len(), 1);
+            assert_eq!(acks[0].ack, (i + 1) * 1000);
+            assert!(acks[0].sack.is_empty());
+        }
+        assert_eq!(r.poll_timeout(), None);
+        assert_eq!(r.stats().acks_sent, 5);
+    }
+
+    #[test]
+    fn out_of_order_sack_most_recent_first_with_limit_and_hole_fill() {
+        let mut r = Receiver::new(cfg());
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(0, &nth(1, 0));
+        assert_eq!(drain(&mut r, 0).len(), 1);
+        // Segments 2, 4, 6, 8, 10 lost: five holes. 3, 5, 7, 9, 11 arrive
+        // without polling in between; each must produce its own dupACK.
+        for n in [3, 5, 7, 9, 11] {
+            r.on_segment(MS, &nth(n, MS));
+        }
+        let acks = drain(&mut r, MS);
+        assert_eq!(acks.len(), 5);
+        for a in &acks {
+            assert_eq!(a.ack, 2000);
+            assert!(!a.dsack);
+        }
+        assert_eq!(blocks(&acks[0]), vec![(3000, 4000)]);
+        assert_eq!(blocks(&acks[1]), vec![(5000, 6000), (3000, 4000)]);
+        assert_eq!(
+            blocks(&acks[2]),
+            vec![(7000, 8000), (5000, 6000), (3000, 4000)]
+        );
+        assert_eq!(
+            blocks(&acks[4]),
+            vec![(11000, 12000), (9000, 10000), (7000, 8000)]
+        );
+
+        // Extending an old block makes it the first one.
+        r.on_segment(2 * MS, &seg(4000, 500, 2 * MS));
+        let a = drain(&mut r, 2 * MS);
+        assert_eq!(
+            blocks(&a[0]),
+            vec![(3000, 4500), (11000, 12000), (9000, 10000)]
+        );
+
+        // Filling the first hole: immediate ACK, rcv_nxt jumps over 3.
+        r.on_segment(3 * MS, &nth(2, 3 * MS));
+        let a = drain(&mut r, 3 * MS);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].ack, 4500);
+        assert_eq!(r.rcv_nxt(), 4500);
+        assert_eq!(
+            blocks(&a[0]),
+            vec![(11000, 12000), (9000, 10000), (7000, 8000)]
+        );
+
+        // Merge two runs: [5000,6000) + [6000,7000) + [7000,8000).
+        r.on_segment(4 * MS, &nth(6, 4 * MS));
+        let a = drain(&mut r, 4 * MS);
+        assert_eq!(
+            blocks(&a[0]),
+            vec![(5000, 8000), (11000, 12000), (9000, 10000)]
+        );
+
+        // Fill everything else.
+        for (i, s) in [seg(4500, 500, 0), nth(8, 0), nth(10, 0)]
+            .iter()
+            .enumerate()
+        {
+            r.on_segment(5 * MS, s);
+            let a = drain(&mut r, 5 * MS);
+            assert_eq!(a.len(), 1, "fill {i}");
+        }
+        assert_eq!(r.rcv_nxt(), 12000);
+        r.on_segment(6 * MS, &nth(12, 6 * MS));
+        assert!(r.poll_transmit(6 * MS).is_none(), "back to delayed ACKs");
+        assert_eq!(r.stats().duplicate_segments, 0);
+    }
+
+    #[test]
+    fn sack_disabled_sends_no_blocks() {
+        let mut r = Receiver::new(ReceiverConfig {
+            sack_blocks: 0,
+            ..cfg()
+        });
+        r.on_segment(0, &nth(1, 0));
+        r.on_segment(0, &nth(1, 0));
+        let a = drain(&mut r, 0);
+        assert_eq!(a.len(), 2);
+        assert!(a
+            .iter()
+            .all(|a| a.sack.is_empty() && !a.dsack && a.ack == 0));
+        assert_eq!(r.stats().duplicate_segments, 1);
+        assert_eq!(r.stats().dsacks_sent, 0);
+    }
+
+    #[test]
+    fn dsack_below_ack_and_inside_an_out_of_order_block() {
+        let mut r = Receiver::new(cfg());
+        for n in 0..4 {
+            r.on_segment(0, &nth(n, 0));
+        }
+        assert_eq!(drain(&mut r, 0).len(), 2);
+
+        // Duplicate below rcv_nxt.
+        r.on_segment(MS, &nth(1, MS));
+        let a = drain(&mut r, MS);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].ack, 4000);
+        assert!(a[0].dsack);
+        assert_eq!(blocks(&a[0]), vec![(1000, 2000)]);
+
+        // Reported once: the next ACK carries no DSACK.
+        r.on_segment(2 * MS, &nth(6, 2 * MS));
+        r.on_segment(2 * MS, &nth(8, 2 * MS));
+        let a = drain(&mut r, 2 * MS);
+        assert!(a.iter().all(|a| !a.dsack));
+        assert_eq!(blocks(&a[1]), vec![(8000, 9000), (6000, 7000)]);
+
+        // Duplicate inside an out-of-order block: DSACK, then the
+        // containing block, then the other blocks without repeating it.
+        r.on_segment(3 * MS, &nth(7, 3 * MS));
+        drain(&mut r, 3 * MS);
+        r.on_segment(3 * MS, &nth(10, 3 * MS));
+        drain(&mut r, 3 * MS);
+        // Runs now: [6000,9000) and [10000,11000), the latter most recent.
+        r.on_segment(4 * MS, &seg(6500, 1000, 4 * MS));
+        let a = drain(&mut r, 4 * MS);
+        assert_eq!(a.len(), 1);
+        assert!(a[0].dsack);
+        assert_eq!(
+            blocks(&a[0]),
+            vec![(6500, 7500), (6000, 9000), (10000, 11000)]
+        );
+        let a = {
+            r.on_segment(5 * MS, &nth(12, 5 * MS));
+            drain(&mut r, 5 * MS)
+        };
+        assert!(!a[0].dsack);
+        assert_eq!(
+            blocks(&a[0]),
+            vec![(12000, 13000), (6000, 9000), (10000, 11000)]
+        );
+
+        // Partial duplicate straddling rcv_nxt: only the old part is
+        // reported, the new part advances rcv_nxt.
+        r.on_segment(6 * MS, &seg(3500, 1000, 6 * MS));
+        let a = drain(&mut r, 6 * MS);
+        assert_eq!(a[0].ack, 4500);
+        assert!(a[0].dsack);
+        assert_eq!(a[0].sack.as_slice()[0], Range::new(3500, 4000));
+        assert_eq!(r.stats().duplicate_segments, 2);
+        assert_eq!(r.stats().dsacks_sent, 3);
+    }
+
+    #[test]
+    fn dsack_disabled_keeps_plain_sack() {
+        let mut r = Receiver::new(ReceiverConfig {
+            dsack: false,
+            ..cfg()
+        });
+        r.on_segment(0, &nth(2, 0));
+        r.on_segment(0, &nth(2, 0));
+        let a = drain(&mut r, 0);
+        assert_eq!(a.len(), 2);
+        assert!(!a[1].dsack);
+        assert_eq!(blocks(&a[1]), vec![(2000, 3000)]);
+    }
+
+    #[test]
+    fn timestamp_echo_follows_last_ack_sent() {
+        let mut r = Receiver::new(cfg());
+        // Two segments under one delayed ACK: the first one's TSval is
+        // echoed (RFC 7323 section 4.3), so the sample includes the delay.
+        r.on_segment(100, &nth(0, 10));
+        r.on_segment(200, &nth(1, 20));
+        let a = drain(&mut r, 200);
+        assert_eq!((a[0].ts_val, a[0].ts_ecr), (200, 10));
+
+        // Out-of-order segment above Last.ACK.sent (2000): not recorded.
+        r.on_segment(300, &nth(3, 30));
+        let a = drain(&mut r, 300);
+        assert_eq!(a[0].ts_ecr, 10);
+
+        // The hole-filling retransmission starts at Last.ACK.sent: its own
+        // TSval is echoed.
+        r.on_segment(400, &nth(2, 40));
+        let a = drain(&mut r, 400);
+        assert_eq!((a[0].ack, a[0].ts_ecr), (4000, 40));
+
+        // An older TSval never moves TS.Recent back.
+        r.on_segment(500, &nth(4, 5));
+        r.on_segment(500, &nth(5, 50));
+        let a = drain(&mut r, 500);
+        assert_eq!(a[0].ts_ecr, 40);
+
+        // A wholly old duplicate fails the acceptability test (RFC 7323
+        // R2) and is not recorded.
+        r.on_segment(600, &nth(0, 60));
+        let a = drain(&mut r, 600);
+        assert_eq!(a[0].ts_ecr, 40);
+    }
+
+    #[test]
+    fn finite_buffer_fills_drops_and_never_shrinks() {
+        // rcvbuf 4 MSS, an application that never reads.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            read_rate: Some(0),
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        let mut rights = vec![];
+        // Out-of-order data takes buffer space, but the advertised right
+        // edge stays at 4000.
+        r.on_segment(0, &nth(2, 0));
+        let a = drain(&mut r, 0);
+        assert_eq!((a[0].ack, a[0].window), (0, 4000));
+        rights.push(a[0].ack + a[0].window);
+        for n in [0, 1, 3] {
+            r.on_segment(0, &nth(n, 0));
+            for a in drain(&mut r, 0) {
+                rights.push(a.ack + a.window);
+            }
+        }
+        assert_eq!(r.rcv_nxt(), 4000);
+        // Beyond the right edge: dropped and answered at once.
+        r.on_segment(MS, &nth(4, MS));
+        let a = drain(&mut r, MS);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].ack, a[0].window), (4000, 0));
+        assert_eq!(r.rcv_nxt(), 4000);
+        assert_eq!(r.stats().out_of_window_drops, 1);
+        // A straddling segment is trimmed to the edge.
+        let mut r2 = Receiver::new(ReceiverConfig {
+            rcvbuf: 1500,
+            read_rate: Some(0),
+            ..cfg()
+        });
+        r2.on_segment(0, &nth(0, 0));
+        r2.on_segment(0, &nth(1, 0));
+        let a = drain(&mut r2, 0);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].ack, a[0].window), (1500, 0));
+        assert_eq!(r2.stats().out_of_window_drops, 1);
+        assert_eq!(r.poll_timeout(), None, "a reader at rate 0 never reopens");
+        assert!(rights.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(*rights.last().unwrap(), 4000);
+    }
+
+    #[test]
+    fn window_update_after_reading_reopens_a_zero_window() {
+        // 10 kB/s: one MSS per 100 ms.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            read_rate: Some(10_000),
+            ..cfg()
+        });
+        for n in 0..4 {
+            r.on_segment(0, &nth(n, 0));
+        }
+        let a = drain(&mut r, 0);
+        assert_eq!(a.len(), 2);
+        assert_eq!((a[1].ack, a[1].window), (4000, 0));
+        // A probe beyond the closed window is dropped and answered.
+        r.on_segment(10 * MS, &seg(4000, 1, 10 * MS));
+        let a = drain(&mut r, 10 * MS);
+        assert_eq!((a[0].ack, a[0].window), (4000, 0));
+        // The window is below one MSS, so reopening by
+        // min(rcvbuf/2, MSS) = 1000 bytes is worth an update: 100 ms.
+        assert_eq!(r.poll_timeout(), Some(100 * MS));
+        r.on_timeout(99 * MS);
+        assert!(r.poll_transmit(99 * MS).is_none());
+        assert_eq!(r.poll_timeout(), Some(100 * MS));
+        r.on_timeout(100 * MS);
+        let a = drain(&mut r, 100 * MS);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].ack, a[0].window), (4000, 1000));
+        assert_eq!(r.stats().bytes_read, 1000);
+        // Now the window is one MSS: the next unprompted update waits for
+        // min(rcvbuf/2, 2*MSS) = 2000 more bytes of reading.
+        assert_eq!(r.poll_timeout(), Some(300 * MS));
+        // A segment arrives at 150 ms (1500 bytes read by then) and fills
+        // the window: delayed ACK armed for 350 ms, and the window is below
+        // one MSS again, so 500 more bytes of reading (50 ms) justify an
+        // update, which carries the delayed ACK with it.
+        r.on_segment(150 * MS, &nth(4, 150 * MS));
+        assert!(r.poll_transmit(150 * MS).is_none());
+        assert_eq!(r.poll_timeout(), Some(200 * MS));
+        r.on_timeout(200 * MS);
+        let a = drain(&mut r, 200 * MS);
+        assert_eq!(a.len(), 1);
+        // Read 2000 of 5000 received: 3000 held, right edge 5000 + 1000.
+        assert_eq!((a[0].ack, a[0].window), (5000, 1000));
+        assert_eq!(r.poll_timeout(), Some(400 * MS));
+        r.on_timeout(400 * MS);
+        let a = drain(&mut r, 400 * MS);
+        assert_eq!((a[0].ack, a[0].window), (5000, 3000));
+    }
+
+    #[test]
+    fn lazy_reading_loses_and_duplicates_nothing() {
+        // 3 bytes per second: every step leaves a fractional remainder.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 1_000_000,
+            read_rate: Some(3),
+            ..cfg()
+        });
+        r.on_segment(0, &seg(0, 1000, 0));
+        let mut t = 0;
+        for _ in 0..300 {
+            t += 7 * SEC / 10;
+            r.on_timeout(t);
+        }
+        // 300 * 0.7 s * 3 B/s = 630 bytes exactly.
+        assert_eq!(r.stats().bytes_read, 630);
+        // Idle time with an empty buffer earns no credit.
+        r.on_timeout(10_000 * SEC);
+        assert_eq!(r.stats().bytes_read, 1000);
+        r.on_segment(10_000 * SEC, &seg(1000, 10, 0));
+        r.on_timeout(10_001 * SEC);
+        assert_eq!(r.stats().bytes_read, 1003);
+    }
+
+    #[test]
+    fn hostile_inputs_do_not_panic() {
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: u64::MAX,
+            read_rate: Some(u64::MAX),
+            ..cfg()
+        });
+        for s in [
+            seg(u64::MAX, u32::MAX, 0),
+            seg(u64::MAX - 5, 100, u64::MAX),
+            seg(0, 0, 0),
+            seg(u64::MAX / 2, u32::MAX, 1),
+            seg(0, u32::MAX, 2),
+            seg(5, 10, 3),
+        ] {
+            r.on_segment(u64::MAX, &s);
+            r.on_timeout(0);
+            let _ = r.poll_timeout();
+            drain(&mut r, 0);
+        }
+        let mut z = Receiver::new(ReceiverConfig {
+            rcvbuf: 0,
+            mss: 0,
+            sack_blocks: 200,
+            read_rate: Some(1),
+            ..cfg()
+        });
+        for s in [seg(0, 1, 0), seg(0, 0, 0), seg(7, 3, 0)] {
+            z.on_segment(1, &s);
+            let _ = z.poll_timeout();
+            assert_eq!(drain(&mut z, 1)[0].window, 0);
+        }
+        assert_eq!(z.rcv_nxt(), 0);
+    }
+
+    #[test]
+    fn events_when_tracing() {
+        let mut r = Receiver::new(cfg());
+        r.on_segment(0, &nth(0, 0));
+        assert!(r.poll_event().is_none());
+        r.set_tracing(true);
+        r.on_segment(5, &nth(2, 0));
+        drain(&mut r, 6);
+        let e: Vec<_> = std::iter::from_fn(|| r.poll_event()).collect();
+        assert_eq!(
+            e,
+            vec![
+                Timed {
+                    at: 5,
+                    event: Event::DataReceived {
+                        seq: 2000,
+                        len: MSS,
+                        duplicate: false,
+                        in_order: false
+                    }
+                },
+                Timed {
+                    at: 6,
+                    event: Event::AckSent {
+                        ack: 1000,
+                        sack_blocks: 1,
+                        dsack: false
+                    }
+                },
+            ]
+        );
+    }
+
+    /// Checks one ACK against everything received so far.
+    fn check_ack(a: &Ack, prev: &mut (u64, u64), got: &SeqSet, limit: usize) {
+        assert!(a.ack >= prev.0, "cumulative ACK went back");
+        assert!(a.ack + a.window >= prev.1, "right edge moved left");
+        *prev = (a.ack, a.ack + a.window);
+        assert!(got.covers(0, a.ack));
+        assert!(a.sack.len() <= limit);
+        let b = a.sack.as_slice();
+        let normal = if a.dsack {
+            let d = b[0];
+            assert!(!d.is_empty() && got.covers(d.start, d.end));
+            &b[1..]
+        } else {
+            b
+        };
+        for (i, x) in normal.iter().enumerate() {
+            assert!(x.start > a.ack && x.start < x.end);
+            assert!(got.covers(x.start, x.end), "SACK of unreceived data");
+            for y in &normal[i + 1..] {
+                assert!(x.end < y.start || y.end < x.start, "blocks overlap");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_arrivals_reassemble(
+            sizes in proptest::collection::vec(1u32..1500, 1..40),
+            picks in proptest::collection::vec(any::<prop::sample::Index>(), 0..120),
+            skips in proptest::collection::vec(any::<bool>(), 0..120),
+            quick in any::<bool>(),
+            sack_blocks in 0u8..5,
+            rcvbuf in prop_oneof![Just(1u64 << 40), 1000u64..20_000],
+        ) {
+            let mut segs = vec![];
+            let mut seq = 0;
+            for (i, &len) in sizes.iter().enumerate() {
+                segs.push(Segment { seg_no: i as u64, ..seg(seq, len, 0) });
+                seq += u64::from(len);
+            }
+            let n = seq;
+            let c = ReceiverConfig {
+                ack_mode: if quick { AckMode::Quick } else { AckMode::Delayed },
+                sack_blocks,
+                rcvbuf,
+                mss: 1000,
+                ..cfg()
+            };
+            let limit = usize::from(sack_blocks).min(MAX_SACK_BLOCKS);
+            let mut r = Receiver::new(c);
+            let mut got = SeqSet::new();
+            let mut prev = (0, 0);
+            let mut t: Time = 0;
+            // Fires any timer that came due and checks what it produced.
+            fn tick(r: &mut Receiver, t: Time, prev: &mut (u64, u64), got: &SeqSet, limit: usize) {
+                if r.poll_timeout().is_some_and(|d| d <= t) {
+                    r.on_timeout(t);
+                }
+                for a in drain(r, t) {
+                    check_ack(&a, prev, got, limit);
+                }
+            }
+            fn deliver(r: &mut Receiver, s: &Segment, t: Time, got: &mut SeqSet) {
+                // What the receiver may hold: the part below the right edge
+                // advertised before the arrival.
+                let right = r.adv_right;
+                let (nxt, had_ooo, queued) = (r.rcv_nxt, !r.ooo.is_empty(), r.acks.len());
+                r.on_segment(t, &Segment { ts_val: t, ..*s });
+                // RFC 5681 section 4.2 triggers: each one is its own ACK.
+                if s.seq > nxt || s.end() <= nxt || had_ooo || s.end() > right {
+                    assert_eq!(r.acks.len(), queued + 1, "immediate ACK missing");
+                }
+                if s.seq < right {
+                    got.insert(s.seq, s.end().min(right));
+                }
+            }
+            // Random order with duplicates, sometimes not polling between
+            // arrivals so that ACKs queue up.
+            for (i, p) in picks.iter().enumerate() {
+                t += MS;
+                deliver(&mut r, &segs[p.index(segs.len())], t, &mut got);
+                if !skips.get(i).copied().unwrap_or(false) {
+                    tick(&mut r, t, &mut prev, &got, limit);
+                }
+            }
+            tick(&mut r, t, &mut prev, &got, limit);
+            // The sender's retransmissions: always the segment holding
+            // rcv_nxt, which the window must eventually let in.
+            let mut rounds = 0;
+            while r.rcv_nxt() < n {
+                rounds += 1;
+                prop_assert!(rounds < 10_000, "no progress at {}", r.rcv_nxt());
+                let i = segs.partition_point(|s| s.end() <= r.rcv_nxt());
+                t += MS;
+                deliver(&mut r, &segs[i], t, &mut got);
+                tick(&mut r, t, &mut prev, &got, limit);
+            }
+            if let Some(d) = r.poll_timeout() {
+                tick(&mut r, d, &mut prev, &got, limit);
+            }
+            prop_assert_eq!(prev.0, n);
+            prop_assert!(r.ooo.is_empty());
+            prop_assert_eq!(r.poll_timeout(), None);
+        }
+
+        #[test]
+        fn hostile_segments_keep_invariants(
+            segs in proptest::collection::vec(
+                (
+                    prop_oneof![0u64..20_000, (u64::MAX - 20_000)..=u64::MAX, any::<u64>()],
+                    prop_oneof![0u32..2000, Just(0u32), any::<u32>()],
+                    any::<u64>(),
+                    0u64..1_000_000_000,
+                ),
+                1..80,
+            ),
+            rcvbuf in prop_oneof![0u64..10_000, any::<u64>()],
+            read_rate in prop_oneof![Just(None), (0u64..100_000).prop_map(Some), any::<u64>().prop_map(Some)],
+            mss in prop_oneof![Just(0u32), 1u32..2000, any::<u32>()],
+            sack_blocks in any::<u8>(),
+            quick in any::<bool>(),
+        ) {
+            let mut r = Receiver::new(ReceiverConfig {
+                ack_mode: if quick { AckMode::Quick } else { AckMode::Delayed },
+                delack_timeout: 200 * MS,
+                sack_blocks,
+                dsack: true,
+                rcvbuf,
+                read_rate,
+                mss,
+            });
+            let limit = usize::from(sack_blocks).min(MAX_SACK_BLOCKS);
+            let mut prev = (0u64, 0u64);
+            let mut t: Time = 0;
+            for (seq, len, ts, dt) in segs {
+                // Time may also jump far ahead or (wrongly) back.
+                t = if dt % 7 == 0 { t.saturating_sub(dt) } else { t.saturating_add(dt) };
+                r.on_segment(t, &Segment { ts_val: ts, ..seg(seq, len, ts) });
+                if let Some(d) = r.poll_timeout() {
+                    r.on_timeout(d);
+                }
+                while let Some(a) = r.poll_transmit(t) {
+                    prop_assert!(a.ack >= prev.0);
+                    let right = a.ack.checked_add(a.window).expect("edge fits u64");
+                    prop_assert!(right >= prev.1);
+                    prev = (a.ack, right);
+                    prop_assert!(a.sack.len() <= limit);
+                    let b = a.sack.as_slice();
+                    let normal = if a.dsack { &b[1..] } else { b };
+                    for (i, x) in normal.iter().enumerate() {
+                        prop_assert!(x.start > a.ack && x.start < x.end && x.end <= right);
+                        for y in &normal[i + 1..] {
+                            prop_assert!(x.end < y.start || y.end < x.start);
+                        }
+                    }
+                }
+                let held = (r.rcv_nxt - r.read_pos).saturating_add(r.ooo.total());
+                prop_assert!(held <= rcvbuf);
+                prop_assert!(r.adv_right >= r.rcv_nxt);
+            }
+        }
+    }
+}

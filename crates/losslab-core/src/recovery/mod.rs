@@ -1,0 +1,77 @@
+//! RecoveryOps: how cwnd evolves while losses are repaired.
+//!
+//! The trait mirrors `struct tcp_retrans_ops` of the mobile
+//! opportunistic-retransmission paper (section VI): `init_cwnd_reduction`,
+//! `cwnd_reduction(newly_acked_sacked, fast_rexmit)`, `end_cwnd_reduction`,
+//! `pkts_acked` and `get_awnd_extension`. Every algorithm expresses itself
+//! through cwnd; the sender transmits while pipe < cwnd (RFC 6675 step C).
+
+mod rfc6675;
+
+pub use rfc6675::Rfc6675;
+
+use crate::time::Time;
+use crate::window::Window;
+
+/// Names accepted by `by_name`.
+pub const NAMES: &[&str] = &["rfc6675", "rfc3517"];
+
+/// What a recovery algorithm may look at.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RecoveryCtx {
+    pub now: Time,
+    /// RFC 6675 pipe after the ACK was processed, in segments.
+    pub pipe: u64,
+    /// Segments sent and not cumulatively acknowledged.
+    pub packets_out: u64,
+    /// Segments SACKed at this moment.
+    pub sacked_out: u64,
+    /// The cumulative ACK advanced on this ACK.
+    pub snd_una_advanced: bool,
+    /// The detector marked new losses on this ACK.
+    pub new_loss: bool,
+    pub mss: u32,
+}
+
+pub trait RecoveryOps {
+    fn name(&self) -> &'static str;
+    /// Entering fast recovery; `w.ssthresh` was just set by the congestion
+    /// controller and `w.cwnd` still holds the value before the loss.
+    fn init_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx);
+    /// On every ACK during fast recovery, the entering one included
+    /// (`fast_rexmit` is true on that one, as in Linux).
+    fn cwnd_reduction(
+        &mut self,
+        w: &mut Window,
+        ctx: &RecoveryCtx,
+        newly_acked_sacked: u64,
+        fast_rexmit: bool,
+    );
+    /// Leaving fast recovery (the cumulative ACK reached RecoveryPoint).
+    fn end_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx);
+    /// Every ACK that delivered data, in or out of recovery.
+    fn pkts_acked(&mut self, _num_acked: u64, _rtt: Option<Time>) {}
+    /// Segments the sender may send beyond the receive window
+    /// (opportunistic retransmission); none by default.
+    fn awnd_extension(&self) -> u64 {
+        0
+    }
+    /// Whether NextSeg() rule 4, the rescue retransmission, is used (RFC
+    /// 6675 added it; RFC 3517 has none).
+    fn rescue_retransmission(&self) -> bool {
+        true
+    }
+    /// Every segment (re)transmitted while in fast recovery.
+    fn on_sent(&mut self, _segments: u64) {}
+}
+
+pub fn by_name(name: &str) -> Option<Box<dyn RecoveryOps>> {
+    match name {
+        // RFC 3517 and RFC 6675 share the cwnd rule; RFC 3517 lacks the
+        // rescue retransmission (and the IsLost(HighACK+1) entry, which
+        // the detector will distinguish).
+        "rfc6675" => Some(Box::new(Rfc6675::standard())),
+        "rfc3517" => Some(Box::new(Rfc6675::rfc3517())),
+        _ => None,
+    }
+}

@@ -1,0 +1,45 @@
+//! RFC 6675 section 5 standard recovery: on entry cwnd = ssthresh =
+//! FlightSize / 2 at once (step 4.2), then the sender transmits whenever
+//! cwnd - pipe >= 1 segment (step C). Nothing changes per ACK: pipe alone
+//! paces the recovery, which is why RFC 6675 stays silent for about half
+//! an RTT after the fast retransmit (PRR paper, section 3).
+
+use super::{RecoveryCtx, RecoveryOps};
+use crate::window::Window;
+
+#[derive(Clone, Debug, Default)]
+pub struct Rfc6675 {
+    /// Behave as RFC 3517: no rescue retransmission.
+    rfc3517: bool,
+}
+
+impl Rfc6675 {
+    pub fn standard() -> Self {
+        Rfc6675 { rfc3517: false }
+    }
+    pub fn rfc3517() -> Self {
+        Rfc6675 { rfc3517: true }
+    }
+}
+
+impl RecoveryOps for Rfc6675 {
+    fn name(&self) -> &'static str {
+        if self.rfc3517 {
+            "rfc3517"
+        } else {
+            "rfc6675"
+        }
+    }
+    fn rescue_retransmission(&self) -> bool {
+        !self.rfc3517
+    }
+    fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
+        w.cwnd = w.ssthresh;
+        w.cwnd_cnt = 0;
+    }
+    fn cwnd_reduction(&mut self, _w: &mut Window, _c: &RecoveryCtx, _n: u64, _f: bool) {}
+    fn end_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
+        // RFC 6582 section 3.2 step 3 / RFC 6675: leave with cwnd = ssthresh.
+        w.cwnd = w.ssthresh;
+    }
+}

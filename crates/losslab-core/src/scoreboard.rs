@@ -1,0 +1,519 @@
+//! The sender's scoreboard (RFC 6675 section 3): one small record per
+//! segment sent and not yet cumulatively acknowledged, in a ring indexed by
+//! segment number, plus the counters that make RFC 6675's pipe O(1).
+//!
+//! Shape after Linux (`packets_out`, `sacked_out`, `lost_out`,
+//! `retrans_out`; in_flight = packets_out - (sacked_out + lost_out) +
+//! retrans_out, tcp_packets_in_flight() in include/net/tcp.h), which is
+//! RFC 6675 SetPipe() counted in segments instead of octets.
+//!
+//! Every operation is O(log n) or amortised O(1) per segment: SACKed
+//! segment numbers live in a `SeqSet`, so a SACK block repeated on every
+//! ACK only touches what it newly covers; segments to retransmit wait in an
+//! ordered set.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use crate::seqset::SeqSet;
+use crate::time::Time;
+use crate::wire::Range;
+
+pub const SACKED: u8 = 1;
+/// Marked lost by the loss detector (and not SACKed since).
+pub const LOST: u8 = 2;
+/// A retransmission of it is in flight (counts in pipe, RFC 6675 SetPipe (b)).
+pub const RETRANS: u8 = 4;
+/// It has been retransmitted at least once (Karn's rule).
+pub const EVER_RETRANS: u8 = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegMeta {
+    pub seq: u64,
+    pub len: u32,
+    pub tx_count: u32,
+    pub first_sent: Time,
+    pub last_sent: Time,
+    /// Sender-wide order of its latest transmission.
+    pub tx_order: u64,
+    pub flags: u8,
+}
+
+impl SegMeta {
+    pub fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+    pub fn is(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// What a cumulative ACK removed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CumAcked {
+    pub segments: u64,
+    pub bytes: u64,
+    /// Of those, how many had not been SACKed before (newly delivered).
+    pub newly_delivered: u64,
+    /// Any of them was ever retransmitted (Karn's rule applies).
+    pub any_retransmitted: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegMeta>,
+    /// Segment number of `segs[0]`.
+    base: u64,
+    sacked: SeqSet,
+    sacked_out: u64,
+    lost_out: u64,
+    retrans_out: u64,
+    /// Lost, not SACKed, and no retransmission in flight: waiting for
+    /// NextSeg() rule 1.
+    to_retransmit: BTreeSet<u64>,
+    /// Segments below this number have been considered by `mark_lost_below`.
+    lost_scan: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // ---- reading -------------------------------------------------------
+
+    /// Segment number of the first unacknowledged segment.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+    /// One past the highest segment number sent.
+    pub fn next_seg_no(&self) -> u64 {
+        self.base + self.segs.len() as u64
+    }
+    pub fn packets_out(&self) -> u64 {
+        self.segs.len() as u64
+    }
+    pub fn sacked_out(&self) -> u64 {
+        self.sacked_out
+    }
+    pub fn lost_out(&self) -> u64 {
+        self.lost_out
+    }
+    pub fn retrans_out(&self) -> u64 {
+        self.retrans_out
+    }
+    /// RFC 6675 SetPipe() in segments (see the module comment).
+    pub fn pipe(&self) -> u64 {
+        (self.packets_out() + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn get(&self, seg_no: u64) -> Option<&SegMeta> {
+        seg_no
+            .checked_sub(self.base)
+            .and_then(|i| self.segs.get(i as usize))
+    }
+    pub fn first(&self) -> Option<&SegMeta> {
+        self.segs.front()
+    }
+    pub fn last(&self) -> Option<&SegMeta> {
+        self.segs.back()
+    }
+    pub fn is_sacked(&self, seg_no: u64) -> bool {
+        self.sacked.contains(seg_no)
+    }
+    /// The SACKed segment-number ranges, for detectors.
+    pub fn sacked_runs(&self) -> &SeqSet {
+        &self.sacked
+    }
+    /// One past the highest SACKed segment number, if any is SACKed.
+    pub fn highest_sacked_end(&self) -> Option<u64> {
+        self.sacked.last().map(|r| r.end)
+    }
+    /// Bytes covered by segments `[lo, hi)` (all must be present).
+    pub fn bytes_of(&self, lo: u64, hi: u64) -> u64 {
+        if lo >= hi {
+            return 0;
+        }
+        match (self.get(lo), self.get(hi - 1)) {
+            (Some(a), Some(b)) => b.end() - a.seq,
+            _ => 0,
+        }
+    }
+    /// The lowest segment waiting for retransmission.
+    pub fn next_to_retransmit(&self) -> Option<u64> {
+        self.to_retransmit.first().copied()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &SegMeta)> {
+        let base = self.base;
+        self.segs
+            .iter()
+            .enumerate()
+            .map(move |(i, s)| (base + i as u64, s))
+    }
+
+    /// Segment numbers whose bytes lie entirely inside `r`.
+    pub fn segs_within(&self, r: Range) -> (u64, u64) {
+        let lo = self.segs.partition_point(|s| s.seq < r.start);
+        let hi = self.segs.partition_point(|s| s.end() <= r.end);
+        let lo = lo as u64 + self.base;
+        let hi = (hi as u64 + self.base).max(lo);
+        (lo, hi)
+    }
+
+    // ---- writing (the sender only) ---------------------------------------
+
+    /// Records a new segment's first transmission; returns its number.
+    pub fn push_new(&mut self, seq: u64, len: u32, now: Time, tx_order: u64) -> u64 {
+        debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq));
+        self.segs.push_back(SegMeta {
+            seq,
+            len,
+            tx_count: 1,
+            first_sent: now,
+            last_sent: now,
+            tx_order,
+            flags: 0,
+        });
+        self.next_seg_no() - 1
+    }
+
+    /// Records a retransmission of `seg_no`; returns the updated record.
+    pub fn on_retransmit(&mut self, seg_no: u64, now: Time, tx_order: u64) -> SegMeta {
+        let i = (seg_no - self.base) as usize;
+        let s = &mut self.segs[i];
+        debug_assert!(!s.is(SACKED));
+        s.tx_count += 1;
+        s.last_sent = now;
+        s.tx_order = tx_order;
+        if !s.is(RETRANS) {
+            s.flags |= RETRANS;
+            self.retrans_out += 1;
+        }
+        s.flags |= EVER_RETRANS;
+        let s = *s;
+        self.to_retransmit.remove(&seg_no);
+        s
+    }
+
+    /// Cumulative ACK up to byte `ack`: drops fully acknowledged segments.
+    pub fn on_cum_ack(&mut self, ack: u64) -> CumAcked {
+        let mut out = CumAcked::default();
+        while let Some(s) = self.segs.front() {
+            if s.end() > ack {
+                break;
+            }
+            let s = self.segs.pop_front().expect("front exists");
+            let no = self.base;
+            self.base += 1;
+            out.segments += 1;
+            out.bytes += s.len as u64;
+            out.any_retransmitted |= s.is(EVER_RETRANS);
+            if s.is(SACKED) {
+                self.sacked_out -= 1;
+            } else {
+                out.newly_delivered += 1;
+                if s.is(LOST) {
+                    self.lost_out -= 1;
+                    self.to_retransmit.remove(&no);
+                }
+                if s.is(RETRANS) {
+                    self.retrans_out -= 1;
+                }
+            }
+        }
+        self.sacked.remove_below(self.base);
+        self.lost_scan = self.lost_scan.max(self.base);
+        out
+    }
+
+    /// Applies one SACK block (bytes); returns segments newly SACKed.
+    pub fn on_sack_block(&mut self, r: Range) -> u64 {
+        let (lo, hi) = self.segs_within(r);
+        if lo >= hi {
+            return 0;
+        }
+        let mut newly = 0;
+        let base = self.base;
+        let segs = &mut self.segs;
+        let (lost_out, retrans_out, to_rtx) = (
+            &mut self.lost_out,
+            &mut self.retrans_out,
+            &mut self.to_retransmit,
+        );
+        self.sacked.insert_with(lo, hi, |a, b| {
+            for n in a..b {
+                let s = &mut segs[(n - base) as usize];
+                if s.is(LOST) {
+                    *lost_out -= 1;
+                    to_rtx.remove(&n);
+                }
+                if s.is(RETRANS) {
+                    *retrans_out -= 1;
+                }
+                s.flags = (s.flags & EVER_RETRANS) | SACKED;
+                newly += 1;
+            }
+        });
+        self.sacked_out += newly;
+        newly
+    }
+
+    /// Marks one segment lost (no effect if SACKED or already LOST).
+    /// Returns true when the mark is new.
+    pub fn mark_lost(&mut self, seg_no: u64) -> bool {
+        let Some(i) = seg_no.checked_sub(self.base) else {
+            return false;
+        };
+        let Some(s) = self.segs.get_mut(i as usize) else {
+            return false;
+        };
+        if s.flags & (SACKED | LOST) != 0 {
+            return false;
+        }
+        s.flags |= LOST;
+        self.lost_out += 1;
+        if !s.is(RETRANS) {
+            self.to_retransmit.insert(seg_no);
+        }
+        true
+    }
+
+    /// Declares the in-flight retransmission of a LOST segment lost too, so
+    /// that it is retransmitted again (lost-retransmission detection).
+    pub fn mark_retransmission_lost(&mut self, seg_no: u64) -> bool {
+        let Some(s) = seg_no
+            .checked_sub(self.base)
+            .and_then(|i| self.segs.get_mut(i as usize))
+        else {
+            return false;
+        };
+        if !s.is(RETRANS) || s.is(SACKED) {
+            return false;
+        }
+        s.flags &= !RETRANS;
+        self.retrans_out -= 1;
+        if !s.is(LOST) {
+            s.flags |= LOST;
+            self.lost_out += 1;
+        }
+        self.to_retransmit.insert(seg_no);
+        true
+    }
+
+    /// Marks every not-yet-considered, un-SACKed segment below `end` lost
+    /// (detectors whose losses form a prefix, like RFC 6675 IsLost).
+    /// Amortised O(1) per segment: each is visited once. `on_mark` sees
+    /// each newly marked segment.
+    pub fn mark_lost_below(&mut self, end: u64, mut on_mark: impl FnMut(u64, &SegMeta)) -> u64 {
+        let end = end.min(self.next_seg_no());
+        let mut n = self.lost_scan.max(self.base);
+        let mut marked = 0;
+        while n < end {
+            if let Some(r) = self.sacked.containing(n) {
+                n = r.end;
+                continue;
+            }
+            if self.mark_lost(n) {
+                marked += 1;
+                on_mark(n, &self.segs[(n - self.base) as usize]);
+            }
+            n += 1;
+        }
+        self.lost_scan = self.lost_scan.max(end);
+        marked
+    }
+
+    /// After an RTO (RFC 6675 section 5.1): every un-SACKed segment is
+    /// lost and no retransmission is counted in flight any more. Linux
+    /// tcp_enter_loss() does the same; SACKed bits are kept because our
+    /// receiver never reneges.
+    pub fn mark_all_lost(&mut self) {
+        let base = self.base;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if s.is(SACKED) {
+                continue;
+            }
+            if s.is(RETRANS) {
+                s.flags &= !RETRANS;
+                self.retrans_out -= 1;
+            }
+            if !s.is(LOST) {
+                s.flags |= LOST;
+                self.lost_out += 1;
+            }
+            self.to_retransmit.insert(base + i as u64);
+        }
+        self.lost_scan = self.next_seg_no();
+    }
+
+    /// First segment above `after` (exclusive) and below `below` that is
+    /// neither SACKed, LOST nor being retransmitted: RFC 6675 NextSeg()
+    /// rule 3's candidate.
+    pub fn first_unsacked_unlost(&self, after: Option<u64>, below: u64) -> Option<u64> {
+        let mut n = after.map_or(self.base, |a| a + 1).max(self.base);
+        while n < below {
+            if let Some(r) = self.sacked.containing(n) {
+                n = r.end;
+                continue;
+            }
+            let s = self.get(n)?;
+            if s.flags & (LOST | RETRANS) == 0 {
+                return Some(n);
+            }
+            n += 1;
+        }
+        None
+    }
+
+    /// Checks the counters against a full recount (tests and debug builds).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (mut sacked, mut lost, mut rtx) = (0, 0, 0);
+        for (n, s) in self.iter() {
+            if s.is(SACKED) != self.sacked.contains(n) {
+                return Err(format!(
+                    "segment {n}: SACKED flag disagrees with the run set"
+                ));
+            }
+            if s.is(SACKED) {
+                sacked += 1;
+                if s.flags & (LOST | RETRANS) != 0 {
+                    return Err(format!("segment {n}: SACKED and LOST/RETRANS"));
+                }
+            }
+            if s.is(LOST) {
+                lost += 1;
+            }
+            if s.is(RETRANS) {
+                rtx += 1;
+            }
+            let waiting = self.to_retransmit.contains(&n);
+            if waiting != (s.is(LOST) && !s.is(RETRANS)) {
+                return Err(format!(
+                    "segment {n}: retransmit queue disagrees (flags {:#x})",
+                    s.flags
+                ));
+            }
+        }
+        if self.sacked.total() != sacked {
+            return Err("run set covers segments that are not on the board".into());
+        }
+        if (sacked, lost, rtx) != (self.sacked_out, self.lost_out, self.retrans_out) {
+            return Err(format!(
+                "counters {:?} != recount {:?}",
+                (self.sacked_out, self.lost_out, self.retrans_out),
+                (sacked, lost, rtx)
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    /// A board with `n` 1000-byte segments sent.
+    pub(crate) fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.push_new(i * MSS, MSS as u32, 0, i);
+        }
+        b
+    }
+
+    fn sack(b: &mut Scoreboard, lo: u64, hi: u64) -> u64 {
+        b.on_sack_block(Range::new(lo * MSS, hi * MSS))
+    }
+
+    #[test]
+    fn pipe_follows_rfc6675_setpipe() {
+        let mut b = board(10);
+        assert_eq!(b.pipe(), 10);
+        // Segments 2..5 SACKed: pipe drops by 3.
+        assert_eq!(sack(&mut b, 2, 5), 3);
+        assert_eq!(b.pipe(), 7);
+        // Repeating the block changes nothing.
+        assert_eq!(sack(&mut b, 2, 5), 0);
+        // Marking 0 and 1 lost removes them from pipe (IsLost octets).
+        b.mark_lost_below(2, |_, _| {});
+        assert_eq!(b.lost_out(), 2);
+        assert_eq!(b.pipe(), 5);
+        // Retransmitting one adds it back (SetPipe rule (b)).
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        b.on_retransmit(0, 1, 10);
+        assert_eq!(b.pipe(), 6);
+        assert_eq!(b.next_to_retransmit(), Some(1));
+        b.check_invariants().unwrap();
+        // Cumulative ACK of 0..5 (the retransmission arrived).
+        let c = b.on_cum_ack(5 * MSS);
+        assert_eq!(c.segments, 5);
+        assert_eq!(c.newly_delivered, 2);
+        assert!(c.any_retransmitted);
+        assert_eq!((b.sacked_out(), b.lost_out(), b.retrans_out()), (0, 0, 0));
+        assert_eq!(b.pipe(), 5);
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn partial_block_edges_only_count_whole_segments() {
+        let mut b = board(5);
+        // A block that covers half of segment 1 and all of 2 and 3.
+        assert_eq!(b.on_sack_block(Range::new(1500, 4000)), 2);
+        assert!(b.is_sacked(2) && b.is_sacked(3) && !b.is_sacked(1));
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn sack_of_a_retransmitted_segment_clears_retrans() {
+        let mut b = board(4);
+        sack(&mut b, 1, 4);
+        b.mark_lost(0);
+        b.on_retransmit(0, 5, 9);
+        assert_eq!(b.retrans_out(), 1);
+        sack(&mut b, 0, 1);
+        assert_eq!((b.retrans_out(), b.lost_out(), b.sacked_out()), (0, 0, 4));
+        assert_eq!(b.pipe(), 0);
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost() {
+        let mut b = board(6);
+        sack(&mut b, 3, 4);
+        b.mark_lost(0);
+        b.on_retransmit(0, 1, 7);
+        b.mark_all_lost();
+        assert_eq!(b.lost_out(), 5);
+        assert_eq!(b.retrans_out(), 0);
+        assert_eq!(b.pipe(), 0);
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn rule3_candidate_skips_sacked_and_lost() {
+        let mut b = board(10);
+        sack(&mut b, 1, 3);
+        sack(&mut b, 6, 8);
+        b.mark_lost(0);
+        assert_eq!(b.first_unsacked_unlost(None, 8), Some(3));
+        assert_eq!(b.first_unsacked_unlost(Some(3), 8), Some(4));
+        assert_eq!(b.first_unsacked_unlost(Some(5), 8), None);
+        assert_eq!(b.highest_sacked_end(), Some(8));
+    }
+
+    #[test]
+    fn lost_retransmission_goes_back_to_the_queue() {
+        let mut b = board(3);
+        b.mark_lost(0);
+        b.on_retransmit(0, 1, 3);
+        assert_eq!(b.next_to_retransmit(), None);
+        assert!(b.mark_retransmission_lost(0));
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        assert_eq!(b.pipe(), 2);
+        b.check_invariants().unwrap();
+    }
+}

@@ -1,0 +1,878 @@
+//! The TCP sender: segmentation, the scoreboard, RFC 6675 loss recovery
+//! driven by pluggable parts, RFC 6298 timers, RFC 3042 limited transmit.
+//!
+//! Sans-IO (after quinn-proto's `Connection`): `on_ack`, `poll_transmit`,
+//! `poll_timeout`, `on_timeout`; the caller owns time and the network.
+//!
+//! Recovery states, after Linux's tcp_ca_state:
+//! - Open: no known loss; new data only, while packets_out < cwnd (plus
+//!   RFC 3042's two segments on the first duplicate ACKs).
+//! - Fast: RFC 6675 section 5 fast recovery until the cumulative ACK
+//!   reaches RecoveryPoint; NextSeg() rules 1-4 while pipe < cwnd.
+//! - Loss: after an RTO (RFC 6675 section 5.1) until RecoveryPoint is
+//!   acknowledged: lost segments first, then new data, while pipe < cwnd,
+//!   with cwnd growing by slow start from one segment.
+
+use crate::app::{App, AppState};
+use crate::cc::CongestionControl;
+use crate::config::RtoConfig;
+use crate::detect::{DetectCtx, LossDetector};
+use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
+use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
+use crate::recovery::{RecoveryCtx, RecoveryOps};
+use crate::rtt::RttEstimator;
+use crate::scoreboard::{Scoreboard, SegMeta, LOST, SACKED};
+use crate::stats::Histogram;
+use crate::time::Time;
+use crate::timers::{Deadline, TimerCtx, TimerPolicy};
+use crate::window::Window;
+use crate::wire::{Ack, Segment};
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u32,
+    /// Initial window, segments (RFC 6928 allows 10).
+    pub init_cwnd: u64,
+    pub rto: RtoConfig,
+    pub app: App,
+    /// Send buffer limit on written-but-unacknowledged bytes; None: no limit.
+    pub sndbuf: Option<u64>,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// Receive window assumed before the first ACK (the SYN-ACK's window).
+    pub initial_rwnd: u64,
+    /// RFC 6675 DupThresh.
+    pub dupthresh: u32,
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        SenderConfig {
+            mss: 1448,
+            init_cwnd: 10,
+            rto: RtoConfig::default(),
+            app: App::Bulk,
+            sndbuf: None,
+            limited_transmit: true,
+            initial_rwnd: 65535,
+            dupthresh: 3,
+        }
+    }
+}
+
+/// The pluggable parts, chosen by name in scenarios.
+pub struct Algorithms {
+    pub cc: Box<dyn CongestionControl>,
+    pub recovery: Box<dyn RecoveryOps>,
+    pub detect: Box<dyn LossDetector>,
+    pub timers: Box<dyn TimerPolicy>,
+}
+
+impl Algorithms {
+    /// Builds the parts from their names; the error names the bad one.
+    pub fn by_name(
+        cc: &str,
+        recovery: &str,
+        detection: &str,
+        timers: &str,
+        dupthresh: u32,
+    ) -> Result<Self, String> {
+        Ok(Algorithms {
+            cc: crate::cc::by_name(cc).ok_or_else(|| format!("unknown cc {cc:?}"))?,
+            recovery: crate::recovery::by_name(recovery)
+                .ok_or_else(|| format!("unknown recovery {recovery:?}"))?,
+            detect: crate::detect::by_name(detection, dupthresh)
+                .ok_or_else(|| format!("unknown detection {detection:?}"))?,
+            timers: crate::timers::by_name(timers)
+                .ok_or_else(|| format!("unknown timers {timers:?}"))?,
+        })
+    }
+
+    /// NewReno, RFC 6675 recovery, DupThresh detection, RFC 6298 timer.
+    pub fn baseline() -> Self {
+        Self::by_name("newreno", "rfc6675", "dupthresh", "rto", 3).expect("baseline exists")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Open,
+    Fast { recovery_point: u64 },
+    Loss { recovery_point: u64 },
+}
+
+/// One recovery episode, for results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecoveryRecord {
+    pub kind: RecoveryKind,
+    pub start: Time,
+    pub end: Option<Time>,
+    pub cwnd_before: u64,
+    pub cwnd_after: Option<u64>,
+    pub ssthresh: u64,
+    pub pipe_minus_ssthresh_at_start: i64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// Every data transmission, retransmissions included.
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub tail_probes: u64,
+    pub max_tx_count: u32,
+    pub dsacks_received: u64,
+    pub acks_received: u64,
+    /// ACKs for data never sent, ignored (RFC 793 / RFC 5961).
+    pub invalid_acks: u64,
+    pub bytes_acked: u64,
+    pub rtt: Histogram,
+}
+
+pub struct Sender {
+    cfg: SenderConfig,
+    alg: Algorithms,
+    app: AppState,
+    board: Scoreboard,
+    rtt: RttEstimator,
+    win: Window,
+    state: State,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Peer's receive window, relative to snd_una.
+    rwnd: u64,
+    dupacks: u32,
+    /// Duplicate ACKs counted as delivered segments when the peer sends no
+    /// SACK (Linux tcp_add_reno_sack()), so pipe still falls.
+    reno_sacked: u64,
+    sack_seen: bool,
+    /// RFC 6675 HighRxt and RescueRxt (segment number / byte).
+    high_rxt: Option<u64>,
+    rescue_rxt: Option<u64>,
+    fast_rexmit_pending: bool,
+    timer: Deadline,
+    persist: Option<Time>,
+    tx_order: u64,
+    /// Time of the latest transmission (TLPR's T_last and friends).
+    last_send: Time,
+    /// A zero-window probe is due on the next poll_transmit.
+    probe_pending: bool,
+    /// Latest TSval seen from the peer, echoed in TSecr.
+    ts_recent: Time,
+    // Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only
+    // when the flow actually used it.
+    max_packets_out: u64,
+    cwnd_usage_seq: u64,
+    is_cwnd_limited: bool,
+    events: EventLog,
+    stats: SenderStats,
+    recoveries: Vec<RecoveryRecord>,
+    /// Bumped on every recovery entry and exit, so a driver can notice
+    /// without tracing.
+    recovery_epoch: u64,
+}
+
+impl Sender {
+    pub fn new(cfg: SenderConfig, alg: Algorithms, now: Time) -> Self {
+        let mut s = Sender {
+            app: AppState::new(cfg.app.clone()),
+            board: Scoreboard::new(),
+            rtt: RttEstimator::new(cfg.rto),
+            win: Window::new(cfg.init_cwnd),
+            state: State::Open,
+            snd_una: 0,
+            snd_nxt: 0,
+            rwnd: cfg.initial_rwnd,
+            dupacks: 0,
+            reno_sacked: 0,
+            sack_seen: false,
+            high_rxt: None,
+            rescue_rxt: None,
+            fast_rexmit_pending: false,
+            timer: None,
+            persist: None,
+            tx_order: 0,
+            last_send: 0,
+            probe_pending: false,
+            ts_recent: 0,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
+            is_cwnd_limited: false,
+            events: EventLog::default(),
+            stats: SenderStats::default(),
+            recoveries: Vec::new(),
+            recovery_epoch: 0,
+            cfg,
+            alg,
+        };
+        s.app.advance(now, 0, s.cfg.sndbuf);
+        s
+    }
+
+    // ---- observation -----------------------------------------------------
+
+    pub fn set_tracing(&mut self, on: bool) {
+        self.events.set_enabled(on);
+    }
+    pub fn poll_event(&mut self) -> Option<Timed> {
+        self.events.pop()
+    }
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    pub fn recoveries(&self) -> &[RecoveryRecord] {
+        &self.recoveries
+    }
+    pub fn recovery_epoch(&self) -> u64 {
+        self.recovery_epoch
+    }
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.board
+    }
+    pub fn window(&self) -> Window {
+        self.win
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.state != State::Open
+    }
+    /// RFC 6675 pipe, in segments.
+    pub fn pipe(&self) -> u64 {
+        self.board.pipe().saturating_sub(self.reno_sacked)
+    }
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.app.total()
+    }
+    /// Every byte the application will write has been acknowledged.
+    pub fn is_finished(&self) -> bool {
+        self.app.all_written() && self.snd_una >= self.app.total().unwrap_or(u64::MAX)
+    }
+    pub fn names(&self) -> (String, &'static str, &'static str, &'static str) {
+        (
+            self.alg.cc.name(),
+            self.alg.recovery.name(),
+            self.alg.detect.name(),
+            self.alg.timers.name(),
+        )
+    }
+
+    pub fn window_state(&self) -> WindowState {
+        WindowState {
+            cwnd: self.win.cwnd,
+            ssthresh: self.win.ssthresh,
+            pipe: self.pipe(),
+            inflight: self.board.packets_out(),
+            srtt: self.rtt.srtt().unwrap_or(0),
+            rto: self.rtt.rto(),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+        }
+    }
+
+    // ---- time ------------------------------------------------------------
+
+    /// The earliest time `on_timeout` must be called.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        [
+            self.timer.map(|t| t.0),
+            self.persist,
+            self.alg.detect.poll_timeout(),
+            self.app.next_write_time(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.app.next_write_time().is_some_and(|t| t <= now) {
+            self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+        }
+        if self.alg.detect.poll_timeout().is_some_and(|t| t <= now) {
+            self.events.emit(now, || Event::TimerFired {
+                kind: TimerKind::Detector,
+            });
+            let ctx = self.detect_ctx(now, false);
+            let enter = {
+                let events = &mut self.events;
+                let mut on_mark = |n: u64, s: &SegMeta| {
+                    events.emit(now, || Event::LossMarked {
+                        seg_no: n,
+                        seq: s.seq,
+                    })
+                };
+                self.alg
+                    .detect
+                    .on_timeout(&ctx, &mut self.board, &mut on_mark)
+            };
+            if enter && self.state == State::Open {
+                self.enter_fast_recovery(now, 0);
+            }
+        }
+        if self.persist.is_some_and(|t| t <= now) {
+            self.persist = None;
+            self.events.emit(now, || Event::TimerFired {
+                kind: TimerKind::Persist,
+            });
+            self.rtt.back_off();
+            // Zero-window probe (RFC 9293 3.8.6.1): one segment of new data
+            // beyond the window; the peer's ACK carries its current window.
+            if self.board.is_empty() {
+                self.probe_pending = true;
+            }
+        }
+        if let Some((t, kind)) = self.timer {
+            if t <= now {
+                self.timer = None;
+                self.events.emit(now, || Event::TimerFired { kind });
+                // Probe timers arrive with the tail-loss policies; until then
+                // every deadline is an RTO.
+                self.on_rto(now);
+            }
+        }
+    }
+
+    /// RFC 6298 5.4-5.6, RFC 5681 section 3.1 and RFC 6675 section 5.1.
+    fn on_rto(&mut self, now: Time) {
+        if self.board.is_empty() {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.close_recovery_record(now);
+        let first_rto_of_episode = !matches!(self.state, State::Loss { .. });
+        if first_rto_of_episode {
+            // RFC 5681 equation (4); a repeated timeout of the same data
+            // keeps ssthresh (RFC 5681 section 3.1, note on step 4).
+            let flight = self.board.packets_out();
+            self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
+        }
+        let cwnd_before = self.win.cwnd;
+        self.win.cwnd = self.alg.cc.loss_window();
+        self.win.cwnd_cnt = 0;
+        self.board.mark_all_lost();
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.high_rxt = None;
+        self.rescue_rxt = None;
+        self.fast_rexmit_pending = false;
+        self.state = State::Loss {
+            recovery_point: self.snd_nxt,
+        };
+        self.rtt.back_off();
+        self.open_recovery_record(now, RecoveryKind::Timeout, cwnd_before);
+        self.emit_cwnd(now);
+    }
+
+    // ---- ACK processing ----------------------------------------------------
+
+    pub fn on_ack(&mut self, now: Time, ack: &Ack) {
+        self.stats.acks_received += 1;
+        if ack.ack > self.snd_nxt {
+            self.stats.invalid_acks += 1;
+            return;
+        }
+        if ack.ts_val > self.ts_recent {
+            self.ts_recent = ack.ts_val;
+        }
+        let prior_una = self.snd_una;
+        let old_ack = ack.ack < prior_una;
+        let blocks = ack.sack.as_slice();
+
+        // RFC 2883 section 4: the first block is a DSACK when it lies below
+        // the cumulative ACK or inside the second block.
+        let dsack = blocks.first().is_some_and(|b0| {
+            b0.end <= ack.ack || blocks.get(1).is_some_and(|b1| b1.contains_range(b0))
+        });
+        if dsack {
+            self.stats.dsacks_received += 1;
+        }
+        let sack_blocks = if dsack { &blocks[1..] } else { blocks };
+        if !sack_blocks.is_empty() || dsack {
+            self.sack_seen = true;
+        }
+
+        let prior_rwnd = self.rwnd;
+        if !old_ack {
+            self.rwnd = ack.window;
+        }
+
+        // Cumulative part.
+        let cum = if ack.ack > prior_una {
+            self.snd_una = ack.ack;
+            let c = self.board.on_cum_ack(ack.ack);
+            self.stats.bytes_acked += ack.ack - prior_una;
+            c
+        } else {
+            Default::default()
+        };
+        let cum_advanced = ack.ack > prior_una;
+
+        // SACK part.
+        let mut newly_sacked = 0;
+        for b in sack_blocks {
+            if b.end > self.snd_una && b.start < self.snd_nxt {
+                newly_sacked += self.board.on_sack_block(*b);
+            }
+        }
+
+        // RTT sample from the echoed timestamp, under Karn's rule: none
+        // when any newly acknowledged segment was ever retransmitted.
+        if cum.segments > 0 && !cum.any_retransmitted && ack.ts_ecr > 0 && ack.ts_ecr <= now + 1 {
+            let r = now + 1 - ack.ts_ecr;
+            self.rtt.on_sample(r);
+            self.stats.rtt.record(r);
+            let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
+            self.events
+                .emit(now, || Event::RttSample { rtt: r, srtt, rto });
+        }
+
+        // Duplicate ACK accounting. With SACK, RFC 6675 section 2 counts
+        // an ACK as duplicate when it SACKs new data; without SACK, RFC
+        // 5681 section 2 (same ACK, same window, data outstanding).
+        let mut reno_dup = 0;
+        if cum_advanced {
+            self.dupacks = 0;
+            self.reno_sacked = self
+                .reno_sacked
+                .saturating_sub(cum.segments.saturating_sub(1));
+        } else if !old_ack && !self.board.is_empty() {
+            if newly_sacked > 0 {
+                self.dupacks += 1;
+            } else if !self.sack_seen && blocks.is_empty() && ack.window == prior_rwnd {
+                self.dupacks += 1;
+                if self.reno_sacked + 1 < self.board.packets_out() {
+                    self.reno_sacked += 1;
+                    reno_dup = 1;
+                }
+            }
+        }
+        self.reno_sacked = self
+            .reno_sacked
+            .min(self.board.packets_out().saturating_sub(1));
+        let delivered = cum.newly_delivered + newly_sacked + reno_dup;
+        if delivered > 0 {
+            self.alg.recovery.pkts_acked(delivered, self.rtt.latest());
+        }
+
+        // Loss detection.
+        let lost_before = self.board.lost_out();
+        let ctx = self.detect_ctx(now, cum_advanced);
+        let wants_recovery = {
+            let events = &mut self.events;
+            let mut on_mark = |n: u64, s: &SegMeta| {
+                events.emit(now, || Event::LossMarked {
+                    seg_no: n,
+                    seq: s.seq,
+                })
+            };
+            self.alg.detect.on_ack(&ctx, &mut self.board, &mut on_mark)
+        };
+        let new_loss = self.board.lost_out() > lost_before;
+
+        // Recovery state machine.
+        match self.state {
+            State::Fast { recovery_point } if self.snd_una >= recovery_point => {
+                self.exit_fast_recovery(now, cum_advanced, new_loss);
+            }
+            State::Loss { recovery_point } if self.snd_una >= recovery_point => {
+                self.state = State::Open;
+                self.high_rxt = None;
+                self.close_recovery_record(now);
+            }
+            _ => {}
+        }
+        match self.state {
+            State::Open if wants_recovery => self.enter_fast_recovery(now, delivered),
+            State::Fast { .. } => {
+                let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+                self.alg
+                    .recovery
+                    .cwnd_reduction(&mut self.win, &rctx, delivered, false);
+            }
+            State::Open | State::Loss { .. } => {
+                if cum_advanced && self.cwnd_limited() {
+                    self.alg
+                        .cc
+                        .cong_avoid(&mut self.win, cum.newly_delivered + newly_sacked, now);
+                }
+            }
+        }
+
+        // Timers (RFC 6298 section 5 through the policy).
+        let tctx = self.timer_ctx(now);
+        self.timer = self.alg.timers.on_ack(&tctx, cum_advanced, self.timer);
+        if self.rwnd > 0 || !self.board.is_empty() {
+            self.persist = None;
+        }
+        self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+
+        self.check_invariants();
+        if self.events.enabled() {
+            let state = self.window_state();
+            let newly_acked = cum.segments;
+            self.events.emit(now, || Event::AckProcessed {
+                ack: ack.ack,
+                newly_acked,
+                newly_sacked,
+                dsack,
+                state,
+            });
+        }
+    }
+
+    fn enter_fast_recovery(&mut self, now: Time, delivered: u64) {
+        let cwnd_before = self.win.cwnd;
+        let flight = self.board.packets_out();
+        // RFC 6675 step 4.1-4.2: RecoveryPoint = HighData; ssthresh from the
+        // congestion controller; the RecoveryOps sets cwnd.
+        self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
+        self.state = State::Fast {
+            recovery_point: self.snd_nxt,
+        };
+        self.high_rxt = None;
+        self.rescue_rxt = None;
+        self.fast_rexmit_pending = true;
+        self.stats.fast_recoveries += 1;
+        let rctx = self.recovery_ctx(now, false, true);
+        self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
+        self.open_recovery_record(now, RecoveryKind::Fast, cwnd_before);
+        self.alg
+            .recovery
+            .cwnd_reduction(&mut self.win, &rctx, delivered, true);
+        self.emit_cwnd(now);
+    }
+
+    fn exit_fast_recovery(&mut self, now: Time, cum_advanced: bool, new_loss: bool) {
+        let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+        self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+        self.state = State::Open;
+        self.high_rxt = None;
+        self.rescue_rxt = None;
+        self.fast_rexmit_pending = false;
+        self.close_recovery_record(now);
+        self.emit_cwnd(now);
+    }
+
+    fn open_recovery_record(&mut self, now: Time, kind: RecoveryKind, cwnd_before: u64) {
+        self.recovery_epoch += 1;
+        self.recoveries.push(RecoveryRecord {
+            kind,
+            start: now,
+            end: None,
+            cwnd_before,
+            cwnd_after: None,
+            ssthresh: self.win.ssthresh,
+            pipe_minus_ssthresh_at_start: self.pipe() as i64 - self.win.ssthresh as i64,
+        });
+        let state = self.window_state();
+        self.events
+            .emit(now, || Event::RecoveryEntered { kind, state });
+    }
+
+    fn close_recovery_record(&mut self, now: Time) {
+        if let Some(r) = self.recoveries.last_mut() {
+            if r.end.is_none() {
+                r.end = Some(now);
+                r.cwnd_after = Some(self.win.cwnd);
+                self.recovery_epoch += 1;
+                let kind = r.kind;
+                let state = self.window_state();
+                self.events
+                    .emit(now, || Event::RecoveryExited { kind, state });
+            }
+        }
+    }
+
+    fn emit_cwnd(&mut self, now: Time) {
+        let (cwnd, ssthresh) = (self.win.cwnd, self.win.ssthresh);
+        self.events
+            .emit(now, || Event::CwndChanged { cwnd, ssthresh });
+    }
+
+    fn detect_ctx(&self, now: Time, cum_advanced: bool) -> DetectCtx {
+        DetectCtx {
+            now,
+            dupacks: self.dupacks,
+            sack_seen: self.sack_seen,
+            cum_advanced,
+            in_fast_recovery: matches!(self.state, State::Fast { .. }),
+            in_loss: matches!(self.state, State::Loss { .. }),
+            mss: self.cfg.mss,
+            srtt: self.rtt.srtt(),
+        }
+    }
+
+    fn recovery_ctx(&self, now: Time, snd_una_advanced: bool, new_loss: bool) -> RecoveryCtx {
+        RecoveryCtx {
+            now,
+            pipe: self.pipe(),
+            packets_out: self.board.packets_out(),
+            sacked_out: self.board.sacked_out() + self.reno_sacked,
+            snd_una_advanced,
+            new_loss,
+            mss: self.cfg.mss,
+        }
+    }
+
+    fn timer_ctx(&self, now: Time) -> TimerCtx {
+        TimerCtx {
+            now,
+            rto: self.rtt.rto(),
+            srtt: self.rtt.srtt(),
+            packets_out: self.board.packets_out(),
+            oldest_sent: self.board.first().map(|s| s.last_sent),
+            newest_sent: (!self.board.is_empty()).then_some(self.last_send),
+            has_unsent: self.new_data_len() > 0,
+            in_recovery: self.state != State::Open,
+        }
+    }
+
+    /// Linux tcp_is_cwnd_limited(): in slow start, cwnd may grow while it is
+    /// below twice what was in flight; otherwise only if cwnd was filled.
+    fn cwnd_limited(&self) -> bool {
+        if self.is_cwnd_limited {
+            return true;
+        }
+        self.win.in_slow_start() && self.win.cwnd < 2 * self.max_packets_out
+    }
+
+    /// Linux tcp_cwnd_validate(), called when a send burst ends.
+    fn validate_cwnd(&mut self, limited: bool) {
+        let packets_out = self.board.packets_out();
+        if self.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.is_cwnd_limited && packets_out > self.max_packets_out)
+        {
+            self.is_cwnd_limited = limited;
+            self.max_packets_out = packets_out;
+            self.cwnd_usage_seq = self.snd_nxt;
+        }
+    }
+
+    // ---- transmission ------------------------------------------------------
+
+    /// Length of the next new segment the application and the peer's
+    /// window allow (0: none).
+    fn new_data_len(&self) -> u32 {
+        let avail = self
+            .app
+            .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf);
+        if avail == 0 {
+            return 0;
+        }
+        let len = avail.min(self.cfg.mss as u64);
+        let right =
+            self.snd_una + self.rwnd + self.alg.recovery.awnd_extension() * self.cfg.mss as u64;
+        if self.snd_nxt + len > right {
+            return 0;
+        }
+        len as u32
+    }
+
+    /// The next segment to put on the wire now, if any. Call until None.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        let seg = match self.state {
+            State::Open => self.next_open(now),
+            State::Fast { .. } => self.next_fast(now),
+            State::Loss { .. } => self.next_loss(now),
+        };
+        match seg {
+            Some(s) => {
+                self.check_invariants();
+                if self.state != State::Open {
+                    self.alg.recovery.on_sent(1);
+                }
+                let tctx = self.timer_ctx(now);
+                self.timer = self.alg.timers.on_send(&tctx, self.timer);
+                Some(s)
+            }
+            None => {
+                let limited = self.pipe() >= self.win.cwnd && self.has_something_to_send();
+                self.validate_cwnd(limited);
+                self.maybe_arm_persist(now);
+                if self.probe_pending {
+                    return self.send_probe(now);
+                }
+                None
+            }
+        }
+    }
+
+    fn has_something_to_send(&self) -> bool {
+        self.board.next_to_retransmit().is_some() || self.new_data_len() > 0
+    }
+
+    fn maybe_arm_persist(&mut self, now: Time) {
+        if self.board.is_empty()
+            && self.persist.is_none()
+            && self.new_data_len() == 0
+            && self
+                .app
+                .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf)
+                > 0
+        {
+            self.persist = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn send_probe(&mut self, now: Time) -> Option<Segment> {
+        self.probe_pending = false;
+        let avail = self
+            .app
+            .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf);
+        if avail == 0 || !self.board.is_empty() {
+            return None;
+        }
+        let len = avail.min(self.cfg.mss as u64) as u32;
+        let mut s = self.send_new(now, len);
+        s.probe = true;
+        let tctx = self.timer_ctx(now);
+        self.timer = self.alg.timers.on_send(&tctx, self.timer);
+        Some(s)
+    }
+
+    fn next_open(&mut self, now: Time) -> Option<Segment> {
+        // RFC 5681: FlightSize < cwnd; RFC 3042 allows one more segment on
+        // each of the first two duplicate ACKs.
+        let allowance = if self.cfg.limited_transmit {
+            self.dupacks.min(2) as u64
+        } else {
+            0
+        };
+        if self.board.packets_out() >= self.win.cwnd + allowance {
+            return None;
+        }
+        let len = self.new_data_len();
+        (len > 0).then(|| self.send_new(now, len))
+    }
+
+    fn next_loss(&mut self, now: Time) -> Option<Segment> {
+        if self.pipe() >= self.win.cwnd {
+            return None;
+        }
+        if let Some(n) = self.board.next_to_retransmit() {
+            return Some(self.retransmit(now, n));
+        }
+        let len = self.new_data_len();
+        (len > 0).then(|| self.send_new(now, len))
+    }
+
+    /// RFC 6675 section 5 step (C) with NextSeg() of section 4.
+    fn next_fast(&mut self, now: Time) -> Option<Segment> {
+        if self.fast_rexmit_pending {
+            // Step 4.3: the first lost segment goes out regardless of cwnd.
+            self.fast_rexmit_pending = false;
+            if let Some(n) = self.board.next_to_retransmit() {
+                self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
+                return Some(self.retransmit(now, n));
+            }
+        }
+        if self.pipe() >= self.win.cwnd {
+            return None;
+        }
+        let vars = RecoveryVars {
+            high_rxt: self.high_rxt,
+            rescue_rxt: self.rescue_rxt,
+            high_ack: self.snd_una,
+            rescue_enabled: self.alg.recovery.rescue_retransmission(),
+        };
+        let new_len = self.new_data_len();
+        match next_seg(&self.board, &vars, new_len > 0) {
+            NextSeg::Lost(n) | NextSeg::Unsacked(n) => {
+                self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
+                Some(self.retransmit(now, n))
+            }
+            NextSeg::NewData => Some(self.send_new(now, new_len)),
+            NextSeg::Rescue(n) => {
+                // RescueRxt = RecoveryPoint; HighRxt is not updated.
+                if let State::Fast { recovery_point } = self.state {
+                    self.rescue_rxt = Some(recovery_point);
+                }
+                Some(self.retransmit(now, n))
+            }
+            NextSeg::Nothing => None,
+        }
+    }
+
+    fn send_new(&mut self, now: Time, len: u32) -> Segment {
+        let seq = self.snd_nxt;
+        self.tx_order += 1;
+        self.last_send = now;
+        let seg_no = self.board.push_new(seq, len, now, self.tx_order);
+        self.snd_nxt += len as u64;
+        self.stats.segments_sent += 1;
+        self.stats.max_tx_count = self.stats.max_tx_count.max(1);
+        self.events.emit(now, || Event::Sent {
+            seq,
+            len,
+            seg_no,
+            tx_count: 1,
+        });
+        Segment {
+            seq,
+            len,
+            ts_val: now + 1,
+            ts_ecr: self.ts_recent,
+            seg_no,
+            tx_count: 1,
+            tx_order: self.tx_order,
+            probe: false,
+        }
+    }
+
+    fn retransmit(&mut self, now: Time, seg_no: u64) -> Segment {
+        self.tx_order += 1;
+        self.last_send = now;
+        let s = self.board.on_retransmit(seg_no, now, self.tx_order);
+        self.stats.segments_sent += 1;
+        self.stats.retransmissions += 1;
+        self.stats.max_tx_count = self.stats.max_tx_count.max(s.tx_count);
+        self.events.emit(now, || Event::Sent {
+            seq: s.seq,
+            len: s.len,
+            seg_no,
+            tx_count: s.tx_count,
+        });
+        Segment {
+            seq: s.seq,
+            len: s.len,
+            ts_val: now + 1,
+            ts_ecr: self.ts_recent,
+            seg_no,
+            tx_count: s.tx_count,
+            tx_order: self.tx_order,
+            probe: false,
+        }
+    }
+
+    #[inline]
+    fn check_invariants(&self) {
+        #[cfg(feature = "invariants")]
+        {
+            if let Err(e) = self.board.check_invariants() {
+                panic!("scoreboard invariant broken: {e}");
+            }
+            assert!(self.snd_una <= self.snd_nxt);
+            assert_eq!(
+                self.board.first().map_or(self.snd_nxt, |s| s.seq),
+                self.snd_una,
+                "scoreboard must start at snd_una"
+            );
+            assert!(self.win.cwnd >= 1, "cwnd fell to zero");
+        }
+    }
+
+    /// True if segment `seg_no` is currently SACKed or marked lost (tests).
+    pub fn seg_flags(&self, seg_no: u64) -> Option<(bool, bool)> {
+        self.board.get(seg_no).map(|s| (s.is(SACKED), s.is(LOST)))
+    }
+}

@@ -1,0 +1,17 @@
+//! losslab-sim: a deterministic discrete-event testbed for losslab-core.
+//!
+//! Same scenario and seed, same output: the clock is an integer count of
+//! nanoseconds, every random element draws from its own seeded stream, and
+//! simultaneous events are ordered by a fixed rule.
+
+pub mod loss;
+pub mod parse;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod units;
+
+pub use results::RunResults;
+pub use scenario::Scenario;
+pub use sim::{Simulation, Tracer};

@@ -1,0 +1,199 @@
+//! Loss models applied to packets as they leave a link (a lossy wire:
+//! the packet has used its share of the link before it is lost, as with
+//! ns-3's receive error model).
+
+use std::collections::BTreeSet;
+
+use crate::rng::Stream;
+use crate::scenario::{DropSpec, LossModel};
+
+/// What a loss model may look at.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketView {
+    pub flow: usize,
+    /// 1-based index of this packet among its flow's packets in this
+    /// direction, in order of transmission.
+    pub index: u64,
+    /// Data only: 0-based segment number and transmission count.
+    pub seg_no: u64,
+    pub tx_count: u32,
+    /// Data only: end byte of the segment, and the flow's total bytes.
+    pub end: u64,
+    pub flow_total: Option<u64>,
+    pub mss: u32,
+}
+
+#[derive(Clone, Debug)]
+pub enum LossRt {
+    None,
+    Bernoulli {
+        p: f64,
+        rng: Stream,
+    },
+    /// Two-state Markov chain (Gilbert-Elliott): the state moves once per
+    /// packet, then the packet is lost with the state's loss probability.
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+        rng: Stream,
+    },
+    Packets {
+        flow: usize,
+        set: BTreeSet<u64>,
+    },
+    Segments {
+        flow: usize,
+        set: BTreeSet<u64>,
+    },
+    Tail {
+        flow: usize,
+        n: u64,
+    },
+}
+
+impl LossRt {
+    /// `flow_index` resolves a flow name (already validated by the parser).
+    pub fn new(
+        model: &LossModel,
+        seed: u64,
+        element: &str,
+        flow_index: impl Fn(&str) -> Option<usize>,
+    ) -> Result<Self, String> {
+        Ok(match model {
+            LossModel::None => LossRt::None,
+            LossModel::Bernoulli { p } => LossRt::Bernoulli {
+                p: *p,
+                rng: Stream::new(seed, element),
+            },
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => LossRt::GilbertElliott {
+                p_gb: *p_gb,
+                p_bg: *p_bg,
+                loss_good: *loss_good,
+                loss_bad: *loss_bad,
+                bad: false,
+                rng: Stream::new(seed, element),
+            },
+            LossModel::Drop { flow, which } => {
+                let f = flow_index(flow).ok_or_else(|| format!("no flow named {flow:?}"))?;
+                match which {
+                    DropSpec::Packets(v) => LossRt::Packets {
+                        flow: f,
+                        set: v.iter().copied().collect(),
+                    },
+                    DropSpec::Segments(v) => LossRt::Segments {
+                        flow: f,
+                        set: v.iter().copied().collect(),
+                    },
+                    DropSpec::Tail(n) => LossRt::Tail { flow: f, n: *n },
+                }
+            }
+        })
+    }
+
+    /// Decides the fate of one packet: true = dropped.
+    pub fn drops(&mut self, p: &PacketView) -> bool {
+        match self {
+            LossRt::None => false,
+            LossRt::Bernoulli { p: prob, rng } => rng.chance(*prob),
+            LossRt::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+                bad,
+                rng,
+            } => {
+                *bad = if *bad {
+                    !rng.chance(*p_bg)
+                } else {
+                    rng.chance(*p_gb)
+                };
+                rng.chance(if *bad { *loss_bad } else { *loss_good })
+            }
+            LossRt::Packets { flow, set } => *flow == p.flow && set.contains(&p.index),
+            LossRt::Segments { flow, set } => {
+                *flow == p.flow && p.tx_count == 1 && set.contains(&(p.seg_no + 1))
+            }
+            // The last n segments: those whose last byte lies in the flow's
+            // final n x MSS bytes (exact for MSS-aligned flows).
+            LossRt::Tail { flow, n } => {
+                *flow == p.flow
+                    && p.tx_count == 1
+                    && p.flow_total
+                        .is_some_and(|t| p.end + n.saturating_mul(p.mss as u64) > t && p.end <= t)
+            }
+        }
+    }
+
+    /// Random models honour protect_retransmissions; so do drop lists.
+    pub fn is_none(&self) -> bool {
+        matches!(self, LossRt::None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(index: u64, seg_no: u64, tx: u32, end: u64) -> PacketView {
+        PacketView {
+            flow: 0,
+            index,
+            seg_no,
+            tx_count: tx,
+            end,
+            flow_total: Some(14_480),
+            mss: 1448,
+        }
+    }
+
+    #[test]
+    fn tail_drops_exactly_the_last_segments_first_transmission() {
+        let mut l = LossRt::Tail { flow: 0, n: 2 };
+        let dropped: Vec<u64> = (0..10)
+            .filter(|&i| l.drops(&view(i + 1, i, 1, (i + 1) * 1448)))
+            .collect();
+        assert_eq!(dropped, vec![8, 9]);
+        assert!(!l.drops(&view(11, 9, 2, 14_480)));
+    }
+
+    #[test]
+    fn segments_list_is_one_based_and_first_transmission_only() {
+        let mut l = LossRt::Segments {
+            flow: 0,
+            set: [1, 3].into_iter().collect(),
+        };
+        assert!(l.drops(&view(1, 0, 1, 1448)));
+        assert!(!l.drops(&view(2, 1, 1, 2896)));
+        assert!(l.drops(&view(3, 2, 1, 4344)));
+        assert!(!l.drops(&view(4, 0, 2, 1448)));
+    }
+
+    #[test]
+    fn gilbert_elliott_mean_loss() {
+        let mut l = LossRt::new(
+            &LossModel::GilbertElliott {
+                p_gb: 0.01,
+                p_bg: 0.1,
+                loss_good: 0.0,
+                loss_bad: 0.5,
+            },
+            3,
+            "x",
+            |_| None,
+        )
+        .unwrap();
+        let n = 400_000;
+        let lost = (0..n).filter(|&i| l.drops(&view(i, i, 1, 0))).count() as f64 / n as f64;
+        // Stationary P(bad) = p_gb / (p_gb + p_bg) = 1/11; loss = 0.5/11.
+        assert!((lost - 0.5 / 11.0).abs() < 0.004, "{lost}");
+    }
+}

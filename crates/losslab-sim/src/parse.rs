@@ -1,0 +1,1563 @@
+//! Scenario files (../../docs/SCENARIO.md) -> `Scenario`.
+//!
+//! The TOML is walked by hand rather than through serde derive so that
+//! every error can name the full dotted key (`flow.a.receiver.ack`), list
+//! the keys allowed where an unknown one was found, and tell a value given
+//! by `--set` apart from one written in the file.
+
+use std::fmt;
+use std::path::Path;
+
+use losslab_core::time::{Time, SEC};
+use toml::{Table, Value};
+
+use crate::scenario::{
+    AckSpec, AppSpec, CcSpec, DropSpec, FlowSpec, LossModel, PathSpec, QueueLimit, ReceiverSpec,
+    Reorder, ReverseSpec, Scenario,
+};
+use crate::units;
+
+/// A scenario that cannot be used, with where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file, or `<command line>` for a bad `--set`.
+    pub file: String,
+    /// The dotted key (`path.loss.p`), `--set KEY=VALUE` for a bad override,
+    /// or "" when no single key is at fault (TOML syntax, unreadable file).
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The `file` of errors caused by a `--set` override.
+pub const COMMAND_LINE: &str = "<command line>";
+
+/// Reads and parses a scenario file, then applies `overrides` (each
+/// `key=value`, as given to `--set`).
+pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        key: String::new(),
+        message: format!("cannot read the scenario: {e}"),
+    })?;
+    parse_scenario(&file, &text, overrides)
+}
+
+/// Parses scenario TOML. `file` is used in error messages and its stem is
+/// the scenario's default name. `overrides` are `key=value` strings applied
+/// in order before anything is checked, so an override is validated
+/// exactly like the key it replaces.
+pub fn parse_scenario(
+    file: &str,
+    text: &str,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    let mut table: Table = toml::from_str(text).map_err(|e: toml::de::Error| ScenarioError {
+        file: file.to_string(),
+        key: String::new(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
+    let mut applied = Vec::with_capacity(overrides.len());
+    for spec in overrides {
+        applied.push(set(&mut table, spec).map_err(|message| ScenarioError {
+            file: COMMAND_LINE.to_string(),
+            key: format!("--set {spec}"),
+            message,
+        })?);
+    }
+    let cx = Cx {
+        file,
+        overrides: applied,
+    };
+    cx.scenario(&table)
+}
+
+/// Applies one `--set` override, `key=value`, to a parsed scenario table.
+///
+/// The value is read as a TOML value when it is one (`0.01`, `true`,
+/// `"quoted"`, `[1, 2]`, `{ model = "none" }`) and as a bare string
+/// otherwise (`100ms`, `rate-halving`). Missing intermediate tables are
+/// created; `flow.NAME` selects the `[[flow]]` named NAME and `flow[I]`
+/// the I-th (0-based). What is set is not checked here: the whole table is
+/// validated afterwards, like a file.
+pub fn apply_override(table: &mut Table, spec: &str) -> Result<(), String> {
+    set(table, spec).map(|_| ())
+}
+
+/// One step of a key path: a table key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// An override that was applied, so that errors in what it wrote are
+/// blamed on the command line rather than on the file.
+struct Applied {
+    spec: String,
+    /// The resolved path it set (`flow.a` becomes `flow[0]`).
+    target: Vec<Seg>,
+    /// The subtree that is entirely its doing: `target`, or the first
+    /// table it had to create on the way there (`--set flow.a.qarr.x=1`
+    /// owns `flow[0].qarr`, which the file never had).
+    owned: Vec<Seg>,
+}
+
+const OVERRIDE_SYNTAX: &str =
+    "expected KEY=VALUE, e.g. path.delay=100ms, path.loss.p=0.01 or flow.a.recovery=rfc6675";
+
+fn set(table: &mut Table, spec: &str) -> Result<Applied, String> {
+    let (key, raw) = spec.split_once('=').ok_or(OVERRIDE_SYNTAX)?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(OVERRIDE_SYNTAX.to_string());
+    }
+    let path = parse_key_path(key)?;
+    let value = override_value(raw.trim());
+    let target = resolve_flow(table, &path)?;
+
+    let (last, parents) = target.split_last().expect("a key path is never empty");
+    // Work on a copy so that a failed override leaves no half-made tables.
+    let mut root = Value::Table(table.clone());
+    let mut cur = &mut root;
+    let mut here = String::new();
+    let mut created_at = None;
+    for (depth, seg) in parents.iter().enumerate() {
+        cur = match (cur, seg) {
+            (Value::Table(t), Seg::Key(k)) => {
+                if !t.contains_key(k) && created_at.is_none() {
+                    created_at = Some(depth + 1);
+                }
+                t.entry(k.clone())
+                    .or_insert_with(|| Value::Table(Table::new()))
+            }
+            (Value::Array(a), Seg::Index(i)) => {
+                let len = a.len();
+                a.get_mut(*i).ok_or_else(|| {
+                    format!("{here}[{i}] does not exist: {here} has {len} entries")
+                })?
+            }
+            (other, seg) => return Err(not_a_container(&here, other, seg)),
+        };
+        push_seg(&mut here, seg);
+    }
+    match (cur, last) {
+        (Value::Table(t), Seg::Key(k)) => {
+            t.insert(k.clone(), value);
+        }
+        (Value::Array(a), Seg::Index(i)) => {
+            let len = a.len();
+            *a.get_mut(*i)
+                .ok_or_else(|| format!("{here}[{i}] does not exist: {here} has {len} entries"))? =
+                value;
+        }
+        (other, _) => return Err(not_a_container(&here, other, last)),
+    }
+    let Value::Table(t) = root else {
+        unreachable!("the root stays a table")
+    };
+    *table = t;
+    let owned = target[..created_at.unwrap_or(target.len())].to_vec();
+    Ok(Applied {
+        spec: spec.to_string(),
+        target,
+        owned,
+    })
+}
+
+fn not_a_container(here: &str, v: &Value, seg: &Seg) -> String {
+    let shown = if here.is_empty() {
+        "the scenario"
+    } else {
+        here
+    };
+    match seg {
+        Seg::Key(k) => format!(
+            "cannot set {k:?} inside {shown}: {shown} is {}, not a table",
+            describe(v)
+        ),
+        Seg::Index(i) => format!(
+            "cannot index [{i}] into {shown}: {shown} is {}, not an array",
+            describe(v)
+        ),
+    }
+}
+
+fn push_seg(shown: &mut String, seg: &Seg) {
+    match seg {
+        Seg::Key(k) => {
+            if !shown.is_empty() {
+                shown.push('.');
+            }
+            shown.push_str(&show_key(k));
+        }
+        Seg::Index(i) => shown.push_str(&format!("[{i}]")),
+    }
+}
+
+/// A key as written in a dotted path: bare if TOML allows it, quoted
+/// otherwise.
+fn show_key(k: &str) -> String {
+    let bare = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        k.to_string()
+    } else {
+        format!("{k:?}")
+    }
+}
+
+/// Splits `flow.a.receiver.ack`, `flow[0].mss` or `flow."my flow".mss`.
+fn parse_key_path(key: &str) -> Result<Vec<Seg>, String> {
+    let bad = |why: &str| format!("bad key {key:?}: {why}");
+    let mut segs = Vec::new();
+    let mut chars = key.chars().peekable();
+    loop {
+        let mut name = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') => break,
+                    Some('\\') => name.extend(chars.next()),
+                    Some(c) => name.push(c),
+                    None => return Err(bad("unterminated quote")),
+                }
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if matches!(c, '.' | '[' | ']' | '"') || c.is_whitespace() {
+                    break;
+                }
+                name.push(c);
+                chars.next();
+            }
+            if name.is_empty() {
+                return Err(bad("empty key segment"));
+            }
+        }
+        segs.push(Seg::Key(name));
+        while chars.peek() == Some(&'[') {
+            chars.next();
+            let mut digits = String::new();
+            while let Some(c) = chars.next_if(|c| c.is_ascii_digit()) {
+                digits.push(c);
+            }
+            if chars.next() != Some(']') || digits.is_empty() {
+                return Err(bad("expected [N] with N a 0-based index"));
+            }
+            let i = digits.parse().map_err(|_| bad("index too large"))?;
+            segs.push(Seg::Index(i));
+        }
+        match chars.next() {
+            None => return Ok(segs),
+            Some('.') => continue,
+            Some(c) => return Err(bad(&format!("unexpected {c:?}"))),
+        }
+    }
+}
+
+/// `flow.NAME.rest` -> `flow[i].rest`, by each flow's name (explicit, or
+/// the positional default "a", "b", ... that the walker would give it).
+fn resolve_flow(table: &Table, path: &[Seg]) -> Result<Vec<Seg>, String> {
+    let (Some(Seg::Key(first)), Some(Seg::Key(name))) = (path.first(), path.get(1)) else {
+        return Ok(path.to_vec());
+    };
+    if first != "flow" {
+        return Ok(path.to_vec());
+    }
+    let flows = match table.get("flow") {
+        Some(Value::Array(flows)) => flows,
+        None => {
+            return Err(format!(
+                "no flow named {name:?}: the scenario has no [[flow]]"
+            ))
+        }
+        // Not an array of flows: leave it to the walker to say so.
+        Some(_) => return Ok(path.to_vec()),
+    };
+    let names: Vec<String> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f.get("name") {
+            Some(Value::String(n)) => n.clone(),
+            _ => default_flow_name(i),
+        })
+        .collect();
+    match names.iter().position(|n| n == name) {
+        Some(i) => {
+            let mut out = vec![Seg::Key("flow".into()), Seg::Index(i)];
+            out.extend_from_slice(&path[2..]);
+            Ok(out)
+        }
+        None => Err(format!(
+            "no flow named {name:?} (flows: {})",
+            quoted_list(&names)
+        )),
+    }
+}
+
+/// A `--set` value: TOML if it parses as a TOML value, else a bare string.
+fn override_value(raw: &str) -> Value {
+    // A newline would let the value smuggle in other keys.
+    if raw.contains(['\n', '\r']) {
+        return Value::String(raw.to_string());
+    }
+    // TOML reads `inf` and `nan` as floats; as a --set value they are words
+    // (read_rate=inf), so a float written without any digit stays a string.
+    let looks_numeric = raw.chars().any(|c| c.is_ascii_digit());
+    match toml::from_str::<Table>(&format!("v = {raw}")) {
+        Ok(mut t) if t.len() == 1 => match t.remove("v") {
+            Some(Value::Float(_)) if !looks_numeric => Value::String(raw.to_string()),
+            Some(v) => v,
+            None => Value::String(raw.to_string()),
+        },
+        _ => Value::String(raw.to_string()),
+    }
+}
+
+/// Where a value sits: the path used to blame overrides and the dotted
+/// form shown to users (`flow.a.mss`, or `flow[1].mss` before the flow has
+/// a name).
+#[derive(Clone, Debug)]
+struct Loc {
+    segs: Vec<Seg>,
+    shown: String,
+}
+
+impl Loc {
+    fn root() -> Loc {
+        Loc {
+            segs: Vec::new(),
+            shown: String::new(),
+        }
+    }
+
+    fn key(&self, k: &str) -> Loc {
+        let seg = Seg::Key(k.to_string());
+        let mut shown = self.shown.clone();
+        push_seg(&mut shown, &seg);
+        let mut segs = self.segs.clone();
+        segs.push(seg);
+        Loc { segs, shown }
+    }
+
+    fn index(&self, i: usize) -> Loc {
+        let seg = Seg::Index(i);
+        let mut shown = self.shown.clone();
+        push_seg(&mut shown, &seg);
+        let mut segs = self.segs.clone();
+        segs.push(seg);
+        Loc { segs, shown }
+    }
+
+    /// The i-th `[[flow]]`, shown by name once it has a valid one.
+    fn flow(i: usize, name: Option<&str>) -> Loc {
+        let loc = Loc::root().key("flow").index(i);
+        match name {
+            Some(n) => Loc {
+                segs: loc.segs,
+                shown: format!("flow.{}", show_key(n)),
+            },
+            None => loc,
+        }
+    }
+}
+
+type Res<T> = Result<T, ScenarioError>;
+
+struct Cx<'a> {
+    file: &'a str,
+    overrides: Vec<Applied>,
+}
+
+const TOP_KEYS: &[&str] = &["name", "duration", "seed", "path", "reverse", "flow"];
+const PATH_KEYS: &[&str] = &[
+    "rate",
+    "delay",
+    "queue",
+    "loss",
+    "protect_retransmissions",
+    "reorder",
+    "duplicate",
+];
+const REVERSE_KEYS: &[&str] = &["delay", "loss", "reorder", "duplicate"];
+const REORDER_KEYS: &[&str] = &["p", "delay"];
+const LOSS_MODELS: &[&str] = &["none", "bernoulli", "gilbert-elliott", "drop"];
+const FLOW_KEYS: &[&str] = &[
+    "name",
+    "start",
+    "cc",
+    "recovery",
+    "detection",
+    "timers",
+    "extensions",
+    "mss",
+    "init_cwnd",
+    "min_rto",
+    "app",
+    "sndbuf",
+    "receiver",
+    "count",
+];
+const APP_KINDS: &[&str] = &["bulk", "bytes", "writes"];
+const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate"];
+
+/// Algorithm names in the scenario contract. Those that losslab-core does
+/// not list as implemented are rejected as "not implemented in this
+/// version", which is different from a typo.
+const CC_CONTRACT: &[&str] = &[
+    "reno", "newreno", "cubic", "westwood", "veno", "vegas", "bbr", "tcp-rr", "fixed:N",
+];
+/// The congestion controls `CcSpec` can express; unlike the other parts,
+/// a new one needs a new `CcSpec` variant, not just a name.
+const CC_AVAILABLE: &[&str] = &["newreno", "fixed:N"];
+const RECOVERY_CONTRACT: &[&str] = &[
+    "rfc6675",
+    "rfc3517",
+    "rate-halving",
+    "prr",
+    "prr-6937",
+    "qarr",
+    "barr",
+    "le",
+];
+const DETECTION_CONTRACT: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack", "le"];
+const TIMERS_CONTRACT: &[&str] = &["rto", "rtor", "tlp", "tlpr", "rack-tlp"];
+const EXTENSIONS_CONTRACT: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1", "or3"];
+/// Extensions losslab-core implements (none yet).
+const EXTENSIONS_AVAILABLE: &[&str] = &[];
+
+/// One pluggable part of the sender, for name checks and messages.
+struct Part {
+    key: &'static str,
+    noun: &'static str,
+    contract: &'static [&'static str],
+    implemented: &'static [&'static str],
+}
+
+const RECOVERY: Part = Part {
+    key: "recovery",
+    noun: "recovery algorithm",
+    contract: RECOVERY_CONTRACT,
+    implemented: losslab_core::recovery::NAMES,
+};
+const DETECTION: Part = Part {
+    key: "detection",
+    noun: "loss detection",
+    contract: DETECTION_CONTRACT,
+    implemented: losslab_core::detect::NAMES,
+};
+const TIMERS: Part = Part {
+    key: "timers",
+    noun: "timer policy",
+    contract: TIMERS_CONTRACT,
+    implemented: losslab_core::timers::NAMES,
+};
+const EXTENSIONS: Part = Part {
+    key: "extension",
+    noun: "extension",
+    contract: EXTENSIONS_CONTRACT,
+    implemented: EXTENSIONS_AVAILABLE,
+};
+const CC: Part = Part {
+    key: "cc",
+    noun: "congestion control",
+    contract: CC_CONTRACT,
+    implemented: CC_AVAILABLE,
+};
+
+impl Part {
+    /// Every name this part knows, contract order first.
+    fn all_names(&self) -> Vec<&'static str> {
+        let mut names = self.contract.to_vec();
+        for n in self.implemented {
+            if !names.contains(n) {
+                names.push(n);
+            }
+        }
+        names
+    }
+
+    fn is_implemented(&self, name: &str) -> bool {
+        self.implemented.contains(&name)
+    }
+
+    fn is_known(&self, name: &str) -> bool {
+        self.contract.contains(&name) || self.is_implemented(name)
+    }
+
+    fn not_implemented(&self, name: &str) -> String {
+        let available = if self.implemented.is_empty() {
+            "none are available yet".to_string()
+        } else {
+            format!("available: {}", self.implemented.join(", "))
+        };
+        format!(
+            "{} {name:?} is not implemented in this version of losslab ({available})",
+            self.key
+        )
+    }
+
+    fn unknown(&self, name: &str) -> String {
+        format!(
+            "unknown {} {name:?} (expected one of: {})",
+            self.noun,
+            self.all_names().join(", ")
+        )
+    }
+
+    /// Checks a name written in a scenario.
+    fn check(&self, name: &str) -> Result<(), String> {
+        if self.is_implemented(name) {
+            Ok(())
+        } else if self.is_known(name) {
+            Err(self.not_implemented(name))
+        } else {
+            Err(self.unknown(name))
+        }
+    }
+}
+
+/// Keys of a `[[flow]]` that name an algorithm and so hold its parameters
+/// (`[flow.qarr] target_queue = 5`).
+fn algorithm_key(key: &str) -> Option<(bool, &'static str)> {
+    [&CC, &RECOVERY, &DETECTION, &TIMERS, &EXTENSIONS]
+        .iter()
+        .find_map(|part| {
+            let name = part
+                .all_names()
+                .into_iter()
+                .find(|n| *n == key || n.strip_suffix(":N") == Some(key))?;
+            Some((part.is_implemented(name), name))
+        })
+}
+
+fn default_scenario_name(file: &str) -> String {
+    Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "scenario".to_string())
+}
+
+/// "a", "b", ..., "z", "aa", "ab", ...: the name of an unnamed flow.
+fn default_flow_name(i: usize) -> String {
+    let mut n = i + 1;
+    let mut out = Vec::new();
+    while n > 0 {
+        n -= 1;
+        out.push(b'a' + (n % 26) as u8);
+        n /= 26;
+    }
+    out.reverse();
+    String::from_utf8(out).expect("ASCII")
+}
+
+fn quoted_list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Integer(i) => format!("the integer {i}"),
+        Value::Float(f) => format!("the number {f:?}"),
+        Value::Boolean(b) => format!("the boolean {b}"),
+        Value::Datetime(d) => format!("the date-time {d}"),
+        Value::Array(_) => "an array".to_string(),
+        Value::Table(_) => "a table".to_string(),
+    }
+}
+
+/// Edit distance, for "did you mean" on misspelt keys.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// How a value with a unit looks, for "needs a unit" errors.
+struct UnitKind {
+    noun: &'static str,
+    example: &'static str,
+    suggest: [&'static str; 2],
+}
+
+const DURATION: UnitKind = UnitKind {
+    noun: "a duration",
+    example: "200ms",
+    suggest: ["ms", "s"],
+};
+const RATE: UnitKind = UnitKind {
+    noun: "a rate",
+    example: "20Mbps",
+    suggest: ["Mbps", "kbps"],
+};
+const SIZE: UnitKind = UnitKind {
+    noun: "a size",
+    example: "1448B",
+    suggest: ["B", "kB"],
+};
+const QUEUE: UnitKind = UnitKind {
+    noun: "a queue limit",
+    example: "300pkt",
+    suggest: ["pkt", "kB"],
+};
+
+impl Cx<'_> {
+    /// An error at `loc`, blamed on the last override that wrote `loc` or a
+    /// table containing it, otherwise on the file.
+    fn err(&self, loc: &Loc, message: impl Into<String>) -> ScenarioError {
+        let message = message.into();
+        let blamed = self
+            .overrides
+            .iter()
+            .rev()
+            .find(|o| loc.segs.starts_with(&o.owned));
+        match blamed {
+            Some(o) => {
+                // Inside a table given by --set, say which part is wrong.
+                let message = if loc.segs == o.target {
+                    message
+                } else {
+                    format!("{}: {message}", loc.shown)
+                };
+                ScenarioError {
+                    file: COMMAND_LINE.to_string(),
+                    key: format!("--set {}", o.spec),
+                    message,
+                }
+            }
+            None => ScenarioError {
+                file: self.file.to_string(),
+                key: loc.shown.clone(),
+                message,
+            },
+        }
+    }
+
+    fn missing(&self, loc: &Loc, what: &str) -> ScenarioError {
+        self.err(loc, format!("missing: expected {what}"))
+    }
+
+    fn table<'t>(&self, v: &'t Value, loc: &Loc, what: &str) -> Res<&'t Table> {
+        match v {
+            Value::Table(t) => Ok(t),
+            other => Err(self.err(loc, format!("expected {what}, got {}", describe(other)))),
+        }
+    }
+
+    /// Rejects keys of `t` outside `allowed`, naming them and what is
+    /// allowed at that level.
+    fn only_keys(&self, t: &Table, loc: &Loc, allowed: &[&str], level: &str) -> Res<()> {
+        for key in t.keys() {
+            if !allowed.contains(&key.as_str()) {
+                return Err(self.unknown_key(&loc.key(key), key, allowed, level));
+            }
+        }
+        Ok(())
+    }
+
+    fn unknown_key(&self, loc: &Loc, key: &str, allowed: &[&str], level: &str) -> ScenarioError {
+        let hint = allowed
+            .iter()
+            .map(|a| (distance(key, a), a))
+            .filter(|(d, a)| *d <= 2 && *d < a.len())
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, a)| format!("; did you mean {a:?}?"))
+            .unwrap_or_default();
+        self.err(
+            loc,
+            format!(
+                "unknown key {key:?} (allowed {level}: {}){hint}",
+                allowed.join(", ")
+            ),
+        )
+    }
+
+    fn string<'t>(&self, v: &'t Value, loc: &Loc, what: &str) -> Res<&'t str> {
+        match v {
+            Value::String(s) => Ok(s),
+            other => Err(self.err(loc, format!("expected {what}, got {}", describe(other)))),
+        }
+    }
+
+    fn boolean(&self, v: &Value, loc: &Loc) -> Res<bool> {
+        match v {
+            Value::Boolean(b) => Ok(*b),
+            other => Err(self.err(
+                loc,
+                format!("expected true or false, got {}", describe(other)),
+            )),
+        }
+    }
+
+    /// An integer in `min..=max`.
+    fn integer(&self, v: &Value, loc: &Loc, min: i64, max: i64, what: &str) -> Res<i64> {
+        let range = if max == i64::MAX {
+            format!("of at least {min}")
+        } else {
+            format!("from {min} to {max}")
+        };
+        match v {
+            Value::Integer(n) if (min..=max).contains(n) => Ok(*n),
+            Value::Integer(n) => Err(self.err(
+                loc,
+                format!("expected an integer {range} ({what}), got {n}"),
+            )),
+            other => Err(self.err(
+                loc,
+                format!(
+                    "expected an integer {range} ({what}), got {}",
+                    describe(other)
+                ),
+            )),
+        }
+    }
+
+    fn probability(&self, v: &Value, loc: &Loc) -> Res<f64> {
+        let p = match v {
+            Value::Float(f) => *f,
+            // Integers are fine for the two ends: `p = 0`, `loss_bad = 1`.
+            Value::Integer(i) => *i as f64,
+            other => {
+                return Err(self.err(
+                    loc,
+                    format!(
+                        "expected a probability (a number from 0 to 1), got {}",
+                        describe(other)
+                    ),
+                ))
+            }
+        };
+        if (0.0..=1.0).contains(&p) {
+            Ok(p)
+        } else {
+            Err(self.err(
+                loc,
+                format!("expected a probability (a number from 0 to 1), got {v}"),
+            ))
+        }
+    }
+
+    /// A string with a unit, parsed by `parse`; a bare number is an error
+    /// that asks for the unit rather than guessing one.
+    fn with_unit<T>(
+        &self,
+        v: &Value,
+        loc: &Loc,
+        kind: &UnitKind,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Res<T> {
+        match v {
+            Value::String(s) => parse(s).map_err(|m| self.err(loc, m)),
+            Value::Integer(_) | Value::Float(_) => Err(self.err(
+                loc,
+                format!(
+                    "expected a string like {:?}, got the number {v}: {} needs a unit, e.g. \"{v}{}\" or \"{v}{}\"",
+                    kind.example, kind.noun, kind.suggest[0], kind.suggest[1]
+                ),
+            )),
+            other => Err(self.err(
+                loc,
+                format!("expected a string like {:?}, got {}", kind.example, describe(other)),
+            )),
+        }
+    }
+
+    fn duration(&self, v: &Value, loc: &Loc) -> Res<Time> {
+        self.with_unit(v, loc, &DURATION, units::parse_duration)
+    }
+
+    fn rate(&self, v: &Value, loc: &Loc) -> Res<u64> {
+        self.with_unit(v, loc, &RATE, units::parse_rate)
+    }
+
+    fn size(&self, v: &Value, loc: &Loc) -> Res<u64> {
+        self.with_unit(v, loc, &SIZE, units::parse_size)
+    }
+
+    /// A size of at least one byte.
+    fn positive_size(&self, v: &Value, loc: &Loc, what: &str) -> Res<u64> {
+        match self.size(v, loc)? {
+            0 => Err(self.err(loc, format!("{what} must be at least 1B, got {v}"))),
+            n => Ok(n),
+        }
+    }
+
+    fn scenario(&self, root: &Table) -> Res<Scenario> {
+        let top = Loc::root();
+        self.only_keys(root, &top, TOP_KEYS, "at the top level")?;
+
+        let name = match root.get("name") {
+            Some(v) => {
+                let loc = top.key("name");
+                let name = self.string(v, &loc, "a string")?;
+                if name.trim().is_empty() {
+                    return Err(self.err(&loc, "the scenario name cannot be empty"));
+                }
+                name.to_string()
+            }
+            None => default_scenario_name(self.file),
+        };
+        let duration = match root.get("duration") {
+            Some(v) => {
+                let loc = top.key("duration");
+                match self.duration(v, &loc)? {
+                    0 => {
+                        return Err(self.err(&loc, "the duration must be greater than 0"));
+                    }
+                    d => d,
+                }
+            }
+            None => 60 * SEC,
+        };
+        let seed = match root.get("seed") {
+            Some(v) => self.integer(v, &top.key("seed"), 0, i64::MAX, "a random seed")? as u64,
+            None => 1,
+        };
+        let path_loc = top.key("path");
+        let path = match root.get("path") {
+            Some(v) => self.path(v, &path_loc)?,
+            None => {
+                return Err(self.missing(&path_loc, "a [path] table with at least rate and delay"))
+            }
+        };
+        let reverse = match root.get("reverse") {
+            Some(v) => self.reverse(v, &top.key("reverse"), path.delay)?,
+            None => ReverseSpec {
+                delay: path.delay,
+                loss: LossModel::None,
+                reorder: Reorder::default(),
+                duplicate: 0.0,
+            },
+        };
+        let flows = self.flows(root.get("flow"))?;
+
+        for (i, flow) in flows.iter().enumerate() {
+            if flow.start >= duration {
+                let loc = Loc::flow(i, Some(&flow.name)).key("start");
+                return Err(self.err(
+                    &loc,
+                    format!(
+                        "the flow would start at {}, when the scenario has already ended (duration = {:?})",
+                        units::format_duration(flow.start),
+                        units::format_duration(duration)
+                    ),
+                ));
+            }
+        }
+        self.check_drop_target(&path.loss, &path_loc.key("loss"), &flows)?;
+        self.check_drop_target(&reverse.loss, &top.key("reverse").key("loss"), &flows)?;
+
+        Ok(Scenario {
+            name,
+            duration,
+            seed,
+            path,
+            reverse,
+            flows,
+        })
+    }
+
+    fn path(&self, v: &Value, loc: &Loc) -> Res<PathSpec> {
+        let t = self.table(v, loc, "a [path] table")?;
+        self.only_keys(t, loc, PATH_KEYS, "in [path]")?;
+        let rate = match t.get("rate") {
+            Some(v) => self.rate(v, &loc.key("rate"))?,
+            None => return Err(self.missing(&loc.key("rate"), units::RATE_LIKE)),
+        };
+        let delay = match t.get("delay") {
+            Some(v) => self.duration(v, &loc.key("delay"))?,
+            None => return Err(self.missing(&loc.key("delay"), units::DURATION_LIKE)),
+        };
+        let queue = match t.get("queue") {
+            Some(v) => self.with_unit(v, &loc.key("queue"), &QUEUE, units::parse_queue)?,
+            None => QueueLimit::Packets(1000),
+        };
+        let loss = match t.get("loss") {
+            Some(v) => self.loss(v, &loc.key("loss"), false)?,
+            None => LossModel::None,
+        };
+        let protect_retransmissions = match t.get("protect_retransmissions") {
+            Some(v) => self.boolean(v, &loc.key("protect_retransmissions"))?,
+            None => false,
+        };
+        let reorder = match t.get("reorder") {
+            Some(v) => self.reorder(v, &loc.key("reorder"))?,
+            None => Reorder::default(),
+        };
+        let duplicate = match t.get("duplicate") {
+            Some(v) => self.probability(v, &loc.key("duplicate"))?,
+            None => 0.0,
+        };
+        Ok(PathSpec {
+            rate,
+            delay,
+            queue,
+            loss,
+            protect_retransmissions,
+            reorder,
+            duplicate,
+        })
+    }
+
+    fn reverse(&self, v: &Value, loc: &Loc, forward_delay: Time) -> Res<ReverseSpec> {
+        let t = self.table(v, loc, "a [reverse] table")?;
+        self.only_keys(t, loc, REVERSE_KEYS, "in [reverse]")?;
+        Ok(ReverseSpec {
+            delay: match t.get("delay") {
+                Some(v) => self.duration(v, &loc.key("delay"))?,
+                None => forward_delay,
+            },
+            loss: match t.get("loss") {
+                Some(v) => self.loss(v, &loc.key("loss"), true)?,
+                None => LossModel::None,
+            },
+            reorder: match t.get("reorder") {
+                Some(v) => self.reorder(v, &loc.key("reorder"))?,
+                None => Reorder::default(),
+            },
+            duplicate: match t.get("duplicate") {
+                Some(v) => self.probability(v, &loc.key("duplicate"))?,
+                None => 0.0,
+            },
+        })
+    }
+
+    fn reorder(&self, v: &Value, loc: &Loc) -> Res<Reorder> {
+        let t = self.table(v, loc, r#"a table like { p = 0.01, delay = "5ms" }"#)?;
+        self.only_keys(t, loc, REORDER_KEYS, "in reorder")?;
+        let p = match t.get("p") {
+            Some(v) => self.probability(v, &loc.key("p"))?,
+            None => 0.0,
+        };
+        let delay = match t.get("delay") {
+            Some(v) => self.duration(v, &loc.key("delay"))?,
+            // Holding packets back for an unstated time would reorder
+            // nothing; make the user say how long.
+            None if p > 0.0 => {
+                return Err(self.missing(
+                    &loc.key("delay"),
+                    "how long a reordered packet is held back, e.g. \"5ms\"",
+                ))
+            }
+            None => 0,
+        };
+        Ok(Reorder { p, delay })
+    }
+
+    /// A loss model table. `reverse`: in the ACK direction there are no data
+    /// segments, so a drop model can only count packets (the flow's ACKs).
+    fn loss(&self, v: &Value, loc: &Loc, reverse: bool) -> Res<LossModel> {
+        let t = self.table(
+            v,
+            loc,
+            r#"a table like { model = "bernoulli", p = 0.001 } or { model = "none" }"#,
+        )?;
+        let model_loc = loc.key("model");
+        let model = match t.get("model") {
+            Some(v) => self.string(v, &model_loc, "a loss model name")?,
+            None => {
+                return Err(self.missing(
+                    &model_loc,
+                    &format!("a loss model: one of {}", LOSS_MODELS.join(", ")),
+                ))
+            }
+        };
+        let level = format!("in a {model:?} loss model");
+        match model {
+            "none" => {
+                self.only_keys(t, loc, &["model"], &level)?;
+                Ok(LossModel::None)
+            }
+            "bernoulli" => {
+                self.only_keys(t, loc, &["model", "p"], &level)?;
+                let p = self.required(t, loc, "p", "a probability")?;
+                Ok(LossModel::Bernoulli {
+                    p: self.probability(p, &loc.key("p"))?,
+                })
+            }
+            "gilbert-elliott" => {
+                const KEYS: [&str; 4] = ["p_gb", "p_bg", "loss_good", "loss_bad"];
+                self.only_keys(
+                    t,
+                    loc,
+                    &["model", "p_gb", "p_bg", "loss_good", "loss_bad"],
+                    &level,
+                )?;
+                let mut ps = [0.0; 4];
+                for (p, key) in ps.iter_mut().zip(KEYS) {
+                    let v = self.required(t, loc, key, "a probability")?;
+                    *p = self.probability(v, &loc.key(key))?;
+                }
+                let [p_gb, p_bg, loss_good, loss_bad] = ps;
+                Ok(LossModel::GilbertElliott {
+                    p_gb,
+                    p_bg,
+                    loss_good,
+                    loss_bad,
+                })
+            }
+            "drop" => {
+                let which_keys: &[&str] = if reverse {
+                    &["packets"]
+                } else {
+                    &["packets", "segments", "tail"]
+                };
+                let mut allowed = vec!["model", "flow"];
+                allowed.extend_from_slice(which_keys);
+                let level = if reverse {
+                    "in a \"drop\" loss model of [reverse], which drops the flow's ACKs".to_string()
+                } else {
+                    level
+                };
+                self.only_keys(t, loc, &allowed, &level)?;
+                let flow_v = self.required(t, loc, "flow", "the name of a flow")?;
+                let flow = self
+                    .string(flow_v, &loc.key("flow"), "the name of a flow")?
+                    .to_string();
+                let given: Vec<&str> = which_keys
+                    .iter()
+                    .copied()
+                    .filter(|k| t.contains_key(*k))
+                    .collect();
+                let which = match given.as_slice() {
+                    [] => {
+                        return Err(self.err(
+                            loc,
+                            format!(
+                                "a drop model needs one of: {} (which packets to drop)",
+                                which_keys.join(", ")
+                            ),
+                        ))
+                    }
+                    [one] => *one,
+                    [_, second, ..] => {
+                        return Err(self.err(
+                            &loc.key(second),
+                            format!(
+                                "a drop model takes only one of {}, got {}",
+                                which_keys.join(", "),
+                                given.join(" and ")
+                            ),
+                        ))
+                    }
+                };
+                let wloc = loc.key(which);
+                let wv = t.get(which).expect("listed in `given`");
+                let which = match which {
+                    "packets" => DropSpec::Packets(self.positions(wv, &wloc, "packet")?),
+                    "segments" => DropSpec::Segments(self.positions(wv, &wloc, "segment")?),
+                    _ => DropSpec::Tail(self.integer(
+                        wv,
+                        &wloc,
+                        1,
+                        i64::MAX,
+                        "how many last segments to drop",
+                    )? as u64),
+                };
+                Ok(LossModel::Drop { flow, which })
+            }
+            other => Err(self.err(
+                &model_loc,
+                format!(
+                    "unknown loss model {other:?} (expected one of: {})",
+                    LOSS_MODELS.join(", ")
+                ),
+            )),
+        }
+    }
+
+    fn required<'t>(&self, t: &'t Table, loc: &Loc, key: &str, what: &str) -> Res<&'t Value> {
+        t.get(key).ok_or_else(|| self.missing(&loc.key(key), what))
+    }
+
+    /// 1-based packet or segment numbers, sorted and deduplicated because
+    /// their order carries no meaning.
+    fn positions(&self, v: &Value, loc: &Loc, what: &str) -> Res<Vec<u64>> {
+        let Value::Array(items) = v else {
+            return Err(self.err(
+                loc,
+                format!(
+                    "expected an array of {what} numbers like [17, 18, 19], got {}",
+                    describe(v)
+                ),
+            ));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let n = self.integer(
+                item,
+                &loc.index(i),
+                1,
+                i64::MAX,
+                &format!("{what} numbers are 1-based"),
+            )?;
+            out.push(n as u64);
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn flows(&self, v: Option<&Value>) -> Res<Vec<FlowSpec>> {
+        let loc = Loc::root().key("flow");
+        let items = match v {
+            None => return Err(self.missing(&loc, "at least one [[flow]] table")),
+            Some(Value::Array(items)) => items,
+            Some(Value::Table(_)) => {
+                return Err(self.err(
+                    &loc,
+                    "expected an array of tables: write [[flow]] (double brackets), not [flow]",
+                ))
+            }
+            Some(other) => {
+                return Err(self.err(
+                    &loc,
+                    format!(
+                        "expected an array of [[flow]] tables, got {}",
+                        describe(other)
+                    ),
+                ))
+            }
+        };
+        if items.is_empty() {
+            return Err(self.err(&loc, "at least one [[flow]] is required"));
+        }
+        let mut flows: Vec<FlowSpec> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let bare = Loc::flow(i, None);
+            let t = self.table(item, &bare, "a [[flow]] table")?;
+            let explicit = match t.get("name") {
+                Some(v) => Some(self.flow_name(v, &bare.key("name"))?),
+                None => None,
+            };
+            let floc = Loc::flow(i, explicit.as_deref());
+            let name = explicit.clone().unwrap_or_else(|| default_flow_name(i));
+            let flow = self.flow(t, &floc, &name)?;
+            // Names cannot contain '.', so the NAME.1 .. NAME.N of count
+            // never clash with another flow's name; only base names can.
+            if let Some(j) = flows.iter().position(|f| f.name == name) {
+                let how = if explicit.is_none() {
+                    format!(
+                        "{} has no name, so it is named {name:?} by its position, but ",
+                        bare.shown
+                    )
+                } else {
+                    String::new()
+                };
+                return Err(self.err(
+                    &floc.key("name"),
+                    format!(
+                        "{how}flow name {name:?} is already used by {} (flow names must be unique)",
+                        Loc::flow(j, Some(&flows[j].name)).shown
+                    ),
+                ));
+            }
+            flows.push(flow);
+        }
+        Ok(flows)
+    }
+
+    fn flow_name(&self, v: &Value, loc: &Loc) -> Res<String> {
+        let name = self.string(v, loc, "a flow name like \"a\"")?;
+        // Names appear in --set paths (flow.NAME.key) and in the names of
+        // counted flows (NAME.1), so they must not contain path syntax.
+        let bad = name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || ".[]\"=".contains(c));
+        if bad {
+            return Err(self.err(
+                loc,
+                format!(
+                    "bad flow name {name:?}: a name must be non-empty, without spaces, '.', '[', ']', '\"' or '='"
+                ),
+            ));
+        }
+        Ok(name.to_string())
+    }
+
+    fn flow(&self, t: &Table, loc: &Loc, name: &str) -> Res<FlowSpec> {
+        for key in t.keys() {
+            if FLOW_KEYS.contains(&key.as_str()) {
+                continue;
+            }
+            let kloc = loc.key(key);
+            return Err(match algorithm_key(key) {
+                Some((true, alg)) => self.err(
+                    &kloc,
+                    format!("{alg} takes no parameters in this version of losslab"),
+                ),
+                Some((false, alg)) => self.err(
+                    &kloc,
+                    format!(
+                        "parameters for {alg} given but {alg} is not implemented in this version of losslab"
+                    ),
+                ),
+                None => {
+                    self.unknown_key(&kloc, key, FLOW_KEYS, "in [[flow]]")
+                }
+            });
+        }
+
+        let mut f = FlowSpec::new(name);
+        if let Some(v) = t.get("start") {
+            f.start = self.duration(v, &loc.key("start"))?;
+        }
+        if let Some(v) = t.get("cc") {
+            f.cc = self.cc(v, &loc.key("cc"))?;
+        }
+        for (part, slot) in [
+            (&RECOVERY, &mut f.recovery),
+            (&DETECTION, &mut f.detection),
+            (&TIMERS, &mut f.timers),
+        ] {
+            if let Some(v) = t.get(part.key) {
+                let ploc = loc.key(part.key);
+                let s = self.string(v, &ploc, &format!("a {} name", part.noun))?;
+                part.check(s).map_err(|m| self.err(&ploc, m))?;
+                *slot = s.to_string();
+            }
+        }
+        if let Some(v) = t.get("extensions") {
+            f.extensions = self.extensions(v, &loc.key("extensions"))?;
+        }
+        if let Some(v) = t.get("mss") {
+            let mloc = loc.key("mss");
+            let mss = self.size(v, &mloc)?;
+            if !(1..=65_535).contains(&mss) {
+                return Err(self.err(&mloc, format!("expected an MSS from 1B to 65535B, got {v}")));
+            }
+            f.mss = mss as u32;
+        }
+        if let Some(v) = t.get("init_cwnd") {
+            f.init_cwnd = self.integer(v, &loc.key("init_cwnd"), 1, i64::MAX, "segments")? as u64;
+        }
+        if let Some(v) = t.get("min_rto") {
+            f.min_rto = self.duration(v, &loc.key("min_rto"))?;
+        }
+        if let Some(v) = t.get("app") {
+            f.app = self.app(v, &loc.key("app"))?;
+        }
+        if let Some(v) = t.get("sndbuf") {
+            let sloc = loc.key("sndbuf");
+            f.sndbuf = match v {
+                Value::String(s) if s == "auto" => None,
+                _ => {
+                    let parse = |s: &str| units::parse_size(s).map_err(|m| or_word(m, "auto"));
+                    match self.with_unit(v, &sloc, &SIZE, parse)? {
+                        0 => {
+                            return Err(
+                                self.err(&sloc, format!("sndbuf must be at least 1B, got {v}"))
+                            )
+                        }
+                        n => Some(n),
+                    }
+                }
+            };
+        }
+        if let Some(v) = t.get("receiver") {
+            f.receiver = self.receiver(v, &loc.key("receiver"))?;
+        }
+        if let Some(v) = t.get("count") {
+            f.count = self.integer(
+                v,
+                &loc.key("count"),
+                1,
+                i64::from(u32::MAX),
+                "the number of identical flows",
+            )? as u32;
+        }
+        Ok(f)
+    }
+
+    fn cc(&self, v: &Value, loc: &Loc) -> Res<CcSpec> {
+        let s = self.string(v, loc, "a congestion control name like \"newreno\"")?;
+        if s == "newreno" {
+            return Ok(CcSpec::NewReno);
+        }
+        if s == "fixed" || s.starts_with("fixed:") {
+            let n = s
+                .strip_prefix("fixed:")
+                .and_then(|n| n.parse::<u64>().ok())
+                .filter(|&n| n >= 1);
+            return match n {
+                Some(n) => Ok(CcSpec::Fixed(n)),
+                None => Err(self.err(
+                    loc,
+                    format!(
+                        "expected fixed:N with N a window of at least 1 segment, like \"fixed:32\", got {s:?}"
+                    ),
+                )),
+            };
+        }
+        match CC.check(s) {
+            // Only reachable if CC_AVAILABLE lists a name CcSpec lacks.
+            Ok(()) => Err(self.err(loc, CC.not_implemented(s))),
+            Err(m) => Err(self.err(loc, m)),
+        }
+    }
+
+    fn extensions(&self, v: &Value, loc: &Loc) -> Res<Vec<String>> {
+        let Value::Array(items) = v else {
+            return Err(self.err(
+                loc,
+                format!(
+                    "expected an array of extension names like [\"hack1\"], got {}",
+                    describe(v)
+                ),
+            ));
+        };
+        let mut out: Vec<String> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let iloc = loc.index(i);
+            let s = self.string(item, &iloc, "an extension name")?;
+            EXTENSIONS.check(s).map_err(|m| self.err(&iloc, m))?;
+            if out.iter().any(|e| e == s) {
+                return Err(self.err(&iloc, format!("extension {s:?} is listed twice")));
+            }
+            out.push(s.to_string());
+        }
+        Ok(out)
+    }
+
+    fn app(&self, v: &Value, loc: &Loc) -> Res<AppSpec> {
+        let t = self.table(
+            v,
+            loc,
+            r#"a table like { kind = "bulk" } or { kind = "bytes", size = "50MB" }"#,
+        )?;
+        let kloc = loc.key("kind");
+        let kind = match t.get("kind") {
+            Some(v) => self.string(v, &kloc, "an app kind")?,
+            None => return Err(self.missing(&kloc, &format!("one of {}", APP_KINDS.join(", ")))),
+        };
+        let level = format!("in an app of kind {kind:?}");
+        match kind {
+            "bulk" => {
+                self.only_keys(t, loc, &["kind"], &level)?;
+                Ok(AppSpec::Bulk)
+            }
+            "bytes" => {
+                self.only_keys(t, loc, &["kind", "size"], &level)?;
+                let v = self.required(t, loc, "size", units::SIZE_LIKE)?;
+                Ok(AppSpec::Bytes(self.positive_size(
+                    v,
+                    &loc.key("size"),
+                    "the size",
+                )?))
+            }
+            "writes" => {
+                self.only_keys(t, loc, &["kind", "writes"], &level)?;
+                let v = self.required(
+                    t,
+                    loc,
+                    "writes",
+                    r#"an array of [time, size] pairs like [["0ms", "20kB"], ["500ms", "10kB"]]"#,
+                )?;
+                self.writes(v, &loc.key("writes")).map(AppSpec::Writes)
+            }
+            other => Err(self.err(
+                &kloc,
+                format!(
+                    "unknown app kind {other:?} (expected one of: {})",
+                    APP_KINDS.join(", ")
+                ),
+            )),
+        }
+    }
+
+    fn writes(&self, v: &Value, loc: &Loc) -> Res<Vec<(Time, u64)>> {
+        const PAIR: &str = r#"a [time, size] pair like ["500ms", "10kB"]"#;
+        let Value::Array(items) = v else {
+            return Err(self.err(
+                loc,
+                format!("expected an array of {PAIR}s, got {}", describe(v)),
+            ));
+        };
+        if items.is_empty() {
+            return Err(self.err(loc, "at least one write is required"));
+        }
+        let mut out: Vec<(Time, u64)> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let iloc = loc.index(i);
+            let pair = match item {
+                Value::Array(pair) if pair.len() == 2 => pair,
+                other => {
+                    return Err(self.err(&iloc, format!("expected {PAIR}, got {}", describe(other))))
+                }
+            };
+            let at = self.duration(&pair[0], &iloc.index(0))?;
+            let bytes = self.positive_size(&pair[1], &iloc.index(1), "a write")?;
+            if let Some(&(prev, _)) = out.last() {
+                if at < prev {
+                    return Err(self.err(
+                        &iloc.index(0),
+                        format!(
+                            "writes must be in time order: {} comes after {}",
+                            units::format_duration(at),
+                            units::format_duration(prev)
+                        ),
+                    ));
+                }
+            }
+            out.push((at, bytes));
+        }
+        Ok(out)
+    }
+
+    fn receiver(&self, v: &Value, loc: &Loc) -> Res<ReceiverSpec> {
+        let t = self.table(
+            v,
+            loc,
+            r#"a table like { ack = "delayed", sack_blocks = 3, rcvbuf = "16MB", read_rate = "inf" }"#,
+        )?;
+        self.only_keys(t, loc, RECEIVER_KEYS, "in receiver")?;
+        let mut r = ReceiverSpec::default();
+        if let Some(v) = t.get("ack") {
+            let aloc = loc.key("ack");
+            r.ack = match self.string(v, &aloc, "\"delayed\" or \"quick\"")? {
+                "delayed" => AckSpec::Delayed,
+                "quick" => AckSpec::Quick,
+                other => {
+                    return Err(self.err(
+                        &aloc,
+                        format!("unknown ack mode {other:?} (expected one of: delayed, quick)"),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = t.get("sack_blocks") {
+            r.sack_blocks = self.integer(
+                v,
+                &loc.key("sack_blocks"),
+                0,
+                4,
+                "SACK blocks per ACK; 0 disables SACK",
+            )? as u8;
+        }
+        if let Some(v) = t.get("rcvbuf") {
+            r.rcvbuf = self.positive_size(v, &loc.key("rcvbuf"), "rcvbuf")?;
+        }
+        if let Some(v) = t.get("read_rate") {
+            let rloc = loc.key("read_rate");
+            r.read_rate = match v {
+                Value::String(s) if s == "inf" => None,
+                // TOML's own infinity, `read_rate = inf`, means the same.
+                Value::Float(f) if *f == f64::INFINITY => None,
+                _ => {
+                    let parse = |s: &str| units::parse_rate(s).map_err(|m| or_word(m, "inf"));
+                    let bps = self.with_unit(v, &rloc, &RATE, parse)?;
+                    // Stored in bytes per second; a rate below one byte per
+                    // second would round to "never reads".
+                    match (bps + 4) / 8 {
+                        0 => {
+                            return Err(self.err(
+                                &rloc,
+                                format!(
+                                "read_rate must be at least 8bps (one byte per second), got {v}"
+                            ),
+                            ))
+                        }
+                        bytes => Some(bytes),
+                    }
+                }
+            };
+        }
+        Ok(r)
+    }
+
+    /// A drop model must name an existing flow, and `tail` needs a flow
+    /// with a last segment.
+    fn check_drop_target(&self, loss: &LossModel, loc: &Loc, flows: &[FlowSpec]) -> Res<()> {
+        let LossModel::Drop {
+            flow: target,
+            which,
+        } = loss
+        else {
+            return Ok(());
+        };
+        let floc = loc.key("flow");
+        let found = flows.iter().find(|f| {
+            if f.count == 1 {
+                f.name == *target
+            } else {
+                expanded_names(f).contains(target)
+            }
+        });
+        let Some(flow) = found else {
+            if let Some(f) = flows.iter().find(|f| f.name == *target) {
+                return Err(self.err(
+                    &floc,
+                    format!(
+                        "flow {target:?} has count = {}, so it is {} connections; name one of them, {:?} .. {:?}",
+                        f.count,
+                        f.count,
+                        format!("{target}.1"),
+                        format!("{target}.{}", f.count)
+                    ),
+                ));
+            }
+            let names: Vec<String> = flows.iter().flat_map(expanded_names).collect();
+            return Err(self.err(
+                &floc,
+                format!("no flow named {target:?} (flows: {})", quoted_list(&names)),
+            ));
+        };
+        if matches!(which, DropSpec::Tail(_)) && flow.app == AppSpec::Bulk {
+            return Err(self.err(
+                &loc.key("tail"),
+                format!(
+                    "flow {target:?} is a bulk flow, which has no last segments; tail needs an app of kind \"bytes\" or \"writes\""
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Rewrites "expected X, got Y" as "expected "WORD" or X, got Y" for keys
+/// that also take a keyword ("auto", "inf").
+fn or_word(message: String, word: &str) -> String {
+    match message.strip_prefix("expected ") {
+        Some(rest) => format!("expected {word:?} or {rest}"),
+        None => message,
+    }
+}
+
+/// The names a flow runs under: NAME, or NAME.1 .. NAME.N with count.
+fn expanded_names(f: &FlowSpec) -> Vec<String> {
+    if f.count <= 1 {
+        vec![f.name.clone()]
+    } else {
+        (1..=f.count).map(|k| format!("{}.{k}", f.name)).collect()
+    }
+}

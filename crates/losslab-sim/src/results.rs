@@ -1,0 +1,202 @@
+//! The results document (docs/SCENARIO.md, "Results"): a public contract.
+//! Fields may be added, never renamed or re-typed.
+
+use serde::Serialize;
+
+use losslab_core::time::{Time, MS, SEC};
+
+use crate::sim::Simulation;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunResults {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    /// Filled by the caller (the simulator has no clock).
+    pub wall_time_s: f64,
+    pub events: u64,
+    /// True when the run was stopped before its end (Ctrl-C).
+    pub interrupted: bool,
+    pub path: PathResults,
+    pub flows: Vec<FlowResults>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PathResults {
+    pub utilization: f64,
+    /// Data packets dropped on the bottleneck (queue + loss model).
+    pub drops: u64,
+    pub queue_drops: u64,
+    pub loss_drops: u64,
+    pub ack_drops: u64,
+    pub max_queue_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RttResults {
+    pub min: Option<f64>,
+    pub mean: Option<f64>,
+    pub p99: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RecoveryResult {
+    pub start_s: f64,
+    pub end_s: Option<f64>,
+    pub kind: String,
+    pub cwnd_before: u64,
+    pub cwnd_after: Option<u64>,
+    pub ssthresh: u64,
+    pub pipe_minus_ssthresh_at_start: i64,
+    pub link_utilization: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowResults {
+    pub name: String,
+    pub cc: String,
+    pub recovery: String,
+    pub detection: String,
+    pub timers: String,
+    pub start_s: f64,
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    pub fct_s: Option<f64>,
+    pub segments_sent: u64,
+    /// ACK packets the receiver sent.
+    pub acks_sent: u64,
+    pub retransmissions: u64,
+    pub spurious_retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub tail_probes: u64,
+    pub max_retransmissions_of_one_segment: u32,
+    pub dsacks_received: u64,
+    pub rtt_ms: RttResults,
+    pub recoveries: Vec<RecoveryResult>,
+}
+
+fn secs(t: Time) -> f64 {
+    t as f64 / SEC as f64
+}
+
+fn ms(t: Time) -> f64 {
+    t as f64 / MS as f64
+}
+
+pub(crate) fn collect(sim: &Simulation) -> RunResults {
+    let sc = sim.scenario();
+    let end = sim.now();
+    let link = sim.link_stats();
+    let first_start = sim.flow_views().map(|f| f.start).min().unwrap_or(0);
+    let active = end.saturating_sub(first_start);
+    let capacity_bytes = |dt: Time| link.rate_bps as f64 / 8.0 * secs(dt);
+    let utilization = if active > 0 {
+        link.link_bytes as f64 / capacity_bytes(active)
+    } else {
+        0.0
+    };
+    let flows = sim
+        .flow_views()
+        .map(|f| {
+            let (cc, recovery, detection, timers) = f
+                .sender
+                .map(|s| {
+                    let n = s.names();
+                    (n.0, n.1.to_string(), n.2.to_string(), n.3.to_string())
+                })
+                .unwrap_or_else(|| {
+                    (
+                        f.spec.cc.name(),
+                        f.spec.recovery.clone(),
+                        f.spec.detection.clone(),
+                        f.spec.timers.clone(),
+                    )
+                });
+            let delivered = f.receiver.rcv_nxt();
+            let fct = f.fct_at.map(|t| t - f.start);
+            let elapsed = fct.unwrap_or(end.saturating_sub(f.start));
+            let goodput = if elapsed > 0 {
+                delivered as f64 * 8.0 / secs(elapsed)
+            } else {
+                0.0
+            };
+            let stats = f.sender.map(|s| s.stats());
+            let rtt = stats.map(|s| &s.rtt);
+            let recoveries = f
+                .sender
+                .map(|s| {
+                    s.recoveries()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let util = match (
+                                f.epoch_link_bytes.get(2 * i),
+                                f.epoch_link_bytes.get(2 * i + 1),
+                            ) {
+                                (Some(&(t0, b0)), Some(&(t1, b1))) if t1 > t0 => {
+                                    Some((b1 - b0) as f64 / capacity_bytes(t1 - t0))
+                                }
+                                _ => None,
+                            };
+                            RecoveryResult {
+                                start_s: secs(r.start),
+                                end_s: r.end.map(secs),
+                                kind: r.kind.as_str().to_string(),
+                                cwnd_before: r.cwnd_before,
+                                cwnd_after: r.cwnd_after,
+                                ssthresh: r.ssthresh,
+                                pipe_minus_ssthresh_at_start: r.pipe_minus_ssthresh_at_start,
+                                link_utilization: util,
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            FlowResults {
+                name: f.name.to_string(),
+                cc,
+                recovery,
+                detection,
+                timers,
+                start_s: secs(f.start),
+                bytes_delivered: delivered,
+                goodput_bps: goodput,
+                fct_s: fct.map(secs),
+                segments_sent: stats.map_or(0, |s| s.segments_sent),
+                acks_sent: f.receiver.stats().acks_sent,
+                retransmissions: stats.map_or(0, |s| s.retransmissions),
+                spurious_retransmissions: f.spurious,
+                timeouts: stats.map_or(0, |s| s.timeouts),
+                fast_recoveries: stats.map_or(0, |s| s.fast_recoveries),
+                tail_probes: stats.map_or(0, |s| s.tail_probes),
+                max_retransmissions_of_one_segment: stats
+                    .map_or(0, |s| s.max_tx_count.saturating_sub(1)),
+                dsacks_received: stats.map_or(0, |s| s.dsacks_received),
+                rtt_ms: RttResults {
+                    min: rtt.and_then(|h| h.min()).map(ms),
+                    mean: rtt.and_then(|h| h.mean()).map(|m| m / MS as f64),
+                    p99: rtt.and_then(|h| h.quantile(0.99)).map(ms),
+                },
+                recoveries,
+            }
+        })
+        .collect();
+    RunResults {
+        scenario: sc.name.clone(),
+        seed: sc.seed,
+        sim_time_s: secs(end),
+        wall_time_s: 0.0,
+        events: sim.events(),
+        interrupted: false,
+        path: PathResults {
+            utilization,
+            drops: link.queue_drops + link.loss_drops,
+            queue_drops: link.queue_drops,
+            loss_drops: link.loss_drops,
+            ack_drops: link.ack_drops,
+            max_queue_bytes: link.max_queue_bytes,
+        },
+        flows,
+    }
+}

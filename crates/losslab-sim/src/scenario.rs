@@ -1,0 +1,184 @@
+//! The typed scenario: what `scenario.toml` (../../docs/SCENARIO.md) means
+//! once parsed and checked. Reproductions build these in code; the CLI
+//! parses them from TOML with `parse::parse_scenario`.
+
+use losslab_core::time::Time;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    /// Stop time; a run also ends once every flow has finished.
+    pub duration: Time,
+    pub seed: u64,
+    pub path: PathSpec,
+    pub reverse: ReverseSpec,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueLimit {
+    Bytes(u64),
+    Packets(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LossModel {
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+    /// Deterministic drops of one flow's data packets.
+    Drop {
+        flow: String,
+        which: DropSpec,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DropSpec {
+    /// 1-based indices of the flow's data packets in transmission order
+    /// (retransmissions count).
+    Packets(Vec<u64>),
+    /// 1-based segment numbers; only the first transmission is dropped.
+    Segments(Vec<u64>),
+    /// The first transmission of the last N segments of a sized flow.
+    Tail(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reorder {
+    /// Probability that a packet is held back.
+    pub p: f64,
+    /// How long it is held back.
+    pub delay: Time,
+}
+
+impl Default for Reorder {
+    fn default() -> Self {
+        Reorder { p: 0.0, delay: 0 }
+    }
+}
+
+/// The bottleneck, data direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathSpec {
+    /// Bits per second.
+    pub rate: u64,
+    /// One-way propagation delay.
+    pub delay: Time,
+    pub queue: QueueLimit,
+    pub loss: LossModel,
+    pub protect_retransmissions: bool,
+    pub reorder: Reorder,
+    /// Probability that a packet is delivered twice (added key).
+    pub duplicate: f64,
+}
+
+/// The ACK direction: no rate limit, its own delay, loss and reordering.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReverseSpec {
+    pub delay: Time,
+    pub loss: LossModel,
+    pub reorder: Reorder,
+    pub duplicate: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcSpec {
+    NewReno,
+    /// A fixed window of N segments.
+    Fixed(u64),
+}
+
+impl CcSpec {
+    pub fn name(&self) -> String {
+        match self {
+            CcSpec::NewReno => "newreno".into(),
+            CcSpec::Fixed(n) => format!("fixed:{n}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppSpec {
+    Bulk,
+    Bytes(u64),
+    /// (time after flow start, bytes) writes.
+    Writes(Vec<(Time, u64)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AckSpec {
+    Delayed,
+    Quick,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiverSpec {
+    pub ack: AckSpec,
+    pub sack_blocks: u8,
+    pub rcvbuf: u64,
+    /// Bytes per second; None = infinite.
+    pub read_rate: Option<u64>,
+}
+
+impl Default for ReceiverSpec {
+    fn default() -> Self {
+        ReceiverSpec {
+            ack: AckSpec::Delayed,
+            sack_blocks: 3,
+            rcvbuf: 16_000_000,
+            read_rate: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub name: String,
+    pub start: Time,
+    pub cc: CcSpec,
+    /// Algorithm names as written (validated by the parser against what the
+    /// engine implements).
+    pub recovery: String,
+    pub detection: String,
+    pub timers: String,
+    pub extensions: Vec<String>,
+    pub mss: u32,
+    pub init_cwnd: u64,
+    pub min_rto: Time,
+    pub app: AppSpec,
+    /// None = "auto".
+    pub sndbuf: Option<u64>,
+    pub receiver: ReceiverSpec,
+    /// N identical flows named name.1 .. name.N (1 keeps the plain name).
+    pub count: u32,
+}
+
+impl FlowSpec {
+    /// A bulk NewReno flow with the engine's defaults.
+    pub fn new(name: &str) -> Self {
+        FlowSpec {
+            name: name.to_string(),
+            start: 0,
+            cc: CcSpec::NewReno,
+            recovery: "rfc6675".into(),
+            detection: "dupthresh".into(),
+            timers: "rto".into(),
+            extensions: vec![],
+            mss: 1448,
+            init_cwnd: 10,
+            min_rto: 200 * losslab_core::time::MS,
+            app: AppSpec::Bulk,
+            sndbuf: None,
+            receiver: ReceiverSpec::default(),
+            count: 1,
+        }
+    }
+}

@@ -1,0 +1,811 @@
+//! The discrete-event simulator: N flows over one drop-tail bottleneck,
+//! with a reverse path for ACKs.
+//!
+//! Events come from five sources, each already in time order, so there is
+//! no global priority queue of packets: the packet being serialised, the
+//! FIFO of packets propagating forward (constant delay keeps FIFO order),
+//! the FIFO of ACKs propagating back, an ordered map of packets held back
+//! by reordering (rare), and a heap of endpoint timers holding at most a
+//! few entries per flow. The next event is the minimum of five heads; ties
+//! go in that fixed order, which keeps runs bit-for-bit reproducible.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
+use losslab_core::event::Timed;
+use losslab_core::time::{Time, MS, SEC};
+use losslab_core::{Ack, Algorithms, App, Receiver, Segment, Sender, SenderConfig};
+
+use crate::loss::{LossRt, PacketView};
+use crate::rng::Stream;
+use crate::scenario::{AckSpec, AppSpec, CcSpec, FlowSpec, QueueLimit, Scenario};
+
+/// IPv4 (20) + TCP (20) + timestamps option (12) bytes on every packet.
+pub const HEADER_BYTES: u32 = 52;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    Data(Segment),
+    Ack(Ack),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub flow: u32,
+    /// 1-based index among this flow's packets in this direction.
+    pub index: u64,
+    pub wire_bytes: u32,
+    pub body: Body,
+}
+
+/// What happened to a packet, for tracers (pcap, plots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketFate {
+    /// Handed to the path by its sender (data: into the bottleneck queue).
+    Sent,
+    /// Dropped at the tail of a full queue.
+    QueueDrop,
+    /// Dropped by the loss model.
+    LossDrop,
+    /// Reached the other end.
+    Delivered,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Sender,
+    Receiver,
+}
+
+/// Observes a run. Every method has an empty default; a run without a
+/// tracer pays nothing for it.
+pub trait Tracer {
+    fn packet(&mut self, _at: Time, _pkt: &Packet, _fate: PacketFate) {}
+    fn endpoint(&mut self, _flow: usize, _side: Side, _ev: &Timed) {}
+    /// Whether endpoint events (cwnd, loss marks, ...) are wanted.
+    fn wants_endpoint_events(&self) -> bool {
+        false
+    }
+    /// The run is over: flush what was buffered.
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Per-flow state of the network side: counters and ground truth.
+#[derive(Debug, Default)]
+struct FlowNet {
+    data_index: u64,
+    ack_index: u64,
+    total: Option<u64>,
+    mss: u32,
+    /// seg_no -> bitmask of dropped transmissions (bit i: transmission i+1).
+    dropped: BTreeMap<u64, u64>,
+    /// seg_no -> highest transmission count sent, for retransmitted ones.
+    retransmitted: BTreeMap<u64, u32>,
+}
+
+struct Net {
+    rate_bps: u64,
+    fwd_delay: Time,
+    rev_delay: Time,
+    queue_limit: QueueLimit,
+    queue: VecDeque<Packet>,
+    queue_bytes: u64,
+    in_service: Option<(Time, Packet)>,
+    fwd_line: VecDeque<(Time, Packet)>,
+    rev_line: VecDeque<(Time, Packet)>,
+    held: BTreeMap<(Time, u64), Packet>,
+    held_seq: u64,
+    fwd_loss: LossRt,
+    rev_loss: LossRt,
+    protect_rtx: bool,
+    fwd_reorder: (f64, Time, Stream),
+    rev_reorder: (f64, Time, Stream),
+    fwd_dup: (f64, Stream),
+    rev_dup: (f64, Stream),
+    flows: Vec<FlowNet>,
+    // statistics
+    link_bytes: u64,
+    queue_drops: u64,
+    loss_drops: u64,
+    ack_drops: u64,
+    max_queue_bytes: u64,
+    tracer: Option<Box<dyn Tracer>>,
+}
+
+impl Net {
+    fn ser_time(&self, bytes: u32) -> Time {
+        ((bytes as u128 * 8 * SEC as u128).div_ceil(self.rate_bps as u128)) as Time
+    }
+
+    #[inline]
+    fn trace(&mut self, at: Time, p: &Packet, fate: PacketFate) {
+        if let Some(t) = self.tracer.as_mut() {
+            t.packet(at, p, fate);
+        }
+    }
+
+    fn record_drop(&mut self, p: &Packet) {
+        if let Body::Data(s) = p.body {
+            let bit = 1u64 << (s.tx_count.clamp(1, 64) - 1);
+            *self.flows[p.flow as usize]
+                .dropped
+                .entry(s.seg_no)
+                .or_default() |= bit;
+        }
+    }
+
+    /// A data segment from flow `f` enters the bottleneck.
+    fn send_data(&mut self, now: Time, f: usize, seg: Segment) {
+        let fl = &mut self.flows[f];
+        fl.data_index += 1;
+        if seg.tx_count > 1 {
+            let e = fl.retransmitted.entry(seg.seg_no).or_default();
+            *e = (*e).max(seg.tx_count);
+        }
+        let p = Packet {
+            flow: f as u32,
+            index: fl.data_index,
+            wire_bytes: seg.len + HEADER_BYTES,
+            body: Body::Data(seg),
+        };
+        self.trace(now, &p, PacketFate::Sent);
+        if self.in_service.is_none() {
+            let done = now + self.ser_time(p.wire_bytes);
+            self.in_service = Some((done, p));
+            return;
+        }
+        let full = match self.queue_limit {
+            QueueLimit::Bytes(b) => self.queue_bytes + p.wire_bytes as u64 > b,
+            QueueLimit::Packets(n) => self.queue.len() as u64 >= n,
+        };
+        if full {
+            self.queue_drops += 1;
+            self.record_drop(&p);
+            self.trace(now, &p, PacketFate::QueueDrop);
+            return;
+        }
+        self.queue_bytes += p.wire_bytes as u64;
+        self.max_queue_bytes = self.max_queue_bytes.max(self.queue_bytes);
+        self.queue.push_back(p);
+    }
+
+    /// The packet in service finished serialisation at `now`.
+    fn depart(&mut self, now: Time) {
+        let (_, p) = self.in_service.take().expect("departure without packet");
+        self.link_bytes += p.wire_bytes as u64;
+        if let Some(next) = self.queue.pop_front() {
+            self.queue_bytes -= next.wire_bytes as u64;
+            let done = now + self.ser_time(next.wire_bytes);
+            self.in_service = Some((done, next));
+        }
+        let Body::Data(s) = p.body else {
+            unreachable!("only data crosses the bottleneck")
+        };
+        let protected = self.protect_rtx && s.tx_count > 1;
+        if !protected && !self.fwd_loss.is_none() {
+            let fl = &self.flows[p.flow as usize];
+            let view = PacketView {
+                flow: p.flow as usize,
+                index: p.index,
+                seg_no: s.seg_no,
+                tx_count: s.tx_count,
+                end: s.end(),
+                flow_total: fl.total,
+                mss: fl.mss,
+            };
+            if self.fwd_loss.drops(&view) {
+                self.loss_drops += 1;
+                self.record_drop(&p);
+                self.trace(now, &p, PacketFate::LossDrop);
+                return;
+            }
+        }
+        let (pr, extra, rng) = &mut self.fwd_reorder;
+        let held = rng.chance(*pr);
+        let at = now + self.fwd_delay;
+        if held {
+            let extra = *extra;
+            self.hold(at + extra, p);
+        } else {
+            self.fwd_line.push_back((at, p));
+        }
+        let (pd, rng) = &mut self.fwd_dup;
+        if rng.chance(*pd) {
+            self.hold(at, p);
+        }
+    }
+
+    fn hold(&mut self, at: Time, p: Packet) {
+        self.held_seq += 1;
+        self.held.insert((at, self.held_seq), p);
+    }
+
+    /// An ACK from flow `f`'s receiver enters the reverse path.
+    fn send_ack(&mut self, now: Time, f: usize, ack: Ack) {
+        let fl = &mut self.flows[f];
+        fl.ack_index += 1;
+        let blocks = ack.sack.len() as u32;
+        let p = Packet {
+            flow: f as u32,
+            index: fl.ack_index,
+            wire_bytes: HEADER_BYTES + if blocks > 0 { 4 + 8 * blocks } else { 0 },
+            body: Body::Ack(ack),
+        };
+        self.trace(now, &p, PacketFate::Sent);
+        if !self.rev_loss.is_none() {
+            let view = PacketView {
+                flow: f,
+                index: p.index,
+                seg_no: 0,
+                tx_count: 1,
+                end: 0,
+                flow_total: None,
+                mss: 0,
+            };
+            if self.rev_loss.drops(&view) {
+                self.ack_drops += 1;
+                self.trace(now, &p, PacketFate::LossDrop);
+                return;
+            }
+        }
+        let at = now + self.rev_delay;
+        let (pr, extra, rng) = &mut self.rev_reorder;
+        if rng.chance(*pr) {
+            let extra = *extra;
+            self.hold(at + extra, p);
+        } else {
+            self.rev_line.push_back((at, p));
+        }
+        let (pd, rng) = &mut self.rev_dup;
+        if rng.chance(*pd) {
+            self.hold(at, p);
+        }
+    }
+}
+
+/// One flow's endpoints.
+struct FlowRt {
+    name: String,
+    spec: FlowSpec,
+    start: Time,
+    sender: Option<Sender>,
+    receiver: Receiver,
+    total: Option<u64>,
+    /// Time the receiver held the last byte.
+    fct_at: Option<Time>,
+    /// Time every byte was acknowledged.
+    done_at: Option<Time>,
+    /// Earliest heap entry for [sender, receiver] timers.
+    sched: [Option<Time>; 2],
+    seen_epoch: u64,
+    /// Bottleneck bytes at each recovery start/end, in order.
+    epoch_link_bytes: Vec<(Time, u64)>,
+}
+
+const SIDE_SENDER: u8 = 0;
+const SIDE_RECEIVER: u8 = 1;
+const SIDE_START: u8 = 2;
+
+/// A configured run.
+pub struct Simulation {
+    scenario: Scenario,
+    now: Time,
+    end: Time,
+    flows: Vec<FlowRt>,
+    net: Net,
+    timers: BinaryHeap<Reverse<(Time, u32, u8)>>,
+    events: u64,
+    unfinished: usize,
+}
+
+/// Errors building a simulation from a scenario (validated scenarios
+/// should not produce them; reproductions build scenarios in code).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimError(pub String);
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SimError {}
+
+/// Expands `count = N` flows into N named flows.
+pub fn expand_flows(flows: &[FlowSpec]) -> Vec<FlowSpec> {
+    let mut out = Vec::new();
+    for f in flows {
+        if f.count <= 1 {
+            out.push(f.clone());
+        } else {
+            for i in 1..=f.count {
+                let mut g = f.clone();
+                g.name = format!("{}.{}", f.name, i);
+                g.count = 1;
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
+fn app_of(spec: &FlowSpec) -> App {
+    match &spec.app {
+        AppSpec::Bulk => App::Bulk,
+        AppSpec::Bytes(n) => App::Bytes(*n),
+        AppSpec::Writes(w) => App::Writes(w.iter().map(|&(t, b)| (spec.start + t, b)).collect()),
+    }
+}
+
+fn total_of(spec: &FlowSpec) -> Option<u64> {
+    match &spec.app {
+        AppSpec::Bulk => None,
+        AppSpec::Bytes(n) => Some(*n),
+        AppSpec::Writes(w) => Some(w.iter().map(|x| x.1).sum()),
+    }
+}
+
+impl Simulation {
+    pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
+        let specs = expand_flows(&scenario.flows);
+        let names: Vec<String> = specs.iter().map(|f| f.name.clone()).collect();
+        // A drop model names a flow as written in the scenario; with
+        // count > 1 it applies to the first copy.
+        let index_of = |n: &str| {
+            names
+                .iter()
+                .position(|x| x == n || x.strip_suffix(".1") == Some(n))
+        };
+        let p = &scenario.path;
+        let r = &scenario.reverse;
+        let seed = scenario.seed;
+        let fwd_loss = LossRt::new(&p.loss, seed, "path.loss", index_of)
+            .map_err(|e| SimError(format!("path.loss: {e}")))?;
+        let rev_loss = LossRt::new(&r.loss, seed, "reverse.loss", index_of)
+            .map_err(|e| SimError(format!("reverse.loss: {e}")))?;
+        if matches!(rev_loss, LossRt::Segments { .. } | LossRt::Tail { .. }) {
+            return Err(SimError(
+                "reverse.loss: `segments` and `tail` name data segments; use `packets` for ACKs"
+                    .into(),
+            ));
+        }
+        let mut flows = Vec::new();
+        let mut flow_nets = Vec::new();
+        for spec in specs {
+            let receiver = Receiver::new(ReceiverConfig {
+                ack_mode: match spec.receiver.ack {
+                    AckSpec::Delayed => AckMode::Delayed,
+                    AckSpec::Quick => AckMode::Quick,
+                },
+                delack_timeout: 200 * MS,
+                sack_blocks: spec.receiver.sack_blocks,
+                dsack: spec.receiver.sack_blocks > 0,
+                rcvbuf: spec.receiver.rcvbuf,
+                read_rate: spec.receiver.read_rate,
+                mss: spec.mss,
+            });
+            let total = total_of(&spec);
+            flow_nets.push(FlowNet {
+                total,
+                mss: spec.mss,
+                ..Default::default()
+            });
+            flows.push(FlowRt {
+                name: spec.name.clone(),
+                start: spec.start,
+                sender: None,
+                receiver,
+                total,
+                fct_at: None,
+                done_at: None,
+                sched: [None; 2],
+                seen_epoch: 0,
+                epoch_link_bytes: Vec::new(),
+                spec,
+            });
+        }
+        // Validate algorithm names now rather than at the flow's start.
+        for f in &flows {
+            build_algorithms(&f.spec).map_err(|e| SimError(format!("flow {}: {e}", f.name)))?;
+        }
+        let net = Net {
+            rate_bps: p.rate.max(1),
+            fwd_delay: p.delay,
+            rev_delay: r.delay,
+            queue_limit: p.queue.clone(),
+            queue: VecDeque::new(),
+            queue_bytes: 0,
+            in_service: None,
+            fwd_line: VecDeque::new(),
+            rev_line: VecDeque::new(),
+            held: BTreeMap::new(),
+            held_seq: 0,
+            fwd_loss,
+            rev_loss,
+            protect_rtx: p.protect_retransmissions,
+            fwd_reorder: (
+                p.reorder.p,
+                p.reorder.delay,
+                Stream::new(seed, "path.reorder"),
+            ),
+            rev_reorder: (
+                r.reorder.p,
+                r.reorder.delay,
+                Stream::new(seed, "reverse.reorder"),
+            ),
+            fwd_dup: (p.duplicate, Stream::new(seed, "path.duplicate")),
+            rev_dup: (r.duplicate, Stream::new(seed, "reverse.duplicate")),
+            flows: flow_nets,
+            link_bytes: 0,
+            queue_drops: 0,
+            loss_drops: 0,
+            ack_drops: 0,
+            max_queue_bytes: 0,
+            tracer: None,
+        };
+        let mut timers = BinaryHeap::new();
+        for (i, f) in flows.iter().enumerate() {
+            timers.push(Reverse((f.start, i as u32, SIDE_START)));
+        }
+        let unfinished = flows.iter().filter(|f| f.total.is_some()).count();
+        let all_sized = unfinished == flows.len();
+        Ok(Simulation {
+            scenario: scenario.clone(),
+            now: 0,
+            end: scenario.duration,
+            flows,
+            net,
+            timers,
+            events: 0,
+            unfinished: if all_sized { unfinished } else { usize::MAX },
+        })
+    }
+
+    pub fn set_tracer(&mut self, t: Box<dyn Tracer>) {
+        self.net.tracer = Some(t);
+    }
+    pub fn take_tracer(&mut self) -> Option<Box<dyn Tracer>> {
+        self.net.tracer.take()
+    }
+    /// Flow names after `count` expansion, in flow-index order.
+    pub fn flow_names(&self) -> Vec<String> {
+        self.flows.iter().map(|f| f.name.clone()).collect()
+    }
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn end_time(&self) -> Time {
+        self.end
+    }
+    /// Bytes (headers included) the bottleneck has finished sending.
+    pub fn link_bytes(&self) -> u64 {
+        self.net.link_bytes
+    }
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+    /// True when the run is over: every flow finished or the duration passed.
+    pub fn is_done(&self) -> bool {
+        self.unfinished == 0 || self.now >= self.end
+    }
+
+    /// Runs to completion.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Processes every event at or before `until` (capped at the
+    /// scenario's duration); returns true when the run is over.
+    pub fn run_until(&mut self, until: Time) -> bool {
+        let until = until.min(self.end);
+        while self.unfinished > 0 {
+            let mut t = Time::MAX;
+            let mut src = 0u8;
+            if let Some((d, _)) = self.net.in_service {
+                t = d;
+                src = 1;
+            }
+            if let Some(&(a, _)) = self.net.fwd_line.front() {
+                if a < t {
+                    t = a;
+                    src = 2;
+                }
+            }
+            if let Some(&(a, _)) = self.net.rev_line.front() {
+                if a < t {
+                    t = a;
+                    src = 3;
+                }
+            }
+            if let Some((&(a, _), _)) = self.net.held.first_key_value() {
+                if a < t {
+                    t = a;
+                    src = 4;
+                }
+            }
+            if let Some(Reverse((a, _, _))) = self.timers.peek() {
+                if *a < t {
+                    t = *a;
+                    src = 5;
+                }
+            }
+            if t > until || src == 0 {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match src {
+                1 => self.net.depart(t),
+                2 => {
+                    let (_, p) = self.net.fwd_line.pop_front().expect("head");
+                    self.deliver(p);
+                }
+                3 => {
+                    let (_, p) = self.net.rev_line.pop_front().expect("head");
+                    self.deliver(p);
+                }
+                4 => {
+                    let (_, p) = self.net.held.pop_first().expect("head");
+                    self.deliver(p);
+                }
+                _ => {
+                    let Reverse((_, f, side)) = self.timers.pop().expect("head");
+                    self.fire_timer(f as usize, side);
+                }
+            }
+        }
+        if self.unfinished == 0 {
+            return true;
+        }
+        self.now = self.now.max(until);
+        self.now >= self.end
+    }
+
+    fn deliver(&mut self, p: Packet) {
+        let now = self.now;
+        let f = p.flow as usize;
+        self.net.trace(now, &p, PacketFate::Delivered);
+        match p.body {
+            Body::Data(seg) => {
+                let fl = &mut self.flows[f];
+                fl.receiver.on_segment(now, &seg);
+                self.service_receiver(f);
+            }
+            Body::Ack(ack) => {
+                let Some(s) = self.flows[f].sender.as_mut() else {
+                    return;
+                };
+                s.on_ack(now, &ack);
+                self.service_sender(f);
+            }
+        }
+    }
+
+    fn fire_timer(&mut self, f: usize, side: u8) {
+        let now = self.now;
+        match side {
+            SIDE_START => {
+                let fl = &mut self.flows[f];
+                let alg = build_algorithms(&fl.spec).expect("validated in new()");
+                let cfg = sender_config(&fl.spec);
+                let mut s = Sender::new(cfg, alg, now);
+                if self
+                    .net
+                    .tracer
+                    .as_ref()
+                    .is_some_and(|t| t.wants_endpoint_events())
+                {
+                    s.set_tracing(true);
+                    fl.receiver.set_tracing(true);
+                }
+                fl.sender = Some(s);
+                self.service_sender(f);
+            }
+            SIDE_SENDER => {
+                let fl = &mut self.flows[f];
+                if fl.sched[0] == Some(now) {
+                    fl.sched[0] = None;
+                }
+                let Some(s) = fl.sender.as_mut() else { return };
+                if s.poll_timeout().is_some_and(|d| d <= now) {
+                    s.on_timeout(now);
+                }
+                self.service_sender(f);
+            }
+            _ => {
+                let fl = &mut self.flows[f];
+                if fl.sched[1] == Some(now) {
+                    fl.sched[1] = None;
+                }
+                if fl.receiver.poll_timeout().is_some_and(|d| d <= now) {
+                    fl.receiver.on_timeout(now);
+                }
+                self.service_receiver(f);
+            }
+        }
+    }
+
+    /// Sends what the sender wants to send and re-arms its timer.
+    fn service_sender(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let Some(s) = fl.sender.as_mut() else { return };
+        while let Some(seg) = s.poll_transmit(now) {
+            self.net.send_data(now, f, seg);
+        }
+        if let Some(t) = self.net.tracer.as_mut() {
+            while let Some(ev) = s.poll_event() {
+                t.endpoint(f, Side::Sender, &ev);
+            }
+        }
+        let epoch = s.recovery_epoch();
+        while fl.seen_epoch < epoch {
+            fl.seen_epoch += 1;
+            fl.epoch_link_bytes.push((now, self.net.link_bytes));
+        }
+        if fl.done_at.is_none() && s.is_finished() {
+            fl.done_at = Some(now);
+            self.note_finished(f);
+        }
+        let fl = &mut self.flows[f];
+        let s = fl.sender.as_ref().expect("present");
+        if let Some(d) = s.poll_timeout() {
+            let d = d.max(now);
+            if fl.sched[0].is_none_or(|x| d < x) {
+                fl.sched[0] = Some(d);
+                self.timers.push(Reverse((d, f as u32, SIDE_SENDER)));
+            }
+        }
+    }
+
+    fn service_receiver(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        while let Some(ack) = fl.receiver.poll_transmit(now) {
+            self.net.send_ack(now, f, ack);
+        }
+        if let Some(t) = self.net.tracer.as_mut() {
+            while let Some(ev) = fl.receiver.poll_event() {
+                t.endpoint(f, Side::Receiver, &ev);
+            }
+        }
+        if fl.fct_at.is_none() && fl.total.is_some_and(|t| fl.receiver.rcv_nxt() >= t) {
+            fl.fct_at = Some(now);
+            self.note_finished(f);
+        }
+        let fl = &mut self.flows[f];
+        if let Some(d) = fl.receiver.poll_timeout() {
+            let d = d.max(now);
+            if fl.sched[1].is_none_or(|x| d < x) {
+                fl.sched[1] = Some(d);
+                self.timers.push(Reverse((d, f as u32, SIDE_RECEIVER)));
+            }
+        }
+    }
+
+    /// A flow is finished when its receiver has every byte and its sender
+    /// has every acknowledgment.
+    fn note_finished(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        if fl.fct_at.is_some() && fl.done_at.is_some() && self.unfinished != usize::MAX {
+            self.unfinished -= 1;
+        }
+    }
+
+    /// Results of the run so far (a partial run gives partial results).
+    pub fn results(&self) -> crate::results::RunResults {
+        crate::results::collect(self)
+    }
+
+    // Accessors for results.rs.
+    pub(crate) fn flow_views(&self) -> impl Iterator<Item = FlowView<'_>> {
+        self.flows
+            .iter()
+            .zip(&self.net.flows)
+            .map(|(f, n)| FlowView {
+                name: &f.name,
+                spec: &f.spec,
+                start: f.start,
+                sender: f.sender.as_ref(),
+                receiver: &f.receiver,
+                fct_at: f.fct_at,
+                epoch_link_bytes: &f.epoch_link_bytes,
+                spurious: spurious_retransmissions(n),
+            })
+    }
+    pub(crate) fn link_stats(&self) -> LinkStats {
+        LinkStats {
+            rate_bps: self.net.rate_bps,
+            link_bytes: self.net.link_bytes,
+            queue_drops: self.net.queue_drops,
+            loss_drops: self.net.loss_drops,
+            ack_drops: self.net.ack_drops,
+            max_queue_bytes: self.net.max_queue_bytes,
+        }
+    }
+}
+
+pub(crate) struct FlowView<'a> {
+    pub name: &'a str,
+    pub spec: &'a FlowSpec,
+    pub start: Time,
+    pub sender: Option<&'a Sender>,
+    pub receiver: &'a Receiver,
+    pub fct_at: Option<Time>,
+    pub epoch_link_bytes: &'a [(Time, u64)],
+    pub spurious: u64,
+}
+
+pub(crate) struct LinkStats {
+    pub rate_bps: u64,
+    pub link_bytes: u64,
+    pub queue_drops: u64,
+    pub loss_drops: u64,
+    pub ack_drops: u64,
+    pub max_queue_bytes: u64,
+}
+
+/// Ground truth: a retransmission is spurious when an earlier
+/// transmission of the same segment was not dropped by the network (it
+/// was delivered, or was still on its way when the run ended).
+fn spurious_retransmissions(n: &FlowNet) -> u64 {
+    let mut total = 0;
+    for (seg, &max_tx) in &n.retransmitted {
+        let mask = n.dropped.get(seg).copied().unwrap_or(0);
+        let first_survivor = (0..max_tx.min(64)).find(|i| mask & (1 << i) == 0);
+        if let Some(i) = first_survivor {
+            total += (max_tx - 1 - i) as u64;
+        }
+    }
+    total
+}
+
+pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
+    let cc = match spec.cc {
+        CcSpec::NewReno => "newreno".to_string(),
+        CcSpec::Fixed(n) => format!("fixed:{n}"),
+    };
+    Algorithms::by_name(&cc, &spec.recovery, &spec.detection, &spec.timers, 3)
+}
+
+pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
+    SenderConfig {
+        mss: spec.mss,
+        init_cwnd: spec.init_cwnd,
+        rto: RtoConfig {
+            min_rto: spec.min_rto,
+            ..RtoConfig::default()
+        },
+        app: app_of(spec),
+        sndbuf: spec.sndbuf,
+        limited_transmit: true,
+        // The handshake would have told the sender the peer's buffer.
+        initial_rwnd: spec.receiver.rcvbuf,
+        dupthresh: 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spurious_counts_retransmissions_after_the_first_survivor() {
+        let mut n = FlowNet::default();
+        // Segment 5: original dropped, 1st retransmission delivered, a
+        // 2nd retransmission was unnecessary.
+        n.dropped.insert(5, 0b01);
+        n.retransmitted.insert(5, 3);
+        // Segment 9: original delivered, retransmitted once: spurious.
+        n.retransmitted.insert(9, 2);
+        // Segment 12: every copy dropped: nothing spurious.
+        n.dropped.insert(12, 0b11);
+        n.retransmitted.insert(12, 2);
+        assert_eq!(spurious_retransmissions(&n), 2);
+    }
+}

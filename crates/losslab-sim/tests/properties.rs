@@ -1,0 +1,194 @@
+//! Property: under any pattern of loss, reordering and duplication of data
+//! and ACKs, every byte reaches the receiving application exactly once and
+//! in order, the flow finishes, and nothing panics. The engine's
+//! scoreboard invariants are re-checked after every ACK and transmission
+//! (the `invariants` feature of losslab-core, on for these tests).
+
+mod common;
+
+use common::*;
+use losslab_core::event::{Event, Timed};
+use losslab_core::time::MS;
+use losslab_sim::scenario::*;
+use losslab_sim::sim::{Packet, PacketFate, Side};
+use losslab_sim::{Simulation, Tracer};
+use proptest::prelude::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Checks, at the receiver, that the in-order point only moves forward
+/// and never past what was sent.
+#[derive(Default)]
+struct Watch {
+    max_rcv_nxt: u64,
+    violations: Vec<String>,
+}
+
+struct Shared(Rc<RefCell<Watch>>);
+
+impl Tracer for Shared {
+    fn wants_endpoint_events(&self) -> bool {
+        true
+    }
+    fn endpoint(&mut self, _flow: usize, side: Side, ev: &Timed) {
+        let mut w = self.0.borrow_mut();
+        if side == Side::Receiver {
+            if let Event::AckSent { ack, .. } = ev.event {
+                if ack < w.max_rcv_nxt {
+                    w.violations
+                        .push(format!("cumulative ACK went back to {ack}"));
+                }
+                w.max_rcv_nxt = w.max_rcv_nxt.max(ack);
+            }
+        }
+    }
+    fn packet(&mut self, _at: u64, _p: &Packet, _f: PacketFate) {}
+}
+
+fn loss_model(kind: u8, p: f64) -> LossModel {
+    match kind {
+        0 => LossModel::None,
+        1 => LossModel::Bernoulli { p },
+        _ => LossModel::GilbertElliott {
+            p_gb: p / 2.0,
+            p_bg: 0.3,
+            loss_good: p / 4.0,
+            loss_bad: 0.6,
+        },
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    segments: u64,
+    mss: u32,
+    data_loss: (u8, f64),
+    ack_loss: (u8, f64),
+    reorder: (f64, u64),
+    ack_reorder: (f64, u64),
+    dup: f64,
+    ack_dup: f64,
+    quick: bool,
+    sack_blocks: u8,
+    rcvbuf_segments: u64,
+    read_rate: Option<u64>,
+    fixed: Option<u64>,
+    seed: u64,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        (1u64..150, prop_oneof![Just(1448u32), Just(536), 1u32..2000]),
+        ((0u8..3, 0.0..0.3f64), (0u8..3, 0.0..0.3f64)),
+        ((0.0..0.2f64, 0u64..60), (0.0..0.2f64, 0u64..60)),
+        (0.0..0.1f64, 0.0..0.1f64),
+        (any::<bool>(), 0u8..=4, 2u64..200),
+        (
+            prop_oneof![Just(None), (100_000u64..5_000_000).prop_map(Some)],
+            prop_oneof![Just(None), (1u64..40).prop_map(Some)],
+            any::<u64>(),
+        ),
+    )
+        .prop_map(
+            |(
+                (segments, mss),
+                (dl, al),
+                (ro, aro),
+                (dup, ack_dup),
+                (quick, sb, rb),
+                (rr, fx, seed),
+            )| Case {
+                segments,
+                mss,
+                data_loss: dl,
+                ack_loss: al,
+                reorder: ro,
+                ack_reorder: aro,
+                dup,
+                ack_dup,
+                quick,
+                sack_blocks: sb,
+                rcvbuf_segments: rb,
+                read_rate: rr,
+                fixed: fx,
+                seed,
+            },
+        )
+}
+
+fn run(c: &Case) -> Result<(), TestCaseError> {
+    let (mut p, mut r) = path(5_000_000, 10, loss_model(c.data_loss.0, c.data_loss.1));
+    p.queue = QueueLimit::Packets(30);
+    p.reorder = Reorder {
+        p: c.reorder.0,
+        delay: c.reorder.1 * MS,
+    };
+    p.duplicate = c.dup;
+    r.loss = loss_model(c.ack_loss.0, c.ack_loss.1);
+    r.reorder = Reorder {
+        p: c.ack_reorder.0,
+        delay: c.ack_reorder.1 * MS,
+    };
+    r.duplicate = c.ack_dup;
+    let total = c.segments * c.mss as u64 - (c.seed % c.mss as u64).min(c.mss as u64 - 1);
+    let mut f = FlowSpec::new("a");
+    f.app = AppSpec::Bytes(total);
+    f.mss = c.mss;
+    f.receiver.ack = if c.quick {
+        AckSpec::Quick
+    } else {
+        AckSpec::Delayed
+    };
+    f.receiver.sack_blocks = c.sack_blocks;
+    f.receiver.rcvbuf = c.rcvbuf_segments * c.mss as u64;
+    f.receiver.read_rate = c.read_rate;
+    if let Some(n) = c.fixed {
+        f.cc = CcSpec::Fixed(n);
+    }
+    let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
+    sc.seed = c.seed;
+    let mut sim = Simulation::new(&sc).unwrap();
+    let watch = Rc::new(RefCell::new(Watch::default()));
+    sim.set_tracer(Box::new(Shared(watch.clone())));
+    sim.run();
+    let res = sim.results();
+    let fl = &res.flows[0];
+    let w = watch.borrow();
+    prop_assert!(w.violations.is_empty(), "{:?}", w.violations);
+    prop_assert_eq!(fl.bytes_delivered, total, "all bytes, in order");
+    prop_assert!(w.max_rcv_nxt <= total);
+    prop_assert!(fl.fct_s.is_some(), "flow did not finish: {:?}", fl);
+    prop_assert!(res.sim_time_s < 20_000.0);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn every_byte_arrives_once_in_order(c in case()) {
+        run(&c)?;
+    }
+}
+
+#[test]
+fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
+    for seed in 0..20 {
+        let c = Case {
+            segments: 120,
+            mss: 1448,
+            data_loss: (1, 0.3),
+            ack_loss: (1, 0.3),
+            reorder: (0.05, 30),
+            ack_reorder: (0.05, 30),
+            dup: 0.05,
+            ack_dup: 0.05,
+            quick: seed % 2 == 0,
+            sack_blocks: (seed % 5) as u8,
+            rcvbuf_segments: 64,
+            read_rate: None,
+            fixed: None,
+            seed,
+        };
+        run(&c).unwrap();
+    }
+}

@@ -1,0 +1,148 @@
+//! `losslab bench`: simulator speed, in simulated packets (data + ACK) per
+//! wall-clock second, on the issue's reference flow and on the same flow at
+//! four link rates, so that a per-packet cost growing with the window
+//! shows up as a falling rate. Results and the machine go in
+//! docs/BENCHMARKS.md.
+
+use std::time::Instant;
+
+use clap::Args;
+use losslab_core::time::{MS, SEC};
+use losslab_sim::scenario::*;
+use losslab_sim::Simulation;
+use serde::Serialize;
+
+use crate::Failure;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Simulated seconds per case.
+    #[arg(long, default_value_t = 60)]
+    pub seconds: u64,
+    /// 10 simulated seconds per case, for a quick look.
+    #[arg(long)]
+    pub quick: bool,
+    /// Only the reference case (100 Mbit/s, 100 ms RTT, 0.1% loss).
+    #[arg(long)]
+    pub reference_only: bool,
+    /// Print results as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Case {
+    name: String,
+    rate_bps: u64,
+    loss: f64,
+    sim_seconds: u64,
+    wall_s: f64,
+    data_packets: u64,
+    ack_packets: u64,
+    packets_per_s: f64,
+    ns_per_packet: f64,
+    events: u64,
+    max_cwnd_segments: u64,
+    goodput_bps: f64,
+}
+
+/// The reference flow of the issue: one bulk NewReno + RFC 6675 flow,
+/// 100 ms RTT, drop-tail queue of one BDP, Bernoulli loss on data.
+pub fn scenario(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
+    let bdp_bytes = rate_bps / 8 / 10;
+    let mut flow = FlowSpec::new("a");
+    flow.receiver.rcvbuf = (4 * bdp_bytes).max(16_000_000);
+    Scenario {
+        name: format!("bench-{}Mbps-loss{}", rate_bps / 1_000_000, loss),
+        duration: seconds * SEC,
+        seed: 1,
+        path: PathSpec {
+            rate: rate_bps,
+            delay: 50 * MS,
+            queue: QueueLimit::Bytes(bdp_bytes),
+            loss: if loss > 0.0 {
+                LossModel::Bernoulli { p: loss }
+            } else {
+                LossModel::None
+            },
+            protect_retransmissions: false,
+            reorder: Reorder::default(),
+            duplicate: 0.0,
+        },
+        reverse: ReverseSpec {
+            delay: 50 * MS,
+            loss: LossModel::None,
+            reorder: Reorder::default(),
+            duplicate: 0.0,
+        },
+        flows: vec![flow],
+    }
+}
+
+fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Failure> {
+    let sc = scenario(rate, loss, seconds);
+    let mut sim = Simulation::new(&sc).map_err(|e| Failure::Runtime(e.to_string()))?;
+    let t0 = Instant::now();
+    sim.run();
+    let wall = t0.elapsed().as_secs_f64();
+    let r = sim.results();
+    let f = &r.flows[0];
+    let pkts = f.segments_sent + f.acks_sent;
+    Ok(Case {
+        name: name.to_string(),
+        rate_bps: rate,
+        loss,
+        sim_seconds: seconds,
+        wall_s: wall,
+        data_packets: f.segments_sent,
+        ack_packets: f.acks_sent,
+        packets_per_s: pkts as f64 / wall,
+        ns_per_packet: wall * 1e9 / pkts.max(1) as f64,
+        events: r.events,
+        max_cwnd_segments: f
+            .recoveries
+            .iter()
+            .map(|x| x.cwnd_before)
+            .max()
+            .unwrap_or(0),
+        goodput_bps: f.goodput_bps,
+    })
+}
+
+pub fn bench(a: BenchArgs) -> Result<(), Failure> {
+    let secs = if a.quick { 10 } else { a.seconds.max(1) };
+    let mut cases = vec![run_case("reference", 100_000_000, 0.001, secs)?];
+    if !a.reference_only {
+        for &loss in &[0.001, 0.0] {
+            for &rate in &[10_000_000u64, 100_000_000, 1_000_000_000, 10_000_000_000] {
+                let name = format!("{} Mbit/s loss {}", rate / 1_000_000, loss);
+                cases.push(run_case(&name, rate, loss, secs)?);
+            }
+        }
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&cases).expect("serialise")
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<26} {:>8} {:>12} {:>11} {:>14} {:>9} {:>10}",
+        "case", "wall s", "data pkts", "ACK pkts", "pkts/wall s", "ns/pkt", "max cwnd"
+    );
+    for c in &cases {
+        println!(
+            "{:<26} {:>8.2} {:>12} {:>11} {:>14.0} {:>9.1} {:>10}",
+            c.name,
+            c.wall_s,
+            c.data_packets,
+            c.ack_packets,
+            c.packets_per_s,
+            c.ns_per_packet,
+            c.max_cwnd_segments
+        );
+    }
+    println!("({secs} simulated seconds per case; NewReno + RFC 6675, 100 ms RTT, queue = 1 BDP)");
+    Ok(())
+}

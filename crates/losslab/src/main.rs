@@ -1,0 +1,54 @@
+//! The `losslab` command line.
+
+mod bench;
+mod run;
+mod table;
+mod timeseries;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A laboratory for TCP loss recovery.
+#[derive(Parser)]
+#[command(name = "losslab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a scenario file and report what every flow did.
+    Run(run::RunArgs),
+    /// Measure simulator speed (simulated packets per wall-clock second).
+    Bench(bench::BenchArgs),
+}
+
+/// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
+/// 130 interrupted (partial results were written).
+pub enum Failure {
+    BadInput(String),
+    Runtime(String),
+    Interrupted,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Bench(a) => bench::bench(a),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::BadInput(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Runtime(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Interrupted) => ExitCode::from(130),
+    }
+}

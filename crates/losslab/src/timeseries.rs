@@ -1,0 +1,72 @@
+//! The per-ACK time series: one CSV row per ACK the sender processed.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use losslab_core::event::{Event, Timed};
+use losslab_sim::sim::Side;
+use losslab_sim::{Simulation, Tracer};
+
+pub struct TimeSeries {
+    out: BufWriter<File>,
+    names: Vec<String>,
+    error: Option<std::io::Error>,
+}
+
+impl TimeSeries {
+    pub fn create(path: &Path, sim: &Simulation) -> std::io::Result<Self> {
+        let mut out = BufWriter::new(File::create(path)?);
+        writeln!(
+            out,
+            "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
+        )?;
+        Ok(TimeSeries {
+            out,
+            names: sim.flow_names(),
+            error: None,
+        })
+    }
+}
+
+impl Tracer for TimeSeries {
+    fn wants_endpoint_events(&self) -> bool {
+        true
+    }
+    fn endpoint(&mut self, flow: usize, side: Side, ev: &Timed) {
+        if side != Side::Sender || self.error.is_some() {
+            return;
+        }
+        if let Event::AckProcessed { state: s, .. } = ev.event {
+            // An ssthresh that was never set prints as empty.
+            let ssthresh = if s.ssthresh >= u64::MAX / 8 {
+                String::new()
+            } else {
+                s.ssthresh.to_string()
+            };
+            let r = writeln!(
+                self.out,
+                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{}",
+                ev.at as f64 / 1e9,
+                self.names[flow],
+                s.cwnd,
+                ssthresh,
+                s.pipe,
+                s.inflight,
+                s.srtt as f64 / 1e6,
+                s.rto as f64 / 1e6,
+                s.snd_una,
+                s.snd_nxt
+            );
+            if let Err(e) = r {
+                self.error = Some(e);
+            }
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+}

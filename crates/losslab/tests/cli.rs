@@ -1,0 +1,246 @@
+//! The `losslab` binary as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_losslab"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).current_dir(root()).output().expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn run_writes_summary_and_prints_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = run(&[
+        "run",
+        "examples/bulk-20mbps.toml",
+        "--out",
+        out,
+        "--timeseries",
+        "--set",
+        "duration=5s",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("newreno/rfc6675/dupthresh/rto"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
+            .unwrap();
+    // Every documented field of SCENARIO.md's results document.
+    for k in [
+        "scenario",
+        "seed",
+        "sim_time_s",
+        "wall_time_s",
+        "events",
+        "path",
+        "flows",
+    ] {
+        assert!(summary.get(k).is_some(), "missing {k}");
+    }
+    for k in ["utilization", "drops", "max_queue_bytes"] {
+        assert!(summary["path"].get(k).is_some(), "missing path.{k}");
+    }
+    let f = &summary["flows"][0];
+    for k in [
+        "name",
+        "cc",
+        "recovery",
+        "detection",
+        "timers",
+        "bytes_delivered",
+        "goodput_bps",
+        "fct_s",
+        "segments_sent",
+        "retransmissions",
+        "spurious_retransmissions",
+        "timeouts",
+        "fast_recoveries",
+        "tail_probes",
+        "max_retransmissions_of_one_segment",
+        "rtt_ms",
+        "recoveries",
+    ] {
+        assert!(f.get(k).is_some(), "missing flows[0].{k}");
+    }
+    for k in ["min", "mean", "p99"] {
+        assert!(f["rtt_ms"].get(k).is_some());
+    }
+    let rec = &f["recoveries"][0];
+    for k in [
+        "start_s",
+        "end_s",
+        "kind",
+        "cwnd_before",
+        "cwnd_after",
+        "ssthresh",
+        "pipe_minus_ssthresh_at_start",
+        "link_utilization",
+    ] {
+        assert!(rec.get(k).is_some(), "missing recoveries[0].{k}");
+    }
+    assert_eq!(summary["sim_time_s"], 5.0);
+    let ts = std::fs::read_to_string(dir.path().join("timeseries.csv")).unwrap();
+    let mut lines = ts.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
+    );
+    assert!(lines.count() > 100);
+}
+
+#[test]
+fn json_flag_prints_only_json_and_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let go = || {
+        let o = run(&[
+            "run",
+            "examples/gilbert-elliott.toml",
+            "--json",
+            "--out",
+            out,
+            "--seed",
+            "7",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("pure JSON");
+        v["wall_time_s"] = 0.into();
+        v
+    };
+    let a = go();
+    assert_eq!(a["seed"], 7);
+    assert_eq!(a, go());
+}
+
+#[test]
+fn set_overrides_change_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--json",
+        "--out",
+        out,
+        "--set",
+        "flow.a.receiver.ack=quick",
+        "--set",
+        "path.delay=40ms",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let min = v["flows"][0]["rtt_ms"]["min"].as_f64().unwrap();
+    assert!((80.0..90.0).contains(&min), "RTT follows path.delay: {min}");
+}
+
+fn bad(args: &[&str], must_mention: &[&str]) {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(2), "args {args:?}: {}", stderr(&o));
+    let e = stderr(&o);
+    for m in must_mention {
+        assert!(
+            e.contains(m),
+            "stderr for {args:?} should mention {m:?}: {e}"
+        );
+    }
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let base = "[path]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[[flow]]\nname = \"a\"\n";
+    let f = write("unit.toml", &base.replace("10Mbps", "10 furlongs"));
+    bad(&["run", &f], &["unit.toml", "path.rate"]);
+    let f = write("unknown.toml", &format!("{base}colour = \"red\"\n"));
+    bad(&["run", &f], &["unknown.toml", "colour"]);
+    let f = write("alg.toml", &format!("{base}recovery = \"nonsense\"\n"));
+    bad(&["run", &f], &["alg.toml", "recovery"]);
+    let f = write(
+        "prob.toml",
+        &base.replace(
+            "delay = \"10ms\"",
+            "delay = \"10ms\"\nloss = { model = \"bernoulli\", p = 1.5 }",
+        ),
+    );
+    bad(&["run", &f], &["prob.toml", "path.loss.p"]);
+    let f = write("syntax.toml", "[path\nrate=");
+    bad(&["run", &f], &["syntax.toml"]);
+    bad(&["run", "does/not/exist.toml"], &["does/not/exist.toml"]);
+    let f = write("ok.toml", base);
+    bad(&["run", &f, "--set", "path.delay=soon"], &["path.delay"]);
+    bad(&["run", &f, "--set", "flow.zz.mss=1000B"], &["zz"]);
+}
+
+#[test]
+fn scenario_md_example_keys_parse() {
+    // The contract's example, with the algorithms this version implements.
+    let text = r#"
+name = "cubic-prr-20mbps"
+duration = "2s"
+seed = 1
+[path]
+rate = "20Mbps"
+delay = "50ms"
+queue = "4.3MB"
+loss = { model = "bernoulli", p = 0.001 }
+protect_retransmissions = false
+reorder = { p = 0.0, delay = "0ms" }
+[reverse]
+delay = "50ms"
+loss = { model = "none" }
+[[flow]]
+name = "a"
+start = "0s"
+cc = "newreno"
+recovery = "rfc6675"
+detection = "dupthresh"
+timers = "rto"
+extensions = []
+mss = "1448B"
+init_cwnd = 10
+min_rto = "200ms"
+app = { kind = "bulk" }
+sndbuf = "auto"
+receiver = { ack = "delayed", sack_blocks = 3, rcvbuf = "16MB", read_rate = "inf" }
+count = 1
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("contract.toml");
+    std::fs::write(&p, text).unwrap();
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn bench_reference_runs() {
+    let o = run(&["bench", "--seconds", "2", "--reference-only", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v[0]["packets_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v[0]["data_packets"].as_u64().unwrap() > 500);
+}
