@@ -696,7 +696,13 @@ impl Sender {
                 Some(s)
             }
             None => {
-                let limited = self.pipe() >= self.win.cwnd && self.has_something_to_send();
+                // The same measure the sending rule used: FlightSize in
+                // Open state, pipe during recovery.
+                let used = match self.state {
+                    State::Open => self.board.packets_out(),
+                    _ => self.pipe(),
+                };
+                let limited = used >= self.win.cwnd && self.has_something_to_send();
                 self.validate_cwnd(limited);
                 self.maybe_arm_persist(now);
                 if self.probe_pending {
@@ -783,7 +789,8 @@ impl Sender {
             high_rxt: self.high_rxt,
             rescue_rxt: self.rescue_rxt,
             high_ack: self.snd_una,
-            rescue_enabled: self.alg.recovery.rescue_retransmission(),
+            // Rule 4 is defined on SACK scoreboards only.
+            rescue_enabled: self.sack_seen && self.alg.recovery.rescue_retransmission(),
         };
         let new_len = self.new_data_len();
         match next_seg(&self.board, &vars, new_len > 0) {
