@@ -348,10 +348,13 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         self.close_recovery_record(now);
-        let first_rto_of_episode = !matches!(self.state, State::Loss { .. });
-        if first_rto_of_episode {
-            // RFC 5681 equation (4); a repeated timeout of the same data
-            // keeps ssthresh (RFC 5681 section 3.1, note on step 4).
+        // RFC 5681 equation (4) on a new loss episode only. A repeated
+        // timeout keeps ssthresh (RFC 5681 section 3.1), and so does a
+        // timeout during fast recovery, whose reduction already answered
+        // this episode: Linux tcp_enter_loss() recomputes ssthresh only
+        // when icsk_ca_state < TCP_CA_Recovery. (FlightSize there would
+        // also count SACKed data and could raise ssthresh.)
+        if self.state == State::Open {
             let flight = self.board.packets_out();
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
         }

@@ -244,3 +244,38 @@ fn bench_reference_runs() {
     assert!(v[0]["packets_per_s"].as_f64().unwrap() > 0.0);
     assert!(v[0]["data_packets"].as_u64().unwrap() > 500);
 }
+
+#[test]
+fn interrupt_writes_partial_results() {
+    // A run that takes several wall seconds: 10 Gbit/s loss-free for 60 s.
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("long.toml");
+    std::fs::write(
+        &sc,
+        "duration = \"60s\"\n[path]\nrate = \"10Gbps\"\ndelay = \"50ms\"\nqueue = \"125MB\"\n\
+         [[flow]]\nname = \"a\"\nreceiver = { rcvbuf = \"500MB\" }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let mut child = bin()
+        .args(["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("partial results"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    let t = v["sim_time_s"].as_f64().unwrap();
+    assert!(t > 0.0 && t < 60.0, "stopped part-way: {t}");
+    assert!(v["flows"][0]["bytes_delivered"].as_u64().unwrap() > 0);
+}
