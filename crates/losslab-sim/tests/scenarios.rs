@@ -258,22 +258,29 @@ fn find_retransmission_index(sc: &Scenario, seg_no: u64) -> u64 {
     found.get()
 }
 
-#[test]
-fn send_buffer_limits_what_is_in_flight() {
-    // 10 segments of send buffer on a 200 ms RTT: about 10 x 1448 bytes
-    // per RTT whatever the link rate.
-    let mut f = FlowSpec::new("a");
-    f.sndbuf = Some(10 * 1448);
+/// Goodput of one bulk flow over a loss-free 100 Mbit/s, 200 ms RTT path,
+/// and the rate a window of `segments` full segments per RTT gives.
+fn window_limited(f: FlowSpec, segments: f64) -> (f64, f64) {
     let sc = scenario(
-        "sndbuf",
+        "limit",
         20,
         path(100_000_000, 100, LossModel::None),
         vec![f],
     );
     let mut sim = Simulation::new(&sc).unwrap();
     sim.run();
-    let g = sim.results().flows[0].goodput_bps;
-    let expect = 10.0 * 1448.0 * 8.0 / 0.2;
+    (
+        sim.results().flows[0].goodput_bps,
+        segments * 1448.0 * 8.0 / 0.2,
+    )
+}
+
+#[test]
+fn send_buffer_limits_what_is_in_flight() {
+    // 10 segments of send buffer: 10 segments per RTT whatever the link.
+    let mut f = FlowSpec::new("a");
+    f.sndbuf = Some(10 * 1448);
+    let (g, expect) = window_limited(f, 10.0);
     assert!((g / expect - 1.0).abs() < 0.05, "goodput {g} vs {expect}");
 }
 
@@ -281,16 +288,7 @@ fn send_buffer_limits_what_is_in_flight() {
 fn receive_window_limits_what_is_in_flight() {
     let mut f = FlowSpec::new("a");
     f.receiver.rcvbuf = 20 * 1448;
-    let sc = scenario(
-        "rcvbuf",
-        20,
-        path(100_000_000, 100, LossModel::None),
-        vec![f],
-    );
-    let mut sim = Simulation::new(&sc).unwrap();
-    sim.run();
-    let g = sim.results().flows[0].goodput_bps;
-    let expect = 20.0 * 1448.0 * 8.0 / 0.2;
+    let (g, expect) = window_limited(f, 20.0);
     assert!(
         g <= expect * 1.01 && g > expect * 0.85,
         "goodput {g} vs {expect}"

@@ -257,7 +257,7 @@ fn interrupt_writes_partial_results() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let mut child = bin()
+    let child = bin()
         .args(["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
