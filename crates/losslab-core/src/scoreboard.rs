@@ -222,6 +222,17 @@ impl Scoreboard {
                 }
             }
         }
+        // An ACK inside a segment (the receiver kept the in-window part of
+        // a segment that crossed its right edge): keep the rest, as Linux
+        // tcp_trim_head() does, so the scoreboard starts at snd_una.
+        if let Some(s) = self.segs.front_mut() {
+            if s.seq < ack {
+                let cut = ack - s.seq;
+                s.seq = ack;
+                s.len -= cut as u32;
+                out.bytes += cut;
+            }
+        }
         self.sacked.remove_below(self.base);
         self.lost_scan = self.lost_scan.max(self.base);
         out
@@ -454,6 +465,17 @@ mod tests {
         assert!(c.any_retransmitted);
         assert_eq!((b.sacked_out(), b.lost_out(), b.retrans_out()), (0, 0, 0));
         assert_eq!(b.pipe(), 5);
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn an_ack_inside_a_segment_trims_it() {
+        let mut b = board(3);
+        let c = b.on_cum_ack(1500);
+        assert_eq!((c.segments, c.bytes), (1, 1500));
+        let s = b.first().unwrap();
+        assert_eq!((s.seq, s.len, b.base()), (1500, 500, 1));
+        assert_eq!(b.pipe(), 2);
         b.check_invariants().unwrap();
     }
 

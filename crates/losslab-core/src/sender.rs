@@ -142,6 +142,8 @@ pub struct Sender {
     snd_nxt: u64,
     /// Peer's receive window, relative to snd_una.
     rwnd: u64,
+    /// Largest window the peer has offered (RFC 1122 4.2.3.4's Max(SND.WND)).
+    max_rwnd: u64,
     dupacks: u32,
     /// Duplicate ACKs counted as delivered segments when the peer sends no
     /// SACK (Linux tcp_add_reno_sack()), so pipe still falls.
@@ -184,6 +186,7 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             rwnd: cfg.initial_rwnd,
+            max_rwnd: cfg.initial_rwnd,
             dupacks: 0,
             reno_sacked: 0,
             sack_seen: false,
@@ -406,6 +409,7 @@ impl Sender {
         let prior_rwnd = self.rwnd;
         if !old_ack {
             self.rwnd = ack.window;
+            self.max_rwnd = self.max_rwnd.max(ack.window);
         }
 
         // Cumulative part.
@@ -672,13 +676,20 @@ impl Sender {
         if avail == 0 {
             return 0;
         }
-        let len = avail.min(self.cfg.mss as u64);
+        let want = avail.min(self.cfg.mss as u64);
         let right =
             self.snd_una + self.rwnd + self.alg.recovery.awnd_extension() * self.cfg.mss as u64;
-        if self.snd_nxt + len > right {
-            return 0;
+        let usable = right.saturating_sub(self.snd_nxt);
+        if usable >= want {
+            return want as u32;
         }
-        len as u32
+        // RFC 1122 4.2.3.4 (sender SWS avoidance): a shorter segment only
+        // when the usable window is at least half the largest window the
+        // peer has offered, so a small receive buffer still moves data.
+        if usable > 0 && usable >= self.max_rwnd / 2 {
+            return usable as u32;
+        }
+        0
     }
 
     /// The next segment to put on the wire now, if any. Call until None.

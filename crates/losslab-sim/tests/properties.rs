@@ -70,7 +70,7 @@ struct Case {
     ack_dup: f64,
     quick: bool,
     sack_blocks: u8,
-    rcvbuf_segments: u64,
+    rcvbuf_bytes: u64,
     read_rate: Option<u64>,
     fixed: Option<u64>,
     seed: u64,
@@ -82,7 +82,7 @@ fn case() -> impl Strategy<Value = Case> {
         ((0u8..3, 0.0..0.3f64), (0u8..3, 0.0..0.3f64)),
         ((0.0..0.2f64, 0u64..60), (0.0..0.2f64, 0u64..60)),
         (0.0..0.1f64, 0.0..0.1f64),
-        (any::<bool>(), 0u8..=4, 2u64..200),
+        (any::<bool>(), 0u8..=4, 300u64..300_000),
         (
             prop_oneof![Just(None), (100_000u64..5_000_000).prop_map(Some)],
             prop_oneof![Just(None), (1u64..40).prop_map(Some)],
@@ -108,7 +108,7 @@ fn case() -> impl Strategy<Value = Case> {
                 ack_dup,
                 quick,
                 sack_blocks: sb,
-                rcvbuf_segments: rb,
+                rcvbuf_bytes: rb,
                 read_rate: rr,
                 fixed: fx,
                 seed,
@@ -140,7 +140,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
         AckSpec::Delayed
     };
     f.receiver.sack_blocks = c.sack_blocks;
-    f.receiver.rcvbuf = c.rcvbuf_segments * c.mss as u64;
+    f.receiver.rcvbuf = c.rcvbuf_bytes;
     f.receiver.read_rate = c.read_rate;
     if let Some(n) = c.fixed {
         f.cc = CcSpec::Fixed(n);
@@ -184,7 +184,7 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
             ack_dup: 0.05,
             quick: seed % 2 == 0,
             sack_blocks: (seed % 5) as u8,
-            rcvbuf_segments: 64,
+            rcvbuf_bytes: 64 * 1448,
             read_rate: None,
             fixed: None,
             seed,

@@ -318,3 +318,20 @@ fn a_slow_reader_sets_the_pace_through_zero_windows() {
     assert!(fct > 7.5 && fct < 8.5, "fct {fct}");
     assert_eq!(fl.timeouts, 0, "{fl:?}");
 }
+
+#[test]
+fn a_receive_buffer_smaller_than_one_segment_still_moves_data() {
+    // 1000-byte buffer, 1448-byte MSS: RFC 1122 sender SWS avoidance sends
+    // window-sized segments instead of waiting for zero-window probes.
+    let mut f = sized("a", 50_000);
+    f.receiver.rcvbuf = 1000;
+    f.receiver.read_rate = Some(20_000);
+    let sc = scenario("tiny", 60, path(10_000_000, 5, LossModel::None), vec![f]);
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.run();
+    let fl = &sim.results().flows[0];
+    let fct = fl.fct_s.expect("finishes");
+    // 50 kB read at 20 kB/s: about 2.5 s.
+    assert!(fct > 2.3 && fct < 3.0, "fct {fct}");
+    assert_eq!(fl.retransmissions, 0, "{fl:?}");
+}
