@@ -73,6 +73,37 @@ pub trait Tracer {
     }
 }
 
+/// Several tracers observing one run.
+#[derive(Default)]
+pub struct Tee(pub Vec<Box<dyn Tracer>>);
+
+impl Tracer for Tee {
+    fn packet(&mut self, at: Time, pkt: &Packet, fate: PacketFate) {
+        for t in &mut self.0 {
+            t.packet(at, pkt, fate);
+        }
+    }
+    fn endpoint(&mut self, flow: usize, side: Side, ev: &Timed) {
+        for t in &mut self.0 {
+            if t.wants_endpoint_events() {
+                t.endpoint(flow, side, ev);
+            }
+        }
+    }
+    fn wants_endpoint_events(&self) -> bool {
+        self.0.iter().any(|t| t.wants_endpoint_events())
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        let mut first_err = None;
+        for t in &mut self.0 {
+            if let Err(e) = t.finish() {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+}
+
 /// Per-flow state of the network side: counters and ground truth.
 #[derive(Debug, Default)]
 struct FlowNet {
