@@ -5,7 +5,9 @@
 //! simultaneous events are ordered by a fixed rule.
 
 pub mod loss;
+pub mod packet_log;
 pub mod parse;
+pub mod pcap;
 pub mod results;
 pub mod rng;
 pub mod scenario;

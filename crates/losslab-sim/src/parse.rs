@@ -1188,17 +1188,18 @@ impl Cx<'_> {
 
     fn flow_name(&self, v: &Value, loc: &Loc) -> Res<String> {
         let name = self.string(v, loc, "a flow name like \"a\"")?;
-        // Names appear in --set paths (flow.NAME.key) and in the names of
-        // counted flows (NAME.1), so they must not contain path syntax.
+        // Names appear in --set paths (flow.NAME.key), in the names of
+        // counted flows (NAME.1) and unquoted in CSV traces, so they must
+        // not contain path syntax or commas.
         let bad = name.is_empty()
             || name
                 .chars()
-                .any(|c| c.is_whitespace() || c.is_control() || ".[]\"=".contains(c));
+                .any(|c| c.is_whitespace() || c.is_control() || ".[]\",=".contains(c));
         if bad {
             return Err(self.err(
                 loc,
                 format!(
-                    "bad flow name {name:?}: a name must be non-empty, without spaces, '.', '[', ']', '\"' or '='"
+                    "bad flow name {name:?}: a name must be non-empty, without spaces, '.', '[', ']', ',', '\"' or '='"
                 ),
             ));
         }

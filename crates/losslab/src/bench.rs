@@ -28,6 +28,27 @@ pub struct BenchArgs {
     /// Print results as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Measure what tracing costs: the reference case and a loss-free
+    /// 1 Gbit/s case run untraced, with every hook on but nothing kept, and
+    /// writing every trace (time series, packet log, pcap at both ends).
+    #[arg(long)]
+    pub trace_cost: bool,
+}
+
+/// Receives every event and keeps none: the cost of the hooks alone.
+struct Discard;
+
+impl losslab_sim::Tracer for Discard {
+    fn wants_endpoint_events(&self) -> bool {
+        true
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tracing {
+    Off,
+    Discard,
+    Write,
 }
 
 #[derive(Serialize)]
@@ -80,7 +101,18 @@ pub fn scenario(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
 }
 
 fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Failure> {
+    run_case_traced(name, rate, loss, seconds, Tracing::Off)
+}
+
+fn run_case_traced(
+    name: &str,
+    rate: u64,
+    loss: f64,
+    seconds: u64,
+    tracing: Tracing,
+) -> Result<Case, Failure> {
     let sc = scenario(rate, loss, seconds);
+    let scratch = std::env::temp_dir().join(format!("losslab-bench-{}", std::process::id()));
     // Short cases are repeated until half a second of wall time has
     // accumulated, so that timer resolution and warm-up do not dominate;
     // the simulation is deterministic, so every repetition is identical.
@@ -88,7 +120,19 @@ fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Fail
     let r = loop {
         let mut sim = Simulation::new(&sc).map_err(|e| Failure::Runtime(e.to_string()))?;
         let t0 = Instant::now();
+        match tracing {
+            Tracing::Off => {}
+            Tracing::Discard => sim.set_tracer(Box::new(Discard)),
+            Tracing::Write => {
+                let t = crate::run::all_writers(&sim, &scratch, true)
+                    .map_err(|e| Failure::Runtime(e.to_string()))?;
+                sim.set_tracer(t);
+            }
+        }
         sim.run();
+        if let Some(mut t) = sim.take_tracer() {
+            t.finish().map_err(|e| Failure::Runtime(e.to_string()))?;
+        }
         wall += t0.elapsed().as_secs_f64();
         reps += 1;
         if wall >= 0.5 || reps >= 1000 {
@@ -96,6 +140,7 @@ fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Fail
         }
     };
     let wall = wall / reps as f64;
+    let _ = std::fs::remove_dir_all(&scratch);
     let f = &r.flows[0];
     let pkts = f.segments_sent + f.acks_sent;
     Ok(Case {
@@ -121,6 +166,9 @@ fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Fail
 
 pub fn bench(a: BenchArgs) -> Result<(), Failure> {
     let secs = if a.quick { 10 } else { a.seconds.max(1) };
+    if a.trace_cost {
+        return trace_cost(secs, a.json);
+    }
     let mut cases = vec![run_case("reference", 100_000_000, 0.001, secs)?];
     if !a.reference_only {
         for &loss in &[0.001, 0.0] {
@@ -154,5 +202,51 @@ pub fn bench(a: BenchArgs) -> Result<(), Failure> {
         );
     }
     println!("({secs} simulated seconds per case; NewReno + RFC 6675, 100 ms RTT, queue = 1 BDP)");
+    Ok(())
+}
+
+fn trace_cost(secs: u64, json: bool) -> Result<(), Failure> {
+    let mut rows = Vec::new();
+    for (label, rate, loss, s) in [
+        ("reference", 100_000_000u64, 0.001, secs),
+        ("1 Gbit/s loss-free", 1_000_000_000, 0.0, secs.min(10)),
+    ] {
+        for (mode, t) in [
+            ("untraced", Tracing::Off),
+            ("hooks on, nothing kept", Tracing::Discard),
+            ("all traces written", Tracing::Write),
+        ] {
+            rows.push(run_case_traced(
+                &format!("{label}: {mode}"),
+                rate,
+                loss,
+                s,
+                t,
+            )?);
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("serialise")
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<45} {:>14} {:>9} {:>12}",
+        "case", "pkts/wall s", "ns/pkt", "vs untraced"
+    );
+    for chunk in rows.chunks(3) {
+        let base = chunk[0].ns_per_packet;
+        for c in chunk {
+            println!(
+                "{:<45} {:>14.0} {:>9.1} {:>11.2}x",
+                c.name,
+                c.packets_per_s,
+                c.ns_per_packet,
+                c.ns_per_packet / base
+            );
+        }
+    }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The `losslab` command line.
 
 mod bench;
+mod plot;
+mod report;
 mod run;
 mod table;
 mod timeseries;
@@ -21,6 +23,9 @@ struct Cli {
 enum Command {
     /// Simulate a scenario file and report what every flow did.
     Run(run::RunArgs),
+    /// Draw a finished run's pictures again (time-sequence graph, cwnd,
+    /// RTT), optionally for one flow and a time window.
+    Plot(plot::PlotArgs),
     /// Measure simulator speed (simulated packets per wall-clock second).
     Bench(bench::BenchArgs),
 }
@@ -37,6 +42,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),
     };
     match res {

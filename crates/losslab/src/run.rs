@@ -9,8 +9,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use losslab_sim::packet_log::PacketLog;
 use losslab_sim::parse::load_scenario;
-use losslab_sim::{RunResults, Simulation};
+use losslab_sim::pcap::{PcapTracer, Sides};
+use losslab_sim::sim::{expand_flows, Tee};
+use losslab_sim::{RunResults, Simulation, Tracer};
 
 use crate::timeseries::TimeSeries;
 use crate::Failure;
@@ -36,9 +39,48 @@ pub struct RunArgs {
     /// inflight) to OUT/timeseries.csv.
     #[arg(long)]
     pub timeseries: bool,
+    /// Write a pcap per flow, as captured at the sender, into DIR (open
+    /// them in Wireshark).
+    #[arg(long, value_name = "DIR")]
+    pub pcap: Option<PathBuf>,
+    /// With --pcap, also write the capture at each receiver, which lacks
+    /// the packets the path dropped.
+    #[arg(long, requires = "pcap")]
+    pub pcap_receiver: bool,
+    /// Write every packet event (sent, dropped, delivered) to OUT/packets.csv.
+    #[arg(long)]
+    pub trace: bool,
+    /// Draw the pictures (time-sequence graph, cwnd, RTT) into OUT/plots/;
+    /// implies --timeseries and --trace.
+    #[arg(long)]
+    pub plot: bool,
+    /// Write OUT/index.html with the scenario, results and pictures;
+    /// implies --plot.
+    #[arg(long)]
+    pub report: bool,
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// Every trace writer at once, for benchmarks: time series, packet log and
+/// pcap at both ends, into `dir`.
+pub fn all_writers(
+    sim: &Simulation,
+    dir: &Path,
+    receiver: bool,
+) -> std::io::Result<Box<dyn Tracer>> {
+    fs::create_dir_all(dir)?;
+    let flows = expand_flows(&sim.scenario().flows);
+    let sides = if receiver { Sides::Both } else { Sides::Sender };
+    Ok(Box::new(Tee(vec![
+        Box::new(TimeSeries::create(&dir.join("timeseries.csv"), sim)?),
+        Box::new(PacketLog::create(
+            &dir.join("packets.csv"),
+            sim.flow_names(),
+        )?),
+        Box::new(PcapTracer::create(dir, &flows, sides)?),
+    ])))
 }
 
 pub fn run(a: RunArgs) -> Result<(), Failure> {
@@ -56,12 +98,49 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
     fs::create_dir_all(&out)
         .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))?;
-    if a.timeseries {
+    let plot = a.plot || a.report;
+    let timeseries = a.timeseries || plot;
+    let trace = a.trace || plot;
+    let cannot = |p: &Path, e: std::io::Error| {
+        Failure::Runtime(format!("cannot write {}: {e}", p.display()))
+    };
+    let mut tracers: Vec<Box<dyn Tracer>> = Vec::new();
+    if timeseries {
         let path = out.join("timeseries.csv");
-        let ts = TimeSeries::create(&path, &sim)
-            .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?;
-        sim.set_tracer(Box::new(ts));
+        tracers.push(Box::new(
+            TimeSeries::create(&path, &sim).map_err(|e| cannot(&path, e))?,
+        ));
     }
+    if trace {
+        let path = out.join("packets.csv");
+        tracers.push(Box::new(
+            PacketLog::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
+        ));
+    }
+    if let Some(dir) = &a.pcap {
+        fs::create_dir_all(dir).map_err(|e| cannot(dir, e))?;
+        let sides = if a.pcap_receiver {
+            Sides::Both
+        } else {
+            Sides::Sender
+        };
+        let flows = expand_flows(&scenario.flows);
+        tracers.push(Box::new(
+            PcapTracer::create(dir, &flows, sides).map_err(|e| cannot(dir, e))?,
+        ));
+    }
+    if !tracers.is_empty() {
+        sim.set_tracer(Box::new(Tee(tracers)));
+    }
+    // The scenario as run, so the directory says how to run it again.
+    let scenario_copy = out.join("scenario.toml");
+    let original = fs::read_to_string(&a.file).unwrap_or_default();
+    let mut header = format!("# as run by: losslab run {}", a.file.display());
+    for o in &overrides {
+        header.push_str(&format!(" --set {o}"));
+    }
+    fs::write(&scenario_copy, format!("{header}\n{original}"))
+        .map_err(|e| cannot(&scenario_copy, e))?;
 
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -120,14 +199,33 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     let summary = out.join("summary.json");
     fs::write(&summary, format!("{json}\n"))
         .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", summary.display())))?;
+    let mut written = vec![summary.clone()];
+    if timeseries {
+        written.push(out.join("timeseries.csv"));
+    }
+    if trace {
+        written.push(out.join("packets.csv"));
+    }
+    if let Some(dir) = &a.pcap {
+        written.push(dir.clone());
+    }
+    if plot {
+        let files = losslab_viz::plot_run(&out, &losslab_viz::PlotOptions::default())
+            .map_err(|e| Failure::Runtime(e.to_string()))?;
+        if let Some(f) = files.first() {
+            written.push(f.parent().unwrap_or(&out).to_path_buf());
+        }
+    }
+    if a.report {
+        written.push(crate::report::write(&out).map_err(Failure::Runtime)?);
+    }
     if a.json {
         let mut so = std::io::stdout().lock();
         let _ = writeln!(so, "{json}");
     } else {
         print!("{}", crate::table::render(&results));
-        println!("results: {}", summary.display());
-        if a.timeseries {
-            println!("time series: {}", out.join("timeseries.csv").display());
+        for w in &written {
+            println!("wrote {}", w.display());
         }
     }
     if interrupted {

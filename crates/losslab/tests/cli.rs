@@ -279,3 +279,98 @@ fn interrupt_writes_partial_results() {
     assert!(t > 0.0 && t < 60.0, "stopped part-way: {t}");
     assert!(v["flows"][0]["bytes_delivered"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn report_pcap_and_replot() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let pcap = dir.path().join("pcap");
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--pcap",
+        pcap.to_str().unwrap(),
+        "--pcap-receiver",
+        "--report",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "summary.json",
+        "scenario.toml",
+        "timeseries.csv",
+        "packets.csv",
+        "index.html",
+        "plots/tsg-a.svg",
+        "plots/tsg-a.png",
+        "plots/cwnd-a.svg",
+        "plots/rtt-a.png",
+    ] {
+        let p = out.join(f);
+        assert!(
+            p.metadata().map(|m| m.len() > 0).unwrap_or(false),
+            "missing or empty {f}"
+        );
+    }
+    for f in ["a.sender.pcap", "a.receiver.pcap"] {
+        assert!(pcap.join(f).exists(), "missing {f}");
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("plots/tsg-a.svg") && html.contains("tail-drop"));
+    let sc = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
+    assert!(sc.starts_with("# as run by: losslab run examples/tail-drop.toml"));
+    // The packet log shows the tail drop and its retransmission.
+    let log = std::fs::read_to_string(out.join("packets.csv")).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains(",data,loss_drop,13032,1448,1,")),
+        "drop row"
+    );
+    assert!(
+        log.lines().any(|l| l.contains(",data,sent,13032,1448,2,")),
+        "retransmission row"
+    );
+
+    // Re-plot a window of the finished run without simulating again.
+    std::fs::remove_dir_all(out.join("plots")).unwrap();
+    let o = run(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--flow",
+        "a",
+        "--from",
+        "0",
+        "--to",
+        "0.3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("plots/tsg-a.png").exists());
+    // Bad requests exit 2 with the reason.
+    bad(
+        &["plot", out.to_str().unwrap(), "--flow", "nope"],
+        &["nope"],
+    );
+    bad(
+        &["plot", out.to_str().unwrap(), "--from", "2", "--to", "1"],
+        &["--from"],
+    );
+    bad(&["plot", dir.path().to_str().unwrap()], &["summary.json"]);
+}
+
+#[test]
+fn plot_without_traces_says_which_flag_to_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    bad(
+        &["plot", out.to_str().unwrap()],
+        &["--trace", "--timeseries"],
+    );
+}

@@ -1,0 +1,222 @@
+//! Generic charts for reproductions of papers' figures. Each writes
+//! `<path>.svg` and `<path>.png` and returns both paths.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::draw::*;
+use crate::VizError;
+
+struct Cdf<'a> {
+    title: &'a str,
+    x_label: &'a str,
+    series: Vec<(&'a str, Vec<f64>)>,
+}
+
+impl Picture for Cdf<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1100, 720)
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), VizError> {
+        let n: usize = self.series.iter().map(|s| s.1.len()).sum();
+        let body = header(root, self.title, &format!("{n} values"))?;
+        let lo = self
+            .series
+            .iter()
+            .filter_map(|s| s.1.first())
+            .fold(f64::INFINITY, |a, &b| a.min(b));
+        let hi = self
+            .series
+            .iter()
+            .filter_map(|s| s.1.last())
+            .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let (x0, x1) = padded(lo, hi, 0.02);
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(16)
+            .margin_right(28)
+            .margin_bottom(12)
+            .x_label_area_size(52)
+            .y_label_area_size(72)
+            .build_cartesian_2d(x0..x1, 0.0..1.0)?;
+        let span = x1 - x0;
+        chart
+            .configure_mesh()
+            .x_desc(self.x_label)
+            .y_desc("fraction ≤ x (CDF)")
+            .x_label_formatter(&|v| tick(*v, span))
+            .y_label_formatter(&|v| format!("{v:.1}"))
+            .x_labels(12)
+            .y_labels(11)
+            .label_style((FONT, TICK_SIZE))
+            .axis_desc_style((FONT, AXIS_DESC_SIZE))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        for (k, (name, v)) in self.series.iter().enumerate() {
+            if v.is_empty() {
+                continue;
+            }
+            let total = v.len() as f64;
+            // The empirical CDF steps up by 1/n at each value; ties collapse
+            // into one step.
+            let mut pts = vec![(x0, 0.0)];
+            for (i, &x) in v.iter().enumerate() {
+                if i + 1 < v.len() && v[i + 1] == x {
+                    continue;
+                }
+                let below = pts.last().map_or(0.0, |p| p.1);
+                pts.push((x, below));
+                pts.push((x, (i + 1) as f64 / total));
+            }
+            pts.push((x1, 1.0));
+            let pts = dedup_pixels(pts, |p| chart.backend_coord(p));
+            let style = SERIES[k % SERIES.len()].stroke_width(2);
+            chart
+                .draw_series(LineSeries::new(pts, style))?
+                .label(format!("{name} (n={})", v.len()))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .margin(12)
+            .label_font((FONT, LEGEND_SIZE))
+            .background_style(WHITE.mix(0.92))
+            .border_style(GREY)
+            .draw()?;
+        Ok(())
+    }
+}
+
+/// One empirical CDF line per series (NaN values are ignored).
+pub fn cdf(
+    path_without_ext: &Path,
+    title: &str,
+    x_label: &str,
+    series: &[(String, Vec<f64>)],
+) -> Result<Vec<PathBuf>, VizError> {
+    let series = series
+        .iter()
+        .map(|(name, v)| {
+            let mut v: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+            v.sort_by(f64::total_cmp);
+            (name.as_str(), v)
+        })
+        .collect();
+    save(
+        &Cdf {
+            title,
+            x_label,
+            series,
+        },
+        path_without_ext,
+    )
+}
+
+struct Bars<'a> {
+    title: &'a str,
+    y_label: &'a str,
+    groups: &'a [String],
+    series: &'a [(String, Vec<f64>)],
+}
+
+impl Picture for Bars<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1100, 720)
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), VizError> {
+        let body = header(root, self.title, "")?;
+        let values = self.series.iter().flat_map(|s| s.1.iter().copied());
+        let values: Vec<f64> = values.filter(|v| v.is_finite()).collect();
+        let hi = values.iter().copied().fold(0.0f64, f64::max);
+        let lo = values.iter().copied().fold(0.0f64, f64::min);
+        let (y0, y1) = if hi > lo {
+            let pad = (hi - lo) * 0.1;
+            (if lo < 0.0 { lo - pad } else { 0.0 }, hi + pad)
+        } else {
+            (0.0, 1.0)
+        };
+        let ng = self.groups.len().max(1);
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(16)
+            .margin_right(28)
+            .margin_bottom(12)
+            .x_label_area_size(52)
+            .y_label_area_size(84)
+            .build_cartesian_2d(0.0..ng as f64, y0..y1)?;
+        let yspan = y1 - y0;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .y_desc(self.y_label)
+            // Group names are drawn below, at the group centres.
+            .x_labels(0)
+            .y_label_formatter(&|v| tick(*v, yspan))
+            .y_labels(10)
+            .label_style((FONT, TICK_SIZE))
+            .axis_desc_style((FONT, AXIS_DESC_SIZE))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        let name_style = TextStyle::from((FONT, TICK_SIZE + 1).into_font())
+            .color(&INK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        for (g, name) in self.groups.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(g as f64 + 0.5, y0));
+            root.draw(&Text::new(name.as_str(), (x, y + 10), name_style.clone()))?;
+        }
+        let ns = self.series.len().max(1);
+        // Each group spans [g, g+1): 80% for the bars, 10% air each side.
+        let width = 0.8 / ns as f64;
+        for (k, (name, v)) in self.series.iter().enumerate() {
+            let colour = SERIES[k % SERIES.len()];
+            let bars = v
+                .iter()
+                .enumerate()
+                .take(ng)
+                .filter(|(_, y)| y.is_finite())
+                .map(|(g, &y)| {
+                    let x = g as f64 + 0.1 + k as f64 * width;
+                    Rectangle::new([(x, 0.0), (x + width * 0.92, y)], colour.filled())
+                });
+            chart
+                .draw_series(bars)?
+                .label(name.as_str())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 7), (x + 18, y + 7)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .margin(12)
+            .label_font((FONT, LEGEND_SIZE))
+            .background_style(WHITE.mix(0.92))
+            .border_style(GREY)
+            .draw()?;
+        Ok(())
+    }
+}
+
+/// Groups along x, one bar per series in each group (`series[k].1[g]` is
+/// series k's value in group g; missing or non-finite values draw no bar).
+pub fn grouped_bars(
+    path_without_ext: &Path,
+    title: &str,
+    y_label: &str,
+    groups: &[String],
+    series: &[(String, Vec<f64>)],
+) -> Result<Vec<PathBuf>, VizError> {
+    save(
+        &Bars {
+            title,
+            y_label,
+            groups,
+            series,
+        },
+        path_without_ext,
+    )
+}

@@ -1,0 +1,225 @@
+//! Per-ACK state over time (timeseries.csv): cwnd/ssthresh/pipe and
+//! srtt/RTO, with the recovery periods of summary.json shaded.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::draw::*;
+use crate::load::{FlowData, Recovery};
+use crate::VizError;
+
+const FAST_BAND: RGBColor = RGBColor(255, 238, 170);
+const RTO_BAND: RGBColor = RGBColor(255, 205, 195);
+
+pub(crate) struct Line {
+    pub label: &'static str,
+    pub colour: RGBColor,
+    pub width: u32,
+    /// (time, value), each holding until the next.
+    pub samples: Vec<(f64, f64)>,
+}
+
+pub(crate) struct TimeLines<'a> {
+    pub title: String,
+    pub subtitle: String,
+    pub y_desc: &'static str,
+    pub lines: Vec<Line>,
+    pub recoveries: &'a [Recovery],
+    pub t0: f64,
+    pub t1: f64,
+}
+
+/// The samples inside [t0, t1], starting with the value in force at t0.
+fn crop(samples: &[(f64, f64)], t0: f64, t1: f64) -> Vec<(f64, f64)> {
+    let start = samples.partition_point(|s| s.0 < t0);
+    let mut out = Vec::new();
+    if start > 0 {
+        out.push((t0, samples[start - 1].1));
+    }
+    out.extend(samples[start..].iter().take_while(|s| s.0 <= t1));
+    out
+}
+
+impl Picture for TimeLines<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), VizError> {
+        let body = header(root, &self.title, &self.subtitle)?;
+        let lines: Vec<(&Line, Vec<(f64, f64)>)> = self
+            .lines
+            .iter()
+            .map(|l| (l, crop(&l.samples, self.t0, self.t1)))
+            .collect();
+        let ymax = lines
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(|p| p.1))
+            .fold(0.0f64, f64::max);
+        // Headroom for the legend in the upper right.
+        let ymax = if ymax > 0.0 { ymax * 1.3 } else { 1.0 };
+        let (x0, x1) = padded(self.t0, self.t1, 0.01);
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(16)
+            .margin_right(28)
+            .margin_bottom(12)
+            .x_label_area_size(52)
+            .y_label_area_size(84)
+            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+        let span = x1 - x0;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(self.y_desc)
+            .x_label_formatter(&|v| tick(*v, span))
+            .y_label_formatter(&|v| tick(*v, ymax))
+            .x_labels(12)
+            .y_labels(10)
+            .label_style((FONT, TICK_SIZE))
+            .axis_desc_style((FONT, AXIS_DESC_SIZE))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+
+        let mut kinds: Vec<&str> = Vec::new();
+        let bands = self
+            .recoveries
+            .iter()
+            .filter(|r| r.start_s <= x1 && r.end_s.is_none_or(|e| e >= x0));
+        for r in bands {
+            let colour = if r.kind == "timeout" {
+                RTO_BAND
+            } else {
+                FAST_BAND
+            };
+            let (s, e) = (r.start_s.max(x0), r.end_s.unwrap_or(x1).min(x1));
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(s, 0.0), (e, ymax)],
+                colour.filled(),
+            )))?;
+            if !kinds.contains(&r.kind.as_str()) {
+                kinds.push(&r.kind);
+            }
+        }
+
+        // The first line is the main one: drawn last so that it stays on
+        // top, but listed first in the legend.
+        for (l, pts) in lines.iter().rev() {
+            if pts.is_empty() {
+                continue;
+            }
+            let col = |t: f64| chart.backend_coord(&(t, 0.0)).0;
+            let pts = staircase(&m4(pts, col), self.t1.min(x1));
+            chart.draw_series(LineSeries::new(pts, l.colour.stroke_width(l.width)))?;
+        }
+        for (l, pts) in &lines {
+            if pts.is_empty() {
+                continue;
+            }
+            let style = l.colour.stroke_width(l.width);
+            chart
+                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?
+                .label(l.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+        }
+        for kind in kinds {
+            let (colour, label) = if kind == "timeout" {
+                (RTO_BAND, "RTO recovery (summary.json)")
+            } else {
+                (FAST_BAND, "fast recovery (summary.json)")
+            };
+            chart
+                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
+                .label(label)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 7), (x + 22, y + 7)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .margin(12)
+            .label_font((FONT, LEGEND_SIZE))
+            .background_style(WHITE.mix(0.92))
+            .border_style(GREY)
+            .draw()?;
+        Ok(())
+    }
+}
+
+pub(crate) fn time_range(f: &FlowData, from: Option<f64>, to: Option<f64>) -> (f64, f64) {
+    let first = f
+        .series
+        .first()
+        .map_or(f.start_s, |r| r.time_s.min(f.start_s));
+    let last = f.series.last().map_or(first + 1.0, |r| r.time_s);
+    (from.unwrap_or(first), to.unwrap_or(last))
+}
+
+pub(crate) fn cwnd<'a>(scenario: &str, f: &'a FlowData, t0: f64, t1: f64) -> TimeLines<'a> {
+    let s = &f.series;
+    let max_cwnd = s.iter().map(|r| r.cwnd).fold(0.0, f64::max);
+    TimeLines {
+        title: format!("{scenario}: flow {} — congestion window", f.name),
+        subtitle: format!(
+            "{} ACKs processed, {} recoveries, max cwnd {max_cwnd} segments",
+            s.len(),
+            f.recoveries.len()
+        ),
+        y_desc: "segments",
+        lines: vec![
+            Line {
+                label: "cwnd",
+                colour: C_BLUE,
+                width: 2,
+                samples: s.iter().map(|r| (r.time_s, r.cwnd)).collect(),
+            },
+            Line {
+                label: "ssthresh",
+                colour: VERMILLION,
+                width: 2,
+                samples: s
+                    .iter()
+                    .filter_map(|r| r.ssthresh.map(|v| (r.time_s, v)))
+                    .collect(),
+            },
+            Line {
+                label: "pipe (RFC 6675)",
+                colour: C_GREEN,
+                width: 1,
+                samples: s.iter().map(|r| (r.time_s, r.pipe)).collect(),
+            },
+        ],
+        recoveries: &f.recoveries,
+        t0,
+        t1,
+    }
+}
+
+pub(crate) fn rtt<'a>(scenario: &str, f: &'a FlowData, t0: f64, t1: f64) -> TimeLines<'a> {
+    // srtt is 0 until the first RTT sample; that is "unknown", not zero.
+    let sampled: Vec<_> = f.series.iter().filter(|r| r.srtt_ms > 0.0).collect();
+    let rtt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1} ms"));
+    TimeLines {
+        title: format!("{scenario}: flow {} — RTT estimate and RTO", f.name),
+        subtitle: format!(
+            "RTT samples: min {}, mean {}",
+            rtt(f.rtt_min_ms),
+            rtt(f.rtt_mean_ms)
+        ),
+        y_desc: "milliseconds",
+        lines: vec![
+            Line {
+                label: "smoothed RTT (srtt)",
+                colour: C_BLUE,
+                width: 2,
+                samples: sampled.iter().map(|r| (r.time_s, r.srtt_ms)).collect(),
+            },
+            Line {
+                label: "RTO",
+                colour: VERMILLION,
+                width: 2,
+                samples: sampled.iter().map(|r| (r.time_s, r.rto_ms)).collect(),
+            },
+        ],
+        recoveries: &f.recoveries,
+        t0,
+        t1,
+    }
+}

@@ -1,0 +1,719 @@
+//! The time-sequence graph, in the style of Figure 2 of the PRR paper
+//! (Dukkipati et al., IMC 2011): everything as the sender sees it, data
+//! at its send time and ACKs at their arrival time.
+//!
+//! Marks are drawn in pixel space on the plotting area rather than as
+//! plotters series in data space, for two reasons: a segment must stay a
+//! visible mark however far the view is zoomed out, and marks that land on
+//! the same pixels are drawn once (a 100k-packet flow would otherwise make
+//! a 10 MB SVG). Retransmissions and drops are never thinned.
+
+use std::collections::{HashMap, HashSet};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::draw::*;
+use crate::load::{Fate, FlowData, Recovery};
+use crate::VizError;
+
+const ORIGINAL: RGBColor = INK;
+const RETRANSMIT: RGBColor = RGBColor(220, 20, 20);
+const UNA: RGBColor = RGBColor(0, 150, 60);
+const SACK: RGBColor = RGBColor(130, 60, 190);
+const DSACK: RGBColor = SKY;
+const LOSS_DROP: RGBColor = C_ORANGE;
+const QUEUE_DROP: RGBColor = C_BLUE;
+const FAST_BAND: RGBColor = RGBColor(255, 238, 170);
+const RTO_BAND: RGBColor = RGBColor(255, 205, 195);
+
+/// More data packets than this and the default view zooms in on the first
+/// recovery: a whole long flow is an unreadable diagonal.
+pub(crate) const ZOOM_ABOVE: usize = 20_000;
+
+/// Chooses the time window: the user's, else the whole flow, else (for a
+/// long flow) the first recovery and a few RTTs around it. The string says
+/// what was chosen when it was not the user's or the whole flow.
+pub(crate) fn window(
+    f: &FlowData,
+    from: Option<f64>,
+    to: Option<f64>,
+    sim_time_s: f64,
+) -> (f64, f64, Option<String>) {
+    let first = f
+        .data
+        .first()
+        .map_or(f.start_s, |d| d.time_s.min(f.start_s));
+    let last = f
+        .data
+        .last()
+        .map(|d| d.time_s)
+        .into_iter()
+        .chain(f.acks.last().map(|a| a.time_s))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let last = if last.is_finite() { last } else { sim_time_s };
+    if from.is_some() || to.is_some() {
+        return (from.unwrap_or(first), to.unwrap_or(last), None);
+    }
+    let sent: Vec<f64> = f
+        .data
+        .iter()
+        .filter(|d| d.fate == Fate::Sent)
+        .map(|d| d.time_s)
+        .collect();
+    if sent.len() <= ZOOM_ABOVE {
+        return (first, last, None);
+    }
+    let rtt = f.rtt_mean_ms.or(f.rtt_min_ms).unwrap_or(100.0) / 1e3;
+    match f.recoveries.first() {
+        Some(r) => {
+            let end = r.end_s.unwrap_or(r.start_s + 5.0 * rtt);
+            let (t0, t1) = ((r.start_s - 3.0 * rtt).max(first), end + 3.0 * rtt);
+            let note = format!(
+                "zoomed to the first recovery ± 3 RTT ({} data packets in all); choose another window with from/to",
+                sent.len()
+            );
+            (t0, t1.min(last.max(t0)), Some(note))
+        }
+        None => {
+            let t1 = sent[ZOOM_ABOVE - 1];
+            let note = format!(
+                "first {ZOOM_ABOVE} of {} data packets (no recovery); choose another window with from/to",
+                sent.len()
+            );
+            (first, t1, Some(note))
+        }
+    }
+}
+
+pub(crate) struct Tsg<'a> {
+    pub flow: &'a FlowData,
+    pub scenario: &'a str,
+    pub t0: f64,
+    pub t1: f64,
+    pub note: Option<String>,
+}
+
+/// A data transmission as drawn: time, first and last byte in segments.
+#[derive(Clone, Copy)]
+struct Mark {
+    t: f64,
+    lo: f64,
+    hi: f64,
+}
+
+struct Prepared {
+    mss: u64,
+    originals: Vec<Mark>,
+    retransmissions: Vec<Mark>,
+    loss_drops: Vec<Mark>,
+    queue_drops: Vec<Mark>,
+    /// (arrival time, block), DSACK blocks separately.
+    sacks: Vec<Mark>,
+    dsacks: Vec<Mark>,
+    /// snd.una samples (time, segments), starting with its value at t0.
+    una: Vec<(f64, f64)>,
+    recoveries: Vec<Recovery>,
+    y: (f64, f64),
+}
+
+impl Tsg<'_> {
+    fn prepare(&self) -> Prepared {
+        let f = self.flow;
+        let (t0, t1) = (self.t0, self.t1);
+        let inside = |t: f64| t >= t0 && t <= t1;
+        let mss = f
+            .data
+            .iter()
+            .map(|d| d.len as u64)
+            .max()
+            .unwrap_or(1448)
+            .max(1);
+        let seg = |b: u64| b as f64 / mss as f64;
+        let mark = |t: f64, seq: u64, len: u32| Mark {
+            t,
+            lo: seg(seq),
+            hi: seg(seq + len as u64),
+        };
+
+        // A loss drop happens at the bottleneck's far end; the sender saw
+        // that transmission leave earlier, so the X goes on its send time.
+        let dropped: HashSet<(u64, u32)> = f
+            .data
+            .iter()
+            .filter(|d| d.fate.is_drop())
+            .map(|d| (d.seq, d.tx))
+            .collect();
+        let mut send_time: HashMap<(u64, u32), f64> = HashMap::new();
+        let (mut originals, mut retransmissions) = (Vec::new(), Vec::new());
+        for d in &f.data {
+            if d.fate != Fate::Sent {
+                continue;
+            }
+            if dropped.contains(&(d.seq, d.tx)) {
+                send_time.insert((d.seq, d.tx), d.time_s);
+            }
+            if inside(d.time_s) {
+                let m = mark(d.time_s, d.seq, d.len);
+                if d.tx > 1 {
+                    retransmissions.push(m);
+                } else {
+                    originals.push(m);
+                }
+            }
+        }
+        let (mut loss_drops, mut queue_drops) = (Vec::new(), Vec::new());
+        for d in f.data.iter().filter(|d| d.fate.is_drop()) {
+            let t = send_time.get(&(d.seq, d.tx)).copied().unwrap_or(d.time_s);
+            if !inside(t) {
+                continue;
+            }
+            let m = mark(t, d.seq, d.len);
+            if d.fate == Fate::LossDrop {
+                loss_drops.push(m);
+            } else {
+                queue_drops.push(m);
+            }
+        }
+
+        let (mut sacks, mut dsacks) = (Vec::new(), Vec::new());
+        let mut una = Vec::new();
+        let mut cur: Option<u64> = None;
+        for a in f.acks.iter().filter(|a| a.fate == Fate::Delivered) {
+            if a.time_s > t1 {
+                break;
+            }
+            let next = cur.map_or(a.ack, |c| c.max(a.ack));
+            if a.time_s < t0 {
+                cur = Some(next);
+                continue;
+            }
+            if una.is_empty() {
+                if let Some(c) = cur {
+                    una.push((t0, seg(c)));
+                }
+            }
+            if cur != Some(next) {
+                una.push((a.time_s, seg(next)));
+            }
+            cur = Some(next);
+            for (k, &(s, e)) in f.sack_of(a).iter().enumerate() {
+                let m = Mark {
+                    t: a.time_s,
+                    lo: seg(s),
+                    hi: seg(e),
+                };
+                if k == 0 && a.dsack {
+                    dsacks.push(m);
+                } else {
+                    sacks.push(m);
+                }
+            }
+        }
+        if una.is_empty() {
+            if let Some(c) = cur {
+                una.push((t0, seg(c)));
+            }
+        }
+
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for m in originals
+            .iter()
+            .chain(&retransmissions)
+            .chain(&loss_drops)
+            .chain(&queue_drops)
+            .chain(&sacks)
+        {
+            lo = lo.min(m.lo);
+            hi = hi.max(m.hi);
+        }
+        for &(_, u) in &una {
+            lo = lo.min(u);
+            hi = hi.max(u);
+        }
+        let y = padded(lo, hi, 0.03);
+        let recoveries = f
+            .recoveries
+            .iter()
+            .filter(|r| r.start_s <= t1 && r.end_s.is_none_or(|e| e >= t0))
+            .cloned()
+            .collect();
+        Prepared {
+            mss,
+            originals,
+            retransmissions,
+            loss_drops,
+            queue_drops,
+            sacks,
+            dsacks,
+            una,
+            recoveries,
+            y,
+        }
+    }
+}
+
+/// Data-to-pixel mapping of the plotting area, relative to its corner.
+struct Map {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    w: f64,
+    h: f64,
+}
+
+impl Map {
+    fn x(&self, t: f64) -> f64 {
+        (t - self.x0) / (self.x1 - self.x0) * self.w
+    }
+    fn y(&self, v: f64) -> f64 {
+        self.h - (v - self.y0) / (self.y1 - self.y0) * self.h
+    }
+    fn clamp_y(&self, py: f64) -> f64 {
+        py.clamp(0.0, self.h)
+    }
+    /// The pixel at the middle of a mark.
+    fn at(&self, m: &Mark) -> (i32, i32) {
+        (
+            self.x(m.t).round() as i32,
+            self.clamp_y((self.y(m.hi) + self.y(m.lo)) / 2.0).round() as i32,
+        )
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Corner {
+    TopLeft,
+    BottomRight,
+}
+
+/// Roughly where plotters will put the legend (drawn last, at (10, 34)),
+/// so that callouts keep out of it.
+fn legend_box<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    p: &Prepared,
+    band_kinds: &[String],
+) -> Result<[i32; 4], VizError> {
+    let entries = 2
+        + [
+            !p.retransmissions.is_empty(),
+            !p.loss_drops.is_empty(),
+            !p.queue_drops.is_empty(),
+            !p.sacks.is_empty(),
+            !p.dsacks.is_empty(),
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count()
+        + band_kinds.len();
+    let style = TextStyle::from((FONT, LEGEND_SIZE).into_font());
+    let (w, h) = a.estimate_text_size("dropped by the loss model (at send time)", &style)?;
+    let row = h as i32 + 6;
+    Ok([0, 28, 10 + w as i32 + 60, 34 + entries as i32 * row + 30])
+}
+
+/// Labels placed so far, so that a new one never covers an older one
+/// (nearby recoveries would otherwise print on top of each other).
+struct Labels(Vec<[i32; 4]>);
+
+impl Labels {
+    /// A label on a white box whose `corner` is at `pos`, with a leader
+    /// line to `to` when given; skipped when it would overlap another or
+    /// stick out of the plotting area.
+    fn callout<DB: DrawingBackend>(
+        &mut self,
+        a: &DrawingArea<DB, Shift>,
+        pos: (i32, i32),
+        to: Option<(i32, i32)>,
+        text: &str,
+        colour: RGBColor,
+        corner: Corner,
+    ) -> Result<(), VizError> {
+        let style = TextStyle::from((FONT, 15).into_font()).color(&colour);
+        let (w, h) = a.estimate_text_size(text, &style)?;
+        let (w, h) = (w as i32, h as i32);
+        let (x, y) = match corner {
+            Corner::TopLeft => pos,
+            Corner::BottomRight => (pos.0 - w, pos.1 - h),
+        };
+        let b = [x - 3, y - 2, x + w + 3, y + h + 3];
+        let (aw, ah) = a.dim_in_pixel();
+        let outside = b[0] < 0 || b[1] < 0 || b[2] > aw as i32 || b[3] > ah as i32;
+        let overlaps = self
+            .0
+            .iter()
+            .any(|o| b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]);
+        if outside || overlaps {
+            return Ok(());
+        }
+        self.0.push(b);
+        if let Some(to) = to {
+            line(a, vec![pos, to], colour.stroke_width(1))?;
+        }
+        a.draw(&Rectangle::new(
+            [(b[0], b[1]), (b[2], b[3])],
+            WHITE.mix(0.85).filled(),
+        ))?;
+        a.draw(&Text::new(
+            text.to_string(),
+            (x, y),
+            style.pos(Pos::new(HPos::Left, VPos::Top)),
+        ))?;
+        Ok(())
+    }
+}
+
+fn line<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    pts: Vec<(i32, i32)>,
+    style: ShapeStyle,
+) -> Result<(), VizError> {
+    a.draw(&PathElement::new(pts, style))?;
+    Ok(())
+}
+
+/// Draws segment marks as vertical bars spanning their bytes (I-beams when
+/// zoomed in, like the double-ended arrows of the PRR paper), at least
+/// `min_half` pixels tall each side of the middle so that one segment is
+/// visible in a zoomed-out view.
+fn draw_marks<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    map: &Map,
+    marks: &[Mark],
+    style: ShapeStyle,
+    min_half: f64,
+    thin: bool,
+    caps: bool,
+) -> Result<(), VizError> {
+    let mut seen = PixelSet::new();
+    for m in marks {
+        let x = map.x(m.t).round() as i32;
+        let (top, bot) = (map.y(m.hi), map.y(m.lo));
+        let mid = (top + bot) / 2.0;
+        // Half a pixel of air between adjacent segments.
+        let half = ((bot - top) / 2.0 - 0.5).max(min_half);
+        let (y0, y1) = (
+            map.clamp_y(mid - half).round() as i32,
+            map.clamp_y(mid + half).round() as i32,
+        );
+        if thin && !seen.first((x, y0, y1)) {
+            continue;
+        }
+        line(a, vec![(x, y0), (x, y1)], style)?;
+        if caps && half >= 5.0 {
+            line(a, vec![(x - 2, y0), (x + 2, y0)], style)?;
+            line(a, vec![(x - 2, y1), (x + 2, y1)], style)?;
+        }
+    }
+    Ok(())
+}
+
+fn draw_crosses<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    map: &Map,
+    marks: &[Mark],
+    colour: RGBColor,
+) -> Result<(), VizError> {
+    let style = colour.stroke_width(2);
+    for m in marks {
+        let x = map.x(m.t).round() as i32;
+        let y = map.clamp_y((map.y(m.hi) + map.y(m.lo)) / 2.0).round() as i32;
+        let r = 5;
+        line(a, vec![(x - r, y - r), (x + r, y + r)], style)?;
+        line(a, vec![(x - r, y + r), (x + r, y - r)], style)?;
+    }
+    Ok(())
+}
+
+fn bar_legend(x: i32, y: i32, s: ShapeStyle) -> PathElement<(i32, i32)> {
+    PathElement::new(vec![(x + 10, y - 7), (x + 10, y + 7)], s)
+}
+
+impl Picture for Tsg<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1400, 860)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), VizError> {
+        let p = self.prepare();
+        let f = self.flow;
+        let title = format!(
+            "{}: flow {} — time-sequence graph at the sender",
+            self.scenario, f.name
+        );
+        let rtx = p.retransmissions.len();
+        let drops = p.loss_drops.len() + p.queue_drops.len();
+        let mut subtitle = format!(
+            "{} transmissions, {} retransmissions, {} dropped, {} recoveries in view",
+            p.originals.len() + rtx,
+            rtx,
+            drops,
+            p.recoveries.len()
+        );
+        if let Some(n) = &self.note {
+            subtitle = format!("{subtitle} — {n}");
+        }
+        let body = header(root, &title, &subtitle)?;
+        let (x0, x1) = padded(self.t0, self.t1, 0.01);
+        let (y0, y1) = p.y;
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(16)
+            .margin_right(28)
+            .margin_bottom(12)
+            .x_label_area_size(52)
+            .y_label_area_size(84)
+            .build_cartesian_2d(x0..x1, y0..y1)?;
+        let span = x1 - x0;
+        let yspan = y1 - y0;
+        chart
+            .configure_mesh()
+            .x_desc("time at the sender (s)")
+            .y_desc(format!(
+                "sequence number (segments of {} B from the flow's start)",
+                p.mss
+            ))
+            .x_label_formatter(&|v| tick(*v, span))
+            .y_label_formatter(&|v| tick(*v, yspan))
+            .x_labels(12)
+            .y_labels(12)
+            .label_style((FONT, TICK_SIZE))
+            .axis_desc_style((FONT, AXIS_DESC_SIZE))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+
+        let area = chart.plotting_area().strip_coord_spec();
+        let (w, h) = area.dim_in_pixel();
+        let map = Map {
+            x0,
+            x1,
+            y0,
+            y1,
+            w: w as f64,
+            h: h as f64,
+        };
+
+        // Recovery periods under everything else.
+        let mut band_kinds = Vec::new();
+        for r in &p.recoveries {
+            let colour = if r.kind == "timeout" {
+                RTO_BAND
+            } else {
+                FAST_BAND
+            };
+            let xs = map.x(r.start_s.max(x0)).round() as i32;
+            let xe = map.x(r.end_s.unwrap_or(x1).min(x1)).round() as i32;
+            area.draw(&Rectangle::new(
+                [(xs, 0), (xe.max(xs + 1), h as i32)],
+                colour.filled(),
+            ))?;
+            if !band_kinds.contains(&r.kind) {
+                band_kinds.push(r.kind.clone());
+            }
+        }
+
+        let sack_style = SACK.stroke_width(1);
+        draw_marks(&area, &map, &p.sacks, sack_style, 1.0, true, true)?;
+        draw_marks(
+            &area,
+            &map,
+            &p.dsacks,
+            DSACK.stroke_width(3),
+            4.0,
+            false,
+            false,
+        )?;
+
+        let una_px: Vec<(f64, f64)> = staircase(&p.una, self.t1.min(x1))
+            .into_iter()
+            .map(|(t, u)| (map.x(t), map.clamp_y(map.y(u))))
+            .collect();
+        let una_px = dedup_pixels(una_px, |&(x, y)| (x.round() as i32, y.round() as i32));
+        if una_px.len() > 1 {
+            let pts = una_px
+                .iter()
+                .map(|&(x, y)| (x.round() as i32, y.round() as i32))
+                .collect();
+            line(&area, pts, UNA.stroke_width(2))?;
+        }
+
+        draw_marks(
+            &area,
+            &map,
+            &p.originals,
+            ORIGINAL.stroke_width(1),
+            1.5,
+            true,
+            true,
+        )?;
+        draw_marks(
+            &area,
+            &map,
+            &p.retransmissions,
+            RETRANSMIT.stroke_width(3),
+            5.0,
+            false,
+            false,
+        )?;
+        draw_crosses(&area, &map, &p.queue_drops, QUEUE_DROP)?;
+        draw_crosses(&area, &map, &p.loss_drops, LOSS_DROP)?;
+
+        // Point at the drop, the retransmission and the end of each
+        // recovery while there are few enough to read; the legend explains
+        // the colours in any case.
+        if p.recoveries.len() <= 4 {
+            let mut first_drop = p
+                .loss_drops
+                .iter()
+                .chain(&p.queue_drops)
+                .min_by(|a, b| a.t.total_cmp(&b.t))
+                .copied();
+            let mut labels = Labels(vec![legend_box(&area, &p, &band_kinds)?]);
+            for r in &p.recoveries {
+                let xs = map.x(r.start_s.max(x0)).round() as i32;
+                let timeout = r.kind == "timeout";
+                let what = if timeout {
+                    "RTO recovery"
+                } else {
+                    "fast recovery"
+                };
+                let text = match r.end_s {
+                    Some(e) => format!("{what}: {:.0} ms", (e - r.start_s) * 1e3),
+                    None => format!("{what} (open at the end)"),
+                };
+                labels.callout(&area, (xs.max(0) + 4, 6), None, &text, INK, Corner::TopLeft)?;
+                if let Some(e) = r.end_s.filter(|&e| e <= x1) {
+                    let xe = map.x(e).round() as i32;
+                    labels.callout(
+                        &area,
+                        (xe - 4, h as i32 - 6),
+                        None,
+                        "recovery ends",
+                        INK,
+                        Corner::BottomRight,
+                    )?;
+                }
+                // The recovery's first retransmission, when it is in view
+                // (a later one is not the fast retransmit).
+                let end = r.end_s.unwrap_or(f64::INFINITY);
+                let first_rtx = f
+                    .data
+                    .iter()
+                    .find(|d| d.fate == Fate::Sent && d.tx > 1 && d.time_s >= r.start_s - 1e-9)
+                    .filter(|d| d.time_s <= end && d.time_s >= self.t0 && d.time_s <= self.t1);
+                if let Some(d) = first_rtx {
+                    let at = map.at(&Mark {
+                        t: d.time_s,
+                        lo: d.seq as f64 / p.mss as f64,
+                        hi: (d.seq + d.len as u64) as f64 / p.mss as f64,
+                    });
+                    let label = if timeout {
+                        "retransmission after RTO"
+                    } else {
+                        "fast retransmit"
+                    };
+                    labels.callout(
+                        &area,
+                        (at.0 + 14, at.1 + 14),
+                        Some(at),
+                        label,
+                        RETRANSMIT,
+                        Corner::TopLeft,
+                    )?;
+                }
+                // The first drop before this recovery, if not yet named.
+                if let Some(d) = first_drop.filter(|d| d.t <= r.start_s) {
+                    let at = map.at(&d);
+                    labels.callout(
+                        &area,
+                        (at.0 - 14, at.1 - 14),
+                        Some(at),
+                        "dropped",
+                        RGBColor(170, 100, 0),
+                        Corner::BottomRight,
+                    )?;
+                    first_drop = None;
+                }
+            }
+        }
+
+        // Legend: one entry per kind of mark present, drawn from empty
+        // series because the marks themselves are pixel-space elements.
+        type Coord = (f64, f64);
+        let none = || std::iter::empty::<PathElement<Coord>>();
+        chart
+            .draw_series(none())?
+            .label("original transmission")
+            .legend(|(x, y)| bar_legend(x, y, ORIGINAL.stroke_width(2)));
+        if !p.retransmissions.is_empty() {
+            chart
+                .draw_series(none())?
+                .label("retransmission")
+                .legend(|(x, y)| bar_legend(x, y, RETRANSMIT.stroke_width(3)));
+        }
+        if !p.loss_drops.is_empty() {
+            chart
+                .draw_series(none())?
+                .label("dropped by the loss model (at send time)")
+                .legend(|(x, y)| {
+                    let s = LOSS_DROP.stroke_width(2);
+                    EmptyElement::at((x + 10, y))
+                        + PathElement::new(vec![(-5, -5), (5, 5)], s)
+                        + PathElement::new(vec![(-5, 5), (5, -5)], s)
+                });
+        }
+        if !p.queue_drops.is_empty() {
+            chart
+                .draw_series(none())?
+                .label("dropped at the full queue")
+                .legend(|(x, y)| {
+                    let s = QUEUE_DROP.stroke_width(2);
+                    EmptyElement::at((x + 10, y))
+                        + PathElement::new(vec![(-5, -5), (5, 5)], s)
+                        + PathElement::new(vec![(-5, 5), (5, -5)], s)
+                });
+        }
+        chart
+            .draw_series(none())?
+            .label("snd.una (cumulative ACK)")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], UNA.stroke_width(2)));
+        if !p.sacks.is_empty() {
+            chart
+                .draw_series(none())?
+                .label("SACK block (at ACK arrival)")
+                .legend(|(x, y)| bar_legend(x, y, SACK.stroke_width(2)));
+        }
+        if !p.dsacks.is_empty() {
+            chart
+                .draw_series(none())?
+                .label("DSACK block")
+                .legend(|(x, y)| bar_legend(x, y, DSACK.stroke_width(3)));
+        }
+        for kind in &band_kinds {
+            let (colour, label) = if kind == "timeout" {
+                (RTO_BAND, "RTO recovery (summary.json)")
+            } else {
+                (FAST_BAND, "fast recovery (summary.json)")
+            };
+            chart
+                .draw_series(none())?
+                .label(label)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 7), (x + 20, y + 7)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            // Below the strip where recovery bands are named.
+            .position(SeriesLabelPosition::Coordinate(10, 34))
+            .margin(12)
+            .label_font((FONT, LEGEND_SIZE))
+            .background_style(WHITE.mix(0.92))
+            .border_style(GREY)
+            .draw()?;
+        Ok(())
+    }
+}

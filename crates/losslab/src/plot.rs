@@ -1,0 +1,57 @@
+//! `losslab plot DIR`: re-draw a finished run's pictures (and report)
+//! from its output directory, without simulating again.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::Failure;
+
+#[derive(Args)]
+pub struct PlotArgs {
+    /// A run's output directory (holding summary.json).
+    pub dir: PathBuf,
+    /// Only this flow.
+    #[arg(long)]
+    pub flow: Option<String>,
+    /// Start of the time window, seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub from: Option<f64>,
+    /// End of the time window, seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub to: Option<f64>,
+    /// Also (re)write DIR/index.html.
+    #[arg(long)]
+    pub report: bool,
+}
+
+pub fn plot(a: PlotArgs) -> Result<(), Failure> {
+    if let (Some(f), Some(t)) = (a.from, a.to) {
+        if f >= t {
+            return Err(Failure::BadInput(format!(
+                "--from {f} must be before --to {t}"
+            )));
+        }
+    }
+    if !a.dir.join("summary.json").exists() {
+        return Err(Failure::BadInput(format!(
+            "{}: no summary.json here; give the output directory of `losslab run`",
+            a.dir.display()
+        )));
+    }
+    let opts = losslab_viz::PlotOptions {
+        flow: a.flow.clone(),
+        from_s: a.from,
+        to_s: a.to,
+    };
+    let files =
+        losslab_viz::plot_run(&a.dir, &opts).map_err(|e| Failure::BadInput(e.to_string()))?;
+    for f in &files {
+        println!("wrote {}", f.display());
+    }
+    if a.report {
+        let r = crate::report::write(&a.dir).map_err(Failure::Runtime)?;
+        println!("wrote {}", r.display());
+    }
+    Ok(())
+}
