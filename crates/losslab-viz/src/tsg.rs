@@ -446,12 +446,14 @@ impl Picture for Tsg<'_> {
         );
         let rtx = p.retransmissions.len();
         let drops = p.loss_drops.len() + p.queue_drops.len();
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
         let mut subtitle = format!(
-            "{} transmissions, {} retransmissions, {} dropped, {} recoveries in view",
-            p.originals.len() + rtx,
-            rtx,
+            "{}, {}, {} dropped, {} in view",
+            n(p.originals.len() + rtx, "transmission", "transmissions"),
+            n(rtx, "retransmission", "retransmissions"),
             drops,
-            p.recoveries.len()
+            n(p.recoveries.len(), "recovery", "recoveries")
         );
         if let Some(n) = &self.note {
             subtitle = format!("{subtitle} — {n}");

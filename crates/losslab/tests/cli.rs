@@ -374,3 +374,75 @@ fn plot_without_traces_says_which_flag_to_use() {
         &["--trace", "--timeseries"],
     );
 }
+
+/// tshark is installed by .ci/run; elsewhere set LOSSLAB_SKIP_TSHARK to skip.
+fn tshark_available() -> bool {
+    if Command::new("tshark").arg("-v").output().is_ok() {
+        return true;
+    }
+    if std::env::var_os("LOSSLAB_SKIP_TSHARK").is_some() {
+        return false;
+    }
+    panic!("install tshark: apt-get install -y tshark (or set LOSSLAB_SKIP_TSHARK)");
+}
+
+#[test]
+fn every_example_gives_pcaps_wireshark_reads_cleanly() {
+    if !tshark_available() {
+        return;
+    }
+    for ex in std::fs::read_dir(root().join("examples")).unwrap() {
+        let ex = ex.unwrap().path();
+        let dir = tempfile::tempdir().unwrap();
+        let pcap = dir.path().join("pcap");
+        let o = run(&[
+            "run",
+            ex.to_str().unwrap(),
+            "--json",
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--pcap",
+            pcap.to_str().unwrap(),
+            "--pcap-receiver",
+            "--set",
+            "duration=5s",
+        ]);
+        assert!(o.status.success(), "{}: {}", ex.display(), stderr(&o));
+        let res: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for f in res["flows"].as_array().unwrap() {
+            let name = f["name"].as_str().unwrap();
+            for side in ["sender", "receiver"] {
+                let file = pcap.join(format!("{name}.{side}.pcap"));
+                let bad = Command::new("tshark")
+                    .args(["-r", file.to_str().unwrap(), "-o", "ip.check_checksum:TRUE"])
+                    .args(["-Y", "_ws.malformed || _ws.expert.severity == error"])
+                    .output()
+                    .unwrap();
+                assert!(
+                    bad.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&bad.stderr)
+                );
+                assert!(
+                    bad.stdout.is_empty(),
+                    "{}: {}",
+                    file.display(),
+                    String::from_utf8_lossy(&bad.stdout)
+                );
+            }
+            // Wireshark counts the same retransmissions as the engine.
+            let rtx = Command::new("tshark")
+                .args(["-r", pcap.join(format!("{name}.sender.pcap")).to_str().unwrap()])
+                .args(["-Y", "tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order"])
+                .output()
+                .unwrap();
+            let flagged = String::from_utf8_lossy(&rtx.stdout).lines().count() as u64;
+            assert_eq!(
+                flagged,
+                f["retransmissions"].as_u64().unwrap(),
+                "{} flow {name}",
+                ex.display()
+            );
+        }
+    }
+}
