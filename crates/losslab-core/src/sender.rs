@@ -14,7 +14,7 @@
 //!   with cwnd growing by slow start from one segment.
 
 use crate::app::{App, AppState};
-use crate::cc::CongestionControl;
+use crate::cc::{CcCtx, CongestionControl};
 use crate::config::RtoConfig;
 use crate::detect::{DetectCtx, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
@@ -361,6 +361,7 @@ impl Sender {
             let flight = self.board.packets_out();
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
         }
+        self.alg.cc.on_timeout(now);
         let cwnd_before = self.win.cwnd;
         self.win.cwnd = self.alg.cc.loss_window();
         self.win.cwnd_cnt = 0;
@@ -507,9 +508,17 @@ impl Sender {
             }
             State::Open | State::Loss { .. } => {
                 if cum_advanced && self.cwnd_limited() {
-                    self.alg
-                        .cc
-                        .cong_avoid(&mut self.win, cum.newly_delivered + newly_sacked, now);
+                    let cctx = CcCtx {
+                        now,
+                        srtt: self.rtt.srtt(),
+                        min_rtt: self.rtt.min_rtt(),
+                        packets_out: self.board.packets_out(),
+                    };
+                    self.alg.cc.cong_avoid(
+                        &mut self.win,
+                        cum.newly_delivered + newly_sacked,
+                        &cctx,
+                    );
                 }
             }
         }

@@ -94,6 +94,9 @@ pub enum CcSpec {
     NewReno,
     /// A fixed window of N segments.
     Fixed(u64),
+    /// Any other congestion controller losslab-core knows by this name
+    /// (`losslab_core::cc::by_name`).
+    Named(String),
 }
 
 impl CcSpec {
@@ -101,6 +104,7 @@ impl CcSpec {
         match self {
             CcSpec::NewReno => "newreno".into(),
             CcSpec::Fixed(n) => format!("fixed:{n}"),
+            CcSpec::Named(n) => n.clone(),
         }
     }
 }

@@ -19,7 +19,7 @@ use losslab_core::{Ack, Algorithms, App, Receiver, Segment, Sender, SenderConfig
 
 use crate::loss::{LossRt, PacketView};
 use crate::rng::Stream;
-use crate::scenario::{AckSpec, AppSpec, CcSpec, FlowSpec, QueueLimit, Scenario};
+use crate::scenario::{AckSpec, AppSpec, FlowSpec, QueueLimit, Scenario};
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes on every packet.
 pub const HEADER_BYTES: u32 = 52;
@@ -797,11 +797,13 @@ fn spurious_retransmissions(n: &FlowNet) -> u64 {
 }
 
 pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
-    let cc = match spec.cc {
-        CcSpec::NewReno => "newreno".to_string(),
-        CcSpec::Fixed(n) => format!("fixed:{n}"),
-    };
-    Algorithms::by_name(&cc, &spec.recovery, &spec.detection, &spec.timers, 3)
+    Algorithms::by_name(
+        &spec.cc.name(),
+        &spec.recovery,
+        &spec.detection,
+        &spec.timers,
+        3,
+    )
 }
 
 pub fn sender_config(spec: &FlowSpec) -> SenderConfig {

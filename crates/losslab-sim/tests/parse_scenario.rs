@@ -362,8 +362,7 @@ fn implemented_algorithm_names_are_accepted() {
             assert_eq!(got, name);
         }
     }
-    // If this fails, losslab-core implements a congestion control that
-    // CcSpec (scenario.rs) and the parser cannot express yet.
+    // Every congestion control losslab-core implements is accepted.
     for name in losslab_core::cc::NAMES {
         let name = name.replace(":N", ":7");
         parse(&minimal_with("", &format!("cc = {name:?}")));

@@ -1,8 +1,7 @@
 //! A fixed congestion window: never grows, never shrinks. Useful to study
 //! loss detection and recovery without a congestion response mixed in.
 
-use super::CongestionControl;
-use crate::time::Time;
+use super::{CcCtx, CongestionControl};
 use crate::window::Window;
 
 #[derive(Clone, Debug)]
@@ -25,7 +24,7 @@ impl CongestionControl for Fixed {
     fn ssthresh(&mut self, _w: &Window, _flight_size: u64) -> u64 {
         self.segments
     }
-    fn cong_avoid(&mut self, w: &mut Window, _acked: u64, _now: Time) {
+    fn cong_avoid(&mut self, w: &mut Window, _acked: u64, _ctx: &CcCtx) {
         w.cwnd = self.segments;
     }
     fn loss_window(&self) -> u64 {

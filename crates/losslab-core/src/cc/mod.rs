@@ -8,10 +8,22 @@ pub use fixed::Fixed;
 pub use newreno::NewReno;
 
 use crate::time::Time;
+
 use crate::window::Window;
 
 /// Names accepted by `by_name` ("fixed:N" takes a window in segments).
 pub const NAMES: &[&str] = &["newreno", "fixed:N"];
+
+/// What a congestion controller may look at on an ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CcCtx {
+    pub now: Time,
+    /// Smoothed and minimum RTT (None before the first sample).
+    pub srtt: Option<Time>,
+    pub min_rtt: Option<Time>,
+    /// Segments sent and not cumulatively acknowledged.
+    pub packets_out: u64,
+}
 
 pub trait CongestionControl {
     fn name(&self) -> String;
@@ -20,7 +32,9 @@ pub trait CongestionControl {
     fn ssthresh(&mut self, w: &Window, flight_size: u64) -> u64;
     /// cwnd growth for `acked` newly delivered segments, on ACKs outside
     /// fast recovery while the flow is cwnd-limited.
-    fn cong_avoid(&mut self, w: &mut Window, acked: u64, now: Time);
+    fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx);
+    /// A retransmission timeout happened (after `ssthresh` was asked).
+    fn on_timeout(&mut self, _now: Time) {}
     /// cwnd after a retransmission timeout (RFC 5681 section 3.1: the loss
     /// window, one segment).
     fn loss_window(&self) -> u64 {

@@ -2,8 +2,7 @@
 //! avoidance with RFC 6582's loss response (the fast-recovery part of RFC
 //! 6582 lives in the RecoveryOps and the sender's partial-ACK handling).
 
-use super::{additive_increase, slow_start, CongestionControl};
-use crate::time::Time;
+use super::{additive_increase, slow_start, CcCtx, CongestionControl};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
@@ -20,7 +19,7 @@ impl CongestionControl for NewReno {
         (flight_size / 2).max(2)
     }
 
-    fn cong_avoid(&mut self, w: &mut Window, acked: u64, _now: Time) {
+    fn cong_avoid(&mut self, w: &mut Window, acked: u64, _ctx: &CcCtx) {
         let mut acked = acked;
         if w.in_slow_start() {
             acked = slow_start(w, acked);
@@ -42,15 +41,15 @@ mod tests {
         let mut cc = NewReno;
         let mut w = Window::new(10);
         w.ssthresh = 20;
-        cc.cong_avoid(&mut w, 8, 0);
+        cc.cong_avoid(&mut w, 8, &CcCtx::default());
         assert_eq!(w.cwnd, 18);
         // Crossing ssthresh: 2 go to slow start, 3 become CA credit.
-        cc.cong_avoid(&mut w, 5, 0);
+        cc.cong_avoid(&mut w, 5, &CcCtx::default());
         assert_eq!(w.cwnd, 20);
         assert_eq!(w.cwnd_cnt, 3);
         // One full window of ACKs adds one segment.
         for _ in 0..17 {
-            cc.cong_avoid(&mut w, 1, 0);
+            cc.cong_avoid(&mut w, 1, &CcCtx::default());
         }
         assert_eq!(w.cwnd, 21);
     }
