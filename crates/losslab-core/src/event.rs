@@ -93,6 +93,15 @@ pub enum Event {
         cwnd: u64,
         ssthresh: u64,
     },
+    /// DSACKs showed a reduction spurious and it was undone; the values
+    /// restored.
+    Undo {
+        cwnd: u64,
+        ssthresh: u64,
+    },
+    /// The sender detected reordering (a segment sent once delivered below
+    /// one delivered earlier, or a DSACK for a segment sent twice).
+    ReorderingDetected,
     /// An RTT sample was taken.
     RttSample {
         rtt: Time,

@@ -10,9 +10,19 @@
 //! Every operation is O(log n) or amortised O(1) per segment: SACKed
 //! segment numbers live in a `SeqSet`, so a SACK block repeated on every
 //! ACK only touches what it newly covers; segments to retransmit wait in an
-//! ordered set.
+//! ordered set; retransmissions in flight wait in a map ordered by their
+//! transmission order, so lost-retransmission detection and RACK visit only
+//! the ones they declare lost plus one.
+//!
+//! Per ACK the board also summarises what was newly delivered (`Delivered`:
+//! the latest transmission among the newly acknowledged segments, for RACK
+//! and lost-retransmission detection, and the lowest never-retransmitted
+//! one, for reordering detection), keeps RACK's FACK (one past the highest
+//! segment ever acknowledged or SACKed, RFC 8985 section 6.2 step 3), and
+//! remembers the retransmitted segments a cumulative ACK removed, so a DSACK
+//! that arrives later can still be matched to them (RFC 2883, RFC 3708).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::seqset::SeqSet;
 use crate::time::Time;
@@ -25,6 +35,14 @@ pub const LOST: u8 = 2;
 pub const RETRANS: u8 = 4;
 /// It has been retransmitted at least once (Karn's rule).
 pub const EVER_RETRANS: u8 = 8;
+/// Marked lost by the retransmission timeout (RFC 6675 section 5.1).
+pub const RTO_LOST: u8 = 16;
+/// Its latest retransmission was sent because a loss detector had marked
+/// it lost (not after an RTO, and not NextSeg() rule 3 or 4 speculation):
+/// if the original arrives after all, it was reordered.
+pub const LOSS_RETRANS: u8 = 32;
+/// Flags a SACK keeps.
+const KEPT_ON_SACK: u8 = EVER_RETRANS | LOSS_RETRANS;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegMeta {
@@ -36,6 +54,9 @@ pub struct SegMeta {
     /// Sender-wide order of its latest transmission.
     pub tx_order: u64,
     pub flags: u8,
+    /// DSACKs received for it (duplicates the receiver reported), counted
+    /// up to `tx_count - 1`: more would be duplicated ACKs or packets.
+    pub dsacks: u8,
 }
 
 impl SegMeta {
@@ -46,6 +67,85 @@ impl SegMeta {
         self.flags & f != 0
     }
 }
+
+/// One newly delivered segment, as RACK and loss detection see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeliveredSeg {
+    pub seg_no: u64,
+    /// Order and time of its latest transmission.
+    pub tx_order: u64,
+    pub sent: Time,
+}
+
+/// What the ACK being processed newly delivered, cumulatively or
+/// selectively (reset by `begin_ack`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivered {
+    /// Segments newly delivered.
+    pub segments: u64,
+    /// The most recently sent of them that was never retransmitted. Which
+    /// transmission arrived is certain, so its RTT is unambiguous (RFC 8985
+    /// section 6.2 step 2) and every retransmission sent before it should
+    /// have arrived first (lost-retransmission detection).
+    pub latest_original: Option<DeliveredSeg>,
+    /// The most recently (re)sent of them that was retransmitted: which
+    /// copy arrived is ambiguous, so RACK checks it before use.
+    pub latest_retransmitted: Option<DeliveredSeg>,
+    /// The lowest never-retransmitted one (reordering detection: Linux
+    /// tcp_check_sack_reordering(), RFC 8985 RACK_detect_reordering()).
+    pub lowest_original: Option<u64>,
+}
+
+impl Delivered {
+    fn note(&mut self, seg_no: u64, s: &SegMeta) {
+        self.segments += 1;
+        let d = DeliveredSeg {
+            seg_no,
+            tx_order: s.tx_order,
+            sent: s.last_sent,
+        };
+        let slot = if s.is(EVER_RETRANS) {
+            &mut self.latest_retransmitted
+        } else {
+            self.lowest_original = Some(self.lowest_original.map_or(seg_no, |l| l.min(seg_no)));
+            &mut self.latest_original
+        };
+        if slot.is_none_or(|o| o.tx_order < d.tx_order) {
+            *slot = Some(d);
+        }
+    }
+}
+
+/// A segment that a DSACK block reported as received more than once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dsacked {
+    pub tx_count: u32,
+    /// Order of its latest transmission.
+    pub tx_order: u64,
+    /// Its latest retransmission answered a loss detector's mark
+    /// (`LOSS_RETRANS`).
+    pub loss_driven: bool,
+    /// False when the segment already had `tx_count - 1` DSACKs: this one
+    /// cannot stand for one more unnecessary transmission (a duplicated ACK
+    /// or packet).
+    pub fresh: bool,
+}
+
+/// A retransmitted segment that a cumulative ACK removed from the board,
+/// kept so that a late DSACK can still be matched to it.
+#[derive(Clone, Copy, Debug)]
+struct AckedRetransmitted {
+    seq: u64,
+    end: u64,
+    tx_count: u32,
+    tx_order: u64,
+    loss_driven: bool,
+    dsacks: u8,
+}
+
+/// How many cumulatively acknowledged retransmitted segments are kept for
+/// DSACK matching (DSACKs arrive within about an RTT of the cumulative ACK).
+const ACKED_RETRANSMITTED_KEPT: usize = 4096;
 
 /// What a cumulative ACK removed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -72,6 +172,15 @@ pub struct Scoreboard {
     to_retransmit: BTreeSet<u64>,
     /// Segments below this number have been considered by `mark_lost_below`.
     lost_scan: u64,
+    /// Segments whose retransmission is in flight (RETRANS), by the
+    /// transmission order of that retransmission.
+    rtx_in_flight: BTreeMap<u64, u64>,
+    /// One past the highest segment number ever acknowledged or SACKed.
+    fack: u64,
+    /// What the current ACK newly delivered.
+    delivered: Delivered,
+    /// Retransmitted segments already cumulatively acknowledged, in order.
+    acked_rtx: VecDeque<AckedRetransmitted>,
 }
 
 impl Scoreboard {
@@ -144,6 +253,21 @@ impl Scoreboard {
     pub fn next_to_retransmit(&self) -> Option<u64> {
         self.to_retransmit.first().copied()
     }
+    /// One past the highest segment number ever acknowledged or SACKed
+    /// (RFC 8985's RACK.fack, Linux's highest SACKed sequence), in segment
+    /// numbers.
+    pub fn fack(&self) -> u64 {
+        self.fack
+    }
+    /// What the ACK being processed newly delivered (since `begin_ack`).
+    pub fn delivered(&self) -> &Delivered {
+        &self.delivered
+    }
+    /// The retransmission in flight that was sent first: (its transmission
+    /// order, segment number).
+    pub fn oldest_retransmission_in_flight(&self) -> Option<(u64, u64)> {
+        self.rtx_in_flight.first_key_value().map(|(&o, &n)| (o, n))
+    }
     pub fn iter(&self) -> impl Iterator<Item = (u64, &SegMeta)> {
         let base = self.base;
         self.segs
@@ -174,8 +298,14 @@ impl Scoreboard {
             last_sent: now,
             tx_order,
             flags: 0,
+            dsacks: 0,
         });
         self.next_seg_no() - 1
+    }
+
+    /// Starts a new ACK: clears the summary of what it newly delivered.
+    pub fn begin_ack(&mut self) {
+        self.delivered = Delivered::default();
     }
 
     /// Records a retransmission of `seg_no`; returns the updated record.
@@ -183,14 +313,22 @@ impl Scoreboard {
         let i = (seg_no - self.base) as usize;
         let s = &mut self.segs[i];
         debug_assert!(!s.is(SACKED));
-        s.tx_count += 1;
-        s.last_sent = now;
-        s.tx_order = tx_order;
-        if !s.is(RETRANS) {
+        if s.is(LOST) && !s.is(RTO_LOST) {
+            s.flags |= LOSS_RETRANS;
+        } else {
+            s.flags &= !LOSS_RETRANS;
+        }
+        if s.is(RETRANS) {
+            self.rtx_in_flight.remove(&s.tx_order);
+        } else {
             s.flags |= RETRANS;
             self.retrans_out += 1;
         }
+        s.tx_count += 1;
+        s.last_sent = now;
+        s.tx_order = tx_order;
         s.flags |= EVER_RETRANS;
+        self.rtx_in_flight.insert(tx_order, seg_no);
         let s = *s;
         self.to_retransmit.remove(&seg_no);
         s
@@ -213,15 +351,31 @@ impl Scoreboard {
                 self.sacked_out -= 1;
             } else {
                 out.newly_delivered += 1;
+                self.delivered.note(no, &s);
                 if s.is(LOST) {
                     self.lost_out -= 1;
                     self.to_retransmit.remove(&no);
                 }
                 if s.is(RETRANS) {
                     self.retrans_out -= 1;
+                    self.rtx_in_flight.remove(&s.tx_order);
                 }
             }
+            if s.is(EVER_RETRANS) {
+                if self.acked_rtx.len() == ACKED_RETRANSMITTED_KEPT {
+                    self.acked_rtx.pop_front();
+                }
+                self.acked_rtx.push_back(AckedRetransmitted {
+                    seq: s.seq,
+                    end: s.end(),
+                    tx_count: s.tx_count,
+                    tx_order: s.tx_order,
+                    loss_driven: s.is(LOSS_RETRANS),
+                    dsacks: s.dsacks,
+                });
+            }
         }
+        self.fack = self.fack.max(self.base);
         // An ACK inside a segment (the receiver kept the in-window part of
         // a segment that crossed its right edge): keep the rest, as Linux
         // tcp_trim_head() does, so the scoreboard starts at snd_una.
@@ -247,27 +401,76 @@ impl Scoreboard {
         let mut newly = 0;
         let base = self.base;
         let segs = &mut self.segs;
-        let (lost_out, retrans_out, to_rtx) = (
+        let (lost_out, retrans_out, to_rtx, in_flight, delivered, fack) = (
             &mut self.lost_out,
             &mut self.retrans_out,
             &mut self.to_retransmit,
+            &mut self.rtx_in_flight,
+            &mut self.delivered,
+            &mut self.fack,
         );
         self.sacked.insert_with(lo, hi, |a, b| {
             for n in a..b {
                 let s = &mut segs[(n - base) as usize];
+                delivered.note(n, s);
                 if s.is(LOST) {
                     *lost_out -= 1;
                     to_rtx.remove(&n);
                 }
                 if s.is(RETRANS) {
                     *retrans_out -= 1;
+                    in_flight.remove(&s.tx_order);
                 }
-                s.flags = (s.flags & EVER_RETRANS) | SACKED;
+                s.flags = (s.flags & KEPT_ON_SACK) | SACKED;
                 newly += 1;
             }
+            *fack = (*fack).max(b);
         });
         self.sacked_out += newly;
         newly
+    }
+
+    /// Applies a DSACK block (RFC 2883): `f` sees every whole segment it
+    /// covers, on the board or already cumulatively acknowledged (kept for
+    /// the retransmitted ones only: a DSACK of a segment sent once is a
+    /// network duplicate and says nothing about retransmissions).
+    pub fn on_dsack_block(&mut self, r: Range, mut f: impl FnMut(Dsacked)) {
+        fn count(dsacks: &mut u8, tx_count: u32) -> bool {
+            let fresh = u32::from(*dsacks) + 1 < tx_count;
+            if fresh {
+                *dsacks = dsacks.saturating_add(1);
+            }
+            fresh
+        }
+        // Already cumulatively acknowledged (RFC 2883 section 4 (1)).
+        let i = self.acked_rtx.partition_point(|e| e.end <= r.start);
+        for e in self.acked_rtx.range_mut(i..) {
+            if e.seq >= r.end {
+                break;
+            }
+            if e.seq >= r.start && e.end <= r.end {
+                let fresh = count(&mut e.dsacks, e.tx_count);
+                f(Dsacked {
+                    tx_count: e.tx_count,
+                    tx_order: e.tx_order,
+                    loss_driven: e.loss_driven,
+                    fresh,
+                });
+            }
+        }
+        // Still on the board (a duplicate inside a SACKed block).
+        let (lo, hi) = self.segs_within(r);
+        let base = self.base;
+        for n in lo..hi {
+            let s = &mut self.segs[(n - base) as usize];
+            let fresh = count(&mut s.dsacks, s.tx_count);
+            f(Dsacked {
+                tx_count: s.tx_count,
+                tx_order: s.tx_order,
+                loss_driven: s.is(LOSS_RETRANS),
+                fresh,
+            });
+        }
     }
 
     /// Marks one segment lost (no effect if SACKED or already LOST).
@@ -304,12 +507,35 @@ impl Scoreboard {
         }
         s.flags &= !RETRANS;
         self.retrans_out -= 1;
+        self.rtx_in_flight.remove(&s.tx_order);
         if !s.is(LOST) {
             s.flags |= LOST;
             self.lost_out += 1;
         }
         self.to_retransmit.insert(seg_no);
         true
+    }
+
+    /// Lost-retransmission detection (Linux tcp_mark_lost_retrans(), PRR
+    /// paper section 3.2): every retransmission in flight that was sent
+    /// before transmission `tx_order`, which has been delivered, is lost and
+    /// goes back to the retransmission queue. Returns how many.
+    pub fn mark_retransmissions_lost_before(
+        &mut self,
+        tx_order: u64,
+        mut on_mark: impl FnMut(u64, &SegMeta),
+    ) -> u64 {
+        let mut marked = 0;
+        while let Some((o, n)) = self.oldest_retransmission_in_flight() {
+            if o >= tx_order {
+                break;
+            }
+            let done = self.mark_retransmission_lost(n);
+            debug_assert!(done, "segment {n} in the in-flight map without RETRANS");
+            marked += 1;
+            on_mark(n, &self.segs[(n - self.base) as usize]);
+        }
+        marked
     }
 
     /// Marks every not-yet-considered, un-SACKed segment below `end` lost
@@ -353,8 +579,10 @@ impl Scoreboard {
                 s.flags |= LOST;
                 self.lost_out += 1;
             }
+            s.flags |= RTO_LOST;
             self.to_retransmit.insert(base + i as u64);
         }
+        self.rtx_in_flight.clear();
         self.lost_scan = self.next_seg_no();
     }
 
@@ -408,6 +636,21 @@ impl Scoreboard {
         }
         if self.sacked.total() != sacked {
             return Err("run set covers segments that are not on the board".into());
+        }
+        if self.rtx_in_flight.len() as u64 != rtx {
+            return Err(format!(
+                "{} retransmissions in the in-flight map, {rtx} segments RETRANS",
+                self.rtx_in_flight.len()
+            ));
+        }
+        for (&o, &n) in &self.rtx_in_flight {
+            match self.get(n) {
+                Some(s) if s.is(RETRANS) && s.tx_order == o => {}
+                _ => return Err(format!("in-flight map entry {o} -> segment {n} is stale")),
+            }
+        }
+        if self.fack > self.next_seg_no() {
+            return Err(format!("fack {} beyond the last segment", self.fack));
         }
         if (sacked, lost, rtx) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
@@ -525,6 +768,109 @@ mod tests {
         assert_eq!(b.first_unsacked_unlost(Some(3), 8), Some(4));
         assert_eq!(b.first_unsacked_unlost(Some(5), 8), None);
         assert_eq!(b.highest_sacked_end(), Some(8));
+    }
+
+    #[test]
+    fn delivered_summarises_what_one_ack_newly_delivered() {
+        let mut b = board(10);
+        b.mark_lost(2);
+        b.on_retransmit(2, 50, 20);
+        b.begin_ack();
+        sack(&mut b, 4, 6);
+        sack(&mut b, 2, 3);
+        b.on_cum_ack(2 * MSS);
+        let d = *b.delivered();
+        assert_eq!(d.segments, 5);
+        assert_eq!(d.lowest_original, Some(0));
+        assert_eq!(
+            d.latest_original.map(|o| (o.seg_no, o.tx_order)),
+            Some((5, 5))
+        );
+        let r = d.latest_retransmitted.unwrap();
+        assert_eq!((r.seg_no, r.tx_order, r.sent), (2, 20, 50));
+        assert_eq!(b.fack(), 6);
+        // A repeated block delivers nothing new.
+        b.begin_ack();
+        sack(&mut b, 4, 6);
+        assert_eq!(*b.delivered(), Delivered::default());
+        // The cumulative ACK moves FACK too.
+        b.on_cum_ack(8 * MSS);
+        assert_eq!(b.fack(), 8);
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn retransmissions_in_flight_are_ordered_by_transmission() {
+        let mut b = board(10);
+        for (n, order) in [(3, 12), (1, 11), (5, 13)] {
+            b.mark_lost(n);
+            b.on_retransmit(n, 1, order);
+        }
+        assert_eq!(b.oldest_retransmission_in_flight(), Some((11, 1)));
+        // A SACK of segment 1 takes its retransmission out of flight.
+        sack(&mut b, 1, 2);
+        assert_eq!(b.oldest_retransmission_in_flight(), Some((12, 3)));
+        b.check_invariants().unwrap();
+        // Everything sent before transmission 13 that has not arrived is
+        // lost: segment 3's retransmission, not segment 5's.
+        let mut marked = vec![];
+        assert_eq!(
+            b.mark_retransmissions_lost_before(13, |n, _| marked.push(n)),
+            1
+        );
+        assert_eq!(marked, vec![3]);
+        assert_eq!(b.next_to_retransmit(), Some(3));
+        assert_eq!(b.oldest_retransmission_in_flight(), Some((13, 5)));
+        b.check_invariants().unwrap();
+        b.mark_all_lost();
+        assert_eq!(b.oldest_retransmission_in_flight(), None);
+        b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn dsacks_are_matched_on_the_board_and_below_it() {
+        let mut b = board(10);
+        b.mark_lost(0);
+        b.on_retransmit(0, 1, 20);
+        b.mark_lost(5);
+        b.on_retransmit(5, 1, 21);
+        b.on_cum_ack(3 * MSS);
+        sack(&mut b, 5, 6);
+        let mut seen = vec![];
+        // Segment 0, already acknowledged, reported twice (a duplicated
+        // ACK): it was sent twice, so only one report counts.
+        for _ in 0..2 {
+            b.on_dsack_block(Range::new(0, MSS), |d| seen.push(d));
+        }
+        // Segment 5, SACKed on the board; segment 1 was sent once.
+        b.on_dsack_block(Range::new(5 * MSS, 6 * MSS), |d| seen.push(d));
+        b.on_dsack_block(Range::new(MSS, 2 * MSS), |d| seen.push(d));
+        let fresh: Vec<(u32, u64, bool)> = seen
+            .iter()
+            .map(|d| (d.tx_count, d.tx_order, d.fresh))
+            .collect();
+        assert_eq!(fresh, vec![(2, 20, true), (2, 20, false), (2, 21, true)]);
+        assert!(seen.iter().all(|d| d.loss_driven));
+    }
+
+    #[test]
+    fn only_retransmissions_of_segments_marked_lost_are_loss_driven() {
+        let mut b = board(10);
+        // NextSeg() rule 3: retransmitted without a loss mark.
+        b.on_retransmit(1, 1, 20);
+        // A detector's mark.
+        b.mark_lost(2);
+        b.on_retransmit(2, 1, 21);
+        assert!(!b.get(1).unwrap().is(LOSS_RETRANS));
+        assert!(b.get(2).unwrap().is(LOSS_RETRANS));
+        // After an RTO, retransmissions are timer-driven.
+        b.mark_all_lost();
+        b.on_retransmit(3, 2, 22);
+        assert!(!b.get(3).unwrap().is(LOSS_RETRANS));
+        // The flag survives a SACK (a DSACK may follow it).
+        sack(&mut b, 2, 3);
+        assert!(b.get(2).unwrap().is(LOSS_RETRANS));
+        b.check_invariants().unwrap();
     }
 
     #[test]

@@ -12,16 +12,32 @@
 //! - Loss: after an RTO (RFC 6675 section 5.1) until RecoveryPoint is
 //!   acknowledged: lost segments first, then new data, while pipe < cwnd,
 //!   with cwnd growing by slow start from one segment.
+//!
+//! Beside the pluggable detector, the sender itself (both switchable):
+//! - detects lost retransmissions: a retransmission is lost when a segment
+//!   transmitted after it has been delivered (Linux tcp_mark_lost_retrans(),
+//!   PRR/ER paper section 3.2), and retransmits it again;
+//! - undoes a cwnd reduction that DSACKs prove spurious (Linux
+//!   tcp_try_undo_dsack(), RFC 3708's spirit): when every retransmission of
+//!   the episode was reported as a duplicate, cwnd and ssthresh go back to
+//!   their values before the reduction.
+//!
+//! It also computes the reordering signal every detector sees
+//! (`DetectCtx::reordering_seen`): a never-retransmitted segment delivered
+//! below the highest segment already delivered (Linux
+//! tcp_check_sack_reordering(), RFC 8985 RACK_detect_reordering()), or a
+//! DSACK for a segment sent exactly twice, the second time because a loss
+//! detector had marked it lost (the original was late, not lost).
 
 use crate::app::{App, AppState};
 use crate::cc::{CcCtx, CongestionControl};
 use crate::config::RtoConfig;
-use crate::detect::{DetectCtx, LossDetector};
+use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::recovery::{RecoveryCtx, RecoveryOps};
 use crate::rtt::RttEstimator;
-use crate::scoreboard::{Scoreboard, SegMeta, LOST, SACKED};
+use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS, SACKED};
 use crate::stats::Histogram;
 use crate::time::Time;
 use crate::timers::{Deadline, TimerCtx, TimerPolicy};
@@ -43,6 +59,10 @@ pub struct SenderConfig {
     pub initial_rwnd: u64,
     /// RFC 6675 DupThresh.
     pub dupthresh: u32,
+    /// Retransmit again a retransmission that later-sent data overtook.
+    pub lost_retransmission_detection: bool,
+    /// Undo a cwnd reduction that DSACKs show was spurious.
+    pub dsack_undo: bool,
 }
 
 impl Default for SenderConfig {
@@ -56,6 +76,8 @@ impl Default for SenderConfig {
             limited_transmit: true,
             initial_rwnd: 65535,
             dupthresh: 3,
+            lost_retransmission_detection: true,
+            dsack_undo: true,
         }
     }
 }
@@ -77,11 +99,26 @@ impl Algorithms {
         timers: &str,
         dupthresh: u32,
     ) -> Result<Self, String> {
+        let params = DetectParams {
+            dupthresh,
+            ..DetectParams::default()
+        };
+        Self::by_name_with(cc, recovery, detection, timers, &params)
+    }
+
+    /// As `by_name`, with the detector's parameters.
+    pub fn by_name_with(
+        cc: &str,
+        recovery: &str,
+        detection: &str,
+        timers: &str,
+        detect: &DetectParams,
+    ) -> Result<Self, String> {
         Ok(Algorithms {
             cc: crate::cc::by_name(cc).ok_or_else(|| format!("unknown cc {cc:?}"))?,
             recovery: crate::recovery::by_name(recovery)
                 .ok_or_else(|| format!("unknown recovery {recovery:?}"))?,
-            detect: crate::detect::by_name(detection, dupthresh)
+            detect: crate::detect::build(detection, detect)
                 .ok_or_else(|| format!("unknown detection {detection:?}"))?,
             timers: crate::timers::by_name(timers)
                 .ok_or_else(|| format!("unknown timers {timers:?}"))?,
@@ -111,6 +148,25 @@ pub struct RecoveryRecord {
     pub cwnd_after: Option<u64>,
     pub ssthresh: u64,
     pub pipe_minus_ssthresh_at_start: i64,
+    /// DSACKs later showed the episode spurious and its reduction was undone.
+    pub undone: bool,
+}
+
+/// What a DSACK-based undo needs (Linux undo_marker, undo_retrans,
+/// prior_cwnd, prior_ssthresh).
+#[derive(Clone, Copy, Debug)]
+struct UndoEpisode {
+    prior_cwnd: u64,
+    prior_ssthresh: u64,
+    /// Transmission order when the episode began: later transmissions
+    /// belong to it.
+    marker: u64,
+    /// Retransmissions sent in the episode, and how many of them DSACKs
+    /// have reported unnecessary.
+    retransmissions: u64,
+    dsacked: u64,
+    /// Index of the episode's first recovery record.
+    first_record: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -128,6 +184,13 @@ pub struct SenderStats {
     pub invalid_acks: u64,
     pub bytes_acked: u64,
     pub rtt: Histogram,
+    /// Retransmissions declared lost and queued again (lost-retransmission
+    /// detection, or a detector such as RACK).
+    pub lost_retransmissions: u64,
+    /// Cwnd reductions undone by DSACKs.
+    pub undos: u64,
+    /// ACKs on which reordering was detected.
+    pub reordering_events: u64,
 }
 
 pub struct Sender {
@@ -173,6 +236,32 @@ pub struct Sender {
     /// Bumped on every recovery entry and exit, so a driver can notice
     /// without tracing.
     recovery_epoch: u64,
+    /// Reordering has been seen on this connection.
+    reordering_seen: bool,
+    /// The current (or last) reduction that a DSACK may still undo.
+    undo: Option<UndoEpisode>,
+}
+
+/// Counts the loss marks of one ACK or timer call and traces them.
+#[derive(Default)]
+struct Marks {
+    marked: u64,
+    lost_retransmissions: u64,
+}
+
+impl Marks {
+    fn on_mark(&mut self, events: &mut EventLog, now: Time, n: u64, s: &SegMeta) {
+        self.marked += 1;
+        // A mark that sends a retransmitted segment back to the queue
+        // declares its retransmission lost.
+        if s.tx_count > 1 && s.is(LOST) && !s.is(RETRANS) {
+            self.lost_retransmissions += 1;
+        }
+        events.emit(now, || Event::LossMarked {
+            seg_no: n,
+            seq: s.seq,
+        });
+    }
 }
 
 impl Sender {
@@ -206,6 +295,8 @@ impl Sender {
             stats: SenderStats::default(),
             recoveries: Vec::new(),
             recovery_epoch: 0,
+            reordering_seen: false,
+            undo: None,
             cfg,
             alg,
         };
@@ -247,6 +338,10 @@ impl Sender {
     }
     pub fn in_recovery(&self) -> bool {
         self.state != State::Open
+    }
+    /// Reordering has been detected on this connection.
+    pub fn reordering_seen(&self) -> bool {
+        self.reordering_seen
     }
     /// RFC 6675 pipe, in segments.
     pub fn pipe(&self) -> u64 {
@@ -305,18 +400,15 @@ impl Sender {
                 kind: TimerKind::Detector,
             });
             let ctx = self.detect_ctx(now, false);
+            let mut marks = Marks::default();
             let enter = {
                 let events = &mut self.events;
-                let mut on_mark = |n: u64, s: &SegMeta| {
-                    events.emit(now, || Event::LossMarked {
-                        seg_no: n,
-                        seq: s.seq,
-                    })
-                };
+                let mut on_mark = |n: u64, s: &SegMeta| marks.on_mark(events, now, n, s);
                 self.alg
                     .detect
                     .on_timeout(&ctx, &mut self.board, &mut on_mark)
             };
+            self.stats.lost_retransmissions += marks.lost_retransmissions;
             if enter && self.state == State::Open {
                 self.enter_fast_recovery(now, 0);
             }
@@ -358,6 +450,9 @@ impl Sender {
         // when icsk_ca_state < TCP_CA_Recovery. (FlightSize there would
         // also count SACKed data and could raise ssthresh.)
         if self.state == State::Open {
+            // A new episode (Linux tcp_enter_loss() -> tcp_init_undo());
+            // a timeout inside one keeps what it would undo to.
+            self.begin_undo_episode(self.win.cwnd, self.win.ssthresh);
             let flight = self.board.packets_out();
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
         }
@@ -412,6 +507,8 @@ impl Sender {
             self.rwnd = ack.window;
             self.max_rwnd = self.max_rwnd.max(ack.window);
         }
+        self.board.begin_ack();
+        let prior_fack = self.board.fack();
 
         // Cumulative part.
         let cum = if ack.ack > prior_una {
@@ -430,6 +527,46 @@ impl Sender {
             if b.end > self.snd_una && b.start < self.snd_nxt {
                 newly_sacked += self.board.on_sack_block(*b);
             }
+        }
+
+        // DSACK part (RFC 2883 section 4, RFC 3708): which transmissions
+        // the receiver got twice. Each reported segment counts once per
+        // extra transmission at most (`fresh`), so a duplicated ACK cannot
+        // count twice.
+        let mut dsack_reordering = false;
+        if dsack {
+            let marker = self.undo.map(|u| u.marker);
+            let mut unnecessary = 0;
+            self.board.on_dsack_block(blocks[0], |d| {
+                if !d.fresh {
+                    return;
+                }
+                // Sent twice, the second time because a detector had
+                // declared it lost, and received twice: the original was
+                // late, not lost. (Speculative retransmissions, NextSeg()
+                // rules 3 and 4, and those after an RTO say nothing.)
+                dsack_reordering |= d.tx_count == 2 && d.loss_driven;
+                if marker.is_some_and(|m| d.tx_order > m) {
+                    unnecessary += 1;
+                }
+            });
+            if let Some(u) = &mut self.undo {
+                u.dsacked += unnecessary;
+            }
+        }
+
+        // Reordering (Linux tcp_check_sack_reordering(), RFC 8985
+        // RACK_detect_reordering()): a segment sent once was delivered
+        // below one delivered before it.
+        let sack_reordering = self
+            .board
+            .delivered()
+            .lowest_original
+            .is_some_and(|n| n < prior_fack);
+        if sack_reordering || dsack_reordering {
+            self.stats.reordering_events += 1;
+            self.reordering_seen = true;
+            self.events.emit(now, || Event::ReorderingDetected);
         }
 
         // RTT sample from the echoed timestamp, under Karn's rule: none
@@ -471,20 +608,40 @@ impl Sender {
             self.alg.recovery.pkts_acked(delivered, self.rtt.latest());
         }
 
+        // Lost-retransmission detection (PRR/ER paper section 3.2, Linux
+        // tcp_mark_lost_retrans()): while recovering, a retransmission
+        // sent before a transmission that has now been delivered is lost.
+        let mut marks = Marks::default();
+        if self.cfg.lost_retransmission_detection && self.state != State::Open {
+            // Only a segment sent once says which transmission arrived: a
+            // SACKed retransmitted segment may be its original (Linux
+            // likewise waits for new data sent after the retransmission).
+            if let Some(latest) = self.board.delivered().latest_original {
+                let events = &mut self.events;
+                self.board
+                    .mark_retransmissions_lost_before(latest.tx_order, |n, s| {
+                        marks.on_mark(events, now, n, s)
+                    });
+            }
+        }
+
         // Loss detection.
-        let lost_before = self.board.lost_out();
-        let ctx = self.detect_ctx(now, cum_advanced);
+        let mut ctx = self.detect_ctx(now, cum_advanced);
+        ctx.ts_ecr = ack.ts_ecr;
+        ctx.dsack = dsack;
+        ctx.exiting_recovery = match self.state {
+            State::Open => false,
+            State::Fast { recovery_point } | State::Loss { recovery_point } => {
+                self.snd_una >= recovery_point
+            }
+        };
         let wants_recovery = {
             let events = &mut self.events;
-            let mut on_mark = |n: u64, s: &SegMeta| {
-                events.emit(now, || Event::LossMarked {
-                    seg_no: n,
-                    seq: s.seq,
-                })
-            };
+            let mut on_mark = |n: u64, s: &SegMeta| marks.on_mark(events, now, n, s);
             self.alg.detect.on_ack(&ctx, &mut self.board, &mut on_mark)
         };
-        let new_loss = self.board.lost_out() > lost_before;
+        self.stats.lost_retransmissions += marks.lost_retransmissions;
+        let new_loss = marks.marked > 0;
 
         // Recovery state machine.
         match self.state {
@@ -498,6 +655,10 @@ impl Sender {
             }
             _ => {}
         }
+        // On every ACK, as Linux in Recovery: the last DSACK may have come
+        // while a segment was still marked lost whose original has now
+        // arrived.
+        self.try_undo_dsack(now, cum_advanced, new_loss);
         match self.state {
             State::Open if wants_recovery => self.enter_fast_recovery(now, delivered),
             State::Fast { .. } => {
@@ -547,6 +708,7 @@ impl Sender {
 
     fn enter_fast_recovery(&mut self, now: Time, delivered: u64) {
         let cwnd_before = self.win.cwnd;
+        self.begin_undo_episode(cwnd_before, self.win.ssthresh);
         let flight = self.board.packets_out();
         // RFC 6675 step 4.1-4.2: RecoveryPoint = HighData; ssthresh from the
         // congestion controller; the RecoveryOps sets cwnd.
@@ -578,6 +740,61 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
+    /// Remembers what a DSACK-based undo would restore (Linux
+    /// tcp_init_undo(), prior_cwnd and prior_ssthresh).
+    fn begin_undo_episode(&mut self, cwnd: u64, ssthresh: u64) {
+        self.undo = self.cfg.dsack_undo.then_some(UndoEpisode {
+            prior_cwnd: cwnd,
+            prior_ssthresh: ssthresh,
+            marker: self.tx_order,
+            retransmissions: 0,
+            dsacked: 0,
+            first_record: self.recoveries.len(),
+        });
+    }
+
+    /// Linux tcp_try_undo_dsack() (RFC 3708's spirit): when DSACKs have
+    /// reported every retransmission of the episode as unnecessary, the
+    /// reduction answered no loss. Restore cwnd and ssthresh (never
+    /// lowering them, as tcp_undo_cwnd_reduction() does) and, when nothing
+    /// else is lost or being retransmitted, leave recovery at once.
+    fn try_undo_dsack(&mut self, now: Time, cum_advanced: bool, new_loss: bool) {
+        let Some(u) = self.undo else {
+            return;
+        };
+        if u.retransmissions == 0 || u.dsacked < u.retransmissions {
+            return;
+        }
+        let leaving = self.state != State::Open;
+        if leaving && (self.board.lost_out() > 0 || self.board.retrans_out() > 0) {
+            return;
+        }
+        self.undo = None;
+        if let State::Fast { .. } = self.state {
+            // Let the recovery algorithm finish its bookkeeping; its cwnd
+            // is replaced just below.
+            let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+            self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+        }
+        self.win.cwnd = self.win.cwnd.max(u.prior_cwnd);
+        self.win.ssthresh = self.win.ssthresh.max(u.prior_ssthresh);
+        self.win.cwnd_cnt = 0;
+        if leaving {
+            self.state = State::Open;
+            self.high_rxt = None;
+            self.rescue_rxt = None;
+            self.fast_rexmit_pending = false;
+            self.close_recovery_record(now);
+        }
+        for r in self.recoveries.iter_mut().skip(u.first_record) {
+            r.undone = true;
+        }
+        self.stats.undos += 1;
+        let (cwnd, ssthresh) = (self.win.cwnd, self.win.ssthresh);
+        self.events.emit(now, || Event::Undo { cwnd, ssthresh });
+        self.emit_cwnd(now);
+    }
+
     fn open_recovery_record(&mut self, now: Time, kind: RecoveryKind, cwnd_before: u64) {
         self.recovery_epoch += 1;
         self.recoveries.push(RecoveryRecord {
@@ -588,6 +805,7 @@ impl Sender {
             cwnd_after: None,
             ssthresh: self.win.ssthresh,
             pipe_minus_ssthresh_at_start: self.pipe() as i64 - self.win.ssthresh as i64,
+            undone: false,
         });
         let state = self.window_state();
         self.events
@@ -624,6 +842,14 @@ impl Sender {
             in_loss: matches!(self.state, State::Loss { .. }),
             mss: self.cfg.mss,
             srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            reordering_seen: self.reordering_seen,
+            can_send_new: self.new_data_len() > 0,
+            ts_ecr: 0,
+            dsack: false,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            exiting_recovery: false,
         }
     }
 
@@ -865,6 +1091,9 @@ impl Sender {
         let s = self.board.on_retransmit(seg_no, now, self.tx_order);
         self.stats.segments_sent += 1;
         self.stats.retransmissions += 1;
+        if let Some(u) = &mut self.undo {
+            u.retransmissions += 1;
+        }
         self.stats.max_tx_count = self.stats.max_tx_count.max(s.tx_count);
         self.events.emit(now, || Event::Sent {
             seq: s.seq,

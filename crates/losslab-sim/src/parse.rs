@@ -11,9 +11,11 @@ use std::path::Path;
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
+use losslab_core::detect::ErMitigation;
+
 use crate::scenario::{
-    AckSpec, AppSpec, CcSpec, DropSpec, FlowSpec, LossModel, PathSpec, QueueLimit, ReceiverSpec,
-    Reorder, ReverseSpec, Scenario,
+    AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
+    QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
 };
 use crate::units;
 
@@ -412,7 +414,12 @@ const FLOW_KEYS: &[&str] = &[
     "sndbuf",
     "receiver",
     "count",
+    "lost_retransmission_detection",
+    "dsack_undo",
 ];
+/// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
+const PARAMETER_TABLES: &[&str] = &["early-retransmit"];
+const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation"];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes"];
 const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate"];
 
@@ -1205,7 +1212,7 @@ impl Cx<'_> {
 
     fn flow(&self, t: &Table, loc: &Loc, name: &str) -> Res<FlowSpec> {
         for key in t.keys() {
-            if FLOW_KEYS.contains(&key.as_str()) {
+            if FLOW_KEYS.contains(&key.as_str()) || PARAMETER_TABLES.contains(&key.as_str()) {
                 continue;
             }
             let kloc = loc.key(key);
@@ -1294,7 +1301,54 @@ impl Cx<'_> {
                 "the number of identical flows",
             )? as u32;
         }
+        if let Some(v) = t.get("lost_retransmission_detection") {
+            f.lost_retransmission_detection =
+                self.boolean(v, &loc.key("lost_retransmission_detection"))?;
+        }
+        if let Some(v) = t.get("dsack_undo") {
+            f.dsack_undo = self.boolean(v, &loc.key("dsack_undo"))?;
+        }
+        if let Some(v) = t.get("early-retransmit") {
+            let eloc = loc.key("early-retransmit");
+            f.early_retransmit = self.early_retransmit(v, &eloc)?;
+            // Parameters that nothing reads would be a silent default.
+            if f.detection != "early-retransmit" {
+                return Err(self.err(
+                    &eloc,
+                    format!(
+                        "parameters for early-retransmit given but this flow's detection is {:?}; set detection = \"early-retransmit\" or remove [flow.early-retransmit]",
+                        f.detection
+                    ),
+                ));
+            }
+        }
         Ok(f)
+    }
+
+    /// `[flow.early-retransmit]`: `mitigation = "none" | "reordering" |
+    /// "delay" | "both"`.
+    fn early_retransmit(&self, v: &Value, loc: &Loc) -> Res<EarlyRetransmitSpec> {
+        let t = self.table(
+            v,
+            loc,
+            r#"a table like [flow.early-retransmit] mitigation = "both""#,
+        )?;
+        self.only_keys(t, loc, EARLY_RETRANSMIT_KEYS, "in [flow.early-retransmit]")?;
+        let mut spec = EarlyRetransmitSpec::default();
+        if let Some(v) = t.get("mitigation") {
+            let mloc = loc.key("mitigation");
+            let expected = ErMitigation::NAMES.join(", ");
+            let name = self.string(v, &mloc, &format!("one of {expected}"))?;
+            spec.mitigation = ErMitigation::from_name(name).ok_or_else(|| {
+                self.err(
+                    &mloc,
+                    format!(
+                        "unknown early-retransmit mitigation {name:?} (expected one of: {expected})"
+                    ),
+                )
+            })?;
+        }
+        Ok(spec)
     }
 
     fn cc(&self, v: &Value, loc: &Loc) -> Res<CcSpec> {

@@ -49,6 +49,8 @@ pub struct RecoveryResult {
     pub ssthresh: u64,
     pub pipe_minus_ssthresh_at_start: i64,
     pub link_utilization: Option<f64>,
+    /// DSACKs showed the episode spurious and its reduction was undone.
+    pub undone: bool,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -72,6 +74,12 @@ pub struct FlowResults {
     pub tail_probes: u64,
     pub max_retransmissions_of_one_segment: u32,
     pub dsacks_received: u64,
+    /// Retransmissions declared lost and sent again.
+    pub lost_retransmissions: u64,
+    /// Cwnd reductions undone by DSACKs.
+    pub undos: u64,
+    /// ACKs on which the sender detected reordering.
+    pub reordering_events: u64,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
 }
@@ -148,6 +156,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                                 ssthresh: r.ssthresh,
                                 pipe_minus_ssthresh_at_start: r.pipe_minus_ssthresh_at_start,
                                 link_utilization: util,
+                                undone: r.undone,
                             }
                         })
                         .collect()
@@ -173,6 +182,9 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 max_retransmissions_of_one_segment: stats
                     .map_or(0, |s| s.max_tx_count.saturating_sub(1)),
                 dsacks_received: stats.map_or(0, |s| s.dsacks_received),
+                lost_retransmissions: stats.map_or(0, |s| s.lost_retransmissions),
+                undos: stats.map_or(0, |s| s.undos),
+                reordering_events: stats.map_or(0, |s| s.reordering_events),
                 rtt_ms: RttResults {
                     min: rtt.and_then(|h| h.min()).map(ms),
                     mean: rtt.and_then(|h| h.mean()).map(|m| m / MS as f64),

@@ -2,6 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
+use losslab_core::detect::ErMitigation;
 use losslab_core::time::Time;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -163,16 +164,33 @@ pub struct FlowSpec {
     pub receiver: ReceiverSpec,
     /// N identical flows named name.1 .. name.N (1 keeps the plain name).
     pub count: u32,
+    /// Retransmit again a retransmission that later-sent data overtook
+    /// (added key `lost_retransmission_detection`).
+    pub lost_retransmission_detection: bool,
+    /// Undo a cwnd reduction that DSACKs show was spurious (added key
+    /// `dsack_undo`).
+    pub dsack_undo: bool,
+    /// `[flow.early-retransmit]`: parameters of the early-retransmit
+    /// detector.
+    pub early_retransmit: EarlyRetransmitSpec,
+}
+
+/// `[flow.early-retransmit]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EarlyRetransmitSpec {
+    /// `mitigation = "none" | "reordering" | "delay" | "both"`.
+    pub mitigation: ErMitigation,
 }
 
 impl FlowSpec {
-    /// A bulk NewReno flow with the engine's defaults.
+    /// A bulk NewReno flow with the engine's defaults: PRR (RFC 9937)
+    /// recovery, DupThresh detection, the RFC 6298 timer.
     pub fn new(name: &str) -> Self {
         FlowSpec {
             name: name.to_string(),
             start: 0,
             cc: CcSpec::NewReno,
-            recovery: "rfc6675".into(),
+            recovery: "prr".into(),
             detection: "dupthresh".into(),
             timers: "rto".into(),
             extensions: vec![],
@@ -183,6 +201,9 @@ impl FlowSpec {
             sndbuf: None,
             receiver: ReceiverSpec::default(),
             count: 1,
+            lost_retransmission_detection: true,
+            dsack_undo: true,
+            early_retransmit: EarlyRetransmitSpec::default(),
         }
     }
 }

@@ -797,12 +797,16 @@ fn spurious_retransmissions(n: &FlowNet) -> u64 {
 }
 
 pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
-    Algorithms::by_name(
+    let detect = losslab_core::detect::DetectParams {
+        dupthresh: 3,
+        er_mitigation: spec.early_retransmit.mitigation,
+    };
+    Algorithms::by_name_with(
         &spec.cc.name(),
         &spec.recovery,
         &spec.detection,
         &spec.timers,
-        3,
+        &detect,
     )
 }
 
@@ -820,6 +824,8 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         // The handshake would have told the sender the peer's buffer.
         initial_rwnd: spec.receiver.rcvbuf,
         dupthresh: 3,
+        lost_retransmission_detection: spec.lost_retransmission_detection,
+        dsack_undo: spec.dsack_undo,
     }
 }
 

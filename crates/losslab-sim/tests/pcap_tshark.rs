@@ -584,9 +584,13 @@ fn known_drops_decode_exactly_with_verified_checksums() {
     );
     let (rtx, ooo) = check_retransmissions(&run, 0, &s);
     assert!(rtx >= 4, "four drops, {rtx} retransmissions");
-    // The last segment's retransmission (a spurious RTO racing the
-    // receiver's delayed ACK) is still in flight when the run ends.
-    assert_eq!(check_drops(&run, 0, &s, &r), (4, 1));
+    // Exactly the four drops are missing at the receiver. At most one more
+    // frame may be missing: a last retransmission still in flight when the
+    // run ends (it depends on whether a spurious RTO races the receiver's
+    // delayed ACK, which the recovery algorithm in use decides).
+    let (dropped, in_flight) = check_drops(&run, 0, &s, &r);
+    assert_eq!(dropped, 4);
+    assert!(in_flight <= 1, "{in_flight} frames in flight at the end");
     eprintln!(
         "drops: {} + {} frames, {rtx} retransmissions flagged ({ooo} as out-of-order)",
         s.len(),

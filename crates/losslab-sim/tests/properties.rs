@@ -7,6 +7,7 @@
 mod common;
 
 use common::*;
+use losslab_core::detect::ErMitigation;
 use losslab_core::event::{Event, Timed};
 use losslab_core::time::MS;
 use losslab_sim::scenario::*;
@@ -74,6 +75,11 @@ struct Case {
     read_rate: Option<u64>,
     fixed: Option<u64>,
     seed: u64,
+    /// A name from `losslab_core::detect::NAMES`.
+    detection: &'static str,
+    er_mitigation: ErMitigation,
+    lost_retransmission_detection: bool,
+    dsack_undo: bool,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -88,6 +94,12 @@ fn case() -> impl Strategy<Value = Case> {
             prop_oneof![Just(None), (1u64..40).prop_map(Some)],
             any::<u64>(),
         ),
+        (
+            prop::sample::select(losslab_core::detect::NAMES),
+            prop::sample::select(ErMitigation::NAMES),
+            any::<bool>(),
+            any::<bool>(),
+        ),
     )
         .prop_map(
             |(
@@ -97,6 +109,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (dup, ack_dup),
                 (quick, sb, rb),
                 (rr, fx, seed),
+                (detection, mitigation, lrd, undo),
             )| Case {
                 segments,
                 mss,
@@ -112,6 +125,10 @@ fn case() -> impl Strategy<Value = Case> {
                 read_rate: rr,
                 fixed: fx,
                 seed,
+                detection,
+                er_mitigation: ErMitigation::from_name(mitigation).expect("a listed name"),
+                lost_retransmission_detection: lrd,
+                dsack_undo: undo,
             },
         )
 }
@@ -145,6 +162,10 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     if let Some(n) = c.fixed {
         f.cc = CcSpec::Fixed(n);
     }
+    f.detection = c.detection.into();
+    f.early_retransmit.mitigation = c.er_mitigation;
+    f.lost_retransmission_detection = c.lost_retransmission_detection;
+    f.dsack_undo = c.dsack_undo;
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
     sc.seed = c.seed;
     let mut sim = Simulation::new(&sc).unwrap();
@@ -173,6 +194,7 @@ proptest! {
 #[test]
 fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
     for seed in 0..20 {
+        let names = losslab_core::detect::NAMES;
         let c = Case {
             segments: 120,
             mss: 1448,
@@ -188,6 +210,10 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
             read_rate: None,
             fixed: None,
             seed,
+            detection: names[seed as usize % names.len()],
+            er_mitigation: ErMitigation::Both,
+            lost_retransmission_detection: seed % 3 != 0,
+            dsack_undo: seed % 4 != 0,
         };
         run(&c).unwrap();
     }

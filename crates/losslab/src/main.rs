@@ -3,6 +3,7 @@
 mod bench;
 mod plot;
 mod report;
+mod reproduce;
 mod run;
 mod table;
 mod timeseries;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Simulate a scenario file and report what every flow did.
     Run(run::RunArgs),
+    /// Run the papers' experiments and print our figures beside theirs.
+    Reproduce(reproduce::ReproduceArgs),
     /// Draw a finished run's pictures again (time-sequence graph, cwnd,
     /// RTT), optionally for one flow and a time window.
     Plot(plot::PlotArgs),
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),
     };

@@ -192,7 +192,7 @@ fn bad_input_exits_2_naming_file_and_key() {
 
 #[test]
 fn scenario_md_example_keys_parse() {
-    // The contract's example, with the algorithms this version implements.
+    // The contract's example as SCENARIO.md gives it.
     let text = r#"
 name = "cubic-prr-20mbps"
 duration = "2s"
@@ -210,9 +210,9 @@ loss = { model = "none" }
 [[flow]]
 name = "a"
 start = "0s"
-cc = "newreno"
-recovery = "rfc6675"
-detection = "dupthresh"
+cc = "cubic"
+recovery = "prr"
+detection = "rack"
 timers = "rto"
 extensions = []
 mss = "1448B"

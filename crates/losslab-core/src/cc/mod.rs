@@ -1,18 +1,22 @@
 //! CongestionControl: ssthresh on loss and cwnd growth outside recovery
 //! (the analogue of Linux's `tcp_congestion_ops`).
 
+mod cubic;
 mod fixed;
 mod newreno;
+mod reno;
 
+pub use cubic::Cubic;
 pub use fixed::Fixed;
 pub use newreno::NewReno;
+pub use reno::Reno;
 
 use crate::time::Time;
 
 use crate::window::Window;
 
 /// Names accepted by `by_name` ("fixed:N" takes a window in segments).
-pub const NAMES: &[&str] = &["newreno", "fixed:N"];
+pub const NAMES: &[&str] = &["reno", "newreno", "cubic", "fixed:N"];
 
 /// What a congestion controller may look at on an ACK.
 #[derive(Clone, Copy, Debug, Default)]
@@ -54,6 +58,8 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
     }
     match name {
         "newreno" => Some(Box::new(NewReno)),
+        "reno" => Some(Box::new(Reno)),
+        "cubic" => Some(Box::new(Cubic::new())),
         _ => None,
     }
 }

@@ -1,14 +1,34 @@
 //! LossDetector: which segments are lost, and when fast recovery starts.
+//!
+//! | name | file | marks lost | starts recovery |
+//! |---|---|---|---|
+//! | `dupthresh` | dupthresh.rs | RFC 6675 IsLost() | DupThresh dupacks or IsLost(HighACK+1) |
+//! | `fack` | fack.rs | Linux FACK: every hole below the highest SACK once in recovery | the highest SACK more than DupThresh segments above snd.una |
+//! | `early-retransmit` | early_retransmit.rs | as dupthresh | also on oflight - 1 dupacks with < 4 segments out (RFC 5827) |
+//! | `rack` | rack.rs | RFC 8985: a later-sent segment was delivered RTT + reo_wnd ago | when RACK marks a loss |
+//!
+//! Detectors read, besides the scoreboard, the sender's view of the
+//! connection in `DetectCtx`; in particular `reordering_seen`, the shared
+//! reordering signal the sender computes for every detector (Linux
+//! tcp_check_sack_reordering(): a never-retransmitted segment delivered
+//! below the highest segment already delivered; or a DSACK for a segment
+//! sent exactly twice, the second time because a detector marked it lost).
 
 mod dupthresh;
+mod early_retransmit;
+mod fack;
+mod rack;
 
 pub use dupthresh::DupThresh;
+pub use early_retransmit::{er_delay, EarlyRetransmit};
+pub use fack::Fack;
+pub use rack::Rack;
 
 use crate::scoreboard::{Scoreboard, SegMeta};
 use crate::time::Time;
 
 /// Names accepted by `by_name`.
-pub const NAMES: &[&str] = &["dupthresh"];
+pub const NAMES: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack"];
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DetectCtx {
@@ -24,6 +44,23 @@ pub struct DetectCtx {
     pub in_loss: bool,
     pub mss: u32,
     pub srtt: Option<Time>,
+    /// The sender's minimum RTT sample (RFC 8985 RACK.min_RTT).
+    pub min_rtt: Option<Time>,
+    /// Reordering has been detected on this connection (sticky).
+    pub reordering_seen: bool,
+    /// New data could be sent now: the application has some and the
+    /// peer's window allows it (RFC 5827 section 2 condition (2.b) is its
+    /// negation). Congestion window not considered.
+    pub can_send_new: bool,
+    /// TSecr of the ACK (0: none, and on timer calls).
+    pub ts_ecr: Time,
+    /// The ACK carried a DSACK block.
+    pub dsack: bool,
+    /// Bytes: the cumulative ACK point and the next byte to send.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// This ACK ends a fast or timeout recovery (it reaches RecoveryPoint).
+    pub exiting_recovery: bool,
 }
 
 pub trait LossDetector {
@@ -41,6 +78,7 @@ pub trait LossDetector {
     fn poll_timeout(&self) -> Option<Time> {
         None
     }
+    /// Called when `poll_timeout` has passed; must disarm or move the timer.
     fn on_timeout(
         &mut self,
         _ctx: &DetectCtx,
@@ -51,9 +89,133 @@ pub trait LossDetector {
     }
 }
 
+/// The early-retransmit mitigations of the PRR/ER paper, section 6 (after
+/// RFC 5827's appendix).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ErMitigation {
+    /// RFC 5827 as written.
+    #[default]
+    None,
+    /// No early retransmit once reordering has been detected.
+    Reordering,
+    /// Early retransmit waits SRTT/4, bounded to [25 ms, 500 ms]; any ACK
+    /// in between cancels it.
+    Delay,
+    /// Both.
+    Both,
+}
+
+impl ErMitigation {
+    /// Names in scenarios (`[flow.early-retransmit] mitigation = "both"`).
+    pub const NAMES: &'static [&'static str] = &["none", "reordering", "delay", "both"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "none" => ErMitigation::None,
+            "reordering" => ErMitigation::Reordering,
+            "delay" => ErMitigation::Delay,
+            "both" => ErMitigation::Both,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ErMitigation::None => "none",
+            ErMitigation::Reordering => "reordering",
+            ErMitigation::Delay => "delay",
+            ErMitigation::Both => "both",
+        }
+    }
+    pub fn off_after_reordering(self) -> bool {
+        matches!(self, ErMitigation::Reordering | ErMitigation::Both)
+    }
+    pub fn delays(self) -> bool {
+        matches!(self, ErMitigation::Delay | ErMitigation::Both)
+    }
+}
+
+/// Parameters a detector may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DetectParams {
+    /// RFC 6675 DupThresh.
+    pub dupthresh: u32,
+    /// early-retransmit only.
+    pub er_mitigation: ErMitigation,
+}
+
+impl Default for DetectParams {
+    fn default() -> Self {
+        DetectParams {
+            dupthresh: 3,
+            er_mitigation: ErMitigation::None,
+        }
+    }
+}
+
 pub fn by_name(name: &str, dupthresh: u32) -> Option<Box<dyn LossDetector>> {
+    build(
+        name,
+        &DetectParams {
+            dupthresh,
+            ..DetectParams::default()
+        },
+    )
+}
+
+/// Builds a detector by name with its parameters.
+pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
     match name {
-        "dupthresh" => Some(Box::new(DupThresh::new(dupthresh))),
+        "dupthresh" => Some(Box::new(DupThresh::new(p.dupthresh))),
+        "fack" => Some(Box::new(Fack::new(p.dupthresh))),
+        "early-retransmit" => Some(Box::new(EarlyRetransmit::new(p.dupthresh, p.er_mitigation))),
+        "rack" => Some(Box::new(Rack::new(p.dupthresh))),
         _ => None,
+    }
+}
+
+/// Segment `n` is lost and its mark is new: tell `on_mark`.
+fn mark(board: &mut Scoreboard, n: u64, on_mark: &mut dyn FnMut(u64, &SegMeta)) -> bool {
+    if board.mark_lost(n) {
+        let s = *board.get(n).expect("marked segment present");
+        on_mark(n, &s);
+        true
+    } else {
+        false
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::DetectCtx;
+    use crate::scoreboard::Scoreboard;
+    use crate::time::Time;
+    use crate::wire::Range;
+
+    /// `n` segments of 1000 bytes, segment i sent at `sent(i)` with
+    /// transmission order i + 1.
+    pub fn board_sent_at(n: u64, sent: impl Fn(u64) -> Time) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.push_new(i * 1000, 1000, sent(i), i + 1);
+        }
+        b
+    }
+
+    pub fn board(n: u64) -> Scoreboard {
+        board_sent_at(n, |_| 0)
+    }
+
+    /// SACKs segments [lo, hi) as a fresh ACK would.
+    pub fn sack(b: &mut Scoreboard, lo: u64, hi: u64) -> u64 {
+        b.on_sack_block(Range::new(lo * 1000, hi * 1000))
+    }
+
+    pub fn ctx(dupacks: u32) -> DetectCtx {
+        DetectCtx {
+            dupacks,
+            sack_seen: true,
+            mss: 1000,
+            ..Default::default()
+        }
     }
 }

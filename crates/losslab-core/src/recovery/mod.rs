@@ -6,15 +6,21 @@
 //! `pkts_acked` and `get_awnd_extension`. Every algorithm expresses itself
 //! through cwnd; the sender transmits while pipe < cwnd (RFC 6675 step C).
 
+mod prr;
+mod prr6937;
+mod rate_halving;
 mod rfc6675;
 
+pub use prr::Prr;
+pub use prr6937::{Prr6937, ReductionBound};
+pub use rate_halving::RateHalving;
 pub use rfc6675::Rfc6675;
 
 use crate::time::Time;
 use crate::window::Window;
 
 /// Names accepted by `by_name`.
-pub const NAMES: &[&str] = &["rfc6675", "rfc3517"];
+pub const NAMES: &[&str] = &["rfc6675", "rfc3517", "rate-halving", "prr-6937", "prr"];
 
 /// What a recovery algorithm may look at.
 #[derive(Clone, Copy, Debug, Default)]
@@ -72,6 +78,12 @@ pub fn by_name(name: &str) -> Option<Box<dyn RecoveryOps>> {
         // the detector will distinguish).
         "rfc6675" => Some(Box::new(Rfc6675::standard())),
         "rfc3517" => Some(Box::new(Rfc6675::rfc3517())),
+        // Linux before 3.2 (tcp_cwnd_down()).
+        "rate-halving" => Some(Box::new(RateHalving::new())),
+        // RFC 6937 / PRR paper Algorithm 2: PRR-SSRB on every ACK.
+        "prr-6937" => Some(Box::new(Prr6937::ssrb())),
+        // RFC 9937, which obsoletes RFC 6937.
+        "prr" => Some(Box::new(Prr::new())),
         _ => None,
     }
 }

@@ -1,0 +1,70 @@
+//! Reno as Linux runs it (net/ipv4/tcp_cong.c, `tcp_reno_ops`): the same
+//! slow start and congestion avoidance as `newreno`, but the loss response
+//! halves cwnd (tcp_reno_ssthresh()) where RFC 5681 equation (4), which
+//! `newreno` implements, halves FlightSize.
+//!
+//! The two are kept apart on purpose: they differ whenever FlightSize is
+//! not cwnd, e.g. an application- or receiver-window-limited flow (cwnd
+//! halving keeps more), or a fast-recovery entry after limited transmit
+//! (RFC 3042 adds up to two segments to FlightSize, so RFC 5681 keeps up
+//! to one more).
+
+use super::{CcCtx, CongestionControl, NewReno};
+use crate::window::Window;
+
+#[derive(Clone, Debug, Default)]
+pub struct Reno;
+
+impl CongestionControl for Reno {
+    fn name(&self) -> String {
+        "reno".into()
+    }
+
+    /// Linux tcp_reno_ssthresh(): max(cwnd >> 1, 2). Halving cwnd rather
+    /// than FlightSize is safe there because Linux lets cwnd grow only
+    /// while cwnd-limited (tcp_is_cwnd_limited(), which our sender applies
+    /// too), so cwnd stays a window the flow has actually used.
+    fn ssthresh(&mut self, w: &Window, _flight_size: u64) -> u64 {
+        (w.cwnd / 2).max(2)
+    }
+
+    /// Linux tcp_reno_cong_avoid(): tcp_slow_start() then
+    /// tcp_cong_avoid_ai(tp, cwnd, acked), which is exactly NewReno's
+    /// RFC 5681 growth.
+    fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
+        NewReno.cong_avoid(w, acked, ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssthresh_halves_cwnd_not_flight_size() {
+        let mut w = Window::new(20);
+        // Application-limited: 10 segments out of a 20-segment cwnd.
+        assert_eq!(Reno.ssthresh(&w, 10), 10);
+        assert_eq!(NewReno.ssthresh(&w, 10), 5);
+        // Fast recovery after two limited-transmit segments: FlightSize 23.
+        w.cwnd = 21;
+        assert_eq!(Reno.ssthresh(&w, 23), 10);
+        assert_eq!(NewReno.ssthresh(&w, 23), 11);
+        // The two-segment floor.
+        w.cwnd = 3;
+        assert_eq!(Reno.ssthresh(&w, 3), 2);
+    }
+
+    #[test]
+    fn grows_like_newreno() {
+        let (mut a, mut b) = (Window::new(10), Window::new(10));
+        a.ssthresh = 20;
+        b.ssthresh = 20;
+        for acked in [8, 5, 1, 1, 1, 30, 2, 1] {
+            Reno.cong_avoid(&mut a, acked, &CcCtx::default());
+            NewReno.cong_avoid(&mut b, acked, &CcCtx::default());
+            assert_eq!(a, b);
+        }
+        assert!(a.cwnd > 20);
+    }
+}

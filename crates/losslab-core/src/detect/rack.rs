@@ -1,0 +1,486 @@
+//! RACK loss detection (RFC 8985 sections 6.1-6.2; TLP is not here).
+//!
+//! "A segment is lost if a segment sent sufficiently later has been
+//! delivered": RACK remembers the transmission time of the most recently
+//! sent segment that was delivered (RACK.xmit_ts) and the RTT it measured
+//! (RACK.rtt); any un-SACKed segment sent before it is lost once
+//! now >= its transmission time + RACK.rtt + RACK.reo_wnd. Segments that are
+//! not yet so old arm the reordering timer for the remainder.
+//!
+//! The reordering window (section 6.2 step 4, RACK_update_reo_wnd() and
+//! RACK_calc_reo_wnd()): zero while no reordering has been seen and either
+//! the sender is in recovery or DupThresh segments are SACKed (so RACK is
+//! at least as fast as RFC 6675); otherwise
+//! min(RACK.min_RTT / 4 * reo_wnd_mult, SRTT). reo_wnd_mult grows by one
+//! per round trip in which a DSACK arrives and returns to 1 after 16
+//! recoveries without one (reo_wnd_persist).
+//!
+//! Shape after Linux net/ipv4/tcp_recovery.c (tcp_rack_detect_loss(),
+//! tcp_rack_advance(), tcp_rack_update_reo_wnd()). Differences:
+//! - transmissions are ordered by the sender-wide transmission counter
+//!   (`tx_order`), which is strictly monotonic, instead of (time, end_seq);
+//! - the timer is armed for the earliest remaining expiry rather than the
+//!   latest, so each segment is declared lost exactly when its own time has
+//!   come (the timer re-arms for the rest);
+//! - RACK.min_RTT is the sender's minimum RTT combined with RACK's own
+//!   unambiguous samples (SACKed segments sent once).
+//!
+//! Without SACK, RACK has nothing to go on before the cumulative ACK moves,
+//! so the connection falls back to RFC 6675 DupThresh / RFC 6582.
+//!
+//! Cost: never-retransmitted segments are visited in sequence order from a
+//! cursor that only moves forward; retransmissions in flight in the order
+//! they were sent (`Scoreboard::oldest_retransmission_in_flight`). Each
+//! call stops at the first segment that is not yet lost, so the work per
+//! ACK is amortised O(1) plus O(log n) per segment declared lost.
+
+use super::{mark, DetectCtx, DupThresh, LossDetector};
+use crate::scoreboard::{Scoreboard, SegMeta, EVER_RETRANS, LOST};
+use crate::time::Time;
+
+/// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
+pub const REO_WND_PERSIST: u32 = 16;
+
+#[derive(Clone, Debug)]
+pub struct Rack {
+    /// Without SACK.
+    fallback: DupThresh,
+    dupthresh: u32,
+    /// RACK.xmit_ts and the transmission order of that segment (the
+    /// ordering key that replaces RACK.end_seq).
+    xmit_ts: Time,
+    tx_order: Option<u64>,
+    /// RACK.rtt.
+    rtt: Time,
+    /// Minimum of RACK's own unambiguous RTT samples.
+    own_min_rtt: Option<Time>,
+    reo_wnd_mult: u32,
+    reo_wnd_persist: u32,
+    /// RACK.dsack_round: SND.NXT when reo_wnd_mult last grew.
+    dsack_round: Option<u64>,
+    /// RACK.reo_wnd as last computed.
+    reo_wnd: Time,
+    /// The lowest never-retransmitted segment that may still be declared
+    /// lost (below it every such segment is SACKed, acknowledged or lost).
+    scan: u64,
+    timer: Option<Time>,
+}
+
+impl Rack {
+    pub fn new(dupthresh: u32) -> Self {
+        Rack {
+            fallback: DupThresh::new(dupthresh),
+            dupthresh: dupthresh.max(1),
+            xmit_ts: 0,
+            tx_order: None,
+            rtt: 0,
+            own_min_rtt: None,
+            reo_wnd_mult: 1,
+            reo_wnd_persist: REO_WND_PERSIST,
+            dsack_round: None,
+            reo_wnd: 0,
+            scan: 0,
+            timer: None,
+        }
+    }
+
+    pub fn reo_wnd_mult(&self) -> u32 {
+        self.reo_wnd_mult
+    }
+    pub fn reo_wnd(&self) -> Time {
+        self.reo_wnd
+    }
+    /// RACK.rtt.
+    pub fn rtt(&self) -> Time {
+        self.rtt
+    }
+    /// RACK.xmit_ts, once a segment has been delivered.
+    pub fn xmit_ts(&self) -> Option<Time> {
+        self.tx_order.map(|_| self.xmit_ts)
+    }
+
+    fn min_rtt(&self, ctx: &DetectCtx) -> Option<Time> {
+        match (ctx.min_rtt, self.own_min_rtt) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Step 2, RACK_update(): the most recently sent segment this ACK
+    /// delivered, with RFC 8985's checks for retransmitted ones (the ACK
+    /// must echo a timestamp not older than the retransmission, and the
+    /// RTT must not be below RACK.min_RTT, else the original may be what
+    /// arrived).
+    fn update(&mut self, ctx: &DetectCtx, board: &Scoreboard) {
+        let d = *board.delivered();
+        let mut best = d.latest_original;
+        if let Some(o) = d.latest_original {
+            // Step 1: an unambiguous RTT sample for RACK.min_RTT.
+            let r = ctx.now.saturating_sub(o.sent);
+            self.own_min_rtt = Some(self.own_min_rtt.map_or(r, |m| m.min(r)));
+        }
+        if let Some(r) = d.latest_retransmitted {
+            let rtt = ctx.now.saturating_sub(r.sent);
+            // TSval is the send time + 1 (wire.rs); 0 means no echo.
+            let echo_ok = ctx.ts_ecr == 0 || ctx.ts_ecr > r.sent;
+            let rtt_ok = self.min_rtt(ctx).is_some_and(|m| rtt >= m);
+            if echo_ok && rtt_ok && best.is_none_or(|b| b.tx_order < r.tx_order) {
+                best = Some(r);
+            }
+        }
+        if let Some(b) = best {
+            self.rtt = ctx.now.saturating_sub(b.sent);
+            if self.tx_order.is_none_or(|o| o < b.tx_order) {
+                self.tx_order = Some(b.tx_order);
+                self.xmit_ts = b.sent;
+            }
+        }
+    }
+
+    /// Step 4, RACK_update_reo_wnd().
+    fn update_reo_wnd(&mut self, ctx: &DetectCtx, board: &Scoreboard) {
+        if self.dsack_round.is_some_and(|r| ctx.snd_una >= r) {
+            self.dsack_round = None;
+        }
+        if self.dsack_round.is_none() && ctx.dsack {
+            self.dsack_round = Some(ctx.snd_nxt);
+            self.reo_wnd_mult = self.reo_wnd_mult.saturating_add(1);
+            self.reo_wnd_persist = REO_WND_PERSIST;
+        } else if ctx.exiting_recovery {
+            self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
+            if self.reo_wnd_persist == 0 {
+                self.reo_wnd_mult = 1;
+            }
+        }
+        self.reo_wnd = self.calc_reo_wnd(ctx, board);
+    }
+
+    /// RACK_calc_reo_wnd().
+    fn calc_reo_wnd(&self, ctx: &DetectCtx, board: &Scoreboard) -> Time {
+        if !ctx.reordering_seen
+            && (ctx.in_fast_recovery
+                || ctx.in_loss
+                || board.sacked_out() >= u64::from(self.dupthresh))
+        {
+            return 0;
+        }
+        let Some(min_rtt) = self.min_rtt(ctx) else {
+            return 0;
+        };
+        let w = (min_rtt / 4).saturating_mul(u64::from(self.reo_wnd_mult));
+        ctx.srtt.map_or(w, |s| w.min(s))
+    }
+
+    /// Step 5, RACK_detect_loss_and_arm_timer(): declares lost every
+    /// segment sent before RACK.xmit_ts whose time is up, and arms the
+    /// timer for the first one whose time is not. Returns how many.
+    fn detect_loss(
+        &mut self,
+        now: Time,
+        board: &mut Scoreboard,
+        on_mark: &mut dyn FnMut(u64, &SegMeta),
+    ) -> u64 {
+        self.timer = None;
+        let Some(rack_order) = self.tx_order else {
+            return 0;
+        };
+        let wait = self.rtt.saturating_add(self.reo_wnd);
+        let mut marked = 0;
+        let mut next: Option<Time> = None;
+        // Retransmissions in flight, in the order they were sent.
+        while let Some((order, n)) = board.oldest_retransmission_in_flight() {
+            if order >= rack_order {
+                break;
+            }
+            let sent = board.get(n).expect("in flight").last_sent;
+            let due = sent.saturating_add(wait);
+            if due > now {
+                next = Some(due);
+                break;
+            }
+            board.mark_retransmission_lost(n);
+            let s = *board.get(n).expect("present");
+            on_mark(n, &s);
+            marked += 1;
+        }
+        // Segments sent once, in sequence (which is transmission) order.
+        // Lost ones wait for their retransmission; retransmitted ones were
+        // handled above.
+        let mut n = self.scan.max(board.base());
+        let end = board.next_seg_no();
+        while n < end {
+            if let Some(r) = board.sacked_runs().containing(n) {
+                n = r.end;
+                continue;
+            }
+            let s = *board.get(n).expect("present");
+            if s.flags & (LOST | EVER_RETRANS) != 0 {
+                n += 1;
+                continue;
+            }
+            if s.tx_order >= rack_order {
+                break;
+            }
+            let due = s.last_sent.saturating_add(wait);
+            if due > now {
+                next = Some(next.map_or(due, |t| t.min(due)));
+                break;
+            }
+            mark(board, n, on_mark);
+            marked += 1;
+            n += 1;
+        }
+        self.scan = n;
+        self.timer = next;
+        marked
+    }
+}
+
+impl LossDetector for Rack {
+    fn name(&self) -> &'static str {
+        "rack"
+    }
+
+    fn on_ack(
+        &mut self,
+        ctx: &DetectCtx,
+        board: &mut Scoreboard,
+        on_mark: &mut dyn FnMut(u64, &SegMeta),
+    ) -> bool {
+        if !ctx.sack_seen {
+            self.timer = None;
+            return self.fallback.on_ack(ctx, board, on_mark);
+        }
+        self.update(ctx, board);
+        self.update_reo_wnd(ctx, board);
+        self.detect_loss(ctx.now, board, on_mark);
+        // Recovery starts when something waits for retransmission.
+        board.next_to_retransmit().is_some()
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.timer
+    }
+
+    /// The reordering timer (RFC 8985 section 6.2, RACK_detect_loss_and_
+    /// arm_timer() again; Linux tcp_rack_reo_timeout()).
+    fn on_timeout(
+        &mut self,
+        ctx: &DetectCtx,
+        board: &mut Scoreboard,
+        on_mark: &mut dyn FnMut(u64, &SegMeta),
+    ) -> bool {
+        self.timer = None;
+        if !ctx.sack_seen {
+            return false;
+        }
+        self.reo_wnd = self.calc_reo_wnd(ctx, board);
+        self.detect_loss(ctx.now, board, on_mark) > 0 && board.next_to_retransmit().is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{board_sent_at, ctx, sack};
+    use super::*;
+    use crate::time::MS;
+
+    /// Segment i sent at i ms; min RTT and SRTT 100 ms.
+    fn setup() -> (Rack, Scoreboard) {
+        (Rack::new(3), board_sent_at(10, |i| i * MS))
+    }
+    fn at(now: Time) -> DetectCtx {
+        DetectCtx {
+            now,
+            min_rtt: Some(100 * MS),
+            srtt: Some(100 * MS),
+            snd_nxt: 10_000,
+            ..ctx(1)
+        }
+    }
+    fn on_ack(r: &mut Rack, c: &DetectCtx, b: &mut Scoreboard) -> (bool, Vec<u64>) {
+        let mut m = vec![];
+        let enter = r.on_ack(c, b, &mut |n, _| m.push(n));
+        b.check_invariants().unwrap();
+        (enter, m)
+    }
+    fn on_timeout(r: &mut Rack, c: &DetectCtx, b: &mut Scoreboard) -> (bool, Vec<u64>) {
+        let mut m = vec![];
+        let enter = r.on_timeout(c, b, &mut |n, _| m.push(n));
+        b.check_invariants().unwrap();
+        (enter, m)
+    }
+
+    #[test]
+    fn lost_when_a_later_segment_is_delivered_and_the_window_has_passed() {
+        let (mut r, mut b) = setup();
+        // Segment 2 (sent at 2 ms) is SACKed at 102 ms: RACK.rtt = 100 ms.
+        b.begin_ack();
+        sack(&mut b, 2, 3);
+        assert_eq!(on_ack(&mut r, &at(102 * MS), &mut b), (false, vec![]));
+        assert_eq!(r.rtt(), 100 * MS);
+        // One SACKed segment, no reordering seen, not in recovery:
+        // reo_wnd = min(min_RTT / 4, SRTT) = 25 ms. Segment 0 is lost at
+        // 0 + 100 + 25 ms; the timer waits for exactly that.
+        assert_eq!(r.reo_wnd(), 25 * MS);
+        assert_eq!(r.poll_timeout(), Some(125 * MS));
+        assert_eq!(
+            on_timeout(&mut r, &at(125 * MS - 1), &mut b),
+            (false, vec![])
+        );
+        assert_eq!(on_timeout(&mut r, &at(125 * MS), &mut b), (true, vec![0]));
+        // The timer re-arms for the remainder: segment 1, sent 1 ms later.
+        assert_eq!(r.poll_timeout(), Some(126 * MS));
+        assert_eq!(on_timeout(&mut r, &at(126 * MS), &mut b), (true, vec![1]));
+        // Nothing sent before segment 2 is left; 3.. were sent after it.
+        assert_eq!(r.poll_timeout(), None);
+        assert_eq!(b.lost_out(), 2);
+    }
+
+    #[test]
+    fn an_ack_late_enough_marks_at_once() {
+        let (mut r, mut b) = setup();
+        b.begin_ack();
+        sack(&mut b, 3, 4);
+        // Segment 3 sent at 3 ms, SACKed at 130 ms: RACK.rtt = 127 ms, and
+        // segments 0..2 are due at 152..154 ms.
+        assert_eq!(on_ack(&mut r, &at(130 * MS), &mut b).1, Vec::<u64>::new());
+        b.begin_ack();
+        sack(&mut b, 4, 5);
+        // Segment 4 SACKed at 200 ms (RACK.rtt 196 ms): 0, 1 and 2 are due
+        // at 0..2 + 196 + 25 ms = 221..223 ms, 3 is SACKed.
+        assert_eq!(on_ack(&mut r, &at(200 * MS), &mut b).1, Vec::<u64>::new());
+        assert_eq!(r.poll_timeout(), Some(221 * MS));
+        b.begin_ack();
+        assert_eq!(
+            on_ack(&mut r, &at(222 * MS), &mut b),
+            (true, vec![0, 1]),
+            "an ACK without new deliveries still runs detection"
+        );
+        assert_eq!(r.poll_timeout(), Some(223 * MS));
+    }
+
+    #[test]
+    fn dupthresh_sacked_segments_or_recovery_close_the_window() {
+        let (mut r, mut b) = setup();
+        b.begin_ack();
+        sack(&mut b, 3, 6);
+        // Three SACKed segments and no reordering seen: reo_wnd = 0 and the
+        // segments sent before the latest delivered one are lost now.
+        assert_eq!(on_ack(&mut r, &at(105 * MS), &mut b), (true, vec![0, 1, 2]));
+        assert_eq!(r.reo_wnd(), 0);
+        // With reordering seen the window stays open, even in recovery.
+        let (mut r, mut b) = setup();
+        b.begin_ack();
+        sack(&mut b, 3, 6);
+        let c = DetectCtx {
+            reordering_seen: true,
+            in_fast_recovery: true,
+            ..at(105 * MS)
+        };
+        assert_eq!(on_ack(&mut r, &c, &mut b), (false, vec![]));
+        assert_eq!(r.reo_wnd(), 25 * MS);
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_detected_too() {
+        let (mut r, mut b) = setup();
+        // Segment 0 was lost and retransmitted at 50 ms (order 11); then
+        // new segment 10 went out at 60 ms (order 12) and is SACKed at
+        // 160 ms. The retransmission, sent earlier, is lost at
+        // 50 + 100 + 0 ms (in recovery): the segment waits again.
+        b.mark_lost(0);
+        b.on_retransmit(0, 50 * MS, 11);
+        b.push_new(10_000, 1000, 60 * MS, 12);
+        b.begin_ack();
+        sack(&mut b, 1, 11);
+        let c = DetectCtx {
+            in_fast_recovery: true,
+            ..at(160 * MS)
+        };
+        assert_eq!(on_ack(&mut r, &c, &mut b), (true, vec![0]));
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        assert_eq!(b.retrans_out(), 0);
+    }
+
+    #[test]
+    fn an_ambiguous_retransmission_does_not_advance_rack() {
+        let (mut r, mut b) = setup();
+        b.begin_ack();
+        sack(&mut b, 1, 2);
+        on_ack(&mut r, &at(101 * MS), &mut b);
+        assert_eq!(r.xmit_ts(), Some(MS));
+        // Segment 3 retransmitted at 150 ms and SACKed 10 ms later: faster
+        // than the minimum RTT, so the original must have arrived.
+        b.mark_lost(3);
+        b.on_retransmit(3, 150 * MS, 11);
+        b.begin_ack();
+        sack(&mut b, 3, 4);
+        on_ack(&mut r, &at(160 * MS), &mut b);
+        assert_eq!(r.xmit_ts(), Some(MS));
+        assert_eq!(r.rtt(), 100 * MS);
+    }
+
+    #[test]
+    fn reo_wnd_mult_grows_once_per_round_with_dsacks_and_decays() {
+        let (mut r, mut b) = setup();
+        b.begin_ack();
+        sack(&mut b, 1, 2);
+        let c = DetectCtx {
+            reordering_seen: true,
+            ..at(101 * MS)
+        };
+        on_ack(&mut r, &c, &mut b);
+        assert_eq!((r.reo_wnd_mult(), r.reo_wnd()), (1, 25 * MS));
+        // A DSACK: one more quarter of min_RTT, until SND.UNA passes the
+        // SND.NXT of that moment (10_000).
+        let d = DetectCtx { dsack: true, ..c };
+        on_ack(&mut r, &d, &mut b);
+        assert_eq!((r.reo_wnd_mult(), r.reo_wnd()), (2, 50 * MS));
+        on_ack(&mut r, &d, &mut b);
+        assert_eq!(r.reo_wnd_mult(), 2, "same round");
+        let next_round = DetectCtx {
+            snd_una: 10_000,
+            snd_nxt: 20_000,
+            ..d
+        };
+        on_ack(&mut r, &next_round, &mut b);
+        assert_eq!((r.reo_wnd_mult(), r.reo_wnd()), (3, 75 * MS));
+        // Bounded by SRTT.
+        for k in 0..3 {
+            let d = DetectCtx {
+                snd_una: 20_000 + 10_000 * k,
+                snd_nxt: 30_000 + 10_000 * k,
+                ..next_round
+            };
+            on_ack(&mut r, &d, &mut b);
+        }
+        assert_eq!((r.reo_wnd_mult(), r.reo_wnd()), (6, 100 * MS));
+        // 16 recoveries without DSACK bring it back to 1.
+        let exit = DetectCtx {
+            exiting_recovery: true,
+            snd_una: 60_000,
+            snd_nxt: 70_000,
+            ..c
+        };
+        for _ in 0..15 {
+            on_ack(&mut r, &exit, &mut b);
+        }
+        assert_eq!(r.reo_wnd_mult(), 6);
+        on_ack(&mut r, &exit, &mut b);
+        assert_eq!((r.reo_wnd_mult(), r.reo_wnd()), (1, 25 * MS));
+    }
+
+    #[test]
+    fn without_sack_it_is_dupthresh() {
+        let (mut r, mut b) = setup();
+        let c = DetectCtx {
+            sack_seen: false,
+            ..at(MS)
+        };
+        assert_eq!(
+            on_ack(&mut r, &DetectCtx { dupacks: 3, ..c }, &mut b),
+            (true, vec![0])
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! Running the experiments' scenarios: a collector of what happened at the
+//! sender, and the run directories (results, traces, pictures) they leave.
+
+use std::cell::RefCell;
+use std::fs;
+use std::path::Path;
+use std::rc::Rc;
+
+use losslab_core::time::{Time, MS};
+use losslab_sim::packet_log::PacketLog;
+use losslab_sim::scenario::*;
+use losslab_sim::sim::{Body, Packet, PacketFate, Tee};
+use losslab_sim::{RunResults, Simulation, Tracer};
+
+use crate::timeseries::TimeSeries;
+
+/// A data transmission as the sender saw it.
+#[derive(Clone, Copy, Debug)]
+pub struct Tx {
+    pub t: Time,
+    pub tx_count: u32,
+}
+
+/// An ACK arriving at the sender.
+#[derive(Clone, Copy, Debug)]
+pub struct AckRx {
+    pub t: Time,
+    pub ack: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FlowTrace {
+    pub sent: Vec<Tx>,
+    pub acks: Vec<AckRx>,
+    /// Retransmissions the path dropped (ground truth).
+    pub retransmissions_dropped: u64,
+}
+
+impl FlowTrace {
+    /// Transmissions at exactly time `t` (what one event released).
+    pub fn sent_at(&self, t: Time) -> usize {
+        let lo = self.sent.partition_point(|x| x.t < t);
+        let hi = self.sent.partition_point(|x| x.t <= t);
+        hi - lo
+    }
+    pub fn retransmissions(&self) -> impl Iterator<Item = &Tx> {
+        self.sent.iter().filter(|x| x.tx_count > 1)
+    }
+    /// Time the cumulative ACK first reached `seq`.
+    pub fn acked_by(&self, seq: u64) -> Option<Time> {
+        self.acks.iter().find(|a| a.ack >= seq).map(|a| a.t)
+    }
+}
+
+#[derive(Default)]
+struct Collected {
+    flows: Vec<FlowTrace>,
+}
+
+struct Collector(Rc<RefCell<Collected>>);
+
+impl Tracer for Collector {
+    fn packet(&mut self, at: Time, p: &Packet, fate: PacketFate) {
+        let mut c = self.0.borrow_mut();
+        let f = p.flow as usize;
+        if c.flows.len() <= f {
+            c.flows.resize(f + 1, FlowTrace::default());
+        }
+        match (p.body, fate) {
+            (Body::Data(s), PacketFate::Sent) => c.flows[f].sent.push(Tx {
+                t: at,
+                tx_count: s.tx_count,
+            }),
+            (Body::Ack(a), PacketFate::Delivered) => {
+                c.flows[f].acks.push(AckRx { t: at, ack: a.ack })
+            }
+            (Body::Data(s), PacketFate::LossDrop | PacketFate::QueueDrop) if s.tx_count > 1 => {
+                c.flows[f].retransmissions_dropped += 1
+            }
+            _ => {}
+        }
+    }
+}
+
+pub struct Run {
+    pub results: RunResults,
+    pub traces: Vec<FlowTrace>,
+}
+
+/// Runs a scenario. With `dir`, also leaves a run directory there
+/// (summary.json, timeseries.csv, packets.csv, plots/) like `losslab run
+/// --plot` would.
+pub fn run(sc: &Scenario, dir: Option<&Path>) -> Result<Run, String> {
+    let mut sim = Simulation::new(sc).map_err(|e| format!("{}: {e}", sc.name))?;
+    let collected = Rc::new(RefCell::new(Collected::default()));
+    let mut tracers: Vec<Box<dyn Tracer>> = vec![Box::new(Collector(collected.clone()))];
+    if let Some(d) = dir {
+        fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        tracers.push(Box::new(
+            TimeSeries::create(&d.join("timeseries.csv"), &sim).map_err(|e| e.to_string())?,
+        ));
+        tracers.push(Box::new(
+            PacketLog::create(&d.join("packets.csv"), sim.flow_names())
+                .map_err(|e| e.to_string())?,
+        ));
+    }
+    sim.set_tracer(Box::new(Tee(tracers)));
+    sim.run();
+    if let Some(mut t) = sim.take_tracer() {
+        t.finish().map_err(|e| e.to_string())?;
+    }
+    let results = sim.results();
+    if let Some(d) = dir {
+        let json = serde_json::to_string_pretty(&results).expect("serialise");
+        fs::write(d.join("summary.json"), json).map_err(|e| e.to_string())?;
+    }
+    let traces = std::mem::take(&mut collected.borrow_mut().flows);
+    Ok(Run { results, traces })
+}
+
+/// Draws a run directory's pictures, optionally for a time window.
+pub fn plot(dir: &Path, from_s: Option<f64>, to_s: Option<f64>) -> Result<(), String> {
+    let opts = losslab_viz::PlotOptions {
+        flow: None,
+        from_s,
+        to_s,
+    };
+    losslab_viz::plot_run_report(dir, &opts)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// A single-bottleneck path with the same delay both ways.
+pub fn path(
+    rate_bps: u64,
+    one_way: Time,
+    queue: QueueLimit,
+    loss: LossModel,
+) -> (PathSpec, ReverseSpec) {
+    (
+        PathSpec {
+            rate: rate_bps,
+            delay: one_way,
+            queue,
+            loss,
+            protect_retransmissions: false,
+            reorder: Reorder::default(),
+            duplicate: 0.0,
+        },
+        ReverseSpec {
+            delay: one_way,
+            loss: LossModel::None,
+            reorder: Reorder::default(),
+            duplicate: 0.0,
+        },
+    )
+}
+
+pub fn scenario(
+    name: &str,
+    duration: Time,
+    p: (PathSpec, ReverseSpec),
+    flows: Vec<FlowSpec>,
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        duration,
+        seed: 1,
+        path: p.0,
+        reverse: p.1,
+        flows,
+    }
+}
+
+/// A flow with the named algorithms.
+pub fn flow(name: &str, cc: &str, recovery: &str, detection: &str) -> FlowSpec {
+    let mut f = FlowSpec::new(name);
+    f.cc = match cc {
+        "newreno" => CcSpec::NewReno,
+        other => CcSpec::Named(other.into()),
+    };
+    f.recovery = recovery.into();
+    f.detection = detection.into();
+    f
+}
+
+pub fn ms(t: Time) -> String {
+    format!("{:.0} ms", t as f64 / MS as f64)
+}
+
+/// The q-quantile of `v` (nearest rank); None when empty.
+pub fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    Some(v[rank - 1])
+}
+
+/// A small deterministic generator for workloads (xorshift64*), so that
+/// reproductions do not depend on the simulator's streams.
+pub struct Gen(u64);
+
+impl Gen {
+    pub fn new(seed: u64) -> Self {
+        Gen(seed.max(1))
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Log-normal with the given mean and shape sigma (Box-Muller).
+    pub fn lognormal_with_mean(&mut self, mean: f64, sigma: f64) -> f64 {
+        let (u1, u2) = (1.0 - self.unit(), self.unit());
+        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        (mean.ln() - sigma * sigma / 2.0 + sigma * z).exp()
+    }
+    /// Exponential with the given mean.
+    pub fn exp(&mut self, mean: f64) -> f64 {
+        -mean * (1.0 - self.unit()).ln()
+    }
+}
