@@ -547,7 +547,7 @@ fn web(ctx: &Ctx) -> Result<Experiment, String> {
     } else {
         (
             &[20, 50, 100, 200, 400],
-            &[1_000_000, 3_000_000, 10_000_000, 30_000_000],
+            &[5_000_000, 10_000_000, 30_000_000, 100_000_000],
             20,
             40,
         )
@@ -556,7 +556,11 @@ fn web(ctx: &Ctx) -> Result<Experiment, String> {
         "web",
         "Web responses over persistent connections (standing in for section 5)",
         &format!(
-            "{} paths (RTT {:?} ms x rate {:?} Mbit/s), {conns} persistent connections each,              {responses} responses per connection with exponential sizes of mean 7.5 kB,              exponential think times of mean 500 ms, Gilbert-Elliott loss (p_gb 0.002, p_bg 0.2,              loss 0.3 in the bad state), CUBIC, FACK.",
+            "{} paths (RTT {:?} ms x rate {:?} Mbit/s), {conns} persistent connections each, \
+             {responses} responses per connection, log-normal sizes (sigma 1.5) of mean 7.5 kB, \
+             exponential think times of mean 500 ms, Gilbert-Elliott loss (p_gb 0.002, p_bg 0.2, \
+             loss 0.3 in the bad state), drop-tail queues of a quarter BDP (at least 8 packets), \
+             CUBIC, FACK.",
             rtts.len() * rates.len(),
             rtts,
             rates.iter().map(|r| r / 1_000_000).collect::<Vec<_>>()
