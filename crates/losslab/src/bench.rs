@@ -72,6 +72,9 @@ struct Case {
 pub fn scenario(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
     let bdp_bytes = rate_bps / 8 / 10;
     let mut flow = FlowSpec::new("a");
+    // The benchmark is specified as NewReno + RFC 6675 (the default
+    // recovery is PRR).
+    flow.recovery = "rfc6675".into();
     flow.receiver.rcvbuf = (4 * bdp_bytes).max(16_000_000);
     Scenario {
         name: format!("bench-{}Mbps-loss{}", rate_bps / 1_000_000, loss),
