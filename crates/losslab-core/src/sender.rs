@@ -850,6 +850,7 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             exiting_recovery: false,
+            dupack_entry_only: !self.alg.recovery.entry_on_islost(),
         }
     }
 

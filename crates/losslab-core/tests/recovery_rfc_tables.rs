@@ -175,7 +175,7 @@ fn nums(s: &str) -> Vec<u64> {
 
 #[test]
 fn rfc6937_rfc6675_single_loss() {
-    let rows = drive(&mut Rfc6675::standard(), 20, 11, &single_loss(19));
+    let rows = drive(&mut Rfc6675, 20, 11, &single_loss(19));
     assert_eq!(
         column(&rows, |r| r.cwnd),
         nums("20 20 11 11 11 11 11 11 11 11 11 11 11 11 11 11 11 11 11")
@@ -239,7 +239,7 @@ fn rfc6937_prr_single_loss() {
     // "all 3 algorithms send the same total amount of data").
     let total = |rows: &[Row]| rows.iter().map(|r| r.sent).sum::<u64>();
     let rh = drive(&mut RateHalving::new(), 20, 11, &acks);
-    let rfc = drive(&mut Rfc6675::standard(), 20, 11, &acks);
+    let rfc = drive(&mut Rfc6675, 20, 11, &acks);
     assert_eq!(total(&rows), total(&rh));
     assert_eq!(total(&rows), total(&rfc));
     assert_eq!(prr.recover_fs(), 22);
@@ -249,7 +249,7 @@ fn rfc6937_prr_single_loss() {
 fn rfc6937_heavy_loss_all_four() {
     let acks = heavy_loss();
 
-    let rows = drive(&mut Rfc6675::standard(), 20, 11, &acks);
+    let rows = drive(&mut Rfc6675, 20, 11, &acks);
     assert_eq!(column(&rows, |r| r.cwnd), nums("20 20 11 11 11"));
     assert_eq!(column(&rows, |r| r.pipe), nums("19 19 4 10 10"));
     assert_eq!(column(&rows, |r| r.sent), sent_row("N N 7R R R"));
@@ -282,7 +282,7 @@ fn rfc6937_heavy_loss_all_four() {
 
 #[test]
 fn rfc9937_figure1_rfc6675() {
-    let rows = drive(&mut Rfc6675::standard(), 20, 10, &single_loss(22));
+    let rows = drive(&mut Rfc6675, 20, 10, &single_loss(22));
     assert_eq!(
         column(&rows, |r| r.cwnd),
         nums("20 20 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10")
@@ -342,7 +342,7 @@ fn rfc9937_figure1_prr() {
 #[test]
 fn rfc9937_figure2_heavy_loss() {
     let acks = heavy_loss();
-    let rows = drive(&mut Rfc6675::standard(), 20, 10, &acks);
+    let rows = drive(&mut Rfc6675, 20, 10, &acks);
     assert_eq!(column(&rows, |r| r.cwnd), nums("20 20 10 10 10"));
     assert_eq!(column(&rows, |r| r.pipe), nums("19 19 4 9 9"));
     assert_eq!(column(&rows, |r| r.sent), sent_row("N N 6R R R"));

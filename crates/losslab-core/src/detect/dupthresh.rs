@@ -70,7 +70,11 @@ impl LossDetector for DupThresh {
             let s = *board.get(base).expect("base present");
             on_mark(base, &s);
         }
-        // Enter recovery on DupThresh dupacks or IsLost(HighACK + 1).
+        // Enter recovery on DupThresh dupacks or IsLost(HighACK + 1); RFC
+        // 3517 knows only the former.
+        if ctx.dupack_entry_only && ctx.dupacks < self.dupthresh {
+            return false;
+        }
         board
             .get(base)
             .is_some_and(|s| s.is(crate::scoreboard::LOST))
@@ -141,6 +145,27 @@ mod tests {
         assert!(d.on_ack(&ctx(1), &mut b, &mut |n, _| marked.push(n)));
         assert_eq!(marked, vec![0, 1, 2, 3, 4]);
         b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn rfc3517_entry_waits_for_dupthresh_dupacks() {
+        // Three SACKed segments above a hole make IsLost(HighACK + 1) true
+        // on the first duplicate ACK that carries them: RFC 6675 enters,
+        // RFC 3517 waits for the third duplicate ACK.
+        let mut d = DupThresh::new(3);
+        let mut b = board(10);
+        b.on_sack_block(Range::new(1000, 4000));
+        assert!(d.on_ack(&ctx(1), &mut b, &mut |_, _| {}));
+        let only = DetectCtx {
+            dupack_entry_only: true,
+            ..ctx(1)
+        };
+        assert!(!d.on_ack(&only, &mut b, &mut |_, _| {}));
+        let third = DetectCtx {
+            dupack_entry_only: true,
+            ..ctx(3)
+        };
+        assert!(d.on_ack(&third, &mut b, &mut |_, _| {}));
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub struct DetectCtx {
     pub snd_nxt: u64,
     /// This ACK ends a fast or timeout recovery (it reaches RecoveryPoint).
     pub exiting_recovery: bool,
+    /// Fast recovery may start only on DupThresh duplicate ACKs, not on
+    /// IsLost(HighACK + 1) alone (RFC 3517 section 5; RFC 6675 added the
+    /// IsLost trigger). Asked by the recovery algorithm.
+    pub dupack_entry_only: bool,
 }
 
 pub trait LossDetector {

@@ -9,11 +9,13 @@
 mod prr;
 mod prr6937;
 mod rate_halving;
+mod rfc3517;
 mod rfc6675;
 
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use rate_halving::RateHalving;
+pub use rfc3517::Rfc3517;
 pub use rfc6675::Rfc6675;
 
 use crate::time::Time;
@@ -67,6 +69,12 @@ pub trait RecoveryOps {
     fn rescue_retransmission(&self) -> bool {
         true
     }
+    /// Whether fast recovery may start on IsLost(HighACK + 1) before
+    /// DupThresh duplicate ACKs (RFC 6675 section 5 step 1; not RFC 3517).
+    /// Detectors with their own entry rule (FACK, RACK) ignore it.
+    fn entry_on_islost(&self) -> bool {
+        true
+    }
     /// Every segment (re)transmitted while in fast recovery.
     fn on_sent(&mut self, _segments: u64) {}
 }
@@ -76,8 +84,8 @@ pub fn by_name(name: &str) -> Option<Box<dyn RecoveryOps>> {
         // RFC 3517 and RFC 6675 share the cwnd rule; RFC 3517 lacks the
         // rescue retransmission (and the IsLost(HighACK+1) entry, which
         // the detector will distinguish).
-        "rfc6675" => Some(Box::new(Rfc6675::standard())),
-        "rfc3517" => Some(Box::new(Rfc6675::rfc3517())),
+        "rfc6675" => Some(Box::new(Rfc6675)),
+        "rfc3517" => Some(Box::new(Rfc3517)),
         // Linux before 3.2 (tcp_cwnd_down()).
         "rate-halving" => Some(Box::new(RateHalving::new())),
         // RFC 6937 / PRR paper Algorithm 2: PRR-SSRB on every ACK.

@@ -8,30 +8,11 @@ use super::{RecoveryCtx, RecoveryOps};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
-pub struct Rfc6675 {
-    /// Behave as RFC 3517: no rescue retransmission.
-    rfc3517: bool,
-}
-
-impl Rfc6675 {
-    pub fn standard() -> Self {
-        Rfc6675 { rfc3517: false }
-    }
-    pub fn rfc3517() -> Self {
-        Rfc6675 { rfc3517: true }
-    }
-}
+pub struct Rfc6675;
 
 impl RecoveryOps for Rfc6675 {
     fn name(&self) -> &'static str {
-        if self.rfc3517 {
-            "rfc3517"
-        } else {
-            "rfc6675"
-        }
-    }
-    fn rescue_retransmission(&self) -> bool {
-        !self.rfc3517
+        "rfc6675"
     }
     fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
         w.cwnd = w.ssthresh;
