@@ -1,5 +1,7 @@
 //! The TCP sender: segmentation, the scoreboard, RFC 6675 loss recovery
-//! driven by pluggable parts, RFC 6298 timers, RFC 3042 limited transmit.
+//! driven by pluggable parts, RFC 6298 timers, RFC 3042 limited transmit,
+//! and the loss probes of the tail-loss timer policies (`tlp`, `tlpr`,
+//! `rack-tlp`: `on_probe_timeout`, `send_loss_probe`, `process_tlp_ack`).
 //!
 //! Sans-IO (after quinn-proto's `Connection`): `on_ack`, `poll_transmit`,
 //! `poll_timeout`, `on_timeout`; the caller owns time and the network.
@@ -138,6 +140,16 @@ enum State {
     Loss { recovery_point: u64 },
 }
 
+/// A TLP episode (RFC 8985 section 7.4; Linux tlp_high_seq,
+/// tlp_retrans): from a loss probe until its outcome is known.
+#[derive(Clone, Copy, Debug)]
+struct TlpEpisode {
+    /// TLP.end_seq: snd_nxt when the probe was sent.
+    end_seq: u64,
+    /// TLP.is_retrans: the byte range the probe retransmitted, if it did.
+    retrans: Option<(u64, u64)>,
+}
+
 /// One recovery episode, for results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecoveryRecord {
@@ -223,6 +235,12 @@ pub struct Sender {
     last_send: Time,
     /// A zero-window probe is due on the next poll_transmit.
     probe_pending: bool,
+    /// A loss probe is due on the next poll_transmit (TLP and relatives).
+    tlp_pending: bool,
+    /// The current TLP episode: one probe per tail.
+    tlp: Option<TlpEpisode>,
+    /// An RTT sample was taken since the last loss probe (RFC 8985 7.3).
+    rtt_since_probe: bool,
     /// Latest TSval seen from the peer, echoed in TSecr.
     ts_recent: Time,
     // Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only
@@ -287,6 +305,9 @@ impl Sender {
             tx_order: 0,
             last_send: 0,
             probe_pending: false,
+            tlp_pending: false,
+            tlp: None,
+            rtt_since_probe: true,
             ts_recent: 0,
             max_packets_out: 0,
             cwnd_usage_seq: 0,
@@ -429,10 +450,28 @@ impl Sender {
             if t <= now {
                 self.timer = None;
                 self.events.emit(now, || Event::TimerFired { kind });
-                // Probe timers arrive with the tail-loss policies; until then
-                // every deadline is an RTO.
-                self.on_rto(now);
+                if kind == TimerKind::Probe {
+                    self.on_probe_timeout(now);
+                } else {
+                    self.on_rto(now);
+                }
             }
+        }
+    }
+
+    /// The probe timeout of a TLP policy (tail-loss paper 2.2, RFC 8985
+    /// 7.3; Linux tcp_send_loss_probe()): a probe goes out on the next
+    /// poll_transmit, outside the congestion window, if the sender is still
+    /// in Open state with no probe of this tail in flight. Either way the
+    /// RTO is armed now, not the PTO (RFC 8985 7.3), so a probe that cannot
+    /// be sent leaves the RTO running.
+    fn on_probe_timeout(&mut self, now: Time) {
+        if self.board.is_empty() {
+            return;
+        }
+        self.timer = Some((now + self.rtt.rto(), TimerKind::Rto));
+        if self.state == State::Open && self.tlp.is_none() {
+            self.tlp_pending = true;
         }
     }
 
@@ -442,6 +481,9 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        // RFC 8985 7.1: RTO recovery ends a TLP episode.
+        self.tlp = None;
+        self.tlp_pending = false;
         self.close_recovery_record(now);
         // RFC 5681 equation (4) on a new loss episode only. A repeated
         // timeout keeps ssthresh (RFC 5681 section 3.1), and so does a
@@ -486,6 +528,7 @@ impl Sender {
             self.ts_recent = ack.ts_val;
         }
         let prior_una = self.snd_una;
+        let prior_out = self.board.packets_out();
         let old_ack = ack.ack < prior_una;
         let blocks = ack.sack.as_slice();
 
@@ -574,6 +617,7 @@ impl Sender {
         if cum.segments > 0 && !cum.any_retransmitted && ack.ts_ecr > 0 && ack.ts_ecr <= now + 1 {
             let r = now + 1 - ack.ts_ecr;
             self.rtt.on_sample(r);
+            self.rtt_since_probe = true;
             self.stats.rtt.record(r);
             let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
             self.events
@@ -684,6 +728,8 @@ impl Sender {
             }
         }
 
+        self.process_tlp_ack(now, ack, dsack, cum_advanced, prior_out);
+
         // Timers (RFC 6298 section 5 through the policy).
         let tctx = self.timer_ctx(now);
         self.timer = self.alg.timers.on_ack(&tctx, cum_advanced, self.timer);
@@ -706,7 +752,60 @@ impl Sender {
         }
     }
 
+    /// RFC 8985 section 7.4.2 (Linux tcp_process_tlp_ack()): once the ACK
+    /// reaches TLP.end_seq the episode is over. A probe of new data, or any
+    /// probe of a policy without loss inference, says nothing more. A
+    /// retransmitted probe answered by a DSACK for it, or by a pure
+    /// duplicate ACK, found the original delivered; an ACK beyond
+    /// TLP.end_seq without either means the original was lost and the
+    /// probe repaired it: reduce cwnd once (enter and leave CWR). An ACK of
+    /// exactly TLP.end_seq without a DSACK is ambiguous and waits. The
+    /// reduction takes FlightSize as it was when this ACK arrived.
+    fn process_tlp_ack(
+        &mut self,
+        now: Time,
+        ack: &Ack,
+        dsack: bool,
+        cum_advanced: bool,
+        prior_out: u64,
+    ) {
+        let Some(ep) = self.tlp else {
+            return;
+        };
+        if self.state != State::Open {
+            // RFC 8985 7.1: fast or RTO recovery resets the episode.
+            self.tlp = None;
+            return;
+        }
+        if ack.ack < ep.end_seq {
+            return;
+        }
+        let Some((lo, hi)) = ep
+            .retrans
+            .filter(|_| self.alg.timers.infers_loss_from_probe())
+        else {
+            self.tlp = None;
+            return;
+        };
+        let blocks = ack.sack.as_slice();
+        let dsack_for_probe = dsack && blocks[0].start < hi && blocks[0].end > lo;
+        if dsack_for_probe {
+            self.tlp = None;
+        } else if ack.ack > ep.end_seq {
+            self.tlp = None;
+            self.win.ssthresh = self.alg.cc.ssthresh(&self.win, prior_out);
+            self.win.cwnd = self.win.ssthresh.max(1);
+            self.win.cwnd_cnt = 0;
+            self.emit_cwnd(now);
+        } else if !cum_advanced && blocks.is_empty() {
+            self.tlp = None;
+        }
+    }
+
     fn enter_fast_recovery(&mut self, now: Time, delivered: u64) {
+        // RFC 8985 7.1: fast recovery ends a TLP episode.
+        self.tlp = None;
+        self.tlp_pending = false;
         let cwnd_before = self.win.cwnd;
         self.begin_undo_episode(cwnd_before, self.win.ssthresh);
         let flight = self.board.packets_out();
@@ -876,6 +975,8 @@ impl Sender {
             newest_sent: (!self.board.is_empty()).then_some(self.last_send),
             has_unsent: self.new_data_len() > 0,
             in_recovery: self.state != State::Open,
+            probe_in_flight: self.tlp.is_some(),
+            rtt_since_probe: self.rtt_since_probe,
         }
     }
 
@@ -930,6 +1031,14 @@ impl Sender {
 
     /// The next segment to put on the wire now, if any. Call until None.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        if self.tlp_pending {
+            self.tlp_pending = false;
+            if self.state == State::Open && !self.board.is_empty() {
+                if let Some(seg) = self.send_loss_probe(now) {
+                    return Some(seg);
+                }
+            }
+        }
         let seg = match self.state {
             State::Open => self.next_open(now),
             State::Fast { .. } => self.next_fast(now),
@@ -994,6 +1103,40 @@ impl Sender {
         let tctx = self.timer_ctx(now);
         self.timer = self.alg.timers.on_send(&tctx, self.timer);
         Some(s)
+    }
+
+    /// One loss probe (tail-loss paper 2.2, RFC 8985 7.3, Linux
+    /// tcp_send_loss_probe()): a new segment if there is one and the
+    /// receive window allows it, regardless of cwnd; otherwise a
+    /// retransmission of the highest outstanding segment (the highest not
+    /// SACKed: a SACKed one would repair nothing). Opens the TLP episode.
+    /// None when everything outstanding is SACKed; the RTO armed when the
+    /// probe timer fired stays.
+    fn send_loss_probe(&mut self, now: Time) -> Option<Segment> {
+        let len = self.new_data_len();
+        let (mut seg, retrans) = if len > 0 {
+            (self.send_new(now, len), None)
+        } else {
+            let n = self
+                .board
+                .iter()
+                .filter(|(_, s)| !s.is(SACKED))
+                .map(|(n, _)| n)
+                .last()?;
+            let s = self.retransmit(now, n);
+            (s, Some((s.seq, s.seq + s.len as u64)))
+        };
+        seg.probe = true;
+        self.stats.tail_probes += 1;
+        self.tlp = Some(TlpEpisode {
+            end_seq: self.snd_nxt,
+            retrans,
+        });
+        self.rtt_since_probe = false;
+        self.check_invariants();
+        let tctx = self.timer_ctx(now);
+        self.timer = self.alg.timers.on_send(&tctx, self.timer);
+        Some(seg)
     }
 
     fn next_open(&mut self, now: Time) -> Option<Segment> {

@@ -80,6 +80,8 @@ struct Case {
     er_mitigation: ErMitigation,
     lost_retransmission_detection: bool,
     dsack_undo: bool,
+    /// A name from `losslab_core::timers::NAMES`.
+    timers: &'static str,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -99,6 +101,7 @@ fn case() -> impl Strategy<Value = Case> {
             prop::sample::select(ErMitigation::NAMES),
             any::<bool>(),
             any::<bool>(),
+            prop::sample::select(losslab_core::timers::NAMES),
         ),
     )
         .prop_map(
@@ -109,7 +112,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (dup, ack_dup),
                 (quick, sb, rb),
                 (rr, fx, seed),
-                (detection, mitigation, lrd, undo),
+                (detection, mitigation, lrd, undo, timers),
             )| Case {
                 segments,
                 mss,
@@ -129,6 +132,7 @@ fn case() -> impl Strategy<Value = Case> {
                 er_mitigation: ErMitigation::from_name(mitigation).expect("a listed name"),
                 lost_retransmission_detection: lrd,
                 dsack_undo: undo,
+                timers,
             },
         )
 }
@@ -166,6 +170,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     f.early_retransmit.mitigation = c.er_mitigation;
     f.lost_retransmission_detection = c.lost_retransmission_detection;
     f.dsack_undo = c.dsack_undo;
+    f.timers = c.timers.into();
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
     sc.seed = c.seed;
     let mut sim = Simulation::new(&sc).unwrap();
@@ -214,6 +219,7 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
             er_mitigation: ErMitigation::Both,
             lost_retransmission_detection: seed % 3 != 0,
             dsack_undo: seed % 4 != 0,
+            timers: losslab_core::timers::NAMES[seed as usize % losslab_core::timers::NAMES.len()],
         };
         run(&c).unwrap();
     }

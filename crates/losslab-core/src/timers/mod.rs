@@ -1,15 +1,23 @@
 //! TimerPolicy: when the retransmission timer is armed (RFC 6298 section 5
 //! and its successors: RTO Restart, TLP, TLPR, RACK-TLP).
 
+mod rack_tlp;
 mod rto;
+mod rtor;
+mod tlp;
+mod tlpr;
 
+pub use rack_tlp::RackTlp;
 pub use rto::Rfc6298;
+pub use rtor::Rtor;
+pub use tlp::{paper_pto, Tlp, PTO_FLOOR, WC_DEL_ACK};
+pub use tlpr::Tlpr;
 
 use crate::event::TimerKind;
 use crate::time::Time;
 
 /// Names accepted by `by_name`.
-pub const NAMES: &[&str] = &["rto"];
+pub const NAMES: &[&str] = &["rto", "rtor", "tlp", "tlpr", "rack-tlp"];
 
 /// What a timer policy may look at.
 #[derive(Clone, Copy, Debug, Default)]
@@ -26,6 +34,12 @@ pub struct TimerCtx {
     /// Unsent data is ready and the windows allow sending it.
     pub has_unsent: bool,
     pub in_recovery: bool,
+    /// A loss probe was sent and its TLP episode is not over (one probe
+    /// per tail: RFC 8985 section 7.3 condition 1, Linux tlp_high_seq).
+    pub probe_in_flight: bool,
+    /// An RTT sample was taken since the last loss probe (RFC 8985
+    /// section 7.3 condition 2).
+    pub rtt_since_probe: bool,
 }
 
 /// A deadline and what happens when it passes.
@@ -37,11 +51,20 @@ pub trait TimerPolicy {
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline;
     /// After an ACK; `acked_new` when it acknowledged new data.
     fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline;
+    /// The sender infers from a retransmitted probe's ACK that the original
+    /// was lost and reduces cwnd (RFC 8985 section 7.4).
+    fn infers_loss_from_probe(&self) -> bool {
+        false
+    }
 }
 
 pub fn by_name(name: &str) -> Option<Box<dyn TimerPolicy>> {
     match name {
         "rto" => Some(Box::new(Rfc6298)),
+        "rtor" => Some(Box::new(Rtor::default())),
+        "tlp" => Some(Box::new(Tlp::default())),
+        "tlpr" => Some(Box::new(Tlpr::default())),
+        "rack-tlp" => Some(Box::new(RackTlp::default())),
         _ => None,
     }
 }

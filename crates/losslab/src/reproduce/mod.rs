@@ -9,6 +9,7 @@
 
 mod common;
 mod prr;
+mod tail;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -21,7 +22,7 @@ use crate::Failure;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// Papers to reproduce (default: all). Known: prr.
+    /// Papers to reproduce (default: all). Known: prr, tail.
     pub papers: Vec<String>,
     /// Small versions that run in seconds.
     #[arg(long)]
@@ -120,7 +121,7 @@ impl Ctx {
 
 type PaperFn = fn(&Ctx) -> Result<PaperResult, String>;
 
-const PAPERS: &[(&str, PaperFn)] = &[("prr", prr::run)];
+const PAPERS: &[(&str, PaperFn)] = &[("prr", prr::run), ("tail", tail::run)];
 
 pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     let names: Vec<String> = if a.papers.is_empty() {

@@ -213,12 +213,20 @@ fn figure2(ctx: &Ctx) -> Result<Experiment, String> {
         e.check(
             "PRR leaves recovery with cwnd = ssthresh",
             p.cwnd_after == Some(p.ssthresh),
-            format!("cwnd {}, ssthresh {}", p.cwnd_after.unwrap_or(0), p.ssthresh),
+            format!(
+                "cwnd {}, ssthresh {}",
+                p.cwnd_after.unwrap_or(0),
+                p.ssthresh
+            ),
         );
         e.check(
             "rate-halving leaves recovery with cwnd well below ssthresh (about pipe + 1)",
             h.cwnd_after.is_some_and(|c| c < h.ssthresh / 2 + 1),
-            format!("cwnd {}, ssthresh {}", h.cwnd_after.unwrap_or(0), h.ssthresh),
+            format!(
+                "cwnd {}, ssthresh {}",
+                h.cwnd_after.unwrap_or(0),
+                h.ssthresh
+            ),
         );
         let (np, nh) = (next10(prr).unwrap_or(99.0), next10(rh).unwrap_or(99.0));
         e.check(

@@ -1,0 +1,226 @@
+//! Tail Loss Probe as the tail-loss paper evaluates it (section 2.2,
+//! draft-dukkipati-tcpm-tcp-loss-probe; Linux 3.10
+//! tcp_schedule_loss_probe()): in Open state, with an SRTT, a probe timeout
+//! (PTO) is armed instead of the RTO; when it fires the sender sends one
+//! probe (new data, else the highest outstanding segment) and arms the RTO.
+//! The probe's ACK then drives the ordinary loss detection.
+//!
+//! The scheduling helpers here are shared with `tlpr` and `rack-tlp`.
+
+use super::{Deadline, TimerCtx, TimerPolicy};
+use crate::event::TimerKind;
+use crate::time::{Time, MS};
+
+/// Worst-case delayed-ACK timer (WCDelAckT; paper section 2.2, RFC 8985's
+/// TLP.max_ack_delay default).
+pub const WC_DEL_ACK: Time = 200 * MS;
+/// The paper's equation (1) floor.
+pub const PTO_FLOOR: Time = 10 * MS;
+
+/// The paper's PTO: equation (1) with more than one segment outstanding,
+/// max(2 SRTT, 10 ms); equation (2) with one, max(2 SRTT, 1.5 SRTT +
+/// WCDelAckT). The cap by the RTO is applied by the caller.
+pub fn paper_pto(srtt: Time, packets_out: u64) -> Time {
+    if packets_out <= 1 {
+        (2 * srtt).max(srtt + srtt / 2 + WC_DEL_ACK)
+    } else {
+        (2 * srtt).max(PTO_FLOOR)
+    }
+}
+
+/// Keeps, beside the deadline actually armed, the RFC 6298 deadline the
+/// RTO would have, so a probe is never scheduled after the RTO would fire
+/// (paper section 2.2, "set to the minimum of the calculated PTO and the
+/// RTO"; RFC 8985 section 7.2, TCP_RTO_expiration()).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ProbeSchedule {
+    rto_at: Option<Time>,
+}
+
+impl ProbeSchedule {
+    fn running_rto(&self, current: Deadline) -> Option<Time> {
+        match current {
+            Some((t, TimerKind::Rto)) => Some(t),
+            Some(_) => self.rto_at,
+            None => None,
+        }
+    }
+
+    /// RFC 6298 (5.1): where the RTO stands after a transmission.
+    pub(super) fn rto_after_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Time {
+        let t = self.running_rto(current).unwrap_or(ctx.now + ctx.rto);
+        self.rto_at = Some(t);
+        t
+    }
+
+    /// RFC 6298 (5.3): where the RTO stands after an ACK (which the caller
+    /// only asks for with data outstanding).
+    pub(super) fn rto_after_ack(
+        &mut self,
+        ctx: &TimerCtx,
+        acked_new: bool,
+        current: Deadline,
+    ) -> Option<Time> {
+        let t = if acked_new {
+            Some(ctx.now + ctx.rto)
+        } else {
+            self.running_rto(current)
+        };
+        self.rto_at = t;
+        t
+    }
+
+    /// A probe at `probe_at` (capped by the RTO, never in the past), or the
+    /// RTO when no probe may be armed.
+    pub(super) fn choose(ctx: &TimerCtx, rto_at: Time, probe_at: Option<Time>) -> Deadline {
+        match probe_at {
+            Some(p) => Some((p.min(rto_at).max(ctx.now), TimerKind::Probe)),
+            None => Some((rto_at, TimerKind::Rto)),
+        }
+    }
+
+    /// The common on_ack: stop when nothing is outstanding, leave the
+    /// deadline alone on an ACK without new data unless a pending probe is
+    /// no longer allowed, and otherwise restart (probe or RTO).
+    pub(super) fn on_ack(
+        &mut self,
+        ctx: &TimerCtx,
+        acked_new: bool,
+        current: Deadline,
+        probe_at: Option<Time>,
+    ) -> Deadline {
+        if ctx.packets_out == 0 {
+            self.rto_at = None;
+            return None;
+        }
+        let rto_at = self.rto_after_ack(ctx, acked_new, current);
+        if !acked_new {
+            return match (current, rto_at) {
+                (Some((_, TimerKind::Probe)), Some(r)) if probe_at.is_none() => {
+                    Some((r, TimerKind::Rto))
+                }
+                _ => current,
+            };
+        }
+        Self::choose(ctx, rto_at.unwrap_or(ctx.now + ctx.rto), probe_at)
+    }
+}
+
+/// Probes are armed in Open state, with an SRTT, data outstanding, and no
+/// probe of this tail in flight (paper section 2.2; Linux
+/// tcp_schedule_loss_probe()).
+pub(super) fn probe_allowed(ctx: &TimerCtx) -> Option<Time> {
+    if ctx.in_recovery || ctx.probe_in_flight || ctx.packets_out == 0 {
+        return None;
+    }
+    ctx.srtt
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Tlp {
+    sched: ProbeSchedule,
+}
+
+impl Tlp {
+    fn probe_at(ctx: &TimerCtx) -> Option<Time> {
+        probe_allowed(ctx).map(|srtt| ctx.now + paper_pto(srtt, ctx.packets_out))
+    }
+}
+
+impl TimerPolicy for Tlp {
+    fn name(&self) -> &'static str {
+        "tlp"
+    }
+
+    fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
+        // The PTO is (re)scheduled after each transmission in Open state
+        // (Linux tcp_write_xmit() -> tcp_schedule_loss_probe()); after the
+        // probe itself the RTO runs.
+        let rto_at = self.sched.rto_after_send(ctx, current);
+        ProbeSchedule::choose(ctx, rto_at, Self::probe_at(ctx))
+    }
+
+    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+        // Restarted on each ACK of new data, like the RTO (paper 2.3).
+        self.sched
+            .on_ack(ctx, acked_new, current, Self::probe_at(ctx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(now: u64, out: u64) -> TimerCtx {
+        TimerCtx {
+            now: now * MS,
+            rto: 400 * MS,
+            srtt: Some(100 * MS),
+            packets_out: out,
+            oldest_sent: Some(now * MS),
+            newest_sent: Some(now * MS),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn paper_equations() {
+        // SRTT 100 ms: equation (1) 200 ms, equation (2) max(200, 150 + 200).
+        assert_eq!(paper_pto(100 * MS, 2), 200 * MS);
+        assert_eq!(paper_pto(100 * MS, 1), 350 * MS);
+        // The 10 ms floor of equation (1).
+        assert_eq!(paper_pto(2 * MS, 5), 10 * MS);
+        // Equation (2) with a long RTT: 2 SRTT wins.
+        assert_eq!(paper_pto(500 * MS, 1), 1000 * MS);
+    }
+
+    #[test]
+    fn armed_instead_of_the_rto_and_capped_by_it() {
+        let mut p = Tlp::default();
+        // Two outstanding: 200 ms.
+        let d = p.on_ack(&ctx(1000, 2), true, None);
+        assert_eq!(d, Some((1200 * MS, TimerKind::Probe)));
+        // One outstanding, RTO 400 ms: 350 ms.
+        let d = p.on_ack(&ctx(1000, 1), true, None);
+        assert_eq!(d, Some((1350 * MS, TimerKind::Probe)));
+        // One outstanding, RTO 300 ms: capped at the RTO.
+        let mut c = ctx(1000, 1);
+        c.rto = 300 * MS;
+        assert_eq!(
+            p.on_ack(&c, true, None),
+            Some((1300 * MS, TimerKind::Probe))
+        );
+    }
+
+    #[test]
+    fn never_later_than_the_running_rto() {
+        let mut p = Tlp::default();
+        // The RTO was started at 0 (expires at 400 ms); a send at 300 ms
+        // would put the probe at 500 ms: it is pulled in to 400 ms.
+        let d = p.on_send(&ctx(0, 1), None);
+        assert_eq!(d, Some((350 * MS, TimerKind::Probe)));
+        let d = p.on_send(&ctx(300, 2), d);
+        assert_eq!(d, Some((400 * MS, TimerKind::Probe)));
+    }
+
+    #[test]
+    fn rto_without_srtt_in_recovery_or_after_a_probe() {
+        let mut p = Tlp::default();
+        let mut c = ctx(1000, 2);
+        c.srtt = None;
+        assert_eq!(p.on_ack(&c, true, None), Some((1400 * MS, TimerKind::Rto)));
+        let mut c = ctx(1000, 2);
+        c.in_recovery = true;
+        assert_eq!(p.on_ack(&c, true, None), Some((1400 * MS, TimerKind::Rto)));
+        // A duplicate ACK that finds the sender in recovery replaces a
+        // pending probe by the RTO it stood in for.
+        let d = p.on_ack(&ctx(1000, 2), true, None);
+        assert_eq!(p.on_ack(&c, false, d), Some((1400 * MS, TimerKind::Rto)));
+        // After the probe (the sender armed the RTO), sends keep the RTO.
+        let mut c = ctx(1000, 3);
+        c.probe_in_flight = true;
+        let rto = Some((1100 * MS, TimerKind::Rto));
+        assert_eq!(p.on_send(&c, rto), rto);
+        assert_eq!(p.on_ack(&ctx(1000, 0), true, rto), None);
+    }
+}

@@ -1,0 +1,107 @@
+//! TLP with Restart (tail-loss paper section 2.3): TLP whose probe timer,
+//! when restarted, expires PTO after the last outstanding segment was sent
+//! (PTO - T_last from now), as RTOR does for the RTO.
+
+use super::tlp::{paper_pto, probe_allowed, ProbeSchedule};
+use super::{Deadline, TimerCtx, TimerPolicy};
+use crate::event::TimerKind;
+use crate::time::Time;
+
+#[derive(Clone, Debug, Default)]
+pub struct Tlpr {
+    sched: ProbeSchedule,
+}
+
+impl Tlpr {
+    fn probe_at(ctx: &TimerCtx) -> Option<Time> {
+        // Paper 2.3: PTO - T_last, T_last = now - send time of the last
+        // outstanding segment; never in the past (ProbeSchedule::choose).
+        probe_allowed(ctx).map(|srtt| {
+            ctx.newest_sent.unwrap_or(ctx.now).min(ctx.now) + paper_pto(srtt, ctx.packets_out)
+        })
+    }
+}
+
+impl Tlpr {
+    /// TLPR applies RTOR's logic to TLP's timer management (paper 2.3):
+    /// a probe restarted by an ACK never waits longer than RFC 7765's
+    /// restarted RTO, RTO - T_earliest, so TLPR is never slower than RTOR.
+    fn rtor_cap(ctx: &TimerCtx, d: Deadline) -> Deadline {
+        match (d, super::rtor::restart_at(ctx, super::rtor::RRTHRESH)) {
+            (Some((t, TimerKind::Probe)), Some(cap)) if cap < t => Some((cap, TimerKind::Probe)),
+            (d, _) => d,
+        }
+    }
+}
+
+impl TimerPolicy for Tlpr {
+    fn name(&self) -> &'static str {
+        "tlpr"
+    }
+
+    fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
+        let rto_at = self.sched.rto_after_send(ctx, current);
+        ProbeSchedule::choose(ctx, rto_at, Self::probe_at(ctx))
+    }
+
+    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+        let d = self
+            .sched
+            .on_ack(ctx, acked_new, current, Self::probe_at(ctx));
+        if acked_new {
+            Self::rtor_cap(ctx, d)
+        } else {
+            d
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::TimerKind;
+    use crate::time::MS;
+
+    fn ctx(now: u64, out: u64, last: u64) -> TimerCtx {
+        TimerCtx {
+            now: now * MS,
+            rto: 400 * MS,
+            srtt: Some(100 * MS),
+            packets_out: out,
+            oldest_sent: Some(last * MS),
+            newest_sent: Some(last * MS),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn restart_subtracts_the_age_of_the_last_segment() {
+        let mut p = Tlpr::default();
+        // PTO 200 ms (two outstanding), last segment sent 30 ms ago: the
+        // probe fires 170 ms from now.
+        assert_eq!(
+            p.on_ack(&ctx(1000, 2, 970), true, None),
+            Some((1170 * MS, TimerKind::Probe))
+        );
+        // One outstanding: PTO 350 ms, 320 ms from now.
+        assert_eq!(
+            p.on_ack(&ctx(1000, 1, 970), true, None),
+            Some((1320 * MS, TimerKind::Probe))
+        );
+        // On a send T_last is 0: the plain PTO.
+        assert_eq!(
+            p.on_send(&ctx(1000, 2, 1000), None),
+            Some((1200 * MS, TimerKind::Probe))
+        );
+    }
+
+    #[test]
+    fn never_in_the_past() {
+        let mut p = Tlpr::default();
+        // Last segment sent 250 ms ago, PTO 200 ms: fire now.
+        assert_eq!(
+            p.on_ack(&ctx(1000, 2, 750), true, None),
+            Some((1000 * MS, TimerKind::Probe))
+        );
+    }
+}
