@@ -1273,9 +1273,4 @@ impl Sender {
             assert!(self.win.cwnd >= 1, "cwnd fell to zero");
         }
     }
-
-    /// True if segment `seg_no` is currently SACKed or marked lost (tests).
-    pub fn seg_flags(&self, seg_no: u64) -> Option<(bool, bool)> {
-        self.board.get(seg_no).map(|s| (s.is(SACKED), s.is(LOST)))
-    }
 }

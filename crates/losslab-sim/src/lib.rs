@@ -12,6 +12,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod timeseries;
 pub mod units;
 
 pub use results::RunResults;

@@ -81,6 +81,21 @@ pub struct PathSpec {
     pub duplicate: f64,
 }
 
+impl PathSpec {
+    /// A bottleneck with no reordering, duplication or protection.
+    pub fn new(rate: u64, delay: Time, queue: QueueLimit, loss: LossModel) -> Self {
+        PathSpec {
+            rate,
+            delay,
+            queue,
+            loss,
+            protect_retransmissions: false,
+            reorder: Reorder::default(),
+            duplicate: 0.0,
+        }
+    }
+}
+
 /// The ACK direction: no rate limit, its own delay, loss and reordering.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReverseSpec {
@@ -88,6 +103,32 @@ pub struct ReverseSpec {
     pub loss: LossModel,
     pub reorder: Reorder,
     pub duplicate: f64,
+}
+
+impl ReverseSpec {
+    /// An ACK path that only delays.
+    pub fn lossless(delay: Time) -> Self {
+        ReverseSpec {
+            delay,
+            loss: LossModel::None,
+            reorder: Reorder::default(),
+            duplicate: 0.0,
+        }
+    }
+}
+
+impl Scenario {
+    /// Seed 1, the same one-way delay both ways, no ACK loss.
+    pub fn single_path(name: &str, duration: Time, path: PathSpec, flows: Vec<FlowSpec>) -> Self {
+        Scenario {
+            name: name.into(),
+            duration,
+            seed: 1,
+            reverse: ReverseSpec::lossless(path.delay),
+            path,
+            flows,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -76,31 +76,17 @@ pub fn scenario(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
     // recovery is PRR).
     flow.recovery = "rfc6675".into();
     flow.receiver.rcvbuf = (4 * bdp_bytes).max(16_000_000);
-    Scenario {
-        name: format!("bench-{}Mbps-loss{}", rate_bps / 1_000_000, loss),
-        duration: seconds * SEC,
-        seed: 1,
-        path: PathSpec {
-            rate: rate_bps,
-            delay: 50 * MS,
-            queue: QueueLimit::Bytes(bdp_bytes),
-            loss: if loss > 0.0 {
-                LossModel::Bernoulli { p: loss }
-            } else {
-                LossModel::None
-            },
-            protect_retransmissions: false,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
-        reverse: ReverseSpec {
-            delay: 50 * MS,
-            loss: LossModel::None,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
-        flows: vec![flow],
-    }
+    let model = if loss > 0.0 {
+        LossModel::Bernoulli { p: loss }
+    } else {
+        LossModel::None
+    };
+    Scenario::single_path(
+        &format!("bench-{}Mbps-loss{}", rate_bps / 1_000_000, loss),
+        seconds * SEC,
+        PathSpec::new(rate_bps, 50 * MS, QueueLimit::Bytes(bdp_bytes), model),
+        vec![flow],
+    )
 }
 
 fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Failure> {

@@ -6,7 +6,6 @@ mod report;
 mod reproduce;
 mod run;
 mod table;
-mod timeseries;
 
 use std::process::ExitCode;
 

@@ -13,9 +13,9 @@ use losslab_sim::packet_log::PacketLog;
 use losslab_sim::parse::load_scenario;
 use losslab_sim::pcap::{PcapTracer, Sides};
 use losslab_sim::sim::{expand_flows, Tee};
+use losslab_sim::timeseries::TimeSeries;
 use losslab_sim::{RunResults, Simulation, Tracer};
 
-use crate::timeseries::TimeSeries;
 use crate::Failure;
 
 #[derive(Args)]
@@ -74,7 +74,10 @@ pub fn all_writers(
     let flows = expand_flows(&sim.scenario().flows);
     let sides = if receiver { Sides::Both } else { Sides::Sender };
     Ok(Box::new(Tee(vec![
-        Box::new(TimeSeries::create(&dir.join("timeseries.csv"), sim)?),
+        Box::new(TimeSeries::create(
+            &dir.join("timeseries.csv"),
+            sim.flow_names(),
+        )?),
         Box::new(PacketLog::create(
             &dir.join("packets.csv"),
             sim.flow_names(),
@@ -108,7 +111,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     if timeseries {
         let path = out.join("timeseries.csv");
         tracers.push(Box::new(
-            TimeSeries::create(&path, &sim).map_err(|e| cannot(&path, e))?,
+            TimeSeries::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
         ));
     }
     if trace {

@@ -5,7 +5,7 @@
 //! rule 4, the rescue retransmission (added by RFC 6675 section 4). The
 //! PRR paper compares against this one.
 
-use super::{RecoveryCtx, RecoveryOps};
+use super::{RecoveryCtx, RecoveryOps, Rfc6675};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
@@ -15,14 +15,15 @@ impl RecoveryOps for Rfc3517 {
     fn name(&self) -> &'static str {
         "rfc3517"
     }
-    fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        // Section 5 step (2): cwnd = ssthresh = FlightSize / 2 at once.
-        w.cwnd = w.ssthresh;
-        w.cwnd_cnt = 0;
+    // The cwnd rule is RFC 6675's (section 5 step 4.2 there, step 2 here).
+    fn init_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx) {
+        Rfc6675.init_cwnd_reduction(w, ctx);
     }
-    fn cwnd_reduction(&mut self, _w: &mut Window, _c: &RecoveryCtx, _n: u64, _f: bool) {}
-    fn end_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        w.cwnd = w.ssthresh;
+    fn cwnd_reduction(&mut self, w: &mut Window, c: &RecoveryCtx, n: u64, f: bool) {
+        Rfc6675.cwnd_reduction(w, c, n, f);
+    }
+    fn end_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx) {
+        Rfc6675.end_cwnd_reduction(w, ctx);
     }
     fn rescue_retransmission(&self) -> bool {
         false

@@ -5,22 +5,10 @@ use losslab_core::time::MS;
 use losslab_sim::scenario::*;
 
 pub fn path(rate_bps: u64, one_way_ms: u64, loss: LossModel) -> (PathSpec, ReverseSpec) {
+    let delay = one_way_ms * MS;
     (
-        PathSpec {
-            rate: rate_bps,
-            delay: one_way_ms * MS,
-            queue: QueueLimit::Packets(1000),
-            loss,
-            protect_retransmissions: false,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
-        ReverseSpec {
-            delay: one_way_ms * MS,
-            loss: LossModel::None,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
+        PathSpec::new(rate_bps, delay, QueueLimit::Packets(1000), loss),
+        ReverseSpec::lossless(delay),
     )
 }
 
@@ -31,11 +19,7 @@ pub fn scenario(
     flows: Vec<FlowSpec>,
 ) -> Scenario {
     Scenario {
-        name: name.into(),
-        duration: secs * 1_000_000_000,
-        seed: 1,
-        path: path.0,
         reverse: path.1,
-        flows,
+        ..Scenario::single_path(name, secs * 1_000_000_000, path.0, flows)
     }
 }

@@ -2,70 +2,14 @@
 //! without the CLI: summary.json, timeseries.csv and packets.csv.
 #![allow(dead_code)]
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use losslab_core::event::{Event, Timed};
 use losslab_core::time::MS;
 use losslab_sim::packet_log::PacketLog;
 use losslab_sim::scenario::*;
-use losslab_sim::sim::{Side, Tee};
-use losslab_sim::{Scenario, Simulation, Tracer};
-
-/// The same columns as the CLI's timeseries.csv (crates/losslab/src/timeseries.rs).
-pub struct Series {
-    out: BufWriter<File>,
-    names: Vec<String>,
-}
-
-impl Series {
-    pub fn create(path: &Path, names: Vec<String>) -> Self {
-        let mut out = BufWriter::new(File::create(path).unwrap());
-        writeln!(
-            out,
-            "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
-        )
-        .unwrap();
-        Series { out, names }
-    }
-}
-
-impl Tracer for Series {
-    fn wants_endpoint_events(&self) -> bool {
-        true
-    }
-    fn endpoint(&mut self, flow: usize, side: Side, ev: &Timed) {
-        if side != Side::Sender {
-            return;
-        }
-        if let Event::AckProcessed { state: s, .. } = ev.event {
-            let ssthresh = if s.ssthresh >= u64::MAX / 8 {
-                String::new()
-            } else {
-                s.ssthresh.to_string()
-            };
-            writeln!(
-                self.out,
-                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{}",
-                ev.at as f64 / 1e9,
-                self.names[flow],
-                s.cwnd,
-                ssthresh,
-                s.pipe,
-                s.inflight,
-                s.srtt as f64 / 1e6,
-                s.rto as f64 / 1e6,
-                s.snd_una,
-                s.snd_nxt
-            )
-            .unwrap();
-        }
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
-}
+use losslab_sim::sim::Tee;
+use losslab_sim::timeseries::TimeSeries;
+use losslab_sim::{Scenario, Simulation};
 
 pub struct Files {
     pub timeseries: bool,
@@ -84,10 +28,9 @@ pub fn write_run(dir: &Path, sc: &Scenario, files: Files) {
     let names = sim.flow_names();
     let mut tee = Tee::default();
     if files.timeseries {
-        tee.0.push(Box::new(Series::create(
-            &dir.join("timeseries.csv"),
-            names.clone(),
-        )));
+        tee.0.push(Box::new(
+            TimeSeries::create(&dir.join("timeseries.csv"), names.clone()).unwrap(),
+        ));
     }
     if files.packets {
         tee.0.push(Box::new(
@@ -102,22 +45,10 @@ pub fn write_run(dir: &Path, sc: &Scenario, files: Files) {
 }
 
 pub fn path(rate_bps: u64, one_way_ms: u64, loss: LossModel) -> (PathSpec, ReverseSpec) {
+    let delay = one_way_ms * MS;
     (
-        PathSpec {
-            rate: rate_bps,
-            delay: one_way_ms * MS,
-            queue: QueueLimit::Packets(1000),
-            loss,
-            protect_retransmissions: false,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
-        ReverseSpec {
-            delay: one_way_ms * MS,
-            loss: LossModel::None,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
+        PathSpec::new(rate_bps, delay, QueueLimit::Packets(1000), loss),
+        ReverseSpec::lossless(delay),
     )
 }
 
@@ -128,12 +59,8 @@ pub fn scenario(
     flows: Vec<FlowSpec>,
 ) -> Scenario {
     Scenario {
-        name: name.into(),
-        duration: secs * 1_000_000_000,
-        seed: 1,
-        path: path.0,
         reverse: path.1,
-        flows,
+        ..Scenario::single_path(name, secs * 1_000_000_000, path.0, flows)
     }
 }
 

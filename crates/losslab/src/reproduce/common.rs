@@ -10,9 +10,8 @@ use losslab_core::time::{Time, MS};
 use losslab_sim::packet_log::PacketLog;
 use losslab_sim::scenario::*;
 use losslab_sim::sim::{Body, Packet, PacketFate, Tee};
+use losslab_sim::timeseries::TimeSeries;
 use losslab_sim::{RunResults, Simulation, Tracer};
-
-use crate::timeseries::TimeSeries;
 
 /// A data transmission as the sender saw it.
 #[derive(Clone, Copy, Debug)]
@@ -97,7 +96,8 @@ pub fn run(sc: &Scenario, dir: Option<&Path>) -> Result<Run, String> {
     if let Some(d) = dir {
         fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
         tracers.push(Box::new(
-            TimeSeries::create(&d.join("timeseries.csv"), &sim).map_err(|e| e.to_string())?,
+            TimeSeries::create(&d.join("timeseries.csv"), sim.flow_names())
+                .map_err(|e| e.to_string())?,
         ));
         tracers.push(Box::new(
             PacketLog::create(&d.join("packets.csv"), sim.flow_names())
@@ -138,21 +138,8 @@ pub fn path(
     loss: LossModel,
 ) -> (PathSpec, ReverseSpec) {
     (
-        PathSpec {
-            rate: rate_bps,
-            delay: one_way,
-            queue,
-            loss,
-            protect_retransmissions: false,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
-        ReverseSpec {
-            delay: one_way,
-            loss: LossModel::None,
-            reorder: Reorder::default(),
-            duplicate: 0.0,
-        },
+        PathSpec::new(rate_bps, one_way, queue, loss),
+        ReverseSpec::lossless(one_way),
     )
 }
 
@@ -163,12 +150,8 @@ pub fn scenario(
     flows: Vec<FlowSpec>,
 ) -> Scenario {
     Scenario {
-        name: name.into(),
-        duration,
-        seed: 1,
-        path: p.0,
         reverse: p.1,
-        flows,
+        ..Scenario::single_path(name, duration, p.0, flows)
     }
 }
 

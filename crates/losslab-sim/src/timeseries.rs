@@ -1,12 +1,12 @@
-//! The per-ACK time series: one CSV row per ACK the sender processed.
+//! timeseries.csv (docs/TRACES.md): one row per ACK a sender processed.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use losslab_core::event::{Event, Timed};
-use losslab_sim::sim::Side;
-use losslab_sim::{Simulation, Tracer};
+
+use crate::sim::{Side, Tracer};
 
 pub struct TimeSeries {
     out: BufWriter<File>,
@@ -15,7 +15,8 @@ pub struct TimeSeries {
 }
 
 impl TimeSeries {
-    pub fn create(path: &Path, sim: &Simulation) -> std::io::Result<Self> {
+    /// `flow_names` in flow-index order (`Simulation::flow_names`).
+    pub fn create(path: &Path, flow_names: Vec<String>) -> std::io::Result<Self> {
         let mut out = BufWriter::new(File::create(path)?);
         writeln!(
             out,
@@ -23,7 +24,7 @@ impl TimeSeries {
         )?;
         Ok(TimeSeries {
             out,
-            names: sim.flow_names(),
+            names: flow_names,
             error: None,
         })
     }
