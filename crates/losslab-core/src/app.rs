@@ -10,6 +10,9 @@ pub enum App {
     Bytes(u64),
     /// Writes at absolute times (sorted), bytes each.
     Writes(Vec<(Time, u64)>),
+    /// Writes whenever the caller says so (`Sender::write`), `total` bytes
+    /// in all: a server answering requests it cannot foresee.
+    OnDemand { total: u64 },
 }
 
 /// Tracks what the application has written into the send buffer.
@@ -39,6 +42,17 @@ impl AppState {
             App::Bulk => None,
             App::Bytes(n) => Some(*n),
             App::Writes(w) => Some(w.iter().map(|x| x.1).sum()),
+            App::OnDemand { total } => Some(*total),
+        }
+    }
+
+    /// The application writes `bytes` more (`App::OnDemand`); `advance`
+    /// moves them into the send buffer. Bytes beyond the declared total
+    /// are refused, so that `total` stays the end of the stream.
+    pub fn push(&mut self, bytes: u64) {
+        if let App::OnDemand { total } = self.app {
+            let room = total.saturating_sub(self.written + self.blocked);
+            self.blocked += bytes.min(room);
         }
     }
 
@@ -59,6 +73,7 @@ impl AppState {
                     self.next_write += 1;
                 }
             }
+            App::OnDemand { .. } => {}
         }
         let room = match sndbuf {
             Some(cap) => (snd_una + cap).saturating_sub(self.written),
@@ -94,6 +109,7 @@ impl AppState {
             App::Bulk => false,
             App::Bytes(_) => self.next_write == 1 && self.blocked == 0,
             App::Writes(w) => self.next_write == w.len() && self.blocked == 0,
+            App::OnDemand { total } => self.written >= *total,
         }
     }
 

@@ -45,6 +45,38 @@ impl Default for ReceiverConfig {
     }
 }
 
+/// How the RTO is computed from SRTT and RTTVAR.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoFormula {
+    /// RFC 6298 section 2: RTO = max(min_rto, SRTT + max(G, 4 * RTTVAR)).
+    #[default]
+    Rfc6298,
+    /// Linux (tcp_set_rto / tcp_rtt_estimator, net/ipv4/tcp_input.c):
+    /// RTO = SRTT + max(4 * RTTVAR, min_rto). The floor applies to the
+    /// variance term, not to the sum, so the RTO is always at least one
+    /// SRTT above min_rto. The tail-loss paper's Linux 3.17 hosts used it.
+    Linux,
+}
+
+impl RtoFormula {
+    /// Names in scenarios (`rto_formula = "linux"`).
+    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc6298" => Some(RtoFormula::Rfc6298),
+            "linux" => Some(RtoFormula::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            RtoFormula::Rfc6298 => "rfc6298",
+            RtoFormula::Linux => "linux",
+        }
+    }
+}
+
 /// RFC 6298 estimator bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct RtoConfig {
@@ -57,6 +89,7 @@ pub struct RtoConfig {
     pub initial_rto: Time,
     /// Clock granularity G of RFC 6298 (2.2/2.3).
     pub granularity: Time,
+    pub formula: RtoFormula,
 }
 
 impl Default for RtoConfig {
@@ -66,6 +99,7 @@ impl Default for RtoConfig {
             max_rto: 60 * SEC,
             initial_rto: SEC,
             granularity: MS,
+            formula: RtoFormula::Rfc6298,
         }
     }
 }

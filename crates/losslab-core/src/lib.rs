@@ -21,7 +21,7 @@ pub mod window;
 pub mod wire;
 
 pub use app::App;
-pub use config::{AckMode, ReceiverConfig, RtoConfig};
+pub use config::{AckMode, ReceiverConfig, RtoConfig, RtoFormula};
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
 pub use receiver::{Receiver, ReceiverStats};
 pub use sender::{Algorithms, RecoveryRecord, Sender, SenderConfig, SenderStats};

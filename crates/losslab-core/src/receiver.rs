@@ -192,6 +192,17 @@ impl Receiver {
         Some(ack)
     }
 
+    /// The application sends data (a request) now, and the segment carries
+    /// the acknowledgment a delayed ACK was holding back (RFC 1122
+    /// 4.2.3.2, piggybacking). Nothing is sent when nothing is owed: the
+    /// data segment would carry an old ACK, which the sender does not
+    /// count as a duplicate (RFC 5681 section 2), so here it is no ACK.
+    pub fn piggyback_ack(&mut self, now: Time) {
+        if self.delack_deadline.is_some() {
+            self.queue_ack(now);
+        }
+    }
+
     /// Earliest time at which `on_timeout` must be called: the delayed-ACK
     /// timer, or the moment the application's reading reopens the window
     /// enough to send a window update.

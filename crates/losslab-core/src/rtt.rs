@@ -1,6 +1,7 @@
-//! RFC 6298 retransmission timer estimator.
+//! RFC 6298 retransmission timer estimator, with Linux's way of combining
+//! SRTT and RTTVAR as a named alternative (`RtoFormula::Linux`).
 
-use crate::config::RtoConfig;
+use crate::config::{RtoConfig, RtoFormula};
 use crate::time::Time;
 
 #[derive(Clone, Debug)]
@@ -47,9 +48,18 @@ impl RttEstimator {
             self.rttvar = (3 * self.rttvar + err) / 4;
             self.srtt = (7 * self.srtt + r) / 8;
         }
-        // RTO <- SRTT + max(G, K*RTTVAR), then (2.4)/(2.5) bounds.
-        self.base_rto = self.srtt + self.cfg.granularity.max(4 * self.rttvar);
-        self.base_rto = self.base_rto.clamp(self.cfg.min_rto, self.cfg.max_rto);
+        self.base_rto = match self.cfg.formula {
+            // RTO <- SRTT + max(G, K*RTTVAR), then (2.4)/(2.5) bounds.
+            RtoFormula::Rfc6298 => (self.srtt + self.cfg.granularity.max(4 * self.rttvar))
+                .clamp(self.cfg.min_rto, self.cfg.max_rto),
+            // Linux keeps rttvar_us >= tcp_rto_min and returns
+            // srtt + rttvar_us (__tcp_set_rto). Linux also lets its
+            // variance fall only once per RTT (mdev_max_us); that damping
+            // is not modelled: the estimator is RFC 6298's.
+            RtoFormula::Linux => {
+                (self.srtt + self.cfg.min_rto.max(4 * self.rttvar)).min(self.cfg.max_rto)
+            }
+        };
         // A fresh sample taken under Karn's rule ends any backoff (5.7).
         self.backoff = 0;
         self.min_rtt = self.min_rtt.min(r);
@@ -138,6 +148,34 @@ mod tests {
         }
         // RTTVAR reaches 0 and G (1 ms) is the floor of the variance term.
         assert_eq!(e.rto(), 11 * MS);
+    }
+
+    #[test]
+    fn linux_formula_floors_the_variance_term_not_the_sum() {
+        let linux = RtoConfig {
+            formula: RtoFormula::Linux,
+            ..Default::default()
+        };
+        let mut e = RttEstimator::new(linux);
+        assert_eq!(e.rto(), SEC);
+        e.on_sample(100 * MS);
+        // SRTT 100, 4*RTTVAR = 200 = min_rto: 300 ms, as RFC 6298.
+        assert_eq!(e.rto(), 300 * MS);
+        let mut e = RttEstimator::new(linux);
+        e.on_sample(10 * MS);
+        // SRTT 10, 4*RTTVAR = 20 < 200: 10 + 200 = 210 ms (RFC 6298: 200).
+        assert_eq!(e.rto(), 210 * MS);
+        for _ in 0..50 {
+            e.on_sample(10 * MS);
+        }
+        assert_eq!(e.rto(), 210 * MS);
+        // A large variance passes the floor: SRTT 100, RTTVAR 50 then a
+        // 400 ms sample: RTTVAR = 37.5 + 75 = 112.5, SRTT = 137.5,
+        // RTO = 137.5 + 450 = 587.5 ms, the same under both formulas.
+        let mut e = RttEstimator::new(linux);
+        e.on_sample(100 * MS);
+        e.on_sample(400 * MS);
+        assert_eq!(e.rto(), 587_500_000);
     }
 
     #[test]

@@ -42,7 +42,7 @@ use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS, SACKED};
 use crate::stats::Histogram;
 use crate::time::Time;
-use crate::timers::{Deadline, TimerCtx, TimerPolicy};
+use crate::timers::{Deadline, TimerCtx, TimerParams, TimerPolicy};
 use crate::window::Window;
 use crate::wire::{Ack, Segment};
 
@@ -65,6 +65,10 @@ pub struct SenderConfig {
     pub lost_retransmission_detection: bool,
     /// Undo a cwnd reduction that DSACKs show was spurious.
     pub dsack_undo: bool,
+    /// RFC 5681 section 4.1: after an idle period longer than the RTO,
+    /// start again from the restart window, min(IW, cwnd) (Linux
+    /// tcp_slow_start_after_idle, on by default there).
+    pub restart_after_idle: bool,
 }
 
 impl Default for SenderConfig {
@@ -80,6 +84,7 @@ impl Default for SenderConfig {
             dupthresh: 3,
             lost_retransmission_detection: true,
             dsack_undo: true,
+            restart_after_idle: false,
         }
     }
 }
@@ -105,7 +110,14 @@ impl Algorithms {
             dupthresh,
             ..DetectParams::default()
         };
-        Self::by_name_with(cc, recovery, detection, timers, &params)
+        Self::by_name_with(
+            cc,
+            recovery,
+            detection,
+            timers,
+            &params,
+            &TimerParams::default(),
+        )
     }
 
     /// As `by_name`, with the detector's parameters.
@@ -115,6 +127,7 @@ impl Algorithms {
         detection: &str,
         timers: &str,
         detect: &DetectParams,
+        timer_params: &TimerParams,
     ) -> Result<Self, String> {
         Ok(Algorithms {
             cc: crate::cc::by_name(cc).ok_or_else(|| format!("unknown cc {cc:?}"))?,
@@ -122,7 +135,7 @@ impl Algorithms {
                 .ok_or_else(|| format!("unknown recovery {recovery:?}"))?,
             detect: crate::detect::build(detection, detect)
                 .ok_or_else(|| format!("unknown detection {detection:?}"))?,
-            timers: crate::timers::by_name(timers)
+            timers: crate::timers::build(timers, timer_params)
                 .ok_or_else(|| format!("unknown timers {timers:?}"))?,
         })
     }
@@ -395,6 +408,15 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
         }
+    }
+
+    // ---- application -----------------------------------------------------
+
+    /// The application writes `bytes` now (`App::OnDemand`: a server
+    /// answering a request). Call `poll_transmit` afterwards.
+    pub fn write(&mut self, now: Time, bytes: u64) {
+        self.app.push(bytes);
+        self.app.advance(now, self.snd_una, self.cfg.sndbuf);
     }
 
     // ---- time ------------------------------------------------------------
@@ -1151,7 +1173,26 @@ impl Sender {
             return None;
         }
         let len = self.new_data_len();
+        if len > 0 && self.cfg.restart_after_idle {
+            self.restart_if_idle(now);
+        }
         (len > 0).then(|| self.send_new(now, len))
+    }
+
+    /// RFC 5681 section 4.1: nothing was sent for more than an RTO and
+    /// nothing is outstanding, so the ACK clock is gone: cwnd falls to
+    /// the restart window RW = min(IW, cwnd). ssthresh is kept.
+    fn restart_if_idle(&mut self, now: Time) {
+        if self.snd_nxt == 0 || !self.board.is_empty() {
+            return;
+        }
+        if now.saturating_sub(self.last_send) > self.rtt.rto() {
+            let rw = self.cfg.init_cwnd.min(self.win.cwnd);
+            if rw < self.win.cwnd {
+                self.win.cwnd = rw;
+                self.win.cwnd_cnt = 0;
+            }
+        }
     }
 
     fn next_loss(&mut self, now: Time) -> Option<Segment> {

@@ -11,7 +11,8 @@ use std::path::Path;
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
-use losslab_core::detect::ErMitigation;
+use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::RtoFormula;
 
 use crate::scenario::{
     AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
@@ -416,11 +417,15 @@ const FLOW_KEYS: &[&str] = &[
     "count",
     "lost_retransmission_detection",
     "dsack_undo",
+    "rto_formula",
+    "delay",
+    "slow_start_after_idle",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
-const PARAMETER_TABLES: &[&str] = &["early-retransmit"];
-const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation"];
-const APP_KINDS: &[&str] = &["bulk", "bytes", "writes"];
+const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlpr"];
+const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
+const RTO_RESTART_KEYS: &[&str] = &["rrthresh"];
+const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
 const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate"];
 
 /// Algorithm names in the scenario contract. Those that losslab-core does
@@ -1187,6 +1192,41 @@ impl Cx<'_> {
             }
             flows.push(flow);
         }
+        // app.after must name another flow that fetches objects.
+        let names: Vec<String> = flows.iter().flat_map(expanded_names).collect();
+        for (i, f) in flows.iter().enumerate() {
+            let AppSpec::Objects {
+                after: Some(target),
+                ..
+            } = &f.app
+            else {
+                continue;
+            };
+            let aloc = Loc::flow(i, Some(&f.name)).key("app").key("after");
+            let found = flows
+                .iter()
+                .find(|g| g.name == *target || (g.count > 1 && expanded_names(g).contains(target)));
+            match found {
+                None => {
+                    return Err(self.err(
+                        &aloc,
+                        format!("no flow named {target:?} (flows: {})", quoted_list(&names)),
+                    ))
+                }
+                Some(g) if g.name == f.name => {
+                    return Err(self.err(&aloc, "a flow cannot wait for itself"))
+                }
+                Some(g) if !matches!(g.app, AppSpec::Objects { .. }) => {
+                    return Err(self.err(
+                        &aloc,
+                        format!(
+                            "flow {target:?} has no objects to wait for; after must name a flow whose app is of kind \"objects\""
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
         Ok(flows)
     }
 
@@ -1308,6 +1348,52 @@ impl Cx<'_> {
         if let Some(v) = t.get("dsack_undo") {
             f.dsack_undo = self.boolean(v, &loc.key("dsack_undo"))?;
         }
+        if let Some(v) = t.get("rto_formula") {
+            let rloc = loc.key("rto_formula");
+            let expected = RtoFormula::NAMES.join(", ");
+            let name = self.string(v, &rloc, &format!("one of {expected}"))?;
+            f.rto_formula = RtoFormula::from_name(name).ok_or_else(|| {
+                self.err(
+                    &rloc,
+                    format!("unknown rto_formula {name:?} (expected one of: {expected})"),
+                )
+            })?;
+        }
+        if let Some(v) = t.get("delay") {
+            f.delay = self.duration(v, &loc.key("delay"))?;
+        }
+        if let Some(v) = t.get("slow_start_after_idle") {
+            f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
+        }
+        for timer in ["rtor", "tlpr"] {
+            let Some(v) = t.get(timer) else { continue };
+            let tloc = loc.key(timer);
+            let tt = self.table(
+                v,
+                &tloc,
+                &format!("a table like [flow.{timer}] rrthresh = 4"),
+            )?;
+            self.only_keys(tt, &tloc, RTO_RESTART_KEYS, &format!("in [flow.{timer}]"))?;
+            if let Some(r) = tt.get("rrthresh") {
+                f.rrthresh = self.integer(
+                    r,
+                    &tloc.key("rrthresh"),
+                    1,
+                    i64::MAX,
+                    "outstanding segments",
+                )? as u64;
+            }
+            // Parameters that nothing reads would be a silent default.
+            if f.timers != timer {
+                return Err(self.err(
+                    &tloc,
+                    format!(
+                        "parameters for {timer} given but this flow's timers is {:?}; set timers = \"{timer}\" or remove [flow.{timer}]",
+                        f.timers
+                    ),
+                ));
+            }
+        }
         if let Some(v) = t.get("early-retransmit") {
             let eloc = loc.key("early-retransmit");
             f.early_retransmit = self.early_retransmit(v, &eloc)?;
@@ -1344,6 +1430,19 @@ impl Cx<'_> {
                     &mloc,
                     format!(
                         "unknown early-retransmit mitigation {name:?} (expected one of: {expected})"
+                    ),
+                )
+            })?;
+        }
+        if let Some(v) = t.get("variant") {
+            let vloc = loc.key("variant");
+            let expected = ErVariant::NAMES.join(", ");
+            let name = self.string(v, &vloc, &format!("one of {expected}"))?;
+            spec.variant = ErVariant::from_name(name).ok_or_else(|| {
+                self.err(
+                    &vloc,
+                    format!(
+                        "unknown early-retransmit variant {name:?} (expected one of: {expected})"
                     ),
                 )
             })?;
@@ -1435,6 +1534,41 @@ impl Cx<'_> {
                     r#"an array of [time, size] pairs like [["0ms", "20kB"], ["500ms", "10kB"]]"#,
                 )?;
                 self.writes(v, &loc.key("writes")).map(AppSpec::Writes)
+            }
+            "objects" => {
+                self.only_keys(t, loc, &["kind", "sizes", "after"], &level)?;
+                let v = self.required(
+                    t,
+                    loc,
+                    "sizes",
+                    r#"an array of object sizes like ["24kB", "3kB"]"#,
+                )?;
+                let sloc = loc.key("sizes");
+                let Value::Array(items) = v else {
+                    return Err(self.err(
+                        &sloc,
+                        format!(
+                            r#"expected an array of object sizes like ["24kB", "3kB"], got {}"#,
+                            describe(v)
+                        ),
+                    ));
+                };
+                if items.is_empty() {
+                    return Err(self.err(&sloc, "at least one object is required"));
+                }
+                let sizes = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| self.positive_size(x, &sloc.index(i), "an object"))
+                    .collect::<Res<Vec<u64>>>()?;
+                let after = match t.get("after") {
+                    Some(v) => Some(
+                        self.string(v, &loc.key("after"), "a flow name")?
+                            .to_string(),
+                    ),
+                    None => None,
+                };
+                Ok(AppSpec::Objects { sizes, after })
             }
             other => Err(self.err(
                 &kloc,

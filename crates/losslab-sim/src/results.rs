@@ -82,6 +82,21 @@ pub struct FlowResults {
     pub reordering_events: u64,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
+    /// An app of kind "objects": each object's request and completion
+    /// (added field; absent for other apps).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<ObjectResult>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ObjectResult {
+    pub bytes: u64,
+    /// When the client sent the request (None: never requested).
+    pub request_s: Option<f64>,
+    /// When the client held the whole object.
+    pub complete_s: Option<f64>,
+    /// Object completion time, complete - request.
+    pub oct_s: Option<f64>,
 }
 
 fn secs(t: Time) -> f64 {
@@ -191,6 +206,25 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                     p99: rtt.and_then(|h| h.quantile(0.99)).map(ms),
                 },
                 recoveries,
+                objects: f
+                    .objects
+                    .map(|o| {
+                        o.sizes
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &bytes)| {
+                                let req = o.requested.get(i).copied();
+                                let done = o.completed.get(i).copied();
+                                ObjectResult {
+                                    bytes,
+                                    request_s: req.map(secs),
+                                    complete_s: done.map(secs),
+                                    oct_s: req.zip(done).map(|(a, b)| secs(b - a)),
+                                }
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }
         })
         .collect();

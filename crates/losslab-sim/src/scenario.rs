@@ -2,8 +2,9 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
-use losslab_core::detect::ErMitigation;
+use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::Time;
+use losslab_core::RtoFormula;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -157,6 +158,28 @@ pub enum AppSpec {
     Bytes(u64),
     /// (time after flow start, bytes) writes.
     Writes(Vec<(Time, u64)>),
+    /// Request/response over a persistent connection (HTTP/1.1 without
+    /// pipelining, added kind "objects"): the client requests each object
+    /// once it holds the previous one; a request reaches the server one
+    /// reverse-path delay later and the server writes the object then.
+    Objects {
+        sizes: Vec<u64>,
+        /// The first request waits until this flow's first object has
+        /// arrived (a page's resources wait for its HTML); None: at start.
+        after: Option<String>,
+    },
+}
+
+impl AppSpec {
+    /// Bytes the application writes in all (None: unbounded).
+    pub fn total(&self) -> Option<u64> {
+        match self {
+            AppSpec::Bulk => None,
+            AppSpec::Bytes(n) => Some(*n),
+            AppSpec::Writes(w) => Some(w.iter().map(|x| x.1).sum()),
+            AppSpec::Objects { sizes, .. } => Some(sizes.iter().sum()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -199,6 +222,18 @@ pub struct FlowSpec {
     pub mss: u32,
     pub init_cwnd: u64,
     pub min_rto: Time,
+    /// How SRTT and RTTVAR make the RTO (added key `rto_formula`).
+    pub rto_formula: RtoFormula,
+    /// RTO Restart's rrthresh for `rtor` and `tlpr` (added tables
+    /// `[flow.rtor]` / `[flow.tlpr]`, key `rrthresh`).
+    pub rrthresh: u64,
+    /// One-way delay of this flow's own access links, added to the path's
+    /// in both directions (added key `delay`): flows of different RTTs
+    /// sharing one bottleneck.
+    pub delay: Time,
+    /// RFC 5681 section 4.1 restart window after an idle RTO (added key
+    /// `slow_start_after_idle`, default false; Linux has it on).
+    pub slow_start_after_idle: bool,
     pub app: AppSpec,
     /// None = "auto".
     pub sndbuf: Option<u64>,
@@ -221,6 +256,8 @@ pub struct FlowSpec {
 pub struct EarlyRetransmitSpec {
     /// `mitigation = "none" | "reordering" | "delay" | "both"`.
     pub mitigation: ErMitigation,
+    /// `variant = "rfc5827" | "linux"` (added key).
+    pub variant: ErVariant,
 }
 
 impl FlowSpec {
@@ -238,6 +275,10 @@ impl FlowSpec {
             mss: 1448,
             init_cwnd: 10,
             min_rto: 200 * losslab_core::time::MS,
+            rto_formula: RtoFormula::Rfc6298,
+            rrthresh: losslab_core::timers::RRTHRESH,
+            delay: 0,
+            slow_start_after_idle: false,
             app: AppSpec::Bulk,
             sndbuf: None,
             receiver: ReceiverSpec::default(),

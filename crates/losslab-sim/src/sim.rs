@@ -111,6 +111,8 @@ struct FlowNet {
     ack_index: u64,
     total: Option<u64>,
     mss: u32,
+    /// The flow's own one-way access delay, both directions.
+    extra_delay: Time,
     /// seg_no -> bitmask of dropped transmissions (bit i: transmission i+1).
     dropped: BTreeMap<u64, u64>,
     /// seg_no -> highest transmission count sent, for retransmitted ones.
@@ -236,9 +238,12 @@ impl Net {
         }
         let (pr, extra, rng) = &mut self.fwd_reorder;
         let held = rng.chance(*pr);
-        let at = now + self.fwd_delay;
-        if held {
-            let extra = *extra;
+        let access = self.flows[p.flow as usize].extra_delay;
+        let at = now + self.fwd_delay + access;
+        // The forward line is FIFO only at one constant delay; packets of
+        // flows with their own delay wait in the ordered map instead.
+        if held || access > 0 {
+            let extra = if held { *extra } else { 0 };
             self.hold(at + extra, p);
         } else {
             self.fwd_line.push_back((at, p));
@@ -282,11 +287,14 @@ impl Net {
                 return;
             }
         }
-        let at = now + self.rev_delay;
+        let access = self.flows[f].extra_delay;
+        let at = now + self.rev_delay + access;
         let (pr, extra, rng) = &mut self.rev_reorder;
         if rng.chance(*pr) {
             let extra = *extra;
             self.hold(at + extra, p);
+        } else if access > 0 {
+            self.hold(at, p);
         } else {
             self.rev_line.push_back((at, p));
         }
@@ -295,6 +303,20 @@ impl Net {
             self.hold(at, p);
         }
     }
+}
+
+/// A request/response application's progress (`AppSpec::Objects`).
+#[derive(Debug)]
+pub(crate) struct ObjectsRt {
+    pub sizes: Vec<u64>,
+    /// Cumulative end byte of each object in the stream.
+    ends: Vec<u64>,
+    /// The flow whose first object gates this one's first request.
+    after: Option<usize>,
+    /// When the client sent each request issued so far.
+    pub requested: Vec<Time>,
+    /// When the client held each object entirely.
+    pub completed: Vec<Time>,
 }
 
 /// One flow's endpoints.
@@ -314,11 +336,14 @@ struct FlowRt {
     seen_epoch: u64,
     /// Bottleneck bytes at each recovery start/end, in order.
     epoch_link_bytes: Vec<(Time, u64)>,
+    objects: Option<ObjectsRt>,
 }
 
 const SIDE_SENDER: u8 = 0;
 const SIDE_RECEIVER: u8 = 1;
 const SIDE_START: u8 = 2;
+/// A client's request reaches the server.
+const SIDE_REQUEST: u8 = 3;
 
 /// A configured run.
 pub struct Simulation {
@@ -367,15 +392,14 @@ fn app_of(spec: &FlowSpec) -> App {
         AppSpec::Bulk => App::Bulk,
         AppSpec::Bytes(n) => App::Bytes(*n),
         AppSpec::Writes(w) => App::Writes(w.iter().map(|&(t, b)| (spec.start + t, b)).collect()),
+        AppSpec::Objects { sizes, .. } => App::OnDemand {
+            total: sizes.iter().sum(),
+        },
     }
 }
 
 fn total_of(spec: &FlowSpec) -> Option<u64> {
-    match &spec.app {
-        AppSpec::Bulk => None,
-        AppSpec::Bytes(n) => Some(*n),
-        AppSpec::Writes(w) => Some(w.iter().map(|x| x.1).sum()),
-    }
+    spec.app.total()
 }
 
 impl Simulation {
@@ -405,6 +429,33 @@ impl Simulation {
         let mut flows = Vec::new();
         let mut flow_nets = Vec::new();
         for spec in specs {
+            let objects = match &spec.app {
+                AppSpec::Objects { sizes, after } => {
+                    let after = match after {
+                        Some(n) => Some(index_of(n).ok_or_else(|| {
+                            SimError(format!(
+                                "flow {}: app.after names no flow: {n:?}",
+                                spec.name
+                            ))
+                        })?),
+                        None => None,
+                    };
+                    Some(ObjectsRt {
+                        sizes: sizes.clone(),
+                        ends: sizes
+                            .iter()
+                            .scan(0u64, |acc, &x| {
+                                *acc += x;
+                                Some(*acc)
+                            })
+                            .collect(),
+                        after,
+                        requested: Vec::new(),
+                        completed: Vec::new(),
+                    })
+                }
+                _ => None,
+            };
             let receiver = Receiver::new(ReceiverConfig {
                 ack_mode: match spec.receiver.ack {
                     AckSpec::Delayed => AckMode::Delayed,
@@ -421,6 +472,7 @@ impl Simulation {
             flow_nets.push(FlowNet {
                 total,
                 mss: spec.mss,
+                extra_delay: spec.delay,
                 ..Default::default()
             });
             flows.push(FlowRt {
@@ -434,6 +486,7 @@ impl Simulation {
                 sched: [None; 2],
                 seen_epoch: 0,
                 epoch_link_bytes: Vec::new(),
+                objects,
                 spec,
             });
         }
@@ -635,6 +688,26 @@ impl Simulation {
                     fl.receiver.set_tracing(true);
                 }
                 fl.sender = Some(s);
+                let gate_open = match fl.objects.as_ref().map(|o| o.after) {
+                    Some(None) => true,
+                    Some(Some(a)) => self.flows[a]
+                        .objects
+                        .as_ref()
+                        .is_some_and(|o| !o.completed.is_empty()),
+                    None => false,
+                };
+                if gate_open {
+                    self.request(f);
+                }
+                self.service_sender(f);
+            }
+            SIDE_REQUEST => {
+                let fl = &mut self.flows[f];
+                let (Some(o), Some(s)) = (fl.objects.as_ref(), fl.sender.as_mut()) else {
+                    return;
+                };
+                let k = o.requested.len() - 1;
+                s.write(now, o.sizes[k]);
                 self.service_sender(f);
             }
             SIDE_SENDER => {
@@ -694,7 +767,56 @@ impl Simulation {
         }
     }
 
+    /// Flow `f`'s client sends its next request now (at its start at the
+    /// earliest); it reaches the server one reverse-path delay later.
+    fn request(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        let Some(o) = fl.objects.as_mut() else { return };
+        if o.requested.len() >= o.sizes.len() {
+            return;
+        }
+        let t = self.now.max(fl.start);
+        o.requested.push(t);
+        // The request segment carries the ACK a delayed ACK held back.
+        fl.receiver.piggyback_ack(self.now);
+        let arrive = t + self.net.rev_delay + self.net.flows[f].extra_delay;
+        self.timers.push(Reverse((arrive, f as u32, SIDE_REQUEST)));
+    }
+
+    /// Objects that arrived entirely: record them, send the next request,
+    /// and release flows that waited for this one's first object.
+    fn objects_progress(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let Some(o) = fl.objects.as_mut() else { return };
+        let rcv = fl.receiver.rcv_nxt();
+        let before = o.completed.len();
+        while o.completed.len() < o.requested.len() && rcv >= o.ends[o.completed.len()] {
+            o.completed.push(now);
+        }
+        let done = o.completed.len();
+        if done == before {
+            return;
+        }
+        if done == o.requested.len() {
+            self.request(f);
+        }
+        if before == 0 {
+            for g in 0..self.flows.len() {
+                let waits = self.flows[g]
+                    .objects
+                    .as_ref()
+                    .is_some_and(|o| o.after == Some(f) && o.requested.is_empty());
+                if waits && self.flows[g].sender.is_some() {
+                    self.request(g);
+                    self.service_receiver(g);
+                }
+            }
+        }
+    }
+
     fn service_receiver(&mut self, f: usize) {
+        self.objects_progress(f);
         let now = self.now;
         let fl = &mut self.flows[f];
         while let Some(ack) = fl.receiver.poll_transmit(now) {
@@ -747,6 +869,7 @@ impl Simulation {
                 fct_at: f.fct_at,
                 epoch_link_bytes: &f.epoch_link_bytes,
                 spurious: spurious_retransmissions(n),
+                objects: f.objects.as_ref(),
             })
     }
     pub(crate) fn link_stats(&self) -> LinkStats {
@@ -770,6 +893,7 @@ pub(crate) struct FlowView<'a> {
     pub fct_at: Option<Time>,
     pub epoch_link_bytes: &'a [(Time, u64)],
     pub spurious: u64,
+    pub objects: Option<&'a ObjectsRt>,
 }
 
 pub(crate) struct LinkStats {
@@ -800,6 +924,10 @@ pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
     let detect = losslab_core::detect::DetectParams {
         dupthresh: 3,
         er_mitigation: spec.early_retransmit.mitigation,
+        er_variant: spec.early_retransmit.variant,
+    };
+    let timers = losslab_core::timers::TimerParams {
+        rrthresh: spec.rrthresh,
     };
     Algorithms::by_name_with(
         &spec.cc.name(),
@@ -807,6 +935,7 @@ pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
         &spec.detection,
         &spec.timers,
         &detect,
+        &timers,
     )
 }
 
@@ -816,6 +945,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         init_cwnd: spec.init_cwnd,
         rto: RtoConfig {
             min_rto: spec.min_rto,
+            formula: spec.rto_formula,
             ..RtoConfig::default()
         },
         app: app_of(spec),
@@ -826,6 +956,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         dupthresh: 3,
         lost_retransmission_detection: spec.lost_retransmission_detection,
         dsack_undo: spec.dsack_undo,
+        restart_after_idle: spec.slow_start_after_idle,
     }
 }
 

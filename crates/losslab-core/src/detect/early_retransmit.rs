@@ -18,19 +18,45 @@
 //!   (it is re-armed afresh if the ACK still meets the conditions, as
 //!   Linux's tcp_pause_early_retransmit() did on every ACK). Without an
 //!   SRTT there is nothing to scale by and ER is not delayed, as in Linux.
+//!
+//! Two variants (`ErVariant`), named apart because they differ:
+//! - `rfc5827`: the RFC's ER_thresh = oflight - 1 over RFC 6675 DupThresh.
+//! - `linux`: Linux 3.5 to 4.9's tcp_time_to_recover() (net/ipv4/
+//!   tcp_input.c, "Trick#6"), which the tail-loss paper's Linux 3.17 hosts
+//!   ran: with fewer than four segments out and nothing new to send, ANY
+//!   SACKed segment (one duplicate ACK without SACK) triggers, whatever
+//!   oflight is; detection underneath is FACK with Linux's test
+//!   fackets_out > reordering ("Trick#1", tcp_fack on by default); the
+//!   delay mitigation waits max(SRTT/4, 2 ms) (tcp_pause_early_retransmit,
+//!   tcp_early_retrans = 2 or 3). This is what lets a tail loss probe's
+//!   single SACK repair two or three lost tail segments (tail-loss paper
+//!   section 3.1, "ER if 2-3 segments are lost", FACK for four or more).
 
-use super::{mark, DetectCtx, DupThresh, ErMitigation, LossDetector};
+use super::{mark, DetectCtx, DupThresh, ErMitigation, ErVariant, Fack, LossDetector};
 use crate::scoreboard::{Scoreboard, SegMeta, LOST};
 use crate::time::{Time, MS};
 
-/// The paper's ER delay: SRTT/4 bounded to [25 ms, 500 ms].
+/// The PRR/ER paper's ER delay: SRTT/4 bounded to [25 ms, 500 ms].
 pub fn er_delay(srtt: Time) -> Time {
     (srtt / 4).clamp(25 * MS, 500 * MS)
 }
 
+/// Linux's ER delay (tcp_pause_early_retransmit): max(SRTT/4, 2 ms).
+pub fn er_delay_linux(srtt: Time) -> Time {
+    (srtt / 4).max(2 * MS)
+}
+
+/// The detection ER sits on.
+#[derive(Clone, Debug)]
+enum Base {
+    Rfc6675(DupThresh),
+    Fack(Fack),
+}
+
 #[derive(Clone, Debug)]
 pub struct EarlyRetransmit {
-    rfc6675: DupThresh,
+    base: Base,
+    variant: ErVariant,
     mitigation: ErMitigation,
     /// A delayed early retransmit is pending until then.
     timer: Option<Time>,
@@ -38,11 +64,24 @@ pub struct EarlyRetransmit {
 
 impl EarlyRetransmit {
     pub fn new(dupthresh: u32, mitigation: ErMitigation) -> Self {
+        Self::with_variant(dupthresh, mitigation, ErVariant::Rfc5827)
+    }
+
+    pub fn with_variant(dupthresh: u32, mitigation: ErMitigation, variant: ErVariant) -> Self {
+        let base = match variant {
+            ErVariant::Rfc5827 => Base::Rfc6675(DupThresh::new(dupthresh)),
+            ErVariant::Linux => Base::Fack(Fack::linux(dupthresh)),
+        };
         EarlyRetransmit {
-            rfc6675: DupThresh::new(dupthresh),
+            base,
+            variant,
             mitigation,
             timer: None,
         }
+    }
+
+    pub fn variant(&self) -> ErVariant {
+        self.variant
     }
 
     pub fn mitigation(&self) -> ErMitigation {
@@ -63,7 +102,12 @@ impl EarlyRetransmit {
         if !(2..4).contains(&oflight) || ctx.can_send_new || board.retrans_out() > 0 {
             return None;
         }
-        Some(oflight - 1)
+        Some(match self.variant {
+            ErVariant::Rfc5827 => oflight - 1,
+            // tp->sacked_out != 0 (and, implied by the SACKs, fewer SACKed
+            // than outstanding).
+            ErVariant::Linux => 1,
+        })
     }
 
     fn triggered(&self, ctx: &DetectCtx, board: &Scoreboard) -> bool {
@@ -100,13 +144,20 @@ impl LossDetector for EarlyRetransmit {
         // Any ACK cancels a pending delayed early retransmit (paper
         // section 6); the conditions are checked afresh below.
         self.timer = None;
-        let enter = self.rfc6675.on_ack(ctx, board, on_mark);
+        let enter = match &mut self.base {
+            Base::Rfc6675(d) => d.on_ack(ctx, board, on_mark),
+            Base::Fack(d) => d.on_ack(ctx, board, on_mark),
+        };
         if enter || board.is_empty() || !self.triggered(ctx, board) {
             return enter;
         }
         if self.mitigation.delays() {
             if let Some(srtt) = ctx.srtt {
-                self.timer = Some(ctx.now + er_delay(srtt));
+                let delay = match self.variant {
+                    ErVariant::Rfc5827 => er_delay(srtt),
+                    ErVariant::Linux => er_delay_linux(srtt),
+                };
+                self.timer = Some(ctx.now + delay);
                 return false;
             }
         }
@@ -208,6 +259,60 @@ mod tests {
         assert!(!er(ErMitigation::Both).on_ack(&c, &mut b.clone(), &mut |_, _| {}));
         assert!(er(ErMitigation::Delay).on_ack(&c, &mut b.clone(), &mut |_, _| {}));
         assert!(er(ErMitigation::None).on_ack(&c, &mut b, &mut |_, _| {}));
+    }
+
+    fn linux(m: ErMitigation) -> EarlyRetransmit {
+        EarlyRetransmit::with_variant(3, m, ErVariant::Linux)
+    }
+
+    #[test]
+    fn linux_triggers_on_one_sack_with_three_out() {
+        // Tail-loss paper section 3.2: segments 8-10 of 10 lost, the loss
+        // probe retransmits 10 and its SACK alone starts recovery of 8.
+        // RFC 5827 would want two (ER_thresh = oflight - 1 = 2).
+        let mut b = board(3);
+        sack(&mut b, 2, 3);
+        assert_eq!(
+            on_ack(&mut er(ErMitigation::None), &ctx(1), &mut b.clone()),
+            (false, vec![])
+        );
+        let mut d = linux(ErMitigation::None);
+        assert_eq!(d.er_thresh(&ctx(1), &b), Some(1));
+        assert_eq!(on_ack(&mut d, &ctx(1), &mut b), (true, vec![0]));
+    }
+
+    #[test]
+    fn linux_uses_fackets_for_four_or_more_out() {
+        // Four outstanding, the probe's SACK of the fourth: fackets_out 4 >
+        // reordering 3 marks the three holes (Linux "Trick#1").
+        let mut b = board(4);
+        sack(&mut b, 3, 4);
+        let mut d = linux(ErMitigation::None);
+        assert_eq!(d.er_thresh(&ctx(1), &b), None);
+        assert_eq!(on_ack(&mut d, &ctx(1), &mut b), (true, vec![0, 1, 2]));
+        // RFC 5827 over DupThresh does nothing here.
+        let mut b = board(4);
+        sack(&mut b, 3, 4);
+        assert_eq!(
+            on_ack(&mut er(ErMitigation::None), &ctx(1), &mut b),
+            (false, vec![])
+        );
+    }
+
+    #[test]
+    fn linux_delay_is_a_quarter_srtt_at_least_2_ms() {
+        assert_eq!(er_delay_linux(4 * MS), 2 * MS);
+        assert_eq!(er_delay_linux(80 * MS), 20 * MS);
+        let mut d = linux(ErMitigation::Delay);
+        let mut b = board(3);
+        sack(&mut b, 2, 3);
+        let c = DetectCtx {
+            now: 1000 * MS,
+            srtt: Some(80 * MS),
+            ..ctx(1)
+        };
+        assert_eq!(on_ack(&mut d, &c, &mut b), (false, vec![]));
+        assert_eq!(d.poll_timeout(), Some(1020 * MS));
     }
 
     #[test]

@@ -26,6 +26,9 @@ use crate::scoreboard::{Scoreboard, SegMeta, LOST};
 pub struct Fack {
     rfc6675: DupThresh,
     dupthresh: u32,
+    /// Linux's test, fackets_out > reordering, instead of the paper's
+    /// "more than DupThresh segments missing" (one segment earlier).
+    linux_fackets: bool,
 }
 
 impl Fack {
@@ -33,6 +36,16 @@ impl Fack {
         Fack {
             rfc6675: DupThresh::new(dupthresh),
             dupthresh: dupthresh.max(1),
+            linux_fackets: false,
+        }
+    }
+
+    /// FACK as Linux tested it (tcp_time_to_recover() "Trick#1",
+    /// tcp_dupack_heuristics() = fackets_out).
+    pub fn linux(dupthresh: u32) -> Self {
+        Fack {
+            linux_fackets: true,
+            ..Self::new(dupthresh)
         }
     }
 
@@ -63,7 +76,9 @@ impl LossDetector for Fack {
             return enter;
         };
         let in_recovery = ctx.in_fast_recovery || ctx.in_loss;
-        if in_recovery || distance > u64::from(self.dupthresh) {
+        // fackets_out = distance + 1.
+        let reach = distance + u64::from(self.linux_fackets);
+        if in_recovery || reach > u64::from(self.dupthresh) {
             // Every hole below the highest SACK is lost (amortised O(1)
             // per segment through the scoreboard's scan cursor).
             board.mark_lost_below(top, &mut *on_mark);

@@ -20,7 +20,7 @@ mod fack;
 mod rack;
 
 pub use dupthresh::DupThresh;
-pub use early_retransmit::{er_delay, EarlyRetransmit};
+pub use early_retransmit::{er_delay, er_delay_linux, EarlyRetransmit};
 pub use fack::Fack;
 pub use rack::Rack;
 
@@ -138,6 +138,35 @@ impl ErMitigation {
     }
 }
 
+/// Which early retransmit (`[flow.early-retransmit] variant`): the RFC or
+/// what Linux 3.5 to 4.9 did (see early_retransmit.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ErVariant {
+    /// RFC 5827 section 3.2: ER_thresh = oflight - 1, over RFC 6675.
+    #[default]
+    Rfc5827,
+    /// Linux 3.17 tcp_time_to_recover(): one SACK suffices, over FACK.
+    Linux,
+}
+
+impl ErVariant {
+    pub const NAMES: &'static [&'static str] = &["rfc5827", "linux"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc5827" => Some(ErVariant::Rfc5827),
+            "linux" => Some(ErVariant::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ErVariant::Rfc5827 => "rfc5827",
+            ErVariant::Linux => "linux",
+        }
+    }
+}
+
 /// Parameters a detector may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DetectParams {
@@ -145,6 +174,7 @@ pub struct DetectParams {
     pub dupthresh: u32,
     /// early-retransmit only.
     pub er_mitigation: ErMitigation,
+    pub er_variant: ErVariant,
 }
 
 impl Default for DetectParams {
@@ -152,6 +182,7 @@ impl Default for DetectParams {
         DetectParams {
             dupthresh: 3,
             er_mitigation: ErMitigation::None,
+            er_variant: ErVariant::Rfc5827,
         }
     }
 }
@@ -171,7 +202,11 @@ pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
     match name {
         "dupthresh" => Some(Box::new(DupThresh::new(p.dupthresh))),
         "fack" => Some(Box::new(Fack::new(p.dupthresh))),
-        "early-retransmit" => Some(Box::new(EarlyRetransmit::new(p.dupthresh, p.er_mitigation))),
+        "early-retransmit" => Some(Box::new(EarlyRetransmit::with_variant(
+            p.dupthresh,
+            p.er_mitigation,
+            p.er_variant,
+        ))),
         "rack" => Some(Box::new(Rack::new(p.dupthresh))),
         _ => None,
     }

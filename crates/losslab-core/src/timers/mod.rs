@@ -9,7 +9,7 @@ mod tlpr;
 
 pub use rack_tlp::RackTlp;
 pub use rto::Rfc6298;
-pub use rtor::Rtor;
+pub use rtor::{Rtor, RRTHRESH};
 pub use tlp::{paper_pto, Tlp, PTO_FLOOR, WC_DEL_ACK};
 pub use tlpr::Tlpr;
 
@@ -58,12 +58,34 @@ pub trait TimerPolicy {
     }
 }
 
+/// Parameters a timer policy may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimerParams {
+    /// RTO Restart's rrthresh (RFC 7765 section 3), for `rtor` and `tlpr`.
+    pub rrthresh: u64,
+}
+
+impl Default for TimerParams {
+    fn default() -> Self {
+        TimerParams {
+            rrthresh: rtor::RRTHRESH,
+        }
+    }
+}
+
 pub fn by_name(name: &str) -> Option<Box<dyn TimerPolicy>> {
+    build(name, &TimerParams::default())
+}
+
+/// Builds a timer policy by name with its parameters.
+pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
     match name {
         "rto" => Some(Box::new(Rfc6298)),
-        "rtor" => Some(Box::new(Rtor::default())),
+        "rtor" => Some(Box::new(Rtor {
+            rrthresh: p.rrthresh,
+        })),
         "tlp" => Some(Box::new(Tlp::default())),
-        "tlpr" => Some(Box::new(Tlpr::default())),
+        "tlpr" => Some(Box::new(Tlpr::with_rrthresh(p.rrthresh))),
         "rack-tlp" => Some(Box::new(RackTlp::default())),
         _ => None,
     }

@@ -7,9 +7,26 @@ use super::{Deadline, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::Time;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Tlpr {
     sched: ProbeSchedule,
+    /// RTOR's rrthresh for the restart cap (RFC 7765 section 3).
+    pub rrthresh: u64,
+}
+
+impl Default for Tlpr {
+    fn default() -> Self {
+        Self::with_rrthresh(super::rtor::RRTHRESH)
+    }
+}
+
+impl Tlpr {
+    pub fn with_rrthresh(rrthresh: u64) -> Self {
+        Tlpr {
+            sched: ProbeSchedule::default(),
+            rrthresh,
+        }
+    }
 }
 
 impl Tlpr {
@@ -26,8 +43,8 @@ impl Tlpr {
     /// TLPR applies RTOR's logic to TLP's timer management (paper 2.3):
     /// a probe restarted by an ACK never waits longer than RFC 7765's
     /// restarted RTO, RTO - T_earliest, so TLPR is never slower than RTOR.
-    fn rtor_cap(ctx: &TimerCtx, d: Deadline) -> Deadline {
-        match (d, super::rtor::restart_at(ctx, super::rtor::RRTHRESH)) {
+    fn rtor_cap(&self, ctx: &TimerCtx, d: Deadline) -> Deadline {
+        match (d, super::rtor::restart_at(ctx, self.rrthresh)) {
             (Some((t, TimerKind::Probe)), Some(cap)) if cap < t => Some((cap, TimerKind::Probe)),
             (d, _) => d,
         }
@@ -49,7 +66,7 @@ impl TimerPolicy for Tlpr {
             .sched
             .on_ack(ctx, acked_new, current, Self::probe_at(ctx));
         if acked_new {
-            Self::rtor_cap(ctx, d)
+            self.rtor_cap(ctx, d)
         } else {
             d
         }

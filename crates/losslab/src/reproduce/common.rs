@@ -33,6 +33,8 @@ pub struct FlowTrace {
     pub acks: Vec<AckRx>,
     /// Retransmissions the path dropped (ground truth).
     pub retransmissions_dropped: u64,
+    /// First bytes of the data packets the path dropped, any transmission.
+    pub dropped_seqs: Vec<u64>,
 }
 
 impl FlowTrace {
@@ -73,8 +75,11 @@ impl Tracer for Collector {
             (Body::Ack(a), PacketFate::Delivered) => {
                 c.flows[f].acks.push(AckRx { t: at, ack: a.ack })
             }
-            (Body::Data(s), PacketFate::LossDrop | PacketFate::QueueDrop) if s.tx_count > 1 => {
-                c.flows[f].retransmissions_dropped += 1
+            (Body::Data(s), PacketFate::LossDrop | PacketFate::QueueDrop) => {
+                c.flows[f].dropped_seqs.push(s.seq);
+                if s.tx_count > 1 {
+                    c.flows[f].retransmissions_dropped += 1
+                }
             }
             _ => {}
         }
