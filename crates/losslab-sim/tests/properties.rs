@@ -7,9 +7,10 @@
 mod common;
 
 use common::*;
-use losslab_core::detect::ErMitigation;
+use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::event::{Event, Timed};
 use losslab_core::time::MS;
+use losslab_core::RtoFormula;
 use losslab_sim::scenario::*;
 use losslab_sim::sim::{Packet, PacketFate, Side};
 use losslab_sim::{Simulation, Tracer};
@@ -82,6 +83,13 @@ struct Case {
     dsack_undo: bool,
     /// A name from `losslab_core::timers::NAMES`.
     timers: &'static str,
+    er_variant: ErVariant,
+    linux_rto: bool,
+    restart_after_idle: bool,
+    /// 0: one write of every byte; n: the bytes as n requested objects.
+    objects: u64,
+    /// The flow's own one-way delay, ms.
+    flow_delay: u64,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -103,6 +111,13 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             prop::sample::select(losslab_core::timers::NAMES),
         ),
+        (
+            prop::sample::select(ErVariant::NAMES),
+            any::<bool>(),
+            any::<bool>(),
+            0u64..5,
+            0u64..30,
+        ),
     )
         .prop_map(
             |(
@@ -113,6 +128,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (quick, sb, rb),
                 (rr, fx, seed),
                 (detection, mitigation, lrd, undo, timers),
+                (variant, linux_rto, restart, objects, flow_delay),
             )| Case {
                 segments,
                 mss,
@@ -133,6 +149,11 @@ fn case() -> impl Strategy<Value = Case> {
                 lost_retransmission_detection: lrd,
                 dsack_undo: undo,
                 timers,
+                er_variant: ErVariant::from_name(variant).expect("a listed name"),
+                linux_rto,
+                restart_after_idle: restart,
+                objects,
+                flow_delay,
             },
         )
 }
@@ -153,7 +174,22 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     r.duplicate = c.ack_dup;
     let total = c.segments * c.mss as u64 - (c.seed % c.mss as u64).min(c.mss as u64 - 1);
     let mut f = FlowSpec::new("a");
-    f.app = AppSpec::Bytes(total);
+    f.app = if c.objects == 0 {
+        AppSpec::Bytes(total)
+    } else {
+        // n objects adding up to `total`, the last one the largest.
+        let n = c.objects.min(total);
+        let q = total / n;
+        let mut sizes = vec![q; n as usize];
+        sizes[n as usize - 1] = total - q * (n - 1);
+        AppSpec::Objects { sizes, after: None }
+    };
+    f.early_retransmit.variant = c.er_variant;
+    if c.linux_rto {
+        f.rto_formula = RtoFormula::Linux;
+    }
+    f.slow_start_after_idle = c.restart_after_idle;
+    f.delay = c.flow_delay * MS;
     f.mss = c.mss;
     f.receiver.ack = if c.quick {
         AckSpec::Quick
@@ -220,6 +256,15 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
             lost_retransmission_detection: seed % 3 != 0,
             dsack_undo: seed % 4 != 0,
             timers: losslab_core::timers::NAMES[seed as usize % losslab_core::timers::NAMES.len()],
+            er_variant: if seed % 2 == 0 {
+                ErVariant::Linux
+            } else {
+                ErVariant::Rfc5827
+            },
+            linux_rto: seed % 3 == 0,
+            restart_after_idle: seed % 2 == 1,
+            objects: seed % 4,
+            flow_delay: seed % 7,
         };
         run(&c).unwrap();
     }
