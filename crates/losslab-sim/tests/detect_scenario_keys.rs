@@ -4,6 +4,8 @@
 //! `reordering_events`, per recovery `undone` (docs/SCENARIO.md,
 //! "losslab's additions").
 
+mod common;
+
 use losslab_core::detect::ErMitigation;
 use losslab_sim::parse::{parse_scenario, ScenarioError, COMMAND_LINE};
 use losslab_sim::scenario::{FlowSpec, Scenario};
@@ -20,19 +22,7 @@ fn parse(text: &str, overrides: &[&str]) -> Result<Scenario, ScenarioError> {
 
 #[track_caller]
 fn error(text: &str, key: &str, needles: &[&str]) {
-    let e = match parse(text, &[]) {
-        Ok(s) => panic!("expected an error at {key}, got {s:#?}"),
-        Err(e) => e,
-    };
-    let shown = e.to_string();
-    assert_eq!(
-        (e.file.as_str(), e.key.as_str()),
-        ("test.toml", key),
-        "{shown}"
-    );
-    for n in needles {
-        assert!(shown.contains(n), "{shown:?} lacks {n:?}");
-    }
+    common::expect_parse_error(parse(text, &[]), key, needles);
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! `rrthresh`, `[flow.early-retransmit] variant`, a flow's own `delay`,
 //! and the request/response app `{ kind = "objects" }` with its results.
 
+mod common;
+
 use losslab_core::detect::ErVariant;
 use losslab_core::time::{Time, MS, SEC};
 use losslab_core::RtoFormula;
@@ -20,19 +22,7 @@ fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 
 #[track_caller]
 fn error(text: &str, key: &str, needles: &[&str]) {
-    let e = match parse(text) {
-        Ok(s) => panic!("expected an error at {key}, got {s:#?}"),
-        Err(e) => e,
-    };
-    let shown = e.to_string();
-    assert_eq!(
-        (e.file.as_str(), e.key.as_str()),
-        ("test.toml", key),
-        "{shown}"
-    );
-    for n in needles {
-        assert!(shown.contains(n), "{shown:?} lacks {n:?}");
-    }
+    common::expect_parse_error(parse(text), key, needles);
 }
 
 #[test]
@@ -99,30 +89,37 @@ fn rrthresh_tables() {
     );
 }
 
-/// Last segment of a 10-segment flow lost, quick ACKs, RTT 80 ms: with
-/// rrthresh 4, RTOR restarts the timer (one segment out) and saves an
-/// RTT; with rrthresh 1 it never applies and equals the plain RTO.
+/// FCT of a 10-segment flow whose last segment is lost, with quick ACKs
+/// over a 1 Gbit/s path of the given one-way delay.
+fn tail_fct(one_way: Time, tune: impl FnOnce(&mut FlowSpec)) -> f64 {
+    let mut f = FlowSpec::new("a");
+    f.app = AppSpec::Bytes(10 * 1448);
+    f.receiver.ack = AckSpec::Quick;
+    tune(&mut f);
+    let p = PathSpec::new(
+        1_000_000_000,
+        one_way,
+        QueueLimit::Packets(100),
+        LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Tail(1),
+        },
+    );
+    run(&Scenario::single_path("t", 10 * SEC, p, vec![f])).flows[0]
+        .fct_s
+        .unwrap()
+}
+
+/// RTT 80 ms: with rrthresh 4, RTOR restarts the timer (one segment out)
+/// and saves an RTT; with rrthresh 1 it never applies and equals the
+/// plain RTO.
 #[test]
 fn rrthresh_reaches_the_timer() {
     let fct = |rrthresh: u64, timers: &str| {
-        let mut f = FlowSpec::new("a");
-        f.timers = timers.into();
-        f.rrthresh = rrthresh;
-        f.app = AppSpec::Bytes(10 * 1448);
-        f.receiver.ack = AckSpec::Quick;
-        let p = PathSpec::new(
-            1_000_000_000,
-            40 * MS,
-            QueueLimit::Packets(100),
-            LossModel::Drop {
-                flow: "a".into(),
-                which: DropSpec::Tail(1),
-            },
-        );
-        let sc = Scenario::single_path("t", 10 * SEC, p, vec![f]);
-        let mut sim = Simulation::new(&sc).unwrap();
-        sim.run();
-        sim.results().flows[0].fct_s.unwrap()
+        tail_fct(40 * MS, |f| {
+            f.timers = timers.into();
+            f.rrthresh = rrthresh;
+        })
     };
     let base = fct(4, "rto");
     assert!(
@@ -140,25 +137,7 @@ fn rrthresh_reaches_the_timer() {
 /// than with RFC 6298's max(200 ms, ...).
 #[test]
 fn rto_formula_reaches_the_estimator() {
-    let fct = |formula: RtoFormula| {
-        let mut f = FlowSpec::new("a");
-        f.rto_formula = formula;
-        f.app = AppSpec::Bytes(10 * 1448);
-        f.receiver.ack = AckSpec::Quick;
-        let p = PathSpec::new(
-            1_000_000_000,
-            5 * MS,
-            QueueLimit::Packets(100),
-            LossModel::Drop {
-                flow: "a".into(),
-                which: DropSpec::Tail(1),
-            },
-        );
-        let sc = Scenario::single_path("t", 10 * SEC, p, vec![f]);
-        let mut sim = Simulation::new(&sc).unwrap();
-        sim.run();
-        sim.results().flows[0].fct_s.unwrap()
-    };
+    let fct = |formula: RtoFormula| tail_fct(5 * MS, |f| f.rto_formula = formula);
     let gap = fct(RtoFormula::Linux) - fct(RtoFormula::Rfc6298);
     assert!((gap - 0.010).abs() < 0.001, "gap {gap}");
 }

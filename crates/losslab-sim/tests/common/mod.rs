@@ -23,3 +23,26 @@ pub fn scenario(
         ..Scenario::single_path(name, secs * 1_000_000_000, path.0, flows)
     }
 }
+
+/// Asserts that parsing failed in test.toml at `key`, with every needle in
+/// the message.
+#[track_caller]
+pub fn expect_parse_error(
+    parsed: Result<Scenario, losslab_sim::parse::ScenarioError>,
+    key: &str,
+    needles: &[&str],
+) {
+    let e = match parsed {
+        Ok(s) => panic!("expected an error at {key}, got {s:#?}"),
+        Err(e) => e,
+    };
+    let shown = e.to_string();
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("test.toml", key),
+        "{shown}"
+    );
+    for n in needles {
+        assert!(shown.contains(n), "{shown:?} lacks {n:?}");
+    }
+}
