@@ -32,7 +32,7 @@
 //! detector had marked it lost (the original was late, not lost).
 
 use crate::app::{App, AppState};
-use crate::cc::{CcCtx, CongestionControl};
+use crate::cc::{CcCtx, CcParams, CongestionControl};
 use crate::config::RtoConfig;
 use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
@@ -117,6 +117,7 @@ impl Algorithms {
             timers,
             &params,
             &TimerParams::default(),
+            &CcParams::default(),
         )
     }
 
@@ -128,9 +129,10 @@ impl Algorithms {
         timers: &str,
         detect: &DetectParams,
         timer_params: &TimerParams,
+        cc_params: &CcParams,
     ) -> Result<Self, String> {
         Ok(Algorithms {
-            cc: crate::cc::by_name(cc).ok_or_else(|| format!("unknown cc {cc:?}"))?,
+            cc: crate::cc::build(cc, cc_params).ok_or_else(|| format!("unknown cc {cc:?}"))?,
             recovery: crate::recovery::by_name(recovery)
                 .ok_or_else(|| format!("unknown recovery {recovery:?}"))?,
             detect: crate::detect::build(detection, detect)
@@ -636,8 +638,10 @@ impl Sender {
 
         // RTT sample from the echoed timestamp, under Karn's rule: none
         // when any newly acknowledged segment was ever retransmitted.
+        let mut rtt_sample = None;
         if cum.segments > 0 && !cum.any_retransmitted && ack.ts_ecr > 0 && ack.ts_ecr <= now + 1 {
             let r = now + 1 - ack.ts_ecr;
+            rtt_sample = Some(r);
             self.rtt.on_sample(r);
             self.rtt_since_probe = true;
             self.stats.rtt.record(r);
@@ -740,6 +744,9 @@ impl Sender {
                         srtt: self.rtt.srtt(),
                         min_rtt: self.rtt.min_rtt(),
                         packets_out: self.board.packets_out(),
+                        rtt_sample,
+                        snd_una: self.snd_una,
+                        snd_nxt: self.snd_nxt,
                     };
                     self.alg.cc.cong_avoid(
                         &mut self.win,

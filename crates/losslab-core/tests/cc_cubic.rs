@@ -24,6 +24,7 @@ fn drive(
                 srtt: Some(rtt),
                 min_rtt: Some(rtt),
                 packets_out: n,
+                ..Default::default()
             };
             cc.cong_avoid(w, 1, &ctx);
         }

@@ -422,7 +422,7 @@ const FLOW_KEYS: &[&str] = &[
     "slow_start_after_idle",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
-const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlpr"];
+const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlpr", "cubic"];
 const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 const RTO_RESTART_KEYS: &[&str] = &["rrthresh"];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
@@ -1364,6 +1364,24 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
+        }
+        if let Some(v) = t.get("cubic") {
+            let cloc = loc.key("cubic");
+            let ct = self.table(v, &cloc, "a table like [flow.cubic] hystart = true")?;
+            self.only_keys(ct, &cloc, &["hystart"], "in [flow.cubic]")?;
+            if let Some(h) = ct.get("hystart") {
+                f.hystart = self.boolean(h, &cloc.key("hystart"))?;
+            }
+            // Parameters that nothing reads would be a silent default.
+            if f.cc != CcSpec::Named("cubic".into()) {
+                return Err(self.err(
+                    &cloc,
+                    format!(
+                        "parameters for cubic given but this flow's cc is {:?}; set cc = \"cubic\" or remove [flow.cubic]",
+                        f.cc.name()
+                    ),
+                ));
+            }
         }
         for timer in ["rtor", "tlpr"] {
             let Some(v) = t.get(timer) else { continue };

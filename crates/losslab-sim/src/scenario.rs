@@ -234,6 +234,9 @@ pub struct FlowSpec {
     /// RFC 5681 section 4.1 restart window after an idle RTO (added key
     /// `slow_start_after_idle`, default false; Linux has it on).
     pub slow_start_after_idle: bool,
+    /// `[flow.cubic] hystart = true` (added): Linux's HyStart slow-start
+    /// exit for `cc = "cubic"`.
+    pub hystart: bool,
     pub app: AppSpec,
     /// None = "auto".
     pub sndbuf: Option<u64>,
@@ -279,6 +282,7 @@ impl FlowSpec {
             rrthresh: losslab_core::timers::RRTHRESH,
             delay: 0,
             slow_start_after_idle: false,
+            hystart: false,
             app: AppSpec::Bulk,
             sndbuf: None,
             receiver: ReceiverSpec::default(),

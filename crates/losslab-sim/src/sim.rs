@@ -929,6 +929,9 @@ pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
     let timers = losslab_core::timers::TimerParams {
         rrthresh: spec.rrthresh,
     };
+    let cc = losslab_core::cc::CcParams {
+        hystart: spec.hystart,
+    };
     Algorithms::by_name_with(
         &spec.cc.name(),
         &spec.recovery,
@@ -936,6 +939,7 @@ pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
         &spec.timers,
         &detect,
         &timers,
+        &cc,
     )
 }
 

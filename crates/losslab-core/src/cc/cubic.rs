@@ -11,13 +11,13 @@
 //! 1/1024 s clock and a table-driven cube root; the curves agree to well
 //! under one segment at the windows we simulate.
 //!
-//! Not implemented: HyStart / HyStart++ (RFC 9438 section 4.10 prefers
-//! HyStart++; it needs per-ACK delay samples and round tracking the
-//! `CongestionControl` interface does not carry, so slow start here is RFC
-//! 5681's, which section 4.10 allows), the spurious-congestion undo of
-//! section 4.9 (the engine has no undo yet), and ECN.
+//! Slow start is RFC 5681's (RFC 9438 section 4.10 allows it) unless
+//! Linux's HyStart is asked for (`with_hystart`, scenario `[flow.cubic]
+//! hystart = true`; see hystart.rs). Not implemented: HyStart++ (RFC 9406,
+//! which section 4.10 prefers), the spurious-congestion undo of section
+//! 4.9 (a DSACK undo restores cwnd and ssthresh only), and ECN.
 
-use super::{additive_increase, slow_start, CcCtx, CongestionControl};
+use super::{additive_increase, slow_start, CcCtx, CongestionControl, HyStart};
 use crate::time::{Time, SEC};
 use crate::window::Window;
 
@@ -65,6 +65,8 @@ pub struct Cubic {
     cwnd_prior: f64,
     /// None until the next congestion-avoidance ACK starts a stage.
     epoch: Option<Epoch>,
+    /// Linux's slow-start exit, when asked for.
+    hystart: Option<HyStart>,
 }
 
 impl Default for Cubic {
@@ -87,7 +89,14 @@ impl Cubic {
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
+            hystart: None,
         }
+    }
+
+    /// With Linux's HyStart ending slow start (hystart.rs).
+    pub fn with_hystart(mut self) -> Self {
+        self.hystart = Some(HyStart::default());
+        self
     }
 
     /// W_max in segments (0 when unknown).
@@ -219,7 +228,11 @@ fn cube_root(x: f64) -> f64 {
 
 impl CongestionControl for Cubic {
     fn name(&self) -> String {
-        "cubic".into()
+        if self.hystart.is_some() {
+            "cubic+hystart".into()
+        } else {
+            "cubic".into()
+        }
     }
 
     /// RFC 9438 sections 4.6 and 4.7 (Linux cubictcp_recalc_ssthresh()).
@@ -247,6 +260,9 @@ impl CongestionControl for Cubic {
 
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let mut acked = acked;
+        if let Some(h) = &mut self.hystart {
+            h.on_ack(w, ctx);
+        }
         // RFC 9438 section 4.10: slow start while cwnd < ssthresh (RFC
         // 5681's; no HyStart, see the module comment).
         if w.in_slow_start() {
@@ -274,6 +290,9 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, _now: Time) {
         self.epoch = None;
         self.w_max = 0.0;
+        if let Some(h) = &mut self.hystart {
+            h.reset();
+        }
     }
 }
 
@@ -360,6 +379,7 @@ mod tests {
             srtt: Some(100 * MS),
             min_rtt: Some(100 * MS),
             packets_out: 70,
+            ..Default::default()
         };
         cc.cong_avoid(&mut w, 1, &ctx);
         assert!(close(cc.k().unwrap(), 4.2172, 1e-4));
@@ -383,6 +403,7 @@ mod tests {
             srtt: Some(100 * MS),
             min_rtt: Some(100 * MS),
             packets_out: 70,
+            ..Default::default()
         };
         cc.cong_avoid(&mut w, 1, &ctx);
         assert_eq!(cc.k(), Some(0.0));
@@ -414,6 +435,7 @@ mod tests {
             srtt: Some(rtt),
             min_rtt: Some(rtt),
             packets_out: 70,
+            ..Default::default()
         };
         cc.cong_avoid(&mut w, 1, &ctx(SEC));
         // Ten idle seconds, then ACKs again: t moved by one RTT only.

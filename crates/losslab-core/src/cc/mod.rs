@@ -3,11 +3,13 @@
 
 mod cubic;
 mod fixed;
+mod hystart;
 mod newreno;
 mod reno;
 
 pub use cubic::Cubic;
 pub use fixed::Fixed;
+pub use hystart::HyStart;
 pub use newreno::NewReno;
 pub use reno::Reno;
 
@@ -27,6 +29,12 @@ pub struct CcCtx {
     pub min_rtt: Option<Time>,
     /// Segments sent and not cumulatively acknowledged.
     pub packets_out: u64,
+    /// This ACK's RTT sample, if it gave one.
+    pub rtt_sample: Option<Time>,
+    /// Bytes: the cumulative ACK point after this ACK, and the next byte
+    /// to send (rounds of slow start end when snd_una passes a snd_nxt).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
 }
 
 pub trait CongestionControl {
@@ -48,6 +56,22 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
+}
+
+/// Parameters a congestion controller may take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CcParams {
+    /// `cubic` only: Linux's HyStart slow-start exit (`[flow.cubic]
+    /// hystart = true`).
+    pub hystart: bool,
+}
+
+/// Builds a congestion controller by name with its parameters.
+pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
+    if name == "cubic" && p.hystart {
+        return Some(Box::new(Cubic::new().with_hystart()));
+    }
+    by_name(name)
 }
 
 /// Builds a congestion controller by name.
