@@ -503,6 +503,14 @@ pub fn udp_blast(dst: SocketAddrV4, count: u32, size: usize, gap_ns: u64) -> io:
 /// (after the first) or `deadline_ns`.
 pub fn udp_count(sock: UdpSocket, idle_ns: u64, deadline_ns: u64) -> io::Result<u64> {
     sock.set_read_timeout(Some(Duration::from_millis(10)))?;
+    // A burst after an emulator stall must not overflow the default
+    // 208 KiB buffer (FORCE: above rmem_max; needs root, as we are).
+    setsockopt_int(
+        sock.as_raw_fd(),
+        libc::SOL_SOCKET,
+        libc::SO_RCVBUFFORCE,
+        32 << 20,
+    )?;
     let mut buf = [0u8; 2048];
     let mut n = 0;
     let mut last = now_ns();

@@ -67,7 +67,7 @@ impl EmuConfig {
             flow_map: FlowMap::FirstSeen,
             csv: None,
             pcap_dir: None,
-            spin_ns: 60_000,
+            spin_ns: 100_000,
             mtu: None,
             realtime: true,
         }
@@ -132,6 +132,9 @@ pub struct Health {
     pub pool_growths: u64,
     /// The emulator thread ran under SCHED_FIFO.
     pub realtime: bool,
+    /// 100 ms windows in which the thread stopped spinning because it had
+    /// used 80% of a CPU (deliveries then rely on timer wake-ups alone).
+    pub spin_rationed_windows: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -160,9 +163,9 @@ impl EmuReport {
             ));
         }
         s.push_str(&format!(
-            "health: {} deliveries, lateness mean {:.1} us, p99 {:.1} us, worst {:.1} us ({} over 200 us); kernel drops: A tx {} rx {}, B tx {} rx {}; pool growths {}{}\n",
+            "health: {} deliveries, lateness mean {:.1} us, p99 {:.1} us, worst {:.1} us ({} over 200 us); kernel drops: A tx {} rx {}, B tx {} rx {}; pool growths {}; spin rationed in {} windows{}\n",
             h.deliveries, h.lateness_mean_us, h.lateness_p99_us, h.lateness_max_us, h.late_over_200us,
-            h.a_tx_dropped, h.a_rx_dropped, h.b_tx_dropped, h.b_rx_dropped, h.pool_growths,
+            h.a_tx_dropped, h.a_rx_dropped, h.b_tx_dropped, h.b_rx_dropped, h.pool_growths, h.spin_rationed_windows,
             if h.realtime { "" } else { "; not under SCHED_FIFO" }
         ));
         s
@@ -279,6 +282,7 @@ impl Emulator {
             snap: cfg.pcap_dir.is_some(),
             seq: 0,
             realtime: cfg.realtime,
+            spin_rationed: 0,
         };
         let stop2 = stop.clone();
         let thread = std::thread::Builder::new()
@@ -454,6 +458,8 @@ pub fn kill_tree(child: &mut Child, grace: std::time::Duration) {
 // ---- the worker ----
 
 const BATCH: usize = 512;
+const SPIN_WINDOW: u64 = 100_000_000;
+const SPIN_BUDGET: u64 = 80_000_000;
 const HIST_US: usize = 10_000;
 
 pub struct Lateness {
@@ -463,6 +469,7 @@ pub struct Lateness {
     over_200: u64,
     hist: Vec<u32>,
     realtime: bool,
+    spin_rationed: u64,
 }
 
 impl Lateness {
@@ -474,6 +481,7 @@ impl Lateness {
             over_200: 0,
             hist: vec![0; HIST_US + 1],
             realtime: false,
+            spin_rationed: 0,
         }
     }
 
@@ -491,6 +499,7 @@ impl Lateness {
     fn fill(&self, h: &mut Health) {
         h.deliveries = self.n;
         h.realtime = self.realtime;
+        h.spin_rationed_windows = self.spin_rationed;
         if self.n == 0 {
             return;
         }
@@ -616,6 +625,7 @@ struct Worker {
     snap: bool,
     seq: u64,
     realtime: bool,
+    spin_rationed: u64,
 }
 
 impl Worker {
@@ -628,6 +638,11 @@ impl Worker {
         ep.add(self.dirs[1].in_fd, 1)?;
         ep.add(timer.raw(), 2)?;
         let mut armed = 0u64;
+        // Spinning is rationed: a SCHED_FIFO thread that uses more than
+        // sched_rt_runtime_us (95%) of a second is stopped for the rest of
+        // it (tens of ms). Within each 100 ms window, once this thread has
+        // used SPIN_BUDGET of CPU it sleeps to the deadline itself.
+        let (mut win_start, mut win_cpu, mut spin_ok) = (0u64, 0u64, true);
         while !stop.load(Ordering::Relaxed) {
             let now = sys::now_ns();
             self.deliver_due(now);
@@ -640,13 +655,22 @@ impl Worker {
                 (Some(x), Some(y)) => Some(x.min(y)),
                 (x, y) => x.or(y),
             };
+            if now >= win_start + SPIN_WINDOW {
+                win_start = now;
+                win_cpu = sys::thread_cpu_ns();
+                spin_ok = true;
+            }
             if let Some(nx) = next {
-                if nx <= now + self.spin {
-                    // Spin: the deadline is too close to trust a wake-up.
-                    std::hint::spin_loop();
-                    continue;
+                if spin_ok && nx <= now + self.spin {
+                    if sys::thread_cpu_ns() - win_cpu < SPIN_BUDGET {
+                        // Spin: the deadline is too close to trust a wake-up.
+                        std::hint::spin_loop();
+                        continue;
+                    }
+                    spin_ok = false;
+                    self.spin_rationed += 1;
                 }
-                let wake = nx - self.spin;
+                let wake = if spin_ok { nx - self.spin } else { nx };
                 if wake != armed {
                     timer.arm_abs(wake)?;
                     armed = wake;
@@ -663,6 +687,7 @@ impl Worker {
         }
         let mut lat = std::mem::replace(&mut self.lat, Lateness::new());
         lat.realtime = self.realtime;
+        lat.spin_rationed = self.spin_rationed;
         Ok((
             std::mem::take(&mut self.dirs[0].st),
             std::mem::take(&mut self.dirs[1].st),
