@@ -183,7 +183,7 @@ pub enum Host {
 /// up too (the namespaces and devices go in every case).
 pub struct Emulator {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<io::Result<(DirStats, DirStats, Lateness, u64)>>>,
+    thread: Option<JoinHandle<io::Result<WorkerOut>>>,
     logger: Option<JoinHandle<io::Result<()>>>,
     t0: u64,
     // Declared last: dropped after the thread has been stopped.
@@ -457,6 +457,9 @@ pub fn kill_tree(child: &mut Child, grace: std::time::Duration) {
 
 // ---- the worker ----
 
+/// Per-direction counters, lateness, pool growths.
+type WorkerOut = (DirStats, DirStats, Lateness, u64);
+
 const BATCH: usize = 512;
 const SPIN_WINDOW: u64 = 100_000_000;
 const SPIN_BUDGET: u64 = 80_000_000;
@@ -519,6 +522,8 @@ impl Lateness {
 }
 
 struct Pool {
+    // Boxed one by one so that growing the pool never moves a buffer.
+    #[allow(clippy::vec_box)]
     bufs: Vec<Box<[u8; MAX_PACKET]>>,
     lens: Vec<u16>,
     free: Vec<u32>,
@@ -629,7 +634,7 @@ struct Worker {
 }
 
 impl Worker {
-    fn run(&mut self, stop: &AtomicBool) -> io::Result<(DirStats, DirStats, Lateness, u64)> {
+    fn run(&mut self, stop: &AtomicBool) -> io::Result<WorkerOut> {
         sys::set_min_timer_slack();
         self.realtime = self.realtime && sys::set_realtime(50);
         let ep = sys::Epoll::new()?;
@@ -846,7 +851,7 @@ impl Worker {
         }
         // A duplicate or held packet can fall behind the line's tail when
         // delays differ; only exactly ordered packets join the line.
-        if !p.held && dir.line.back().map_or(true, |b| b.at <= p.at) {
+        if !p.held && !matches!(dir.line.back(), Some(b) if b.at > p.at) {
             dir.line.push_back(p);
             return;
         }

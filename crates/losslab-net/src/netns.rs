@@ -73,7 +73,7 @@ pub fn our_netns(pid: Option<u32>) -> Vec<String> {
     list_netns()
         .into_iter()
         .filter(|n| match parse_name(n) {
-            Some(p) => pid.map_or(true, |q| q == p),
+            Some(p) => !matches!(pid, Some(q) if q != p),
             None => false,
         })
         .collect()

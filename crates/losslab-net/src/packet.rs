@@ -103,9 +103,12 @@ pub struct FlowInfo {
     pub total: Option<u64>,
 }
 
+/// (protocol, A address, A port, B address, B port).
+type ConnKey = (u8, [u8; 4], u16, [u8; 4], u16);
+
 pub struct Flows {
     map: FlowMap,
-    ids: HashMap<(u8, [u8; 4], u16, [u8; 4], u16), usize>,
+    ids: HashMap<ConnKey, usize>,
     next: usize,
     info: Vec<FlowInfo>,
     /// [flow][dir]

@@ -1,6 +1,7 @@
 //! The `losslab` command line.
 
 mod bench;
+mod emulate;
 mod plot;
 mod report;
 mod reproduce;
@@ -30,6 +31,9 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Measure simulator speed (simulated packets per wall-clock second).
     Bench(bench::BenchArgs),
+    /// Emulate the scenario's path between two network namespaces (TUN
+    /// devices held by this process) and run commands across it.
+    Emulate(emulate::EmulateArgs),
 }
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Emulate(a) => emulate::emulate(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
