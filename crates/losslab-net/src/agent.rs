@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::sys::now_ns;
+use crate::sys::{now_ns, stop_signal};
 
 fn setsockopt_raw(fd: RawFd, level: i32, name: i32, val: &[u8]) -> io::Result<()> {
     // SAFETY: val is valid for val.len() bytes.
@@ -270,7 +270,7 @@ pub fn send(o: &SendOpts) -> io::Result<SendResult> {
     let buf = vec![0x5au8; 1 << 20];
     let write = |s: &mut TcpStream, mut n: u64, until: u64| -> io::Result<u64> {
         let mut done = 0;
-        while n > 0 && now_ns() < until {
+        while n > 0 && now_ns() < until && stop_signal() == 0 {
             let k = (n as usize).min(buf.len());
             match s.write(&buf[..k]) {
                 Ok(w) => {
@@ -298,6 +298,9 @@ pub fn send(o: &SendOpts) -> io::Result<SendResult> {
         Plan::Writes(w) => {
             for &(at, n) in w {
                 sleep_until((start + at).min(o.deadline_ns));
+                if stop_signal() != 0 {
+                    break;
+                }
                 res.bytes_written += write(&mut s, n, o.deadline_ns)?;
             }
         }
@@ -311,7 +314,7 @@ pub fn send(o: &SendOpts) -> io::Result<SendResult> {
                 res.complete = true;
                 break;
             }
-            if now_ns() >= o.deadline_ns {
+            if now_ns() >= o.deadline_ns || stop_signal() != 0 {
                 break;
             }
             std::thread::sleep(Duration::from_millis(1));
@@ -336,6 +339,8 @@ pub struct RecvResult {
     pub last_byte_ns: Option<u64>,
     /// The sender closed the connection (EOF) before the deadline.
     pub eof: bool,
+    /// The receiver's TCP_INFO at the end (segs_out counts its ACKs).
+    pub last: TcpInfo,
 }
 
 /// A listening receiver; bind it before the sender starts.
@@ -364,7 +369,7 @@ impl Receiver {
             match self.l.accept() {
                 Ok((s, _)) => break s,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if now_ns() >= deadline_ns {
+                    if now_ns() >= deadline_ns || stop_signal() != 0 {
                         return Ok(r);
                     }
                     std::thread::sleep(Duration::from_millis(1));
@@ -379,7 +384,14 @@ impl Receiver {
         if quickack {
             setsockopt_int(fd, libc::IPPROTO_TCP, libc::TCP_QUICKACK, 1)?;
         }
-        while now_ns() < deadline_ns {
+        let mut rd = 0u64;
+        while now_ns() < deadline_ns && stop_signal() == 0 {
+            rd += 1;
+            if rd % 64 == 0 {
+                if let Ok(i) = tcp_info(fd) {
+                    r.last = i;
+                }
+            }
             match s.read(&mut buf) {
                 Ok(0) => {
                     r.eof = true;
@@ -407,6 +419,9 @@ impl Receiver {
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => break,
                 Err(e) => return Err(e),
             }
+        }
+        if let Ok(i) = tcp_info(fd) {
+            r.last = i;
         }
         Ok(r)
     }

@@ -14,6 +14,7 @@
 
 pub mod agent;
 pub mod emu;
+pub mod linux;
 pub mod log;
 pub mod netns;
 pub mod packet;

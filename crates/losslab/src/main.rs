@@ -2,6 +2,7 @@
 
 mod bench;
 mod emulate;
+mod linux;
 mod plot;
 mod report;
 mod reproduce;
@@ -34,6 +35,9 @@ enum Command {
     /// Emulate the scenario's path between two network namespaces (TUN
     /// devices held by this process) and run commands across it.
     Emulate(emulate::EmulateArgs),
+    /// Run the scenario's flows through real Linux TCP across the
+    /// emulator; --compare also simulates them and prints both.
+    Linux(linux::LinuxArgs),
 }
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),
         Command::Emulate(a) => emulate::emulate(a),
+        Command::Linux(a) => linux::linux(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
