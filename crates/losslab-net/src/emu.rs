@@ -133,7 +133,7 @@ pub struct Health {
     /// The emulator thread ran under SCHED_FIFO.
     pub realtime: bool,
     /// 100 ms windows in which the thread stopped spinning because it had
-    /// used 80% of a CPU (deliveries then rely on timer wake-ups alone).
+    /// used 70% of a CPU (deliveries then rely on timer wake-ups alone).
     pub spin_rationed_windows: u64,
 }
 
@@ -462,7 +462,7 @@ type WorkerOut = (DirStats, DirStats, Lateness, u64);
 
 const BATCH: usize = 512;
 const SPIN_WINDOW: u64 = 100_000_000;
-const SPIN_BUDGET: u64 = 80_000_000;
+const SPIN_BUDGET: u64 = 70_000_000;
 const HIST_US: usize = 10_000;
 
 pub struct Lateness {
