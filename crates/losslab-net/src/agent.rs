@@ -387,7 +387,7 @@ impl Receiver {
         let mut rd = 0u64;
         while now_ns() < deadline_ns && stop_signal() == 0 {
             rd += 1;
-            if rd % 64 == 0 {
+            if rd.is_multiple_of(64) {
                 if let Ok(i) = tcp_info(fd) {
                     r.last = i;
                 }
