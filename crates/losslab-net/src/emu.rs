@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use losslab_core::time::Time;
@@ -55,6 +55,8 @@ pub struct EmuConfig {
     /// TUN MTU; None = the largest flow MSS + 52 (IPv4, TCP, timestamps),
     /// so Linux sends the scenario's segment size.
     pub mtu: Option<u32>,
+    /// One thread for both directions, or one per direction.
+    pub threads: usize,
     /// Run the emulator thread under SCHED_FIFO (needs root; falls back
     /// to normal scheduling if refused).
     pub realtime: bool,
@@ -70,6 +72,7 @@ impl EmuConfig {
             spin_ns: 100_000,
             mtu: None,
             realtime: true,
+            threads: 1,
         }
     }
 }
@@ -183,7 +186,7 @@ pub enum Host {
 /// up too (the namespaces and devices go in every case).
 pub struct Emulator {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<io::Result<WorkerOut>>>,
+    threads: Vec<JoinHandle<io::Result<WorkerOut>>>,
     logger: Option<JoinHandle<io::Result<()>>>,
     t0: u64,
     // Declared last: dropped after the thread has been stopped.
@@ -238,8 +241,15 @@ impl Emulator {
             .map_or(0, |d| d.as_nanos() as u64);
 
         let logging = cfg.csv.is_some() || cfg.pcap_dir.is_some();
-        let (tx, rx) = mpsc::channel::<Batch>();
-        let (back_tx, back_rx) = mpsc::channel::<Batch>();
+        let nthreads = cfg.threads.clamp(1, 2);
+        let (tx, rx) = mpsc::channel::<(usize, Batch)>();
+        let mut back_txs = Vec::new();
+        let mut back_rxs = Vec::new();
+        for _ in 0..nthreads {
+            let (a, b) = mpsc::channel::<Batch>();
+            back_txs.push(a);
+            back_rxs.push(b);
+        }
         let logger = if logging {
             let lc = LogConfig {
                 csv: cfg.csv.clone(),
@@ -250,7 +260,7 @@ impl Emulator {
             Some(
                 std::thread::Builder::new()
                     .name("ll-emu-log".into())
-                    .spawn(move || log::run_logger(lc, rx, back_tx))
+                    .spawn(move || log::run_logger(lc, rx, back_txs))
                     .map_err(rt("cannot start the logging thread"))?,
             )
         } else {
@@ -269,29 +279,46 @@ impl Emulator {
         };
         let slots = (in_flight + queue_pkts.min(100_000) + 4096).min(400_000);
         let fds = [pair.a.tun.as_raw_fd(), pair.b.tun.as_raw_fd()];
-        let mut w = Worker {
-            dirs: [Dir::new(fwd, fds[0], fds[1]), Dir::new(rev, fds[1], fds[0])],
-            flows: Flows::new(cfg.flow_map.clone(), info),
-            pool: Pool::new(slots),
-            t0,
-            spin: cfg.spin_ns,
-            lat: Lateness::new(),
-            log: if logging { Some(tx) } else { None },
-            back: back_rx,
-            batch: Vec::with_capacity(BATCH),
-            snap: cfg.pcap_dir.is_some(),
-            seq: 0,
-            realtime: cfg.realtime,
-            spin_rationed: 0,
+        let flows = Arc::new(Mutex::new(Flows::new(cfg.flow_map.clone(), info)));
+        let all = vec![
+            Dir::new(0, fwd, fds[0], fds[1]),
+            Dir::new(1, rev, fds[1], fds[0]),
+        ];
+        let groups: Vec<Vec<Dir>> = if nthreads == 1 {
+            vec![all]
+        } else {
+            all.into_iter().map(|d| vec![d]).collect()
         };
-        let stop2 = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("ll-emu".into())
-            .spawn(move || w.run(&stop2))
-            .map_err(rt("cannot start the emulator thread"))?;
+        let mut threads = Vec::new();
+        for (id, (dirs, back)) in groups.into_iter().zip(back_rxs).enumerate() {
+            let mut w = Worker {
+                id,
+                dirs,
+                flows: flows.clone(),
+                pool: Pool::new(slots / nthreads),
+                t0,
+                spin: cfg.spin_ns,
+                lat: Lateness::new(),
+                log: if logging { Some(tx.clone()) } else { None },
+                back,
+                batch: Vec::with_capacity(BATCH),
+                snap: cfg.pcap_dir.is_some(),
+                seq: 0,
+                realtime: cfg.realtime,
+                spin_rationed: 0,
+            };
+            let stop2 = stop.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("ll-emu-{id}"))
+                    .spawn(move || w.run(&stop2))
+                    .map_err(rt("cannot start the emulator thread"))?,
+            );
+        }
+        drop(tx);
         Ok(Emulator {
             stop,
-            thread: Some(thread),
+            threads,
             logger,
             t0,
             pair: Some(pair),
@@ -381,10 +408,11 @@ impl Emulator {
 
     fn finish(&mut self) -> Result<EmuReport, EmuError> {
         self.stop.store(true, Ordering::SeqCst);
-        let res = self
-            .thread
-            .take()
-            .map(|t| t.join().expect("emulator thread panicked"));
+        let res: Vec<io::Result<WorkerOut>> = self
+            .threads
+            .drain(..)
+            .map(|t| t.join().expect("emulator thread panicked"))
+            .collect();
         let end = sys::now_ns();
         let mut report = EmuReport {
             duration_s: (end - self.t0) as f64 / 1e9,
@@ -406,27 +434,36 @@ impl Emulator {
             .logger
             .take()
             .map(|l| l.join().expect("logger panicked"));
-        let (ab, ba, lat, growths) = match res {
-            Some(Ok(v)) => v,
-            Some(Err(e)) => return Err(EmuError::Runtime(format!("emulator: {e}"))),
-            None => return Err(EmuError::Runtime("emulator already stopped".into())),
-        };
+        if res.is_empty() {
+            return Err(EmuError::Runtime("emulator already stopped".into()));
+        }
+        let mut lat = Lateness::new();
+        lat.realtime = true;
+        for r in res {
+            let (stats, l, growths) = r.map_err(|e| EmuError::Runtime(format!("emulator: {e}")))?;
+            for (id, st) in stats {
+                if id == 0 {
+                    report.ab = st;
+                } else {
+                    report.ba = st;
+                }
+            }
+            lat.merge(&l);
+            report.health.pool_growths += growths;
+        }
         if let Some(Err(e)) = logged {
             return Err(EmuError::Runtime(format!(
                 "cannot write the emulator's log: {e}"
             )));
         }
-        report.ab = ab;
-        report.ba = ba;
         lat.fill(&mut report.health);
-        report.health.pool_growths = growths;
         Ok(report)
     }
 }
 
 impl Drop for Emulator {
     fn drop(&mut self) {
-        if self.thread.is_some() {
+        if !self.threads.is_empty() {
             let _ = self.finish();
         }
     }
@@ -457,8 +494,9 @@ pub fn kill_tree(child: &mut Child, grace: std::time::Duration) {
 
 // ---- the worker ----
 
-/// Per-direction counters, lateness, pool growths.
-type WorkerOut = (DirStats, DirStats, Lateness, u64);
+/// (direction, counters) for each direction a worker served, its
+/// lateness, its pool growths.
+type WorkerOut = (Vec<(usize, DirStats)>, Lateness, u64);
 
 const BATCH: usize = 512;
 const SPIN_WINDOW: u64 = 100_000_000;
@@ -497,6 +535,18 @@ impl Lateness {
             self.over_200 += 1;
         }
         self.hist[((ns / 1000) as usize).min(HIST_US)] += 1;
+    }
+
+    fn merge(&mut self, o: &Lateness) {
+        self.n += o.n;
+        self.sum_ns += o.sum_ns;
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.over_200 += o.over_200;
+        for (a, b) in self.hist.iter_mut().zip(&o.hist) {
+            *a += b;
+        }
+        self.realtime &= o.realtime;
+        self.spin_rationed += o.spin_rationed;
     }
 
     fn fill(&self, h: &mut Health) {
@@ -581,6 +631,8 @@ struct Pending {
 }
 
 struct Dir {
+    /// 0 = A to B, 1 = B to A.
+    id: usize,
     model: DirModel,
     in_fd: RawFd,
     out_fd: RawFd,
@@ -594,8 +646,9 @@ struct Dir {
 }
 
 impl Dir {
-    fn new(model: DirModel, in_fd: RawFd, out_fd: RawFd) -> Self {
+    fn new(id: usize, model: DirModel, in_fd: RawFd, out_fd: RawFd) -> Self {
         Dir {
+            id,
             model,
             in_fd,
             out_fd,
@@ -618,13 +671,16 @@ impl Dir {
 }
 
 struct Worker {
-    dirs: [Dir; 2],
-    flows: Flows,
+    id: usize,
+    dirs: Vec<Dir>,
+    /// Shared by the workers: a connection is named once for both
+    /// directions.
+    flows: Arc<Mutex<Flows>>,
     pool: Pool,
     t0: u64,
     spin: u64,
     lat: Lateness,
-    log: Option<mpsc::Sender<Batch>>,
+    log: Option<mpsc::Sender<(usize, Batch)>>,
     back: mpsc::Receiver<Batch>,
     batch: Batch,
     snap: bool,
@@ -639,8 +695,9 @@ impl Worker {
         self.realtime = self.realtime && sys::set_realtime(50);
         let ep = sys::Epoll::new()?;
         let timer = sys::TimerFd::new()?;
-        ep.add(self.dirs[0].in_fd, 0)?;
-        ep.add(self.dirs[1].in_fd, 1)?;
+        for d in &self.dirs {
+            ep.add(d.in_fd, d.id as u64)?;
+        }
         ep.add(timer.raw(), 2)?;
         let mut armed = 0u64;
         // Spinning is rationed: a SCHED_FIFO thread that uses more than
@@ -651,15 +708,12 @@ impl Worker {
         while !stop.load(Ordering::Relaxed) {
             let now = sys::now_ns();
             self.deliver_due(now);
-            for d in 0..2 {
+            for d in 0..self.dirs.len() {
                 self.read_all(d)?;
             }
             let now = sys::now_ns();
             self.deliver_due(now);
-            let next = match (self.dirs[0].next_deadline(), self.dirs[1].next_deadline()) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, y) => x.or(y),
-            };
+            let next = self.dirs.iter().filter_map(|d| d.next_deadline()).min();
             if now >= win_start + SPIN_WINDOW {
                 win_start = now;
                 win_cpu = sys::thread_cpu_ns();
@@ -693,12 +747,12 @@ impl Worker {
         let mut lat = std::mem::replace(&mut self.lat, Lateness::new());
         lat.realtime = self.realtime;
         lat.spin_rationed = self.spin_rationed;
-        Ok((
-            std::mem::take(&mut self.dirs[0].st),
-            std::mem::take(&mut self.dirs[1].st),
-            lat,
-            self.pool.growths,
-        ))
+        let stats = self
+            .dirs
+            .iter_mut()
+            .map(|d| (d.id, std::mem::take(&mut d.st)))
+            .collect();
+        Ok((stats, lat, self.pool.growths))
     }
 
     fn flush_log(&mut self) {
@@ -711,7 +765,7 @@ impl Worker {
                 .try_recv()
                 .unwrap_or_else(|_| Vec::with_capacity(BATCH));
             let full = std::mem::replace(&mut self.batch, fresh);
-            let _ = tx.send(full);
+            let _ = tx.send((self.id, full));
         } else {
             self.batch.clear();
         }
@@ -734,7 +788,7 @@ impl Worker {
         let mut r = Rec {
             t: t.saturating_sub(self.t0),
             sched: 0,
-            dir: dir as u8,
+            dir: self.dirs[dir].id as u8,
             kind,
             held: false,
             flow,
@@ -779,7 +833,11 @@ impl Worker {
 
     fn on_packet(&mut self, d: usize, slot: u32, n: usize, now: u64) {
         let m = packet::parse(&self.pool.bufs[slot as usize][..n]);
-        let c = self.flows.classify(&m, d);
+        let c = self
+            .flows
+            .lock()
+            .expect("flows")
+            .classify(&m, self.dirs[d].id);
         let st = &mut self.dirs[d].st;
         st.packets_in += 1;
         st.bytes_in += n as u64;
@@ -870,7 +928,7 @@ impl Worker {
     }
 
     fn deliver_due(&mut self, now: u64) {
-        for d in 0..2 {
+        for d in 0..self.dirs.len() {
             loop {
                 let dir = &mut self.dirs[d];
                 let from_line = dir.line.front().is_some_and(|p| p.at <= now);

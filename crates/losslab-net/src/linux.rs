@@ -260,6 +260,8 @@ pub struct LinuxOptions {
     pub csv: Option<PathBuf>,
     pub pcap_dir: Option<PathBuf>,
     pub spin_ns: Option<u64>,
+    /// Emulator threads (1 or 2); None = the emulator's default.
+    pub threads: Option<usize>,
     /// TCP_INFO sampling period.
     pub sample_ns: u64,
 }
@@ -303,6 +305,9 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
     cfg.pcap_dir = opts.pcap_dir.clone();
     if let Some(s) = opts.spin_ns {
         cfg.spin_ns = s;
+    }
+    if let Some(t) = opts.threads {
+        cfg.threads = t;
     }
     let emu = Emulator::start(cfg)?;
     let rt = |what: &str, e: io::Error| EmuError::Runtime(format!("{what}: {e}"));

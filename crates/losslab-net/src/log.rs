@@ -92,7 +92,12 @@ impl Pcap {
 }
 
 /// The logging thread's body: runs until the sender side hangs up.
-pub fn run_logger(cfg: LogConfig, rx: Receiver<Batch>, back: Sender<Batch>) -> io::Result<()> {
+/// `rx` carries (worker, batch); emptied batches go back to `back[worker]`.
+pub fn run_logger(
+    cfg: LogConfig,
+    rx: Receiver<(usize, Batch)>,
+    back: Vec<Sender<Batch>>,
+) -> io::Result<()> {
     let mut csv = match &cfg.csv {
         Some(p) => {
             let mut w = BufWriter::with_capacity(1 << 20, File::create(p)?);
@@ -115,14 +120,14 @@ pub fn run_logger(cfg: LogConfig, rx: Receiver<Batch>, back: Sender<Batch>) -> i
         None => None,
     };
     let mut err: Option<io::Error> = None;
-    while let Ok(mut batch) = rx.recv() {
+    while let Ok((worker, mut batch)) = rx.recv() {
         if err.is_none() {
             if let Err(e) = write_batch(&cfg, &batch, csv.as_mut(), pcaps.as_mut()) {
                 err = Some(e);
             }
         }
         batch.clear();
-        let _ = back.send(batch);
+        let _ = back[worker].send(batch);
     }
     if let Some(e) = err {
         return Err(e);

@@ -245,6 +245,15 @@ fn data_packets(p: &std::path::Path) -> Vec<(u32, u16)> {
 
 #[test]
 fn drop_list_drops_exactly_those_packets() {
+    drop_list(1);
+}
+
+#[test]
+fn drop_list_drops_exactly_those_packets_with_a_thread_per_direction() {
+    drop_list(2);
+}
+
+fn drop_list(threads: usize) {
     let Some(_g) = guard() else { return };
     let dir = tempfile::tempdir().unwrap();
     let sc = scenario(
@@ -262,6 +271,7 @@ fn drop_list_drops_exactly_those_packets() {
     let mut cfg = EmuConfig::new(sc);
     cfg.csv = Some(dir.path().join("emulator.csv"));
     cfg.pcap_dir = Some(dir.path().join("pcap"));
+    cfg.threads = threads;
     let emu = Emulator::start(cfg).unwrap();
     let (s, r) = run_tcp(&emu, agent::Plan::Bytes(289_600), "cubic", 10);
     let report = emu.stop().unwrap();

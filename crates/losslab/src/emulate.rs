@@ -53,6 +53,9 @@ pub struct EmulateArgs {
     /// trusting the timer's wake-up.
     #[arg(long, default_value_t = 100)]
     pub spin_us: u64,
+    /// Emulator threads: 1 (both directions) or 2 (one per direction).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub emu_threads: Option<u8>,
     /// Do not ask for SCHED_FIFO for the emulator thread.
     #[arg(long)]
     pub no_realtime: bool,
@@ -101,6 +104,9 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
     cfg.pcap_dir = a.pcap.clone();
     cfg.spin_ns = a.spin_us * 1000;
     cfg.realtime = !a.no_realtime;
+    if let Some(t) = a.emu_threads {
+        cfg.threads = t as usize;
+    }
     sys::install_stop_handler();
     let emu = Emulator::start(cfg).map_err(emu_err)?;
     let res = drive(&emu, &a, head_start, duration);

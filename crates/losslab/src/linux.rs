@@ -38,6 +38,9 @@ pub struct LinuxArgs {
     /// Write a.pcap and b.pcap into DIR.
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
+    /// Emulator threads: 1 (both directions) or 2 (one per direction).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub emu_threads: Option<u8>,
     /// TCP_INFO sampling period for timeseries.csv, in milliseconds.
     #[arg(long, default_value_t = 10)]
     pub sample_ms: u64,
@@ -86,6 +89,7 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         csv: Some(out.join("emulator.csv")),
         pcap_dir: a.pcap.clone(),
         spin_ns: None,
+        threads: a.emu_threads.map(|t| t as usize),
         sample_ns: a.sample_ms.max(1) * 1_000_000,
     };
     let o = linux::run(&scenario, &opts).map_err(emu_err)?;
