@@ -138,6 +138,9 @@ pub struct Health {
     /// 100 ms windows in which the thread stopped spinning because it had
     /// used 70% of a CPU (deliveries then rely on timer wake-ups alone).
     pub spin_rationed_windows: u64,
+    /// Records missing from emulator.csv and the pcaps because the logging
+    /// thread fell behind (the emulator never waits for it).
+    pub log_records_lost: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -166,9 +169,9 @@ impl EmuReport {
             ));
         }
         s.push_str(&format!(
-            "health: {} deliveries, lateness mean {:.1} us, p99 {:.1} us, worst {:.1} us ({} over 200 us); kernel drops: A tx {} rx {}, B tx {} rx {}; pool growths {}; spin rationed in {} windows{}\n",
+            "health: {} deliveries, lateness mean {:.1} us, p99 {:.1} us, worst {:.1} us ({} over 200 us); kernel drops: A tx {} rx {}, B tx {} rx {}; pool growths {}; spin rationed in {} windows; log records lost {}{}\n",
             h.deliveries, h.lateness_mean_us, h.lateness_p99_us, h.lateness_max_us, h.late_over_200us,
-            h.a_tx_dropped, h.a_rx_dropped, h.b_tx_dropped, h.b_rx_dropped, h.pool_growths, h.spin_rationed_windows,
+            h.a_tx_dropped, h.a_rx_dropped, h.b_tx_dropped, h.b_rx_dropped, h.pool_growths, h.spin_rationed_windows, h.log_records_lost,
             if h.realtime { "" } else { "; not under SCHED_FIFO" }
         ));
         s
@@ -242,11 +245,13 @@ impl Emulator {
 
         let logging = cfg.csv.is_some() || cfg.pcap_dir.is_some();
         let nthreads = cfg.threads.clamp(1, 2);
-        let (tx, rx) = mpsc::channel::<(usize, Batch)>();
+        // Bounded channels allocate their slots once; with LOG_BATCHES
+        // batches per worker neither can fill, so nobody ever waits.
+        let (tx, rx) = mpsc::sync_channel::<(usize, Batch)>(LOG_BATCHES * nthreads);
         let mut back_txs = Vec::new();
         let mut back_rxs = Vec::new();
         for _ in 0..nthreads {
-            let (a, b) = mpsc::channel::<Batch>();
+            let (a, b) = mpsc::sync_channel::<Batch>(LOG_BATCHES);
             back_txs.push(a);
             back_rxs.push(b);
         }
@@ -302,6 +307,14 @@ impl Emulator {
                 log: if logging { Some(tx.clone()) } else { None },
                 back,
                 batch: Vec::with_capacity(BATCH),
+                spare: if logging {
+                    (1..LOG_BATCHES)
+                        .map(|_| Vec::with_capacity(BATCH))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                log_lost: 0,
                 snap: cfg.pcap_dir.is_some(),
                 seq: 0,
                 realtime: cfg.realtime,
@@ -499,6 +512,8 @@ pub fn kill_tree(child: &mut Child, grace: std::time::Duration) {
 type WorkerOut = (Vec<(usize, DirStats)>, Lateness, u64);
 
 const BATCH: usize = 512;
+/// Batches per worker: 32k records of slack for the logging thread.
+const LOG_BATCHES: usize = 64;
 const SPIN_WINDOW: u64 = 100_000_000;
 const SPIN_BUDGET: u64 = 70_000_000;
 const HIST_US: usize = 10_000;
@@ -511,6 +526,7 @@ pub struct Lateness {
     hist: Vec<u32>,
     realtime: bool,
     spin_rationed: u64,
+    log_lost: u64,
 }
 
 impl Lateness {
@@ -523,6 +539,7 @@ impl Lateness {
             hist: vec![0; HIST_US + 1],
             realtime: false,
             spin_rationed: 0,
+            log_lost: 0,
         }
     }
 
@@ -547,12 +564,14 @@ impl Lateness {
         }
         self.realtime &= o.realtime;
         self.spin_rationed += o.spin_rationed;
+        self.log_lost += o.log_lost;
     }
 
     fn fill(&self, h: &mut Health) {
         h.deliveries = self.n;
         h.realtime = self.realtime;
         h.spin_rationed_windows = self.spin_rationed;
+        h.log_records_lost = self.log_lost;
         if self.n == 0 {
             return;
         }
@@ -680,9 +699,14 @@ struct Worker {
     t0: u64,
     spin: u64,
     lat: Lateness,
-    log: Option<mpsc::Sender<(usize, Batch)>>,
+    log: Option<mpsc::SyncSender<(usize, Batch)>>,
     back: mpsc::Receiver<Batch>,
     batch: Batch,
+    /// Empty batches ready to fill (allocated at start: this thread never
+    /// allocates for the log).
+    spare: Vec<Batch>,
+    /// Records dropped because the logger fell LOG_BATCHES batches behind.
+    log_lost: u64,
     snap: bool,
     seq: u64,
     realtime: bool,
@@ -747,6 +771,7 @@ impl Worker {
         let mut lat = std::mem::replace(&mut self.lat, Lateness::new());
         lat.realtime = self.realtime;
         lat.spin_rationed = self.spin_rationed;
+        lat.log_lost = self.log_lost;
         let stats = self
             .dirs
             .iter_mut()
@@ -759,15 +784,26 @@ impl Worker {
         if self.batch.is_empty() {
             return;
         }
-        if let Some(tx) = &self.log {
-            let fresh = self
-                .back
-                .try_recv()
-                .unwrap_or_else(|_| Vec::with_capacity(BATCH));
-            let full = std::mem::replace(&mut self.batch, fresh);
-            let _ = tx.send((self.id, full));
-        } else {
+        let Some(tx) = &self.log else {
             self.batch.clear();
+            return;
+        };
+        while let Ok(b) = self.back.try_recv() {
+            self.spare.push(b);
+        }
+        let Some(fresh) = self.spare.pop() else {
+            self.log_lost += self.batch.len() as u64;
+            self.batch.clear();
+            return;
+        };
+        let full = std::mem::replace(&mut self.batch, fresh);
+        if let Err(e) = tx.try_send((self.id, full)) {
+            let (_, mut b) = match e {
+                mpsc::TrySendError::Full(x) | mpsc::TrySendError::Disconnected(x) => x,
+            };
+            self.log_lost += b.len() as u64;
+            b.clear();
+            self.spare.push(b);
         }
     }
 

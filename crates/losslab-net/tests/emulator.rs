@@ -277,6 +277,7 @@ fn drop_list(threads: usize) {
     let report = emu.stop().unwrap();
     eprintln!("{}", report.render());
     assert!(s.complete && r.eof, "transfer finished");
+    assert_eq!(report.health.log_records_lost, 0, "complete pcaps");
     assert_eq!(r.bytes, 289_600);
     assert_eq!(report.ab.loss_drops, 4);
     let sent = data_packets(&dir.path().join("pcap/a.pcap"));

@@ -125,6 +125,12 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
             println!("wrote {}", d.display());
         }
     }
+    if report.health.log_records_lost > 0 {
+        eprintln!(
+            "warning: {} records are missing from emulator.csv and the pcaps: the logging thread fell behind",
+            report.health.log_records_lost
+        );
+    }
     if report.kernel_drops() > 0 {
         eprintln!(
             "warning: the kernel dropped {} packets on the TUN devices: the results include losses the scenario did not ask for",

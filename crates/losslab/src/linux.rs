@@ -144,6 +144,12 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
             println!("wrote {}", w.display());
         }
     }
+    if o.emulator.health.log_records_lost > 0 {
+        eprintln!(
+            "warning: {} records are missing from emulator.csv and the pcaps: the logging thread fell behind",
+            o.emulator.health.log_records_lost
+        );
+    }
     if o.emulator.kernel_drops() > 0 {
         eprintln!(
             "warning: the kernel dropped {} packets on the TUN devices: Linux saw losses the scenario did not ask for",
