@@ -191,6 +191,8 @@ pub struct Emulator {
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<io::Result<WorkerOut>>>,
     logger: Option<JoinHandle<io::Result<()>>>,
+    /// CPUs for everything but a pinned emulator thread (empty: any).
+    others: Vec<usize>,
     t0: u64,
     // Declared last: dropped after the thread has been stopped.
     pair: Option<NetPair>,
@@ -245,6 +247,17 @@ impl Emulator {
 
         let logging = cfg.csv.is_some() || cfg.pcap_dir.is_some();
         let nthreads = cfg.threads.clamp(1, 2);
+        // A single emulator thread gets the last CPU to itself: the logger
+        // and the TCP endpoints we start are kept off it, so they are
+        // never starved by its spinning and never delay it. With one
+        // thread per direction (or one CPU) nothing is pinned.
+        let cpus = sys::allowed_cpus();
+        let (emu_cpu, others) = if nthreads == 1 && cpus.len() >= 2 {
+            let last = *cpus.last().expect("two CPUs");
+            (Some(last), cpus[..cpus.len() - 1].to_vec())
+        } else {
+            (None, Vec::new())
+        };
         // Bounded channels allocate their slots once; with LOG_BATCHES
         // batches per worker neither can fill, so nobody ever waits.
         let (tx, rx) = mpsc::sync_channel::<(usize, Batch)>(LOG_BATCHES * nthreads);
@@ -265,7 +278,13 @@ impl Emulator {
             Some(
                 std::thread::Builder::new()
                     .name("ll-emu-log".into())
-                    .spawn(move || log::run_logger(lc, rx, back_txs))
+                    .spawn({
+                        let others = others.clone();
+                        move || {
+                            sys::pin_to(&others);
+                            log::run_logger(lc, rx, back_txs)
+                        }
+                    })
                     .map_err(rt("cannot start the logging thread"))?,
             )
         } else {
@@ -324,7 +343,12 @@ impl Emulator {
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("ll-emu-{id}"))
-                    .spawn(move || w.run(&stop2))
+                    .spawn(move || {
+                        if let Some(c) = emu_cpu {
+                            sys::pin_to(&[c]);
+                        }
+                        w.run(&stop2)
+                    })
                     .map_err(rt("cannot start the emulator thread"))?,
             );
         }
@@ -333,6 +357,7 @@ impl Emulator {
             stop,
             threads,
             logger,
+            others,
             t0,
             pair: Some(pair),
         })
@@ -379,9 +404,20 @@ impl Emulator {
         let mut c = Command::new("sh");
         c.arg("-c").arg(cmd);
         use std::os::unix::process::CommandExt;
+        // Built before the fork: the child only makes the syscall.
+        // SAFETY: cpu_set_t is plain data.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &cpu in &self.others {
+            // SAFETY: cpu < CPU_SETSIZE (it came from sched_getaffinity).
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+        let pin = !self.others.is_empty();
         // SAFETY: only async-signal-safe syscalls run between fork and exec.
         unsafe {
             c.pre_exec(move || {
+                if pin {
+                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+                }
                 sys::enter_netns(ns.as_raw_fd())?;
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
                 libc::setpgid(0, 0);
@@ -399,9 +435,11 @@ impl Emulator {
         f: impl FnOnce() -> T + Send + 'static,
     ) -> io::Result<JoinHandle<io::Result<T>>> {
         let ns = self.side(h).ns_file.try_clone()?;
+        let others = self.others.clone();
         std::thread::Builder::new()
             .name(format!("ll-{h:?}"))
             .spawn(move || {
+                sys::pin_to(&others);
                 sys::enter_netns(ns.as_raw_fd())?;
                 drop(ns);
                 Ok(f())
@@ -512,8 +550,10 @@ pub fn kill_tree(child: &mut Child, grace: std::time::Duration) {
 type WorkerOut = (Vec<(usize, DirStats)>, Lateness, u64);
 
 const BATCH: usize = 512;
-/// Batches per worker: 32k records of slack for the logging thread.
-const LOG_BATCHES: usize = 64;
+/// Batches per worker: 128k records (about a second at 1 Gbit/s) of
+/// slack for the logging thread. Their memory is reserved, not touched,
+/// until used.
+const LOG_BATCHES: usize = 256;
 const SPIN_WINDOW: u64 = 100_000_000;
 const SPIN_BUDGET: u64 = 70_000_000;
 const HIST_US: usize = 10_000;
