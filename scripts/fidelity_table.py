@@ -44,3 +44,21 @@ for (rate, loss, cc) in sorted(cells, key=lambda k: (k[0], k[1], k[2] != "cubic"
     sq = mean([d["sim"]["path"]["queue_drops"] for d in ds])
     lat = max(d["health"]["lateness_max_us"] for d in ds)
     print(f"| {rate} Mbit/s | {loss * 100:g}% | {cc} | {lg:.2f} | {sg:.2f} | {ratio(lg, sg)} | {lr:.0f} | {sr:.0f} | {ratio(lr, sr)} | {lt:.0f} | {st:.0f} | {lq:.0f} | {sq:.0f} | {lat:.0f} | {len(ds)} |")
+
+print()
+print("Per run (Linux / simulator):")
+print()
+print("| rate | loss | cc | seed | goodput Mbit/s | retransmissions | queue drops | loss drops | RTOs | fast recoveries | sim spurious retx |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for (rate, loss, cc) in sorted(cells, key=lambda k: (k[0], k[1], k[2] != "cubic")):
+    for d in sorted(cells[(rate, loss, cc)], key=lambda d: d["linux"]["seed"]):
+        L, S = d["linux"]["flows"][0], d["sim"]["flows"][0]
+        lp, sp = d["linux"]["path"], d["sim"]["path"]
+        print(
+            f"| {rate} | {loss * 100:g}% | {cc} | {d['linux']['seed']} "
+            f"| {L['goodput_bps'] / 1e6:.2f} / {S['goodput_bps'] / 1e6:.2f} "
+            f"| {L['retransmissions']} / {S['retransmissions']} "
+            f"| {lp['queue_drops']} / {sp['queue_drops']} | {lp['loss_drops']} / {sp['loss_drops']} "
+            f"| {L['timeouts']} / {S['timeouts']} | {L['fast_recoveries']} / {S['fast_recoveries']} "
+            f"| {S['spurious_retransmissions']} |"
+        )

@@ -391,3 +391,41 @@ fn nothing_is_left_behind_after_a_normal_exit_or_a_drop() {
     drop(emu);
     assert!(!netns::list_netns().contains(&na));
 }
+
+#[test]
+fn segment_list_drops_first_transmissions_by_tcp_sequence() {
+    let Some(_g) = guard() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let sc = scenario(
+        r#"
+        [path]
+        rate = "20Mbps"
+        delay = "5ms"
+        queue = "1000pkt"
+        loss = { model = "drop", flow = "a", segments = [10, 11] }
+        [[flow]]
+        name = "a"
+        app = { kind = "bytes", size = "144800B" }
+        "#,
+    );
+    let mut cfg = EmuConfig::new(sc);
+    cfg.pcap_dir = Some(dir.path().join("pcap"));
+    let emu = Emulator::start(cfg).unwrap();
+    let (s, r) = run_tcp(&emu, agent::Plan::Bytes(144_800), "reno", 10);
+    let report = emu.stop().unwrap();
+    assert!(s.complete && r.eof && r.bytes == 144_800);
+    assert_eq!(report.ab.loss_drops, 2);
+    // Relative sequence of the first data packet in a.pcap is 0; the
+    // dropped ones start at segments 9 and 10 (0-based) x 1448, and
+    // their retransmissions got through.
+    let sent = data_packets(&dir.path().join("pcap/a.pcap"));
+    let got = data_packets(&dir.path().join("pcap/b.pcap"));
+    let isn = sent[0].0;
+    let rel = |p: &(u32, u16)| p.0.wrapping_sub(isn) / 1448;
+    let got_set: std::collections::HashSet<_> = got.iter().copied().collect();
+    let lost: Vec<u32> = sent.iter().filter(|p| !got_set.contains(p)).map(rel).collect();
+    assert_eq!(lost, vec![9, 10]);
+    for seg in [9, 10] {
+        assert!(got.iter().any(|p| rel(p) == seg), "segment {seg} was retransmitted");
+    }
+}
