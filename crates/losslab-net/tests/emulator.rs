@@ -423,9 +423,16 @@ fn segment_list_drops_first_transmissions_by_tcp_sequence() {
     let isn = sent[0].0;
     let rel = |p: &(u32, u16)| p.0.wrapping_sub(isn) / 1448;
     let got_set: std::collections::HashSet<_> = got.iter().copied().collect();
-    let lost: Vec<u32> = sent.iter().filter(|p| !got_set.contains(p)).map(rel).collect();
+    let lost: Vec<u32> = sent
+        .iter()
+        .filter(|p| !got_set.contains(p))
+        .map(rel)
+        .collect();
     assert_eq!(lost, vec![9, 10]);
     for seg in [9, 10] {
-        assert!(got.iter().any(|p| rel(p) == seg), "segment {seg} was retransmitted");
+        assert!(
+            got.iter().any(|p| rel(p) == seg),
+            "segment {seg} was retransmitted"
+        );
     }
 }
