@@ -154,3 +154,43 @@ fn compare_prints_linux_and_the_simulator_side_by_side() {
     );
     assert!(dir.path().join("out/sim-summary.json").exists());
 }
+
+#[test]
+fn ctrl_c_writes_partial_results_exits_130_and_removes_the_namespaces() {
+    if let Some(why) = losslab_net::unavailable() {
+        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        &SCENARIO.replace("app = { kind = \"bytes\", size = \"1448000B\" }", ""),
+    );
+    let out = dir.path().join("out");
+    let mut child = bin()
+        .arg("linux")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t = std::time::Instant::now();
+    while losslab_net::netns::our_netns(Some(pid)).len() < 2 {
+        assert!(t.elapsed().as_secs() < 10, "namespaces never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(losslab_net::netns::our_netns(Some(pid)).is_empty());
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["interrupted"], true);
+    // A bulk flow stopped after about 1.5 s of its 20.
+    let secs = s["sim_time_s"].as_f64().unwrap();
+    assert!(secs < 10.0, "ran {secs} s");
+    assert!(s["flows"][0]["bytes_delivered"].as_u64().unwrap() > 0);
+}
