@@ -325,11 +325,9 @@ impl Emulator {
                 lat: Lateness::new(),
                 log: if logging { Some(tx.clone()) } else { None },
                 back,
-                batch: Vec::with_capacity(BATCH),
+                batch: touched_batch(),
                 spare: if logging {
-                    (1..LOG_BATCHES)
-                        .map(|_| Vec::with_capacity(BATCH))
-                        .collect()
+                    (1..LOG_BATCHES).map(|_| touched_batch()).collect()
                 } else {
                     Vec::new()
                 },
@@ -544,6 +542,20 @@ pub fn kill_tree(child: &mut Child, grace: std::time::Duration) {
 }
 
 // ---- the worker ----
+
+/// An empty batch whose memory is already mapped: filling a fresh
+/// allocation would take its page faults in the emulator thread.
+fn touched_batch() -> Batch {
+    let mut b: Batch = Vec::with_capacity(BATCH);
+    let bytes = BATCH * std::mem::size_of::<Rec>();
+    let p = b.as_mut_ptr().cast::<u8>();
+    for i in (0..bytes).step_by(4096) {
+        // SAFETY: i is within the allocation; the length stays 0, so the
+        // bytes are never read as records.
+        unsafe { std::ptr::write_volatile(p.add(i), 0) };
+    }
+    b
+}
 
 /// (direction, counters) for each direction a worker served, its
 /// lateness, its pool growths.

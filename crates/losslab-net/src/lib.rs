@@ -29,8 +29,14 @@ pub fn unavailable() -> Option<String> {
     if !sys::is_root() {
         return Some("not root".into());
     }
-    if !std::path::Path::new("/dev/net/tun").exists() {
-        return Some("no /dev/net/tun".into());
+    // Opening the node proves the driver is there (a node without the
+    // tun module fails with ENODEV).
+    if let Err(e) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/net/tun")
+    {
+        return Some(format!("cannot open /dev/net/tun: {e}"));
     }
     if std::process::Command::new("ip").arg("-V").output().is_err() {
         return Some("no `ip` (iproute2)".into());
