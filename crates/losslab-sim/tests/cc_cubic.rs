@@ -108,7 +108,11 @@ fn hystart_avoids_the_slow_start_overshoot() {
         let mut sim = Simulation::new(&sc).unwrap();
         sim.run();
         let res = sim.results();
-        assert!(res.flows[0].goodput_bps > 15e6, "{}", res.flows[0].goodput_bps);
+        assert!(
+            res.flows[0].goodput_bps > 15e6,
+            "{}",
+            res.flows[0].goodput_bps
+        );
         (res.path.queue_drops, res.flows[0].cc.clone())
     };
     let (plain, name) = drops(false);

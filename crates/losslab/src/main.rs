@@ -1,6 +1,8 @@
 //! The `losslab` command line.
 
 mod bench;
+mod emulate;
+mod linux;
 mod plot;
 mod report;
 mod reproduce;
@@ -30,6 +32,12 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Measure simulator speed (simulated packets per wall-clock second).
     Bench(bench::BenchArgs),
+    /// Emulate the scenario's path between two network namespaces (TUN
+    /// devices held by this process) and run commands across it.
+    Emulate(emulate::EmulateArgs),
+    /// Run the scenario's flows through real Linux TCP across the
+    /// emulator; --compare also simulates them and prints both.
+    Linux(linux::LinuxArgs),
 }
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
@@ -47,6 +55,8 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Emulate(a) => emulate::emulate(a),
+        Command::Linux(a) => linux::linux(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,646 @@
+//! A scenario through real Linux TCP: each flow is a connection from
+//! namespace A to namespace B across the emulator, made by our own sender
+//! and receiver (`agent`), with the namespaces' sysctls set from the
+//! flows' algorithms. Results come back in the simulator's shape
+//! (`losslab_sim::results::RunResults`).
+//!
+//! What Linux cannot express is refused (`plan`), never approximated
+//! silently. Sysctls are per namespace, so every flow must share
+//! detection, timers, min_rto and init_cwnd.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io;
+use std::net::SocketAddrV4;
+use std::path::PathBuf;
+
+use losslab_core::time::{MS, SEC};
+use losslab_sim::results::{FlowResults, PathResults, RttResults, RunResults};
+use losslab_sim::scenario::{AckSpec, AppSpec, CcSpec, FlowSpec, Scenario};
+use losslab_sim::sim::expand_flows;
+
+use crate::agent::{self, Plan, RecvResult, SendOpts, SendResult};
+use crate::emu::{EmuConfig, EmuError, EmuReport, Emulator, Host};
+use crate::netns::{self, ADDR_B};
+use crate::packet::FlowMap;
+use crate::sys::now_ns;
+
+/// Flow i's receiver listens on BASE_PORT + i.
+pub const BASE_PORT: u16 = 5201;
+
+/// How a scenario maps onto Linux.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinuxPlan {
+    pub flows: Vec<FlowSpec>,
+    /// TCP_CONGESTION per flow.
+    pub cc: Vec<String>,
+    /// (key under /proc/sys, value), set in both namespaces.
+    pub sysctls: Vec<(String, String)>,
+    /// Extra route attributes in A (rto_min, initcwnd).
+    pub route: Vec<String>,
+}
+
+fn refuse(flow: &str, key: &str, value: &str, why: &str) -> String {
+    format!("flow {flow}: {key} = {value:?} cannot run on Linux: {why}")
+}
+
+/// Validates the scenario for Linux and derives the settings. Errors are
+/// bad input (exit 2) and name the flow and key.
+pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
+    let flows = expand_flows(&sc.flows);
+    if flows.len() > 100 {
+        return Err("more than 100 flows".into());
+    }
+    let mut cc = Vec::new();
+    for f in &flows {
+        let n = &f.name;
+        cc.push(match &f.cc {
+            CcSpec::NewReno => "reno".to_string(),
+            CcSpec::Named(x) if x == "reno" || x == "newreno" => "reno".into(),
+            CcSpec::Named(x) if x == "cubic" => "cubic".into(),
+            CcSpec::Named(x) => x.clone(),
+            CcSpec::Fixed(k) => {
+                return Err(refuse(
+                    n,
+                    "cc",
+                    &format!("fixed:{k}"),
+                    "Linux has no fixed-window congestion control",
+                ))
+            }
+        });
+        if f.recovery != "prr" {
+            return Err(refuse(
+                n,
+                "recovery",
+                &f.recovery,
+                "Linux reduces cwnd in recovery only with PRR (tcp_cwnd_reduction); use recovery = \"prr\"",
+            ));
+        }
+        match f.detection.as_str() {
+            "dupthresh" | "rack" => {}
+            "fack" => {
+                return Err(refuse(
+                    n,
+                    "detection",
+                    "fack",
+                    "FACK was removed from Linux in 4.15 (RACK replaced it)",
+                ))
+            }
+            "early-retransmit" => {
+                return Err(refuse(
+                    n,
+                    "detection",
+                    "early-retransmit",
+                    "RFC 5827 early retransmit was removed from Linux in 4.18 (RACK replaced it)",
+                ))
+            }
+            other => return Err(refuse(n, "detection", other, "not a Linux loss detector")),
+        }
+        match f.timers.as_str() {
+            "rto" | "tlp" => {}
+            "rack-tlp" if f.detection == "rack" => {}
+            "rack-tlp" => {
+                return Err(refuse(
+                    n,
+                    "timers",
+                    "rack-tlp",
+                    "RACK-TLP needs detection = \"rack\"",
+                ))
+            }
+            other => {
+                return Err(refuse(
+                    n,
+                    "timers",
+                    other,
+                    "Linux has only the RTO and tail loss probes (rto, tlp, rack-tlp)",
+                ))
+            }
+        }
+        if !f.extensions.is_empty() {
+            return Err(refuse(
+                n,
+                "extensions",
+                &f.extensions.join(","),
+                "no extension exists in Linux",
+            ));
+        }
+        if !f.lost_retransmission_detection {
+            return Err(refuse(
+                n,
+                "lost_retransmission_detection",
+                "false",
+                "Linux always detects lost retransmissions",
+            ));
+        }
+        if !f.dsack_undo {
+            return Err(refuse(
+                n,
+                "dsack_undo",
+                "false",
+                "Linux always undoes reductions that DSACKs show spurious",
+            ));
+        }
+        if f.receiver.read_rate.is_some() {
+            return Err(refuse(
+                n,
+                "receiver.read_rate",
+                "finite",
+                "the Linux receiver reads as fast as it can",
+            ));
+        }
+        if matches!(f.receiver.sack_blocks, 1 | 2) {
+            return Err(refuse(
+                n,
+                "receiver.sack_blocks",
+                &f.receiver.sack_blocks.to_string(),
+                "Linux sends as many SACK blocks as fit (3 beside timestamps); use 0, 3 or 4",
+            ));
+        }
+        if f.delay > 0 {
+            return Err(refuse(
+                n,
+                "delay",
+                &format!("{}us", f.delay / 1000),
+                "the emulator gives every flow the path's delay; a flow's own delay is simulator-only",
+            ));
+        }
+        if matches!(f.app, AppSpec::Objects { .. }) {
+            return Err(refuse(
+                n,
+                "app",
+                "objects",
+                "the Linux agents send bulk, bytes and timed writes; request/response objects are simulator-only",
+            ));
+        }
+        if f.mss < 536 || f.mss > 1900 {
+            return Err(refuse(
+                n,
+                "mss",
+                &f.mss.to_string(),
+                "the emulator carries segments of 536 to 1900 bytes",
+            ));
+        }
+    }
+    let first = &flows[0];
+    for f in &flows[1..] {
+        for (key, a, b) in [
+            ("detection", &first.detection, &f.detection),
+            ("timers", &first.timers, &f.timers),
+        ] {
+            if a != b {
+                return Err(format!(
+                    "flow {}: {key} = {b:?} differs from flow {}'s {a:?}: on Linux it is a per-namespace sysctl, so all flows must share it",
+                    f.name, first.name
+                ));
+            }
+        }
+        if f.min_rto != first.min_rto || f.init_cwnd != first.init_cwnd {
+            return Err(format!(
+                "flow {}: min_rto and init_cwnd must equal flow {}'s: on Linux they are route attributes shared by all flows",
+                f.name, first.name
+            ));
+        }
+        if f.slow_start_after_idle != first.slow_start_after_idle {
+            return Err(format!(
+                "flow {}: slow_start_after_idle must equal flow {}'s: on Linux it is a per-namespace sysctl",
+                f.name, first.name
+            ));
+        }
+        if (f.receiver.sack_blocks == 0) != (first.receiver.sack_blocks == 0) {
+            return Err(format!("flow {}: receiver.sack_blocks: SACK on or off must be the same for all flows (sysctl tcp_sack)", f.name));
+        }
+    }
+    let sack = first.receiver.sack_blocks > 0;
+    let rcvbuf = flows
+        .iter()
+        .map(|f| f.receiver.rcvbuf)
+        .max()
+        .unwrap_or(16_000_000);
+    let sndbuf = flows
+        .iter()
+        .map(|f| f.sndbuf.unwrap_or(64 << 20))
+        .max()
+        .unwrap_or(64 << 20);
+    let b = |v: bool| if v { "1" } else { "0" }.to_string();
+    let sysctls = vec![
+        ("net/ipv4/tcp_sack".into(), b(sack)),
+        ("net/ipv4/tcp_dsack".into(), b(sack)),
+        ("net/ipv4/tcp_timestamps".into(), "1".into()),
+        // Bit 0: RACK loss detection.
+        ("net/ipv4/tcp_recovery".into(), b(first.detection == "rack")),
+        // 0: no tail loss probe; 3: TLP (Linux has no other early
+        // retransmit since 4.18).
+        (
+            "net/ipv4/tcp_early_retrans".into(),
+            if first.timers == "rto" { "0" } else { "3" }.into(),
+        ),
+        // Every run starts from a blank route cache, as a simulation does.
+        ("net/ipv4/tcp_no_metrics_save".into(), "1".into()),
+        // The simulator has no F-RTO; restart after idle is the flows'
+        // `slow_start_after_idle` (off by default there, on in Linux).
+        ("net/ipv4/tcp_frto".into(), "0".into()),
+        (
+            "net/ipv4/tcp_slow_start_after_idle".into(),
+            b(first.slow_start_after_idle),
+        ),
+        // Linux advertises about half its receive buffer
+        // (tcp_adv_win_scale = 1), so twice rcvbuf gives a window of rcvbuf.
+        (
+            "net/ipv4/tcp_rmem".into(),
+            format!(
+                "4096 131072 {}",
+                rcvbuf.saturating_mul(2).min(i32::MAX as u64)
+            ),
+        ),
+        (
+            "net/ipv4/tcp_wmem".into(),
+            format!("4096 16384 {}", sndbuf.min(i32::MAX as u64)),
+        ),
+    ];
+    let mut route = Vec::new();
+    if first.min_rto != 200 * MS {
+        route.push(format!("rto_min {}us", first.min_rto / 1000));
+    }
+    if first.init_cwnd != 10 {
+        route.push(format!("initcwnd {}", first.init_cwnd));
+    }
+    Ok(LinuxPlan {
+        flows,
+        cc,
+        sysctls,
+        route,
+    })
+}
+
+/// Congestion controllers this kernel offers.
+pub fn available_cc() -> Vec<String> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LinuxOptions {
+    pub csv: Option<PathBuf>,
+    pub pcap_dir: Option<PathBuf>,
+    pub spin_ns: Option<u64>,
+    /// Emulator threads (1 or 2); None = the emulator's default.
+    pub threads: Option<usize>,
+    /// TCP_INFO sampling period.
+    pub sample_ns: u64,
+}
+
+pub struct LinuxOutcome {
+    pub results: RunResults,
+    pub emulator: EmuReport,
+    /// timeseries.csv rows (header excluded), in time order.
+    pub timeseries: Vec<String>,
+    /// Netstat counters of namespace A that changed: (name, delta).
+    pub counters: Vec<(String, u64)>,
+    pub notes: Vec<String>,
+}
+
+pub const TIMESERIES_HEADER: &str =
+    "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt";
+
+fn counters_map(v: Vec<(String, u64)>) -> HashMap<String, u64> {
+    v.into_iter().collect()
+}
+
+/// Runs every flow of `sc` through Linux TCP across the emulator.
+pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError> {
+    let p = plan(sc).map_err(EmuError::BadInput)?;
+    let avail = available_cc();
+    for (f, c) in p.flows.iter().zip(&p.cc) {
+        if !avail.contains(c) {
+            return Err(EmuError::Runtime(format!(
+                "flow {}: congestion control {c:?} is not available in this kernel (tcp_available_congestion_control: {})",
+                f.name,
+                avail.join(" ")
+            )));
+        }
+    }
+    let mut cfg = EmuConfig::new(sc.clone());
+    cfg.flow_map = FlowMap::BPorts {
+        base: BASE_PORT,
+        n: p.flows.len() as u16,
+    };
+    cfg.csv = opts.csv.clone();
+    cfg.pcap_dir = opts.pcap_dir.clone();
+    if let Some(s) = opts.spin_ns {
+        cfg.spin_ns = s;
+    }
+    if let Some(t) = opts.threads {
+        cfg.threads = t;
+    }
+    let emu = Emulator::start(cfg)?;
+    let rt = |what: &str, e: io::Error| EmuError::Runtime(format!("{what}: {e}"));
+    for h in [Host::A, Host::B] {
+        for (k, v) in &p.sysctls {
+            emu.in_ns(h, || netns::write_sysctl(k, v))
+                .map_err(|e| rt("cannot enter the namespace", e))?
+                .map_err(|e| rt("sysctl", e))?;
+        }
+    }
+    if !p.route.is_empty() {
+        let mut args: Vec<String> = ["-n", emu.ns_name(Host::A), "route", "replace"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.push(format!("{}/32", netns::addr_str(ADDR_B)));
+        args.extend(["dev".into(), emu.dev_name(Host::A).to_string()]);
+        args.extend(["src".into(), netns::addr_str(netns::ADDR_A)]);
+        for r in &p.route {
+            args.extend(r.split_whitespace().map(String::from));
+        }
+        let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        netns::ip(&a).map_err(|e| rt("route attributes", e))?;
+    }
+    let before = emu
+        .in_ns(Host::A, netns::net_counters)
+        .map_err(|e| rt("netstat", e))?
+        .map_err(|e| rt("netstat", e))?;
+
+    // Time 0 of the run: every flow's start is an offset from it.
+    let t0 = now_ns() + 20 * MS;
+    let end = t0 + sc.duration;
+    let mut handles = Vec::new();
+    for (i, (f, cc)) in p.flows.iter().zip(&p.cc).enumerate() {
+        let port = BASE_PORT + i as u16;
+        let dst = SocketAddrV4::new(ADDR_B.into(), port);
+        let rx = emu
+            .in_ns(Host::B, || agent::Receiver::bind(dst))
+            .map_err(|e| rt("cannot enter namespace B", e))?
+            .map_err(|e| rt("receiver bind", e))?;
+        let start_ns = t0 + f.start;
+        let plan = match &f.app {
+            AppSpec::Bulk => Plan::Bulk { until_ns: end },
+            AppSpec::Bytes(n) => Plan::Bytes(*n),
+            AppSpec::Writes(w) => Plan::Writes(w.clone()),
+            AppSpec::Objects { .. } => {
+                return Err(EmuError::BadInput(format!(
+                    "flow {}: app = objects is simulator-only",
+                    f.name
+                )))
+            }
+        };
+        let quick = f.receiver.ack == AckSpec::Quick;
+        let recv = emu
+            .spawn_in(Host::B, move || rx.run(quick, end, end + 2 * SEC))
+            .map_err(|e| rt("receiver thread", e))?;
+        let opts_s = SendOpts {
+            dst,
+            cc: cc.clone(),
+            maxseg: Some(f.mss + 12),
+            plan,
+            start_ns,
+            deadline_ns: end,
+            sample_ns: opts.sample_ns,
+        };
+        let send = emu
+            .spawn_in(Host::A, move || agent::send(&opts_s))
+            .map_err(|e| rt("sender thread", e))?;
+        handles.push((send, recv));
+    }
+    let mut outcomes: Vec<(io::Result<SendResult>, io::Result<RecvResult>)> = Vec::new();
+    for (s, r) in handles {
+        let s = s.join().expect("sender panicked").and_then(|x| x);
+        let r = r.join().expect("receiver panicked").and_then(|x| x);
+        outcomes.push((s, r));
+    }
+    let run_end = now_ns();
+    let after = emu
+        .in_ns(Host::A, netns::net_counters)
+        .map_err(|e| rt("netstat", e))?
+        .map_err(|e| rt("netstat", e))?;
+    let report = emu.stop()?;
+    let before = counters_map(before);
+    let mut counters: Vec<(String, u64)> = after
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let d = v.saturating_sub(*before.get(&k).unwrap_or(&0));
+            (d > 0 && k.starts_with("TcpExt.")).then_some((k, d))
+        })
+        .collect();
+    counters.sort();
+    let c = counters_map(counters.clone());
+    let get = |k: &str| *c.get(&format!("TcpExt.{k}")).unwrap_or(&0);
+    let single = p.flows.len() == 1;
+    let mut notes = Vec::new();
+    if !single {
+        notes.push(
+            "several flows share namespace A: fast recoveries, tail probes, lost retransmissions and undos (kernel-wide counters) are reported as 0 per flow; see the counters".into(),
+        );
+    }
+
+    let mut flows = Vec::new();
+    let mut ts_rows: Vec<(u64, String)> = Vec::new();
+    for ((f, cc), (s, r)) in p.flows.iter().zip(&p.cc).zip(outcomes) {
+        let s = s.map_err(|e| EmuError::Runtime(format!("flow {}: sender: {e}", f.name)))?;
+        let r = r.map_err(|e| EmuError::Runtime(format!("flow {}: receiver: {e}", f.name)))?;
+        let start = s.connected_ns.max(t0 + f.start);
+        let sized = !matches!(f.app, AppSpec::Bulk);
+        let fct = if sized && s.complete && r.eof {
+            r.last_byte_ns.map(|t| t.saturating_sub(start))
+        } else {
+            None
+        };
+        let delivered = if sized { r.bytes } else { r.bytes_counted };
+        let elapsed = fct.unwrap_or(end.min(run_end).saturating_sub(start));
+        let goodput = if elapsed > 0 {
+            delivered as f64 * 8.0 / (elapsed as f64 / SEC as f64)
+        } else {
+            0.0
+        };
+        let mut rtts: Vec<u32> = s
+            .samples
+            .iter()
+            .map(|x| x.info.rtt_us)
+            .filter(|&x| x > 0)
+            .collect();
+        rtts.sort_unstable();
+        let mean = (!rtts.is_empty())
+            .then(|| rtts.iter().map(|&x| x as f64).sum::<f64>() / rtts.len() as f64 / 1000.0);
+        let p99 = (!rtts.is_empty()).then(|| {
+            rtts[((rtts.len() as f64 * 0.99).ceil() as usize).clamp(1, rtts.len()) - 1] as f64
+                / 1000.0
+        });
+        let l = &s.last;
+        let timeouts = match l.total_rto {
+            Some(n) => n as u64,
+            None if single => get("TCPTimeouts"),
+            None => 0,
+        };
+        let one = |k: &str| if single { get(k) } else { 0 };
+        flows.push(FlowResults {
+            name: f.name.clone(),
+            cc: format!("{} (linux {cc})", f.cc.name()),
+            recovery: f.recovery.clone(),
+            detection: f.detection.clone(),
+            timers: f.timers.clone(),
+            start_s: f.start as f64 / SEC as f64,
+            bytes_delivered: delivered,
+            goodput_bps: goodput,
+            fct_s: fct.map(|t| t as f64 / SEC as f64),
+            segments_sent: l.data_segs_out as u64,
+            acks_sent: r.last.segs_out as u64,
+            retransmissions: l.total_retrans as u64,
+            spurious_retransmissions: l.dsack_dups as u64,
+            timeouts,
+            fast_recoveries: one("TCPSackRecovery") + one("TCPRenoRecovery"),
+            objects: Vec::new(),
+            tail_probes: one("TCPLossProbes"),
+            max_retransmissions_of_one_segment: 0,
+            dsacks_received: l.dsack_dups as u64,
+            lost_retransmissions: one("TCPLostRetransmit"),
+            undos: one("TCPFullUndo")
+                + one("TCPPartialUndo")
+                + one("TCPDSACKUndo")
+                + one("TCPLossUndo"),
+            reordering_events: l.reord_seen as u64,
+            rtt_ms: RttResults {
+                min: (l.min_rtt_us > 0).then_some(l.min_rtt_us as f64 / 1000.0),
+                mean,
+                p99,
+            },
+            recoveries: Vec::new(),
+        });
+        for x in &s.samples {
+            let i = &x.info;
+            let mut row = String::new();
+            let ssthresh = if i.ssthresh >= 0x7fff_ffff {
+                String::new()
+            } else {
+                i.ssthresh.to_string()
+            };
+            let una = i.bytes_acked;
+            let _ = write!(
+                row,
+                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{}",
+                x.t_ns.saturating_sub(t0) as f64 / 1e9,
+                f.name,
+                i.cwnd,
+                ssthresh,
+                i.pipe(),
+                i.unacked,
+                i.rtt_us as f64 / 1000.0,
+                i.rto_us as f64 / 1000.0,
+                una,
+                una + i.unacked as u64 * i.snd_mss as u64
+            );
+            ts_rows.push((x.t_ns, row));
+        }
+    }
+    ts_rows.sort_by_key(|r| r.0);
+    let ab = &report.ab;
+    let active = report
+        .ab
+        .first_in_s
+        .zip(report.ab.last_out_s)
+        .map_or(0.0, |(a, b)| (b - a).max(0.0));
+    let results = RunResults {
+        scenario: sc.name.clone(),
+        seed: sc.seed,
+        sim_time_s: run_end.saturating_sub(t0) as f64 / 1e9,
+        wall_time_s: run_end.saturating_sub(t0) as f64 / 1e9,
+        events: report.ab.packets_in + report.ba.packets_in,
+        interrupted: crate::sys::stop_signal() != 0,
+        path: PathResults {
+            utilization: if active > 0.0 {
+                ab.bytes_delivered as f64 * 8.0 / (sc.path.rate as f64 * active)
+            } else {
+                0.0
+            },
+            drops: ab.queue_drops + ab.loss_drops,
+            queue_drops: ab.queue_drops,
+            loss_drops: ab.loss_drops,
+            ack_drops: report.ba.loss_drops + report.ba.queue_drops,
+            max_queue_bytes: ab.max_queue_bytes,
+        },
+        flows,
+    };
+    Ok(LinuxOutcome {
+        results,
+        emulator: report,
+        timeseries: ts_rows.into_iter().map(|r| r.1).collect(),
+        counters,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use losslab_sim::parse::parse_scenario;
+
+    fn sc(flow: &str) -> Scenario {
+        parse_scenario(
+            "t.toml",
+            &format!(
+                "[path]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[[flow]]\nname = \"a\"\n{flow}\n"
+            ),
+            &[],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn defaults_map_to_reno_with_prr_dupthresh_and_no_tlp() {
+        let p = plan(&sc("")).unwrap();
+        assert_eq!(p.cc, vec!["reno"]);
+        let get = |k: &str| p.sysctls.iter().find(|x| x.0 == k).unwrap().1.clone();
+        assert_eq!(get("net/ipv4/tcp_recovery"), "0");
+        assert_eq!(get("net/ipv4/tcp_early_retrans"), "0");
+        assert_eq!(get("net/ipv4/tcp_sack"), "1");
+        assert_eq!(get("net/ipv4/tcp_rmem"), "4096 131072 32000000");
+        assert!(p.route.is_empty());
+    }
+
+    #[test]
+    fn rack_tlp_and_route_attributes() {
+        let p = plan(&sc("cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"\nmin_rto = \"50ms\"\ninit_cwnd = 4")).unwrap();
+        assert_eq!(p.cc, vec!["cubic"]);
+        assert!(p
+            .sysctls
+            .contains(&("net/ipv4/tcp_recovery".into(), "1".into())));
+        assert!(p
+            .sysctls
+            .contains(&("net/ipv4/tcp_early_retrans".into(), "3".into())));
+        assert_eq!(p.route, vec!["rto_min 50000us", "initcwnd 4"]);
+    }
+
+    #[test]
+    fn what_linux_cannot_express_is_refused_by_name() {
+        for (flow, key) in [
+            ("recovery = \"rate-halving\"", "recovery"),
+            ("recovery = \"rfc6675\"", "recovery"),
+            ("recovery = \"prr-6937\"", "recovery"),
+            ("detection = \"fack\"", "detection"),
+            ("detection = \"early-retransmit\"", "detection"),
+            ("timers = \"rtor\"", "timers"),
+            ("timers = \"tlpr\"", "timers"),
+            ("timers = \"rack-tlp\"", "timers"),
+            ("cc = \"fixed:10\"", "cc"),
+            ("dsack_undo = false", "dsack_undo"),
+            ("delay = \"10ms\"", "delay"),
+            ("app = { kind = \"objects\", sizes = [\"10kB\"] }", "app"),
+        ] {
+            let e = plan(&sc(flow)).unwrap_err();
+            assert!(e.contains("flow a") && e.contains(key), "{flow}: {e}");
+        }
+    }
+
+    #[test]
+    fn per_namespace_settings_must_agree_across_flows() {
+        let s = parse_scenario(
+            "t.toml",
+            "[path]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[[flow]]\nname = \"a\"\n[[flow]]\nname = \"b\"\ndetection = \"rack\"\n",
+            &[],
+        )
+        .unwrap();
+        let e = plan(&s).unwrap_err();
+        assert!(e.contains("flow b") && e.contains("detection"), "{e}");
+    }
+}

@@ -1,0 +1,196 @@
+//! `losslab linux` as a user runs it. The runs need root and
+//! /dev/net/tun and say loudly when they are skipped; refusals do not.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_losslab"))
+}
+
+const SCENARIO: &str = r#"
+name = "linux-cli"
+duration = "20s"
+[path]
+rate = "20Mbps"
+delay = "10ms"
+queue = "200pkt"
+loss = { model = "drop", flow = "a", packets = [30, 31] }
+[[flow]]
+name = "a"
+cc = "cubic"
+app = { kind = "bytes", size = "1448000B" }
+"#;
+
+fn write(dir: &Path, text: &str) -> std::path::PathBuf {
+    let p = dir.join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn what_linux_cannot_express_is_exit_2_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    for (set, word) in [
+        ("flow.a.recovery=rate-halving", "rate-halving"),
+        ("flow.a.detection=fack", "fack"),
+        ("flow.a.timers=rtor", "rtor"),
+        ("flow.a.cc=fixed:20", "fixed"),
+    ] {
+        let o = bin()
+            .arg("linux")
+            .arg(write(dir.path(), SCENARIO))
+            .args(["--set", set])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("flow a") && err.contains(word) && err.contains("Linux"),
+            "{set}: {err}"
+        );
+    }
+}
+
+/// Every key path of a JSON document (array elements merged).
+fn keys(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let p = format!("{prefix}.{k}");
+                out.insert(p.clone());
+                keys(x, &p, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                keys(x, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn a_sized_flow_runs_through_linux_and_reports_in_the_run_shape() {
+    if let Some(why) = losslab_net::unavailable() {
+        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), SCENARIO);
+    let out = dir.path().join("out");
+    let o = bin()
+        .arg("linux")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let linux: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sim = bin()
+        .arg("run")
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.path().join("sim"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(sim.status.success());
+    let sim: serde_json::Value = serde_json::from_slice(&sim.stdout).unwrap();
+    // The same document shape as `losslab run` (recoveries are not
+    // observable from outside the kernel, so that list is empty).
+    let (mut kl, mut ks) = (BTreeSet::new(), BTreeSet::new());
+    keys(&linux, "", &mut kl);
+    keys(&sim, "", &mut ks);
+    ks.retain(|k| !k.starts_with(".flows[].recoveries[]"));
+    assert_eq!(kl, ks);
+    let f = &linux["flows"][0];
+    assert_eq!(f["bytes_delivered"], 1_448_000);
+    assert!(f["fct_s"].as_f64().unwrap() > 0.0);
+    // Two data packets were dropped by the path: Linux retransmitted them.
+    assert_eq!(linux["path"]["loss_drops"], 2);
+    assert!(f["retransmissions"].as_u64().unwrap() >= 2, "{f}");
+    let rtt = f["rtt_ms"]["min"].as_f64().unwrap();
+    assert!((20.0..25.0).contains(&rtt), "min rtt {rtt}");
+    // cwnd over time, in the simulator's timeseries.csv columns.
+    let ts = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    let mut lines = ts.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.len() > 10);
+    assert!(rows
+        .iter()
+        .all(|r| r.split(',').nth(1) == Some("a") && r.split(',').count() == 10));
+    assert!(out.join("emulator.csv").exists() && out.join("health.json").exists());
+}
+
+#[test]
+fn compare_prints_linux_and_the_simulator_side_by_side() {
+    if let Some(why) = losslab_net::unavailable() {
+        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = bin()
+        .arg("linux")
+        .arg(write(dir.path(), SCENARIO))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg("--compare")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("linux/sim") && s.contains("goodput Mbit/s") && s.contains("retransmissions"),
+        "{s}"
+    );
+    assert!(dir.path().join("out/sim-summary.json").exists());
+}
+
+#[test]
+fn ctrl_c_writes_partial_results_exits_130_and_removes_the_namespaces() {
+    if let Some(why) = losslab_net::unavailable() {
+        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        &SCENARIO.replace("app = { kind = \"bytes\", size = \"1448000B\" }", ""),
+    );
+    let out = dir.path().join("out");
+    let mut child = bin()
+        .arg("linux")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t = std::time::Instant::now();
+    while losslab_net::netns::our_netns(Some(pid)).len() < 2 {
+        assert!(t.elapsed().as_secs() < 10, "namespaces never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(losslab_net::netns::our_netns(Some(pid)).is_empty());
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["interrupted"], true);
+    // A bulk flow stopped after about 1.5 s of its 20.
+    let secs = s["sim_time_s"].as_f64().unwrap();
+    assert!(secs < 10.0, "ran {secs} s");
+    assert!(s["flows"][0]["bytes_delivered"].as_u64().unwrap() > 0);
+}
