@@ -4,7 +4,8 @@
 # (`losslab linux --compare`), then scripts/fidelity_table.py prints the
 # Markdown table. Needs root, /dev/net/tun, iproute2 and python3.
 #   cargo build --release && sudo scripts/fidelity.sh [OUTDIR]
-# SECS (default 30) sets each run's length; SEEDS (default "1") the seeds.
+# SECS (default 30) sets each run's length; SEEDS (default "1") the seeds;
+# CCS (default "cubic newreno") the congestion controllers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${LOSSLAB:-target/release/losslab}
@@ -16,14 +17,18 @@ for rate in 20 100; do
   # One bandwidth-delay product of queue (100 ms RTT).
   queue=$((rate * 1000000 / 8 / 10))
   for loss in 0.0001 0.0005 0.001 0.01; do
-    for cc in cubic newreno; do
+    for cc in ${CCS:-cubic newreno}; do
+      # Linux's CUBIC leaves slow start with HyStart; so does the
+      # simulator's when asked ([flow.cubic] hystart).
+      extra=()
+      if [ "$cc" = cubic ]; then extra=(--set flow.a.cubic.hystart=true); fi
       for seed in $seeds; do
         cell="$rate-$loss-$cc-$seed"
         echo "== $cell" >&2
         "$bin" linux examples/fidelity.toml --compare --json --out "$out/$cell" \
           --seed "$seed" --set "duration=${secs}s" --set "path.rate=${rate}Mbps" \
           --set "path.queue=${queue}B" --set "path.loss.p=$loss" --set "flow.a.cc=$cc" \
-          > "$out/$cell.json"
+          "${extra[@]}" > "$out/$cell.json"
       done
     done
   done
