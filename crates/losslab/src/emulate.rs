@@ -3,14 +3,14 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use losslab_net::emu::kill_tree;
 use losslab_net::{netns, sys, EmuConfig, EmuError, Emulator, Host};
-use losslab_sim::parse::load_scenario;
 
+use crate::scenario_args::{real_path_out, Overrides};
 use crate::Failure;
 
 #[derive(Args)]
@@ -29,12 +29,8 @@ pub struct EmulateArgs {
     /// stopped when the run ends.
     #[arg(long = "b", value_name = "CMD")]
     pub b: Option<String>,
-    /// Override the scenario's seed.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Override one key, e.g. --set path.delay=100ms (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    #[command(flatten)]
+    pub overrides: Overrides,
     /// Output directory for emulator.csv and health.json
     /// [default: out/<scenario name>-emulate].
     #[arg(long)]
@@ -78,26 +74,15 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    let file = a.file.clone().expect("clap requires FILE");
-    let mut overrides = a.set.clone();
-    if let Some(seed) = a.seed {
-        overrides.push(format!("seed={seed}"));
-    }
-    let scenario =
-        load_scenario(&file, &overrides).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let Some(file) = a.file.as_deref() else {
+        return Err(Failure::BadInput(
+            "a scenario FILE is required (or --cleanup)".into(),
+        ));
+    };
+    let scenario = a.overrides.load(file)?;
     let head_start = losslab_sim::units::parse_duration(&a.b_head_start)
         .map_err(|e| Failure::BadInput(format!("--b-head-start: {e}")))?;
-    if let Some(why) = losslab_net::unavailable() {
-        return Err(Failure::Runtime(format!(
-            "losslab emulate needs root, /dev/net/tun and iproute2: {why}"
-        )));
-    }
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("out").join(format!("{}-emulate", scenario.name)));
-    fs::create_dir_all(&out)
-        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))?;
+    let out = real_path_out("emulate", a.out.as_deref(), &scenario)?;
     let duration = scenario.duration;
     let mut cfg = EmuConfig::new(scenario);
     cfg.csv = Some(out.join("emulator.csv"));

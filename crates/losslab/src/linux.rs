@@ -10,21 +10,17 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use losslab_net::linux::{self, LinuxOptions, TIMESERIES_HEADER};
 use losslab_net::{sys, EmuError};
-use losslab_sim::parse::load_scenario;
 use losslab_sim::{RunResults, Simulation};
 
+use crate::scenario_args::{real_path_out, Overrides};
 use crate::Failure;
 
 #[derive(Args)]
 pub struct LinuxArgs {
     /// Scenario file (TOML, see docs/SCENARIO.md).
     pub file: PathBuf,
-    /// Override the scenario's seed.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Override one key, e.g. --set path.loss.p=0.01 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    #[command(flatten)]
+    pub overrides: Overrides,
     /// Output directory [default: out/<scenario name>-linux].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -54,12 +50,7 @@ fn emu_err(e: EmuError) -> Failure {
 }
 
 pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
-    let mut overrides = a.set.clone();
-    if let Some(seed) = a.seed {
-        overrides.push(format!("seed={seed}"));
-    }
-    let scenario =
-        load_scenario(&a.file, &overrides).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let scenario = a.overrides.load(&a.file)?;
     // Refuse what Linux cannot express before asking for root.
     linux::plan(&scenario).map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
     let sim = if a.compare {
@@ -70,17 +61,7 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     } else {
         None
     };
-    if let Some(why) = losslab_net::unavailable() {
-        return Err(Failure::Runtime(format!(
-            "losslab linux needs root, /dev/net/tun and iproute2: {why}"
-        )));
-    }
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("out").join(format!("{}-linux", scenario.name)));
-    fs::create_dir_all(&out)
-        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))?;
+    let out = real_path_out("linux", a.out.as_deref(), &scenario)?;
     let cannot = |p: &Path, e: std::io::Error| {
         Failure::Runtime(format!("cannot write {}: {e}", p.display()))
     };

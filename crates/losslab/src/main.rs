@@ -7,6 +7,7 @@ mod plot;
 mod report;
 mod reproduce;
 mod run;
+mod scenario_args;
 mod table;
 
 use std::process::ExitCode;

@@ -10,25 +10,20 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use losslab_sim::packet_log::PacketLog;
-use losslab_sim::parse::load_scenario;
 use losslab_sim::pcap::{PcapTracer, Sides};
 use losslab_sim::sim::{expand_flows, Tee};
 use losslab_sim::timeseries::TimeSeries;
 use losslab_sim::{RunResults, Simulation, Tracer};
 
+use crate::scenario_args::Overrides;
 use crate::Failure;
 
 #[derive(Args)]
 pub struct RunArgs {
     /// Scenario file (TOML, see docs/SCENARIO.md).
     pub file: PathBuf,
-    /// Override the scenario's seed.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Override one key, e.g. --set path.delay=100ms or
-    /// --set flow.a.recovery=rfc6675 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    #[command(flatten)]
+    pub overrides: Overrides,
     /// Output directory [default: out/<scenario name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -87,12 +82,7 @@ pub fn all_writers(
 }
 
 pub fn run(a: RunArgs) -> Result<(), Failure> {
-    let mut overrides = a.set.clone();
-    if let Some(seed) = a.seed {
-        overrides.push(format!("seed={seed}"));
-    }
-    let scenario =
-        load_scenario(&a.file, &overrides).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let scenario = a.overrides.load(&a.file)?;
     let out = a
         .out
         .clone()
@@ -139,7 +129,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     let scenario_copy = out.join("scenario.toml");
     let original = fs::read_to_string(&a.file).unwrap_or_default();
     let mut header = format!("# as run by: losslab run {}", a.file.display());
-    for o in &overrides {
+    for o in &a.overrides.list() {
         header.push_str(&format!(" --set {o}"));
     }
     fs::write(&scenario_copy, format!("{header}\n{original}"))

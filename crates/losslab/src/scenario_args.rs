@@ -1,0 +1,59 @@
+//! Command-line pieces shared by the commands that take a scenario file
+//! (`run`, `emulate`, `linux`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use losslab_sim::parse::load_scenario;
+use losslab_sim::scenario::Scenario;
+
+use crate::Failure;
+
+/// `--seed` and `--set`, applied to the file before anything is checked.
+#[derive(Args)]
+pub struct Overrides {
+    /// Override the scenario's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Override one key, e.g. --set path.delay=100ms or
+    /// --set flow.a.recovery=rfc6675 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl Overrides {
+    /// The overrides as KEY=VALUE strings, `--seed` last.
+    pub fn list(&self) -> Vec<String> {
+        let mut overrides = self.set.clone();
+        if let Some(seed) = self.seed {
+            overrides.push(format!("seed={seed}"));
+        }
+        overrides
+    }
+
+    /// Parses `file` with the overrides; errors are bad input (exit 2).
+    pub fn load(&self, file: &Path) -> Result<Scenario, Failure> {
+        load_scenario(file, &self.list()).map_err(|e| Failure::BadInput(e.to_string()))
+    }
+}
+
+/// For the commands on real packets: checks that this machine can run
+/// them, then makes the output directory (default out/<scenario>-<suffix>).
+pub fn real_path_out(
+    command: &str,
+    out: Option<&Path>,
+    scenario: &Scenario,
+) -> Result<PathBuf, Failure> {
+    if let Some(why) = losslab_net::unavailable() {
+        return Err(Failure::Runtime(format!(
+            "losslab {command} needs root, /dev/net/tun and iproute2: {why}"
+        )));
+    }
+    let out = out
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| Path::new("out").join(format!("{}-{command}", scenario.name)));
+    fs::create_dir_all(&out)
+        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))?;
+    Ok(out)
+}
