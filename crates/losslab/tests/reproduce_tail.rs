@@ -5,22 +5,14 @@
 //! checks are statistical and the quick variants are small, so they are
 //! reported, not asserted.
 
-use std::process::Command;
+mod common;
+
+use common::{assert_pictures, failed_checks, ids, reproduce_quick};
 
 #[test]
 fn tail_quick_reproduces_the_controlled_findings() {
-    let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_losslab"))
-        .args(["reproduce", "tail", "--quick", "--json", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let exps = v[0]["experiments"].as_array().unwrap();
-    let ids: Vec<&str> = exps.iter().map(|e| e["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["fig1", "fig2", "sec32", "sec33"]);
-    let mut failed = vec![];
+    let (dir, exps) = reproduce_quick("tail");
+    assert_eq!(ids(&exps), ["fig1", "fig2", "sec32", "sec33"]);
     for e in &exps[2..] {
         assert!(!e["checks"].as_array().unwrap().is_empty());
         // Every configuration found flows to measure, and drew its CDF.
@@ -34,23 +26,12 @@ fn tail_quick_reproduces_the_controlled_findings() {
         for m in &medians {
             assert!(!m.contains("n = 0"), "{}: {m}", e["id"]);
         }
-        for p in e["pictures"].as_array().unwrap() {
-            let f = dir.path().join("tail").join(p.as_str().unwrap());
-            assert!(f.exists(), "{} missing", f.display());
-        }
+        assert_pictures(dir.path(), "tail", e);
     }
+    let mut failed = vec![];
     for e in &exps[..2] {
-        for p in e["pictures"].as_array().unwrap() {
-            let f = dir.path().join("tail").join(p.as_str().unwrap());
-            assert!(f.exists(), "{} missing", f.display());
-        }
-        let checks = e["checks"].as_array().unwrap();
-        assert!(!checks.is_empty());
-        for c in checks {
-            if c["holds"] != true {
-                failed.push(format!("{}: {} ({})", e["id"], c["claim"], c["detail"]));
-            }
-        }
+        assert_pictures(dir.path(), "tail", e);
+        failed.extend(failed_checks(e));
     }
     assert!(
         failed.is_empty(),

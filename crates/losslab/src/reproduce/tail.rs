@@ -112,6 +112,32 @@ fn median(v: &[f64]) -> Option<f64> {
     quantile(&mut v.to_vec(), 0.5)
 }
 
+/// The four mechanisms' medians, and "m0 / m1 / m2 / m3" in ms and
+/// "n = c0 / c1 / c2 / c3" for a table row.
+fn median_summary(samples: [&[f64]; 4]) -> ([Option<f64>; 4], String, String) {
+    let med = samples.map(median);
+    let ms = med.map(fmt_ms).join(" / ");
+    let n = samples.map(|v| v.len().to_string()).join(" / ");
+    (med, ms, format!("n = {n}"))
+}
+
+/// Spurious retransmissions per segment sent, for each mechanism.
+fn spurious_fractions(spurious: &[(u64, u64); 4]) -> [f64; 4] {
+    spurious.map(|(s, n)| s as f64 / n.max(1) as f64)
+}
+
+fn scientific(v: &[f64]) -> String {
+    v.iter()
+        .map(|x| format!("{x:.2e}"))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// TLPR's FCT is at most TLP's and RTOR's (1 ms tolerance).
+fn tlpr_best_or_equal(v: &[Time; 4]) -> bool {
+    v[3] <= v[2] + MS && v[3] <= v[1] + MS
+}
+
 fn fmt_ms(x: Option<f64>) -> String {
     x.map_or("-".into(), |s| format!("{:.0}", s * 1000.0))
 }
@@ -232,7 +258,7 @@ fn figure1(ctx: &Ctx) -> Result<Experiment, String> {
                     ddetail.push(format!("{rtt} ms: {:.1} ms", saved as f64 / MS as f64));
                 }
             }
-            if v[3] > v[2] + MS || v[3] > v[1] + MS {
+            if !tlpr_best_or_equal(&v) {
                 tlpr_best = false;
             }
             all.push(v);
@@ -302,7 +328,7 @@ fn figure2(ctx: &Ctx) -> Result<Experiment, String> {
                 probes_help = false;
                 pdetail.push(format!("{}, {n} lost", ack_label(&ack)));
             }
-            if v[3] > v[2] + MS || v[3] > v[1] + MS {
+            if !tlpr_best_or_equal(&v) {
                 tlpr_best = false;
             }
             all.push(v);
@@ -526,7 +552,7 @@ fn section32(ctx: &Ctx) -> Result<Experiment, String> {
         }
         loss_rates.push(outs[0].loss_rate);
         max_queue = max_queue.max(outs[0].max_queue_ms);
-        let med: Vec<Option<f64>> = outs.iter().map(|o| median(&o.tail_fct)).collect();
+        let (med, med_ms, counts) = median_summary(std::array::from_fn(|i| &outs[i].tail_fct[..]));
         let label = format!(
             "{} segments, owd {} ms, {}",
             cfg.segments,
@@ -536,15 +562,7 @@ fn section32(ctx: &Ctx) -> Result<Experiment, String> {
         e.row(
             format!("{label}: median FCT"),
             format!(
-                "{} / {} / {} / {} (n = {} / {} / {} / {}; loss {:.1}%)",
-                fmt_ms(med[0]),
-                fmt_ms(med[1]),
-                fmt_ms(med[2]),
-                fmt_ms(med[3]),
-                outs[0].tail_fct.len(),
-                outs[1].tail_fct.len(),
-                outs[2].tail_fct.len(),
-                outs[3].tail_fct.len(),
+                "{med_ms} ({counts}; loss {:.1}%)",
                 outs[0].loss_rate * 100.0
             ),
             match cfg.segments {
@@ -610,11 +628,7 @@ fn section32(ctx: &Ctx) -> Result<Experiment, String> {
     );
     e.row(
         "spurious retransmissions / segments sent: baseline / RTOR / TLP / TLPR",
-        spurious
-            .iter()
-            .map(|(s, n)| format!("{:.2e}", *s as f64 / (*n).max(1) as f64))
-            .collect::<Vec<_>>()
-            .join(" / "),
+        scientific(&spurious_fractions(&spurious)),
         "2.18e-4 / 3.67e-4 / 3.49e-4 / 3.48e-4",
     );
     e.check(
@@ -636,9 +650,8 @@ fn section32(ctx: &Ctx) -> Result<Experiment, String> {
         large_close,
         format!("spread: {}", large_detail.join(", ")),
     );
-    let worst = spurious
-        .iter()
-        .map(|(s, n)| *s as f64 / (*n).max(1) as f64)
+    let worst = spurious_fractions(&spurious)
+        .into_iter()
         .fold(0.0, f64::max);
     e.check(
         "spurious retransmissions stay rare (below 1% of segments for every mechanism)",
@@ -803,7 +816,7 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
                     }
                 }
             }
-            let med: Vec<Option<f64>> = per.iter().map(|v| median(v)).collect();
+            let (med, med_ms, counts) = median_summary(std::array::from_fn(|i| &per[i][..]));
             let under_1s: Vec<String> = per
                 .iter()
                 .map(|v| {
@@ -814,17 +827,7 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
             let label = format!("RTT {rtt} ms, {}", site.name);
             e.row(
                 format!("{label}: median mean-OCT"),
-                format!(
-                    "{} / {} / {} / {} (n = {} / {} / {} / {})",
-                    fmt_ms(med[0]),
-                    fmt_ms(med[1]),
-                    fmt_ms(med[2]),
-                    fmt_ms(med[3]),
-                    per[0].len(),
-                    per[1].len(),
-                    per[2].len(),
-                    per[3].len()
-                ),
+                format!("{med_ms} ({counts})"),
                 if rtt <= 40 {
                     "all beat the baseline; TLP and TLPR largest gains (often > 50%)"
                 } else {
@@ -880,16 +883,10 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
             )?;
         }
     }
-    let frac: Vec<f64> = spurious
-        .iter()
-        .map(|(s, n)| *s as f64 / (*n).max(1) as f64)
-        .collect();
+    let frac = spurious_fractions(&spurious);
     e.row(
         "spurious retransmissions / segments sent: baseline / RTOR / TLP / TLPR",
-        frac.iter()
-            .map(|x| format!("{x:.2e}"))
-            .collect::<Vec<_>>()
-            .join(" / "),
+        scientific(&frac),
         "4.8e-5 / 5.9e-5 / 1.8e-3 / 2.1e-3",
     );
     e.check(
