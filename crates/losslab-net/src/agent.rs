@@ -277,13 +277,7 @@ pub fn send(o: &SendOpts) -> io::Result<SendResult> {
                     n -= w as u64;
                     done += w as u64;
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
-                    ) => {}
+                Err(e) if retryable(&e) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -409,13 +403,7 @@ impl Receiver {
                         setsockopt_int(fd, libc::IPPROTO_TCP, libc::TCP_QUICKACK, 1)?;
                     }
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
-                    ) => {}
+                Err(e) if retryable(&e) => {}
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => break,
                 Err(e) => return Err(e),
             }
@@ -547,4 +535,13 @@ pub fn udp_count(sock: UdpSocket, idle_ns: u64, deadline_ns: u64) -> io::Result<
             return Ok(n);
         }
     }
+}
+
+/// A socket call that timed out, would block or was interrupted: try
+/// again (the agents use timeouts to check their deadlines).
+fn retryable(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
 }

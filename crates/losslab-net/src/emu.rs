@@ -31,7 +31,7 @@ use std::thread::JoinHandle;
 
 use losslab_core::time::Time;
 use losslab_sim::scenario::Scenario;
-use losslab_sim::sim::expand_flows;
+use losslab_sim::sim::{expand_flows, flow_index};
 use serde::Serialize;
 
 use crate::log::{self, Batch, Kind, LogConfig, Rec, SNAPLEN};
@@ -213,11 +213,7 @@ impl Emulator {
         }
         let flows = expand_flows(&cfg.scenario.flows);
         let names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
-        let index_of = |n: &str| {
-            names
-                .iter()
-                .position(|x| x == n || x.strip_suffix(".1") == Some(n))
-        };
+        let index_of = |n: &str| flow_index(&flows, n);
         let fwd = DirModel::new(&cfg.scenario, 0, index_of).map_err(EmuError::BadInput)?;
         let rev = DirModel::new(&cfg.scenario, 1, index_of).map_err(EmuError::BadInput)?;
         let info: Vec<FlowInfo> = flows

@@ -1372,16 +1372,7 @@ impl Cx<'_> {
             if let Some(h) = ct.get("hystart") {
                 f.hystart = self.boolean(h, &cloc.key("hystart"))?;
             }
-            // Parameters that nothing reads would be a silent default.
-            if f.cc != CcSpec::Named("cubic".into()) {
-                return Err(self.err(
-                    &cloc,
-                    format!(
-                        "parameters for cubic given but this flow's cc is {:?}; set cc = \"cubic\" or remove [flow.cubic]",
-                        f.cc.name()
-                    ),
-                ));
-            }
+            self.parameters_read(&cloc, "cubic", "cc", &f.cc.name())?;
         }
         for timer in ["rtor", "tlpr"] {
             let Some(v) = t.get(timer) else { continue };
@@ -1401,32 +1392,28 @@ impl Cx<'_> {
                     "outstanding segments",
                 )? as u64;
             }
-            // Parameters that nothing reads would be a silent default.
-            if f.timers != timer {
-                return Err(self.err(
-                    &tloc,
-                    format!(
-                        "parameters for {timer} given but this flow's timers is {:?}; set timers = \"{timer}\" or remove [flow.{timer}]",
-                        f.timers
-                    ),
-                ));
-            }
+            self.parameters_read(&tloc, timer, "timers", &f.timers)?;
         }
         if let Some(v) = t.get("early-retransmit") {
             let eloc = loc.key("early-retransmit");
             f.early_retransmit = self.early_retransmit(v, &eloc)?;
-            // Parameters that nothing reads would be a silent default.
-            if f.detection != "early-retransmit" {
-                return Err(self.err(
-                    &eloc,
-                    format!(
-                        "parameters for early-retransmit given but this flow's detection is {:?}; set detection = \"early-retransmit\" or remove [flow.early-retransmit]",
-                        f.detection
-                    ),
-                ));
-            }
+            self.parameters_read(&eloc, "early-retransmit", "detection", &f.detection)?;
         }
         Ok(f)
+    }
+
+    /// A `[flow.ALG]` table is read only when the flow's `key` names ALG;
+    /// otherwise its parameters would be a silent default.
+    fn parameters_read(&self, loc: &Loc, alg: &str, key: &str, actual: &str) -> Res<()> {
+        if actual == alg {
+            return Ok(());
+        }
+        Err(self.err(
+            loc,
+            format!(
+                "parameters for {alg} given but this flow's {key} is {actual:?}; set {key} = \"{alg}\" or remove [flow.{alg}]"
+            ),
+        ))
     }
 
     /// `[flow.early-retransmit]`: `mitigation = "none" | "reordering" |

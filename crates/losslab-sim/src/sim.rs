@@ -369,6 +369,15 @@ impl std::fmt::Display for SimError {
 }
 impl std::error::Error for SimError {}
 
+/// The index, among `expand_flows`' flows, of the flow a scenario names
+/// (a drop model's `flow`, an app's `after`): a name written in the
+/// scenario means that flow, or with `count > 1` its first copy.
+pub fn flow_index(expanded: &[FlowSpec], name: &str) -> Option<usize> {
+    expanded
+        .iter()
+        .position(|f| f.name == name || f.name.strip_suffix(".1") == Some(name))
+}
+
 /// Expands `count = N` flows into N named flows.
 pub fn expand_flows(flows: &[FlowSpec]) -> Vec<FlowSpec> {
     let mut out = Vec::new();
@@ -405,14 +414,7 @@ fn total_of(spec: &FlowSpec) -> Option<u64> {
 impl Simulation {
     pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
         let specs = expand_flows(&scenario.flows);
-        let names: Vec<String> = specs.iter().map(|f| f.name.clone()).collect();
-        // A drop model names a flow as written in the scenario; with
-        // count > 1 it applies to the first copy.
-        let index_of = |n: &str| {
-            names
-                .iter()
-                .position(|x| x == n || x.strip_suffix(".1") == Some(n))
-        };
+        let index_of = |n: &str| flow_index(&specs, n);
         let p = &scenario.path;
         let r = &scenario.reverse;
         let seed = scenario.seed;
@@ -428,7 +430,7 @@ impl Simulation {
         }
         let mut flows = Vec::new();
         let mut flow_nets = Vec::new();
-        for spec in specs {
+        for spec in specs.iter().cloned() {
             let objects = match &spec.app {
                 AppSpec::Objects { sizes, after } => {
                     let after = match after {

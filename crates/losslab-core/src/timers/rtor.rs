@@ -2,7 +2,7 @@
 //! are outstanding, the timer restarted by an ACK expires RTO after the
 //! earliest outstanding segment was sent, not RTO after the ACK.
 
-use super::{Deadline, TimerCtx, TimerPolicy};
+use super::{Deadline, Rfc6298, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::Time;
 
@@ -27,21 +27,11 @@ impl TimerPolicy for Rtor {
     }
 
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
-        // RFC 6298 (5.1) is unchanged: start the timer if it is not running.
-        match current {
-            Some(d) => Some(d),
-            None => Some((ctx.now + ctx.rto, TimerKind::Rto)),
-        }
+        // RFC 6298 (5.1) is unchanged.
+        Rfc6298.on_send(ctx, current)
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
-        if ctx.packets_out == 0 {
-            // RFC 6298 (5.2).
-            return None;
-        }
-        if !acked_new {
-            return current;
-        }
         // RFC 7765 section 3: on an ACK of new data, with fewer than
         // rrthresh segments outstanding and no unsent data ready, restart
         // the timer to expire after RTO - T_earliest, T_earliest being the
@@ -50,11 +40,13 @@ impl TimerPolicy for Rtor {
         // RTO the earliest segment's send time is that of a transmission
         // already declared lost, and the restart would fire at once
         // (RFC 7765 targets the tail of a transfer in progress).
-        if let Some(at) = restart_at(ctx, self.rrthresh) {
-            return Some((at, TimerKind::Rto));
+        if acked_new && ctx.packets_out > 0 {
+            if let Some(at) = restart_at(ctx, self.rrthresh) {
+                return Some((at, TimerKind::Rto));
+            }
         }
-        // Otherwise RFC 6298 (5.3).
-        Some((ctx.now + ctx.rto, TimerKind::Rto))
+        // Otherwise RFC 6298 (5.2, 5.3).
+        Rfc6298.on_ack(ctx, acked_new, current)
     }
 }
 

@@ -44,24 +44,14 @@ pub fn write_run(dir: &Path, sc: &Scenario, files: Files) {
     std::fs::write(dir.join("summary.json"), json).unwrap();
 }
 
-pub fn path(rate_bps: u64, one_way_ms: u64, loss: LossModel) -> (PathSpec, ReverseSpec) {
-    let delay = one_way_ms * MS;
-    (
-        PathSpec::new(rate_bps, delay, QueueLimit::Packets(1000), loss),
-        ReverseSpec::lossless(delay),
-    )
+/// A 1000-packet bottleneck; the ACK path is lossless with the same delay
+/// (`Scenario::single_path`).
+pub fn path(rate_bps: u64, one_way_ms: u64, loss: LossModel) -> PathSpec {
+    PathSpec::new(rate_bps, one_way_ms * MS, QueueLimit::Packets(1000), loss)
 }
 
-pub fn scenario(
-    name: &str,
-    secs: u64,
-    path: (PathSpec, ReverseSpec),
-    flows: Vec<FlowSpec>,
-) -> Scenario {
-    Scenario {
-        reverse: path.1,
-        ..Scenario::single_path(name, secs * 1_000_000_000, path.0, flows)
-    }
+pub fn scenario(name: &str, secs: u64, path: PathSpec, flows: Vec<FlowSpec>) -> Scenario {
+    Scenario::single_path(name, secs * 1_000_000_000, path, flows)
 }
 
 /// The brief's example: 10 Mbit/s, 40 ms RTT, 300 segments, segments 40,
@@ -99,14 +89,14 @@ pub fn scratch(name: &str) -> PathBuf {
 /// packets per simulated second.
 pub fn big(secs: u64) -> Scenario {
     let mut p = path(100_000_000, 20, LossModel::Bernoulli { p: 0.00002 });
-    p.0.queue = QueueLimit::Packets(400);
+    p.queue = QueueLimit::Packets(400);
     scenario("big", secs, p, vec![FlowSpec::new("big")])
 }
 
 /// Reordering without loss: spurious fast retransmits and DSACKs.
 pub fn reordering() -> Scenario {
     let mut p = path(10_000_000, 20, LossModel::None);
-    p.0.reorder = Reorder {
+    p.reorder = Reorder {
         p: 0.01,
         delay: 8 * MS,
     };
