@@ -415,14 +415,75 @@ impl Receiver {
     }
 }
 
-/// Echoes UDP datagrams back to their sender until `stop`.
+/// CLOCK_REALTIME in ns, the clock of the kernel's SO_TIMESTAMPNS stamps.
+fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Receives one datagram with the time the kernel took it off the
+/// network (SO_TIMESTAMPNS, CLOCK_REALTIME), so the receiving thread's
+/// wake-up latency is not part of what is measured. Returns the length,
+/// the sender and the stamp (or the time of the call if the kernel gave
+/// none).
+fn recv_stamped(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, SocketAddrV4, u64)> {
+    // SAFETY: zeroed sockaddr_in, iovec, msghdr and control buffer are
+    // valid; every pointer handed to recvmsg outlives the call.
+    unsafe {
+        let mut addr: libc::sockaddr_in = std::mem::zeroed();
+        let mut iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len(),
+        };
+        let mut control = [0u64; 16];
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_name = (&mut addr as *mut libc::sockaddr_in).cast();
+        msg.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        let n = libc::recvmsg(fd, &mut msg, 0);
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut stamp = None;
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+        let from = SocketAddrV4::new(
+            u32::from_be(addr.sin_addr.s_addr).into(),
+            u16::from_be(addr.sin_port),
+        );
+        Ok((n as usize, from, stamp.unwrap_or_else(realtime_ns)))
+    }
+}
+
+/// Echoes UDP datagrams back to their sender until `stop`; returns how
+/// many. Bytes 4..12 of each reply carry the echo's turnaround (its send
+/// time minus the kernel's receive stamp), which `udp_ping` subtracts.
 pub fn udp_echo(sock: UdpSocket, stop: Arc<AtomicBool>) -> io::Result<u64> {
     sock.set_read_timeout(Some(Duration::from_millis(20)))?;
+    setsockopt_int(sock.as_raw_fd(), libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)?;
     let mut buf = [0u8; 2048];
     let mut n = 0;
     while !stop.load(Ordering::Relaxed) {
-        match sock.recv_from(&mut buf) {
-            Ok((k, from)) => {
+        match recv_stamped(sock.as_raw_fd(), &mut buf) {
+            Ok((k, from, rx)) => {
+                if k >= 12 {
+                    let turnaround = realtime_ns().saturating_sub(rx);
+                    buf[4..12].copy_from_slice(&turnaround.to_be_bytes());
+                }
                 sock.send_to(&buf[..k], from)?;
                 n += 1;
             }
@@ -440,13 +501,17 @@ pub fn udp_echo(sock: UdpSocket, stop: Arc<AtomicBool>) -> io::Result<u64> {
 /// Sends `count` datagrams of `size` bytes to an echo, one every
 /// `gap_ns`, and returns the round-trip times (ns) of those that came
 /// back. Each datagram carries its number, so late replies are matched.
+/// The RTT runs from the send call to the kernel's receive stamp, minus
+/// the echo's turnaround: the network's round trip, without the two
+/// threads' scheduling delays.
 pub fn udp_ping(dst: SocketAddrV4, count: u32, size: usize, gap_ns: u64) -> io::Result<Vec<u64>> {
     let s = UdpSocket::bind("0.0.0.0:0")?;
     s.connect(dst)?;
     s.set_read_timeout(Some(Duration::from_millis(1)))?;
+    setsockopt_int(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)?;
     let mut sent_at = vec![0u64; count as usize];
     let mut rtts = Vec::new();
-    let mut buf = vec![0u8; size.max(4)];
+    let mut buf = vec![0u8; size.max(12)];
     let mut rb = [0u8; 2048];
     let mut next = now_ns();
     let mut i = 0u32;
@@ -456,18 +521,18 @@ pub fn udp_ping(dst: SocketAddrV4, count: u32, size: usize, gap_ns: u64) -> io::
         let now = now_ns();
         if i < count && now >= next {
             buf[..4].copy_from_slice(&i.to_be_bytes());
-            sent_at[i as usize] = now_ns();
+            sent_at[i as usize] = realtime_ns();
             s.send(&buf)?;
             last_send = now;
             i += 1;
             next += gap_ns;
         }
-        match s.recv(&mut rb) {
-            Ok(k) if k >= 4 => {
-                let t = now_ns();
+        match recv_stamped(s.as_raw_fd(), &mut rb) {
+            Ok((k, _, rx)) if k >= 12 => {
                 let j = u32::from_be_bytes(rb[..4].try_into().expect("4 bytes")) as usize;
+                let turnaround = u64::from_be_bytes(rb[4..12].try_into().expect("8 bytes"));
                 if j < sent_at.len() {
-                    rtts.push(t - sent_at[j]);
+                    rtts.push(rx.saturating_sub(sent_at[j]).saturating_sub(turnaround));
                 }
             }
             Ok(_) => {}
