@@ -46,10 +46,12 @@ pub fn next_seg(board: &Scoreboard, v: &RecoveryVars, new_data: bool) -> NextSeg
             return NextSeg::Unsacked(n);
         }
     }
-    // Rule 4: once per recovery (RescueRxt undefined or below HighACK).
+    // Rule 4: once per recovery (RescueRxt undefined or below HighACK),
+    // for an un-SACKed S3 > HighRxt.
     if v.rescue_enabled && v.rescue_rxt.is_none_or(|r| v.high_ack > r) {
         if let Some(n) = highest_unsacked(board) {
-            if !board.get(n).is_some_and(|s| s.is(RETRANS)) {
+            let above_high_rxt = v.high_rxt.is_none_or(|h| n > h);
+            if above_high_rxt && !board.get(n).is_some_and(|s| s.is(RETRANS)) {
                 return NextSeg::Rescue(n);
             }
         }

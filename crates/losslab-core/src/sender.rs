@@ -218,6 +218,10 @@ pub struct SenderStats {
     pub undos: u64,
     /// ACKs on which reordering was detected.
     pub reordering_events: u64,
+    /// RFC 6675 NextSeg() rule 4 retransmissions. They are speculative by
+    /// design: the rule retransmits the highest un-SACKed segment even when
+    /// it is only still in flight.
+    pub rescue_retransmissions: u64,
 }
 
 pub struct Sender {
@@ -1220,7 +1224,14 @@ impl Sender {
             self.fast_rexmit_pending = false;
             if let Some(n) = self.board.next_to_retransmit() {
                 self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
-                return Some(self.retransmit(now, n));
+                let seg = self.retransmit(now, n);
+                // "To prevent repeated retransmission of the same data or a
+                // premature rescue retransmission, set both HighRxt and
+                // RescueRxt to the highest sequence number in the
+                // retransmitted segment": rule 4 waits until the fast
+                // retransmit itself is acknowledged.
+                self.rescue_rxt = Some(seg.seq + u64::from(seg.len) - 1);
+                return Some(seg);
             }
         }
         if self.pipe() >= self.win.cwnd {
@@ -1245,6 +1256,7 @@ impl Sender {
                 if let State::Fast { recovery_point } = self.state {
                     self.rescue_rxt = Some(recovery_point);
                 }
+                self.stats.rescue_retransmissions += 1;
                 Some(self.retransmit(now, n))
             }
             NextSeg::Nothing => None,

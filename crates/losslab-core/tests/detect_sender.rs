@@ -127,6 +127,33 @@ fn undo_during_recovery_leaves_recovery() {
 }
 
 #[test]
+fn a_dsack_for_one_of_two_retransmissions_is_not_enough() {
+    // Segment 0 is late and segment 1 lost: SACKs of 2, 3, 4 make both
+    // lost by IsLost(); with 2..7 SACKed, pipe (10 - 6 SACKed - 2 lost + 1
+    // retransmitted = 3) is below cwnd (5) and both are retransmitted.
+    let mut s = sender(10, "dupthresh");
+    assert_eq!(send_all(&mut s, 0).len(), 10);
+    for k in 2..8 {
+        s.on_ack(100 * MS + k, &ack(0, &[(2, k + 1)], 1));
+    }
+    let rtx: Vec<u64> = send_all(&mut s, 105 * MS)
+        .iter()
+        .filter(|x| x.tx_count > 1)
+        .map(|x| x.seg_no)
+        .collect();
+    assert_eq!(rtx, vec![0, 1]);
+    // The original of 0 arrives, then its retransmission: a DSACK for one
+    // of the episode's two retransmissions. Segment 1's was needed.
+    s.on_ack(110 * MS, &ack(1, &[(2, 8)], 1));
+    s.on_ack(200 * MS, &ack(1, &[(0, 1), (2, 8)], 1));
+    assert_eq!(s.stats().dsacks_received, 1);
+    assert_eq!(s.stats().undos, 0);
+    s.on_ack(201 * MS, &ack(10, &[], 1));
+    assert_eq!(s.stats().undos, 0);
+    assert!(!s.recoveries()[0].undone);
+}
+
+#[test]
 fn no_undo_with_dsack_undo_off() {
     let cfg = SenderConfig {
         mss: MSS as u32,

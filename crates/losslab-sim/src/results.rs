@@ -80,6 +80,8 @@ pub struct FlowResults {
     pub undos: u64,
     /// ACKs on which the sender detected reordering.
     pub reordering_events: u64,
+    /// RFC 6675 NextSeg() rule 4 (rescue) retransmissions.
+    pub rescue_retransmissions: u64,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
     /// An app of kind "objects": each object's request and completion
@@ -200,6 +202,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 lost_retransmissions: stats.map_or(0, |s| s.lost_retransmissions),
                 undos: stats.map_or(0, |s| s.undos),
                 reordering_events: stats.map_or(0, |s| s.reordering_events),
+                rescue_retransmissions: stats.map_or(0, |s| s.rescue_retransmissions),
                 rtt_ms: RttResults {
                     min: rtt.and_then(|h| h.min()).map(ms),
                     mean: rtt.and_then(|h| h.mean()).map(|m| m / MS as f64),

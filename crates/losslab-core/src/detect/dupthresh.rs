@@ -65,8 +65,12 @@ impl LossDetector for DupThresh {
             on_mark(base, &s);
         }
         // RFC 6582 section 3.2 step 4 (no SACK): a partial ACK during
-        // recovery means the next hole is lost too.
-        if !ctx.sack_seen && ctx.in_fast_recovery && ctx.cum_advanced && board.mark_lost(base) {
+        // recovery means the next hole is lost too. Only a partial one: the
+        // full ACK (step 3, it reaches RecoveryPoint) ends recovery, and
+        // marking the next segment there would start a new recovery on
+        // data that was never lost.
+        let partial_ack = ctx.cum_advanced && !ctx.exiting_recovery;
+        if !ctx.sack_seen && ctx.in_fast_recovery && partial_ack && board.mark_lost(base) {
             let s = *board.get(base).expect("base present");
             on_mark(base, &s);
         }
@@ -166,6 +170,35 @@ mod tests {
             ..ctx(3)
         };
         assert!(d.on_ack(&third, &mut b, &mut |_, _| {}));
+    }
+
+    #[test]
+    fn without_sack_a_partial_ack_marks_the_next_hole_but_the_full_ack_does_not() {
+        // RFC 6582 section 3.2: step 4 (partial ACK) retransmits the first
+        // unacknowledged segment; step 3 (full ACK) ends recovery.
+        let mut d = DupThresh::new(3);
+        let mut b = board(10);
+        b.begin_ack();
+        b.on_cum_ack(2000);
+        let partial = DetectCtx {
+            sack_seen: false,
+            in_fast_recovery: true,
+            cum_advanced: true,
+            ..ctx(0)
+        };
+        let mut marked = vec![];
+        d.on_ack(&partial, &mut b, &mut |n, _| marked.push(n));
+        assert_eq!(marked, vec![2]);
+        let mut b = board(10);
+        b.begin_ack();
+        b.on_cum_ack(2000);
+        let full = DetectCtx {
+            exiting_recovery: true,
+            ..partial
+        };
+        let mut marked = vec![];
+        assert!(!d.on_ack(&full, &mut b, &mut |n, _| marked.push(n)));
+        assert_eq!(marked, Vec::<u64>::new());
     }
 
     #[test]
