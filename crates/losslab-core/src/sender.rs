@@ -239,6 +239,10 @@ pub struct Sender {
     /// Largest window the peer has offered (RFC 1122 4.2.3.4's Max(SND.WND)).
     max_rwnd: u64,
     dupacks: u32,
+    /// Segments sent by RFC 3042 limited transmit since the cumulative ACK
+    /// last advanced: they MUST NOT count in the FlightSize that sets
+    /// ssthresh (RFC 5681 section 3.2 step 2).
+    limited_transmit_out: u64,
     /// Duplicate ACKs counted as delivered segments when the peer sends no
     /// SACK (Linux tcp_add_reno_sack()), so pipe still falls.
     reno_sacked: u64,
@@ -314,6 +318,7 @@ impl Sender {
             rwnd: cfg.initial_rwnd,
             max_rwnd: cfg.initial_rwnd,
             dupacks: 0,
+            limited_transmit_out: 0,
             reno_sacked: 0,
             sack_seen: false,
             high_rxt: None,
@@ -658,8 +663,18 @@ impl Sender {
         // an ACK as duplicate when it SACKs new data; without SACK, RFC
         // 5681 section 2 (same ACK, same window, data outstanding).
         let mut reno_dup = 0;
+        let mut cum_delivered = cum.newly_delivered;
         if cum_advanced {
+            // Without SACK each duplicate ACK was already counted as one
+            // delivered segment, so the cumulative ACK that follows k of
+            // them delivers its advance minus k (RFC 6937 section 3, RFC
+            // 9937 section 6.2), and at least the hole it filled (Linux
+            // tcp_remove_reno_sacks(): max(acked - sacked_out, 1)).
+            if self.reno_sacked > 0 {
+                cum_delivered = cum.newly_delivered.saturating_sub(self.reno_sacked).max(1);
+            }
             self.dupacks = 0;
+            self.limited_transmit_out = 0;
             self.reno_sacked = self
                 .reno_sacked
                 .saturating_sub(cum.segments.saturating_sub(1));
@@ -677,7 +692,7 @@ impl Sender {
         self.reno_sacked = self
             .reno_sacked
             .min(self.board.packets_out().saturating_sub(1));
-        let delivered = cum.newly_delivered + newly_sacked + reno_dup;
+        let delivered = cum_delivered + newly_sacked + reno_dup;
         if delivered > 0 {
             self.alg.recovery.pkts_acked(delivered, self.rtt.latest());
         }
@@ -841,7 +856,13 @@ impl Sender {
         self.tlp_pending = false;
         let cwnd_before = self.win.cwnd;
         self.begin_undo_episode(cwnd_before, self.win.ssthresh);
-        let flight = self.board.packets_out();
+        // RFC 5681 section 3.2 step 2 and RFC 6675 section 5 step (4.2):
+        // data sent by limited transmit does not count in this FlightSize.
+        let flight = self
+            .board
+            .packets_out()
+            .saturating_sub(self.limited_transmit_out);
+        self.limited_transmit_out = 0;
         // RFC 6675 step 4.1-4.2: RecoveryPoint = HighData; ssthresh from the
         // congestion controller; the RecoveryOps sets cwnd.
         self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
@@ -1186,6 +1207,9 @@ impl Sender {
         let len = self.new_data_len();
         if len > 0 && self.cfg.restart_after_idle {
             self.restart_if_idle(now);
+        }
+        if len > 0 && self.board.packets_out() >= self.win.cwnd {
+            self.limited_transmit_out += 1;
         }
         (len > 0).then(|| self.send_new(now, len))
     }

@@ -82,3 +82,99 @@ fn rescue_retransmission_waits_for_the_fast_retransmit_to_be_acked() {
     assert_eq!(send_all(&mut s, 86 * MS), vec![9]);
     assert_eq!(s.stats().retransmissions, 2);
 }
+
+/// Defect 3: RFC 5681 section 3.2 step 2 (and RFC 6675 (4.2)): segments
+/// sent by RFC 3042 limited transmit MUST NOT count in the FlightSize that
+/// sets ssthresh. Ten segments out (cwnd 10), the first lost: the first
+/// two duplicate ACKs each send one new segment (12 out), the third starts
+/// recovery with ssthresh = max(10 / 2, 2) = 5, not 12 / 2 = 6.
+#[test]
+fn limited_transmit_does_not_count_in_flight_size_for_ssthresh() {
+    for sack in [true, false] {
+        let mut s = sender(30, 10, "rfc6675", "dupthresh");
+        assert_eq!(send_all(&mut s, 0).len(), 10);
+        for k in 1..=3u64 {
+            let b: Vec<(u64, u64)> = if sack { vec![(1, k + 1)] } else { vec![] };
+            s.on_ack(40 * MS + k, &ack(0, &b, 1));
+            let sent = send_all(&mut s, 40 * MS + k);
+            if k < 3 {
+                assert_eq!(sent, vec![9 + k], "limited transmit, dupack {k}");
+            } else {
+                assert_eq!(sent.first(), Some(&0), "fast retransmit");
+            }
+        }
+        assert!(s.in_recovery(), "sack {sack}");
+        assert_eq!(s.window().ssthresh, 5, "sack {sack}");
+    }
+}
+
+/// Records the DeliveredData the sender hands the recovery algorithm on
+/// each ACK of fast recovery (the entering one included), with RFC 6675's
+/// cwnd rule underneath.
+struct Recorder(std::rc::Rc<std::cell::RefCell<Vec<u64>>>);
+
+impl losslab_core::recovery::RecoveryOps for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn init_cwnd_reduction(
+        &mut self,
+        w: &mut losslab_core::Window,
+        c: &losslab_core::recovery::RecoveryCtx,
+    ) {
+        losslab_core::recovery::Rfc6675.init_cwnd_reduction(w, c);
+    }
+    fn cwnd_reduction(
+        &mut self,
+        _w: &mut losslab_core::Window,
+        _c: &losslab_core::recovery::RecoveryCtx,
+        delivered: u64,
+        _fast_rexmit: bool,
+    ) {
+        self.0.borrow_mut().push(delivered);
+    }
+    fn end_cwnd_reduction(
+        &mut self,
+        w: &mut losslab_core::Window,
+        c: &losslab_core::recovery::RecoveryCtx,
+    ) {
+        losslab_core::recovery::Rfc6675.end_cwnd_reduction(w, c);
+    }
+}
+
+/// Defect 6: without SACK, the cumulative ACK after k duplicate ACKs
+/// delivers its advance minus k (RFC 9937 section 6.2), at least the one
+/// segment that filled the hole (Linux tcp_remove_reno_sacks()); counting
+/// the whole advance counted the k segments twice. Twenty segments out,
+/// 0 and 10 lost: 18 duplicate ACKs (one per segment that arrived), then
+/// the retransmission of 0 makes a partial ACK up to 10, which delivers
+/// one segment (the retransmission), not ten.
+#[test]
+fn without_sack_the_cumulative_ack_after_dupacks_delivers_advance_minus_k() {
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut alg = Algorithms::by_name("newreno", "rfc6675", "dupthresh", "rto", 3).unwrap();
+    alg.recovery = Box::new(Recorder(seen.clone()));
+    let cfg = SenderConfig {
+        mss: MSS as u32,
+        init_cwnd: 20,
+        app: App::Bytes(20 * MSS),
+        initial_rwnd: 1 << 20,
+        limited_transmit: false,
+        ..SenderConfig::default()
+    };
+    let mut s = Sender::new(cfg, alg, 0);
+    assert_eq!(send_all(&mut s, 0).len(), 20);
+    for k in 1..=18u64 {
+        s.on_ack(40 * MS + k, &ack(0, &[], 1));
+        send_all(&mut s, 40 * MS + k);
+    }
+    assert!(s.in_recovery());
+    s.on_ack(80 * MS, &ack(10, &[], 1));
+    assert!(s.in_recovery(), "a partial ACK");
+    assert_eq!(send_all(&mut s, 80 * MS), vec![10], "RFC 6582 step 4");
+    let d = seen.borrow();
+    // Entry on the 3rd duplicate ACK, 15 more duplicates, the partial ACK.
+    assert_eq!(d.len(), 17, "{d:?}");
+    assert_eq!(*d.last().unwrap(), 1, "{d:?}");
+    assert_eq!(d.iter().sum::<u64>(), 17, "{d:?}");
+}

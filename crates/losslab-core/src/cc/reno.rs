@@ -5,9 +5,9 @@
 //!
 //! The two are kept apart on purpose: they differ whenever FlightSize is
 //! not cwnd, e.g. an application- or receiver-window-limited flow (cwnd
-//! halving keeps more), or a fast-recovery entry after limited transmit
-//! (RFC 3042 adds up to two segments to FlightSize, so RFC 5681 keeps up
-//! to one more).
+//! halving keeps more). Segments sent by RFC 3042 limited transmit make
+//! no difference: RFC 5681 section 3.2 step 2 leaves them out of the
+//! FlightSize the sender passes in.
 
 use super::{CcCtx, CongestionControl, NewReno};
 use crate::window::Window;
@@ -46,10 +46,11 @@ mod tests {
         // Application-limited: 10 segments out of a 20-segment cwnd.
         assert_eq!(Reno.ssthresh(&w, 10), 10);
         assert_eq!(NewReno.ssthresh(&w, 10), 5);
-        // Fast recovery after two limited-transmit segments: FlightSize 23.
+        // A full window: the two agree (the sender's FlightSize leaves out
+        // limited-transmit segments, RFC 5681 section 3.2 step 2).
         w.cwnd = 21;
-        assert_eq!(Reno.ssthresh(&w, 23), 10);
-        assert_eq!(NewReno.ssthresh(&w, 23), 11);
+        assert_eq!(Reno.ssthresh(&w, 21), 10);
+        assert_eq!(NewReno.ssthresh(&w, 21), 10);
         // The two-segment floor.
         w.cwnd = 3;
         assert_eq!(Reno.ssthresh(&w, 3), 2);

@@ -24,10 +24,11 @@
 //! `max(sndcnt, prr_out ? 0 : 1)` the forced fast retransmit); it uses the
 //! window before the loss (prior_cwnd) for RecoverFS.
 //!
-//! Not here: without SACK, 6.2 estimates DeliveredData as one segment per
-//! duplicate ACK, minus those on the next cumulative ACK, and caps
-//! prr_delivered at RecoverFS. That estimate is the sender's (it computes
-//! DeliveredData), and RecoveryCtx does not say whether SACK is in use.
+//! Without SACK, DeliveredData follows 6.2's estimate, which the sender
+//! computes (it sees the duplicate ACKs): one segment per duplicate ACK,
+//! and on a cumulative ACK its advance less the duplicates already
+//! counted (at least one segment, as Linux). Not here: 6.2's cap of
+//! prr_delivered at RecoverFS for that estimate.
 
 use super::prr6937::div_ceil;
 use super::{RecoveryCtx, RecoveryOps};
