@@ -9,6 +9,7 @@
 pub mod app;
 pub mod config;
 pub mod event;
+pub mod minmax;
 pub mod nextseg;
 pub mod receiver;
 pub mod rtt;

@@ -268,6 +268,14 @@ impl Scoreboard {
     pub fn oldest_retransmission_in_flight(&self) -> Option<(u64, u64)> {
         self.rtx_in_flight.first_key_value().map(|(&o, &n)| (o, n))
     }
+    /// The retransmission in flight sent last before transmission order
+    /// `order`: (its transmission order, segment number).
+    pub fn latest_retransmission_in_flight_before(&self, order: u64) -> Option<(u64, u64)> {
+        self.rtx_in_flight
+            .range(..order)
+            .next_back()
+            .map(|(&o, &n)| (o, n))
+    }
     pub fn iter(&self) -> impl Iterator<Item = (u64, &SegMeta)> {
         let base = self.base;
         self.segs

@@ -717,6 +717,7 @@ impl Sender {
         // Loss detection.
         let mut ctx = self.detect_ctx(now, cum_advanced);
         ctx.ts_ecr = ack.ts_ecr;
+        ctx.rtt_sample = rtt_sample;
         ctx.dsack = dsack;
         ctx.exiting_recovery = match self.state {
             State::Open => false,
@@ -996,6 +997,7 @@ impl Sender {
             mss: self.cfg.mss,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
+            rtt_sample: None,
             reordering_seen: self.reordering_seen,
             can_send_new: self.new_data_len() > 0,
             ts_ecr: 0,

@@ -44,8 +44,11 @@ pub struct DetectCtx {
     pub in_loss: bool,
     pub mss: u32,
     pub srtt: Option<Time>,
-    /// The sender's minimum RTT sample (RFC 8985 RACK.min_RTT).
+    /// The sender's minimum RTT sample over the connection.
     pub min_rtt: Option<Time>,
+    /// This ACK's RTT sample, if it gave one (RFC 8985 6.2 step 1 feeds
+    /// RACK.min_RTT's windowed filter with it).
+    pub rtt_sample: Option<Time>,
     /// Reordering has been detected on this connection (sticky).
     pub reordering_seen: bool,
     /// New data could be sent now: the application has some and the

@@ -16,14 +16,16 @@
 //! recoveries without one (reo_wnd_persist).
 //!
 //! Shape after Linux net/ipv4/tcp_recovery.c (tcp_rack_detect_loss(),
-//! tcp_rack_advance(), tcp_rack_update_reo_wnd()). Differences:
-//! - transmissions are ordered by the sender-wide transmission counter
-//!   (`tx_order`), which is strictly monotonic, instead of (time, end_seq);
-//! - the timer is armed for the earliest remaining expiry rather than the
-//!   latest, so each segment is declared lost exactly when its own time has
-//!   come (the timer re-arms for the rest);
-//! - RACK.min_RTT is the sender's minimum RTT combined with RACK's own
-//!   unambiguous samples (SACKed segments sent once).
+//! tcp_rack_advance(), tcp_rack_update_reo_wnd()). As there, the
+//! reordering timer is armed for the latest remaining expiry (RFC 8985
+//! RACK_detect_loss(): `min_timeout = max(min_timeout, remaining)`; Linux
+//! `*reo_timeout = max_t(u32, *reo_timeout, remaining)`), so one timer
+//! event declares every waiting segment lost together. RACK.min_RTT is a
+//! windowed minimum (RFC 8985 6.2 step 1) of the sender's RTT samples and
+//! RACK's own unambiguous ones (SACKed segments sent once), over Linux's
+//! tcp_min_rtt_wlen of 300 s. Difference: transmissions are ordered by the
+//! sender-wide transmission counter (`tx_order`), which is strictly
+//! monotonic, instead of (time, end_seq).
 //!
 //! Without SACK, RACK has nothing to go on before the cumulative ACK moves,
 //! so the connection falls back to RFC 6675 DupThresh / RFC 6582.
@@ -35,11 +37,14 @@
 //! ACK is amortised O(1) plus O(log n) per segment declared lost.
 
 use super::{mark, DetectCtx, DupThresh, LossDetector};
+use crate::minmax::WindowedFilter;
 use crate::scoreboard::{Scoreboard, SegMeta, EVER_RETRANS, LOST};
-use crate::time::Time;
+use crate::time::{Time, SEC};
 
 /// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
 pub const REO_WND_PERSIST: u32 = 16;
+/// The window of RACK.min_RTT's filter: Linux's tcp_min_rtt_wlen default.
+pub const MIN_RTT_WINDOW: Time = 300 * SEC;
 
 #[derive(Clone, Debug)]
 pub struct Rack {
@@ -52,8 +57,9 @@ pub struct Rack {
     tx_order: Option<u64>,
     /// RACK.rtt.
     rtt: Time,
-    /// Minimum of RACK's own unambiguous RTT samples.
-    own_min_rtt: Option<Time>,
+    /// RACK.min_RTT: windowed minimum of the sender's RTT samples and
+    /// RACK's own unambiguous ones.
+    min_rtt: WindowedFilter,
     reo_wnd_mult: u32,
     reo_wnd_persist: u32,
     /// RACK.dsack_round: SND.NXT when reo_wnd_mult last grew.
@@ -74,7 +80,7 @@ impl Rack {
             xmit_ts: 0,
             tx_order: None,
             rtt: 0,
-            own_min_rtt: None,
+            min_rtt: WindowedFilter::min(MIN_RTT_WINDOW),
             reo_wnd_mult: 1,
             reo_wnd_persist: REO_WND_PERSIST,
             dsack_round: None,
@@ -99,11 +105,9 @@ impl Rack {
         self.tx_order.map(|_| self.xmit_ts)
     }
 
+    /// RACK.min_RTT; before any sample of its own, the sender's minimum.
     fn min_rtt(&self, ctx: &DetectCtx) -> Option<Time> {
-        match (ctx.min_rtt, self.own_min_rtt) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.min_rtt.get().or(ctx.min_rtt)
     }
 
     /// Step 2, RACK_update(): the most recently sent segment this ACK
@@ -114,10 +118,13 @@ impl Rack {
     fn update(&mut self, ctx: &DetectCtx, board: &Scoreboard) {
         let d = *board.delivered();
         let mut best = d.latest_original;
+        // Step 1: RACK.min_RTT from the ACK's RTT sample and from an
+        // unambiguous sample of RACK's own.
+        if let Some(r) = ctx.rtt_sample {
+            self.min_rtt.update(ctx.now, r);
+        }
         if let Some(o) = d.latest_original {
-            // Step 1: an unambiguous RTT sample for RACK.min_RTT.
-            let r = ctx.now.saturating_sub(o.sent);
-            self.own_min_rtt = Some(self.own_min_rtt.map_or(r, |m| m.min(r)));
+            self.min_rtt.update(ctx.now, ctx.now.saturating_sub(o.sent));
         }
         if let Some(r) = d.latest_retransmitted {
             let rtt = ctx.now.saturating_sub(r.sent);
@@ -173,7 +180,8 @@ impl Rack {
 
     /// Step 5, RACK_detect_loss_and_arm_timer(): declares lost every
     /// segment sent before RACK.xmit_ts whose time is up, and arms the
-    /// timer for the first one whose time is not. Returns how many.
+    /// timer for the latest expiry among those whose time is not. Returns
+    /// how many it declared lost.
     fn detect_loss(
         &mut self,
         now: Time,
@@ -186,16 +194,15 @@ impl Rack {
         };
         let wait = self.rtt.saturating_add(self.reo_wnd);
         let mut marked = 0;
-        let mut next: Option<Time> = None;
-        // Retransmissions in flight, in the order they were sent.
+        // Retransmissions in flight, in the order they were sent; those
+        // not yet due are the later ones, and the last of them sent before
+        // RACK.xmit_ts expires last.
         while let Some((order, n)) = board.oldest_retransmission_in_flight() {
             if order >= rack_order {
                 break;
             }
             let sent = board.get(n).expect("in flight").last_sent;
-            let due = sent.saturating_add(wait);
-            if due > now {
-                next = Some(due);
+            if sent.saturating_add(wait) > now {
                 break;
             }
             board.mark_retransmission_lost(n);
@@ -203,6 +210,9 @@ impl Rack {
             on_mark(n, &s);
             marked += 1;
         }
+        let mut latest: Option<Time> = board
+            .latest_retransmission_in_flight_before(rack_order)
+            .map(|(_, n)| board.get(n).expect("in flight").last_sent + wait);
         // Segments sent once, in sequence (which is transmission) order.
         // Lost ones wait for their retransmission; retransmitted ones were
         // handled above.
@@ -221,9 +231,7 @@ impl Rack {
             if s.tx_order >= rack_order {
                 break;
             }
-            let due = s.last_sent.saturating_add(wait);
-            if due > now {
-                next = Some(next.map_or(due, |t| t.min(due)));
+            if s.last_sent.saturating_add(wait) > now {
                 break;
             }
             mark(board, n, on_mark);
@@ -231,7 +239,27 @@ impl Rack {
             n += 1;
         }
         self.scan = n;
-        self.timer = next;
+        // Segments sent once were sent in sequence order, so from the first
+        // one not yet due every later one waits too, up to RACK's own: the
+        // last of them expires last.
+        let mut m = n;
+        while m < end {
+            if let Some(r) = board.sacked_runs().containing(m) {
+                m = r.end;
+                continue;
+            }
+            let s = *board.get(m).expect("present");
+            m += 1;
+            if s.flags & (LOST | EVER_RETRANS) != 0 {
+                continue;
+            }
+            if s.tx_order >= rack_order {
+                break;
+            }
+            let due = s.last_sent.saturating_add(wait);
+            latest = Some(latest.map_or(due, |t| t.max(due)));
+        }
+        self.timer = latest.filter(|&t| t > now);
         marked
     }
 }
@@ -293,6 +321,7 @@ mod tests {
         DetectCtx {
             now,
             min_rtt: Some(100 * MS),
+            rtt_sample: Some(100 * MS),
             srtt: Some(100 * MS),
             snd_nxt: 10_000,
             ..ctx(1)
@@ -321,15 +350,12 @@ mod tests {
         assert_eq!(r.rtt(), 100 * MS);
         // One SACKed segment, no reordering seen, not in recovery:
         // reo_wnd = min(min_RTT / 4, SRTT) = 25 ms. Segment 0 is lost at
-        // 0 + 100 + 25 ms; the timer waits for exactly that.
+        // 0 + 100 + 25 ms, segment 1 (sent 1 ms later) at 126 ms; the timer
+        // is armed for the latest of them (RFC 8985 RACK_detect_loss()).
         assert_eq!(r.reo_wnd(), 25 * MS);
-        assert_eq!(r.poll_timeout(), Some(125 * MS));
-        assert_eq!(
-            on_timeout(&mut r, &at(125 * MS - 1), &mut b),
-            (false, vec![])
-        );
+        assert_eq!(r.poll_timeout(), Some(126 * MS));
+        // An early call declares only what is due and re-arms.
         assert_eq!(on_timeout(&mut r, &at(125 * MS), &mut b), (true, vec![0]));
-        // The timer re-arms for the remainder: segment 1, sent 1 ms later.
         assert_eq!(r.poll_timeout(), Some(126 * MS));
         assert_eq!(on_timeout(&mut r, &at(126 * MS), &mut b), (true, vec![1]));
         // Nothing sent before segment 2 is left; 3.. were sent after it.
@@ -348,9 +374,10 @@ mod tests {
         b.begin_ack();
         sack(&mut b, 4, 5);
         // Segment 4 SACKed at 200 ms (RACK.rtt 196 ms): 0, 1 and 2 are due
-        // at 0..2 + 196 + 25 ms = 221..223 ms, 3 is SACKed.
+        // at 0..2 + 196 + 25 ms = 221..223 ms, 3 is SACKed; the timer waits
+        // for the latest, 223 ms.
         assert_eq!(on_ack(&mut r, &at(200 * MS), &mut b).1, Vec::<u64>::new());
-        assert_eq!(r.poll_timeout(), Some(221 * MS));
+        assert_eq!(r.poll_timeout(), Some(223 * MS));
         b.begin_ack();
         assert_eq!(
             on_ack(&mut r, &at(222 * MS), &mut b),
@@ -401,6 +428,32 @@ mod tests {
         assert_eq!(on_ack(&mut r, &c, &mut b), (true, vec![0]));
         assert_eq!(b.next_to_retransmit(), Some(0));
         assert_eq!(b.retrans_out(), 0);
+    }
+
+    #[test]
+    fn min_rtt_is_a_windowed_minimum() {
+        // RFC 8985 6.2 step 1: RACK.min_RTT follows the path when its RTT
+        // rises for longer than the filter's window (300 s).
+        let (mut r, mut b) = setup();
+        b.begin_ack();
+        sack(&mut b, 1, 2);
+        on_ack(&mut r, &at(101 * MS), &mut b);
+        assert_eq!((r.reo_wnd(), r.min_rtt.get()), (25 * MS, Some(100 * MS)));
+        // Four minutes later the RTT is 400 ms; six minutes later the
+        // 100 ms sample has left the window and reo_wnd is 400 / 4 ms.
+        let late = |now| DetectCtx {
+            rtt_sample: Some(400 * MS),
+            min_rtt: Some(100 * MS),
+            srtt: Some(400 * MS),
+            ..at(now)
+        };
+        b.begin_ack();
+        on_ack(&mut r, &late(240 * SEC), &mut b);
+        assert_eq!(r.min_rtt.get(), Some(100 * MS));
+        b.begin_ack();
+        on_ack(&mut r, &late(360 * SEC), &mut b);
+        assert_eq!(r.min_rtt.get(), Some(400 * MS));
+        assert_eq!(r.reo_wnd(), 100 * MS);
     }
 
     #[test]
