@@ -39,7 +39,7 @@ use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState}
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::recovery::{RecoveryCtx, RecoveryOps};
 use crate::rtt::RttEstimator;
-use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS, SACKED};
+use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS};
 use crate::stats::Histogram;
 use crate::time::Time;
 use crate::timers::{Deadline, TimerCtx, TimerParams, TimerPolicy};
@@ -163,6 +163,17 @@ struct TlpEpisode {
     end_seq: u64,
     /// TLP.is_retrans: the byte range the probe retransmitted, if it did.
     retrans: Option<(u64, u64)>,
+}
+
+/// What the TLP episode logic needs to know of an ACK.
+#[derive(Clone, Copy, Debug)]
+struct TlpAckInfo {
+    dsack: bool,
+    cum_advanced: bool,
+    newly_sacked: u64,
+    window_update: bool,
+    /// Segments outstanding before the ACK (FlightSize for ssthresh).
+    prior_out: u64,
 }
 
 /// One recovery episode, for results.
@@ -777,7 +788,17 @@ impl Sender {
             }
         }
 
-        self.process_tlp_ack(now, ack, dsack, cum_advanced, prior_out);
+        self.process_tlp_ack(
+            now,
+            ack,
+            TlpAckInfo {
+                dsack,
+                cum_advanced,
+                newly_sacked,
+                window_update: ack.window != prior_rwnd,
+                prior_out,
+            },
+        );
 
         // Timers (RFC 6298 section 5 through the policy).
         let tctx = self.timer_ctx(now);
@@ -804,20 +825,24 @@ impl Sender {
     /// RFC 8985 section 7.4.2 (Linux tcp_process_tlp_ack()): once the ACK
     /// reaches TLP.end_seq the episode is over. A probe of new data, or any
     /// probe of a policy without loss inference, says nothing more. A
-    /// retransmitted probe answered by a DSACK for it, or by a pure
+    /// retransmitted probe answered by a DSACK for it, or by a TLP
     /// duplicate ACK, found the original delivered; an ACK beyond
     /// TLP.end_seq without either means the original was lost and the
-    /// probe repaired it: reduce cwnd once (enter and leave CWR). An ACK of
-    /// exactly TLP.end_seq without a DSACK is ambiguous and waits. The
+    /// probe repaired it: reduce cwnd once (enter and leave CWR). A TLP
+    /// duplicate ACK is Linux's `is_tlp_dupack`: the ACK is exactly
+    /// TLP.end_seq, does not advance snd.una, SACKs no new data and does
+    /// not update the window (FLAG_SND_UNA_ADVANCED, FLAG_DATA_SACKED,
+    /// FLAG_NOT_DUP); SACK blocks that only repeat old information do not
+    /// disqualify it. Any other ACK of exactly TLP.end_seq waits. The
     /// reduction takes FlightSize as it was when this ACK arrived.
-    fn process_tlp_ack(
-        &mut self,
-        now: Time,
-        ack: &Ack,
-        dsack: bool,
-        cum_advanced: bool,
-        prior_out: u64,
-    ) {
+    fn process_tlp_ack(&mut self, now: Time, ack: &Ack, a: TlpAckInfo) {
+        let TlpAckInfo {
+            dsack,
+            cum_advanced,
+            newly_sacked,
+            window_update,
+            prior_out,
+        } = a;
         let Some(ep) = self.tlp else {
             return;
         };
@@ -846,7 +871,7 @@ impl Sender {
             self.win.cwnd = self.win.ssthresh.max(1);
             self.win.cwnd_cnt = 0;
             self.emit_cwnd(now);
-        } else if !cum_advanced && blocks.is_empty() {
+        } else if !cum_advanced && newly_sacked == 0 && !window_update {
             self.tlp = None;
         }
     }
@@ -1164,21 +1189,20 @@ impl Sender {
     /// One loss probe (tail-loss paper 2.2, RFC 8985 7.3, Linux
     /// tcp_send_loss_probe()): a new segment if there is one and the
     /// receive window allows it, regardless of cwnd; otherwise a
-    /// retransmission of the highest outstanding segment (the highest not
-    /// SACKed: a SACKed one would repair nothing). Opens the TLP episode.
-    /// None when everything outstanding is SACKed; the RTO armed when the
-    /// probe timer fired stays.
+    /// retransmission of the highest-sequence segment sent (RFC 8985 7.3
+    /// "the highest-sequence segment sent so far"; Linux takes the last
+    /// skb of the retransmission queue). Deviation: when that segment is
+    /// SACKed, RFC and Linux still resend it (its only effect is a DSACK,
+    /// which ends the episode); our scoreboard never resends SACKed data,
+    /// so the highest un-SACKed segment goes instead. Opens the TLP
+    /// episode. None when everything outstanding is SACKed; the RTO armed
+    /// when the probe timer fired stays.
     fn send_loss_probe(&mut self, now: Time) -> Option<Segment> {
         let len = self.new_data_len();
         let (mut seg, retrans) = if len > 0 {
             (self.send_new(now, len), None)
         } else {
-            let n = self
-                .board
-                .iter()
-                .filter(|(_, s)| !s.is(SACKED))
-                .map(|(n, _)| n)
-                .last()?;
+            let n = crate::nextseg::highest_unsacked(&self.board)?;
             let s = self.retransmit(now, n);
             (s, Some((s.seq, s.seq + s.len as u64)))
         };

@@ -149,14 +149,85 @@ fn rack_tlp_keeps_cwnd_when_a_dsack_shows_the_probe_unneeded() {
     assert_eq!(s.window().cwnd, 20);
 }
 
-#[test]
-fn tlp_does_not_infer_loss() {
-    let app = App::Writes(vec![(0, 10 * MSS), (SEC, MSS)]);
-    let mut s = sender(app, "newreno", "tlp");
+/// Defect 7 of issue 10: TLP infers loss from its probe as Linux has done
+/// since 3.10 (tcp_process_tlp_ack()), for `tlp` and `tlpr` alike; the
+/// probe-only behaviour before it stays reachable as `loss_inference =
+/// false`.
+fn tlp_tail(timers: &str, loss_inference: bool) -> Sender {
+    let cfg = SenderConfig {
+        mss: MSS as u32,
+        init_cwnd: 20,
+        app: App::Writes(vec![(0, 10 * MSS), (SEC, MSS)]),
+        initial_rwnd: 1 << 20,
+        ..SenderConfig::default()
+    };
+    let tp = losslab_core::timers::TimerParams {
+        tlp_loss_inference: loss_inference,
+        ..Default::default()
+    };
+    let alg = Algorithms::by_name_with(
+        "newreno",
+        "prr",
+        "dupthresh",
+        timers,
+        &Default::default(),
+        &tp,
+        &Default::default(),
+    )
+    .unwrap();
+    let mut s = Sender::new(cfg, alg, 0);
     let (t, p) = tail_of_ten(&mut s);
     s.on_ack(t + 100 * MS, &ack(10, None, p.ts_val));
     s.on_timeout(SEC);
     let seg = send_all(&mut s, SEC);
     s.on_ack(SEC + 100 * MS, &ack(11, None, seg[0].ts_val));
-    assert_eq!(s.window().cwnd, 20);
+    s
+}
+
+#[test]
+fn tlp_and_tlpr_infer_loss_from_the_probe() {
+    for timers in ["tlp", "tlpr"] {
+        let s = tlp_tail(timers, true);
+        // As RACK-TLP above: ssthresh = max(1 / 2, 2), cwnd = ssthresh.
+        assert_eq!((s.window().cwnd, s.window().ssthresh), (2, 2), "{timers}");
+        let s = tlp_tail(timers, false);
+        assert_eq!(s.window().cwnd, 20, "{timers} without loss inference");
+    }
+}
+
+/// Defect 8: a TLP duplicate ACK is one of exactly TLP.end_seq that
+/// SACKs no new data (Linux is_tlp_dupack), whatever old SACK blocks it
+/// repeats. Ten segments, 0..8 acknowledged; the probe resends 9 (end_seq
+/// = segment 10); the original 9 arrives late (ACK of 10); two new
+/// segments go out, 10 is late, 11 SACKed; then the probe's copy of 9
+/// arrives at a receiver without DSACK: the same ACK again, SACKing
+/// nothing new. The original was delivered: no reduction, even when the
+/// ACK of everything finally passes end_seq.
+#[test]
+fn a_tlp_dupack_may_repeat_old_sack_blocks() {
+    let app = App::Writes(vec![(0, 10 * MSS), (350 * MS, 2 * MSS)]);
+    let mut s = sender(app, "newreno", "tlp");
+    let (t, p) = tail_of_ten(&mut s);
+    assert_eq!((t, p.seg_no, p.tx_count), (300 * MS, 9, 2));
+    s.on_timeout(350 * MS);
+    assert_eq!(send_all(&mut s, 350 * MS).len(), 2);
+    s.on_ack(360 * MS, &ack(10, None, 1));
+    let with_sack = || {
+        let mut sack = SackBlocks::new();
+        sack.push(Range::new(11 * MSS, 12 * MSS));
+        Ack {
+            ack: 10 * MSS,
+            window: 1 << 20,
+            sack,
+            dsack: false,
+            ts_val: 1,
+            ts_ecr: 1,
+        }
+    };
+    s.on_ack(450 * MS, &with_sack());
+    s.on_ack(460 * MS, &with_sack());
+    s.on_ack(470 * MS, &ack(12, None, 1));
+    assert!(s.is_finished());
+    assert_eq!(s.stats().timeouts + s.stats().fast_recoveries, 0);
+    assert_eq!(s.window().cwnd, 20, "no reduction");
 }

@@ -422,9 +422,14 @@ const FLOW_KEYS: &[&str] = &[
     "slow_start_after_idle",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
-const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlpr", "cubic"];
+const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic"];
 const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
-const RTO_RESTART_KEYS: &[&str] = &["rrthresh"];
+/// The keys of `[flow.rtor]`, `[flow.tlp]` and `[flow.tlpr]`.
+const TIMER_KEYS: [(&str, &[&str]); 3] = [
+    ("rtor", &["rrthresh"]),
+    ("tlp", &["loss_inference"]),
+    ("tlpr", &["rrthresh", "loss_inference"]),
+];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
 const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate"];
 
@@ -1374,15 +1379,18 @@ impl Cx<'_> {
             }
             self.parameters_read(&cloc, "cubic", "cc", &f.cc.name())?;
         }
-        for timer in ["rtor", "tlpr"] {
+        for (timer, keys) in TIMER_KEYS {
             let Some(v) = t.get(timer) else { continue };
             let tloc = loc.key(timer);
-            let tt = self.table(
-                v,
-                &tloc,
-                &format!("a table like [flow.{timer}] rrthresh = 4"),
-            )?;
-            self.only_keys(tt, &tloc, RTO_RESTART_KEYS, &format!("in [flow.{timer}]"))?;
+            let example = match keys[0] {
+                "rrthresh" => "rrthresh = 4",
+                _ => "loss_inference = false",
+            };
+            let tt = self.table(v, &tloc, &format!("a table like [flow.{timer}] {example}"))?;
+            self.only_keys(tt, &tloc, keys, &format!("in [flow.{timer}]"))?;
+            if let Some(b) = tt.get("loss_inference") {
+                f.tlp_loss_inference = self.boolean(b, &tloc.key("loss_inference"))?;
+            }
             if let Some(r) = tt.get("rrthresh") {
                 f.rrthresh = self.integer(
                     r,

@@ -227,6 +227,9 @@ pub struct FlowSpec {
     /// RTO Restart's rrthresh for `rtor` and `tlpr` (added tables
     /// `[flow.rtor]` / `[flow.tlpr]`, key `rrthresh`).
     pub rrthresh: u64,
+    /// `[flow.tlp]` / `[flow.tlpr]` `loss_inference` (added): a probe that
+    /// repaired a loss reduces cwnd (Linux 3.10 tcp_process_tlp_ack()).
+    pub tlp_loss_inference: bool,
     /// One-way delay of this flow's own access links, added to the path's
     /// in both directions (added key `delay`): flows of different RTTs
     /// sharing one bottleneck.
@@ -280,6 +283,7 @@ impl FlowSpec {
             min_rto: 200 * losslab_core::time::MS,
             rto_formula: RtoFormula::Rfc6298,
             rrthresh: losslab_core::timers::RRTHRESH,
+            tlp_loss_inference: true,
             delay: 0,
             slow_start_after_idle: false,
             hystart: false,

@@ -930,6 +930,7 @@ pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
     };
     let timers = losslab_core::timers::TimerParams {
         rrthresh: spec.rrthresh,
+        tlp_loss_inference: spec.tlp_loss_inference,
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,

@@ -89,6 +89,38 @@ fn rrthresh_tables() {
     );
 }
 
+#[test]
+fn tlp_loss_inference_tables() {
+    for timer in ["tlp", "tlpr"] {
+        let on = flow(&format!("timers = \"{timer}\""));
+        assert!(
+            parse(&on).unwrap().flows[0].tlp_loss_inference,
+            "default on"
+        );
+        let off = flow(&format!(
+            "timers = \"{timer}\"\n[flow.{timer}]\nloss_inference = false"
+        ));
+        assert!(!parse(&off).unwrap().flows[0].tlp_loss_inference);
+        error(
+            &flow(&format!(
+                "timers = \"{timer}\"\n[flow.{timer}]\nloss_inference = 1"
+            )),
+            &format!("flow.a.{timer}.loss_inference"),
+            &["true or false"],
+        );
+    }
+    error(
+        &flow("timers = \"tlp\"\n[flow.tlp]\nrrthresh = 3"),
+        "flow.a.tlp.rrthresh",
+        &["unknown key", "loss_inference"],
+    );
+    error(
+        &flow("[flow.tlp]\nloss_inference = false"),
+        "flow.a.tlp",
+        &["parameters for tlp given but this flow's timers is \"rto\""],
+    );
+}
+
 /// FCT of a 10-segment flow whose last segment is lost, with quick ACKs
 /// over a 1 Gbit/s path of the given one-way delay.
 fn tail_fct(one_way: Time, tune: impl FnOnce(&mut FlowSpec)) -> f64 {

@@ -63,12 +63,17 @@ pub trait TimerPolicy {
 pub struct TimerParams {
     /// RTO Restart's rrthresh (RFC 7765 section 3), for `rtor` and `tlpr`.
     pub rrthresh: u64,
+    /// `tlp` and `tlpr`: infer a loss from a retransmitted probe's ACK and
+    /// reduce cwnd (Linux 3.10 tcp_process_tlp_ack(); `rack-tlp` always
+    /// does, RFC 8985 7.4).
+    pub tlp_loss_inference: bool,
 }
 
 impl Default for TimerParams {
     fn default() -> Self {
         TimerParams {
             rrthresh: rtor::RRTHRESH,
+            tlp_loss_inference: true,
         }
     }
 }
@@ -84,8 +89,12 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
         "rtor" => Some(Box::new(Rtor {
             rrthresh: p.rrthresh,
         })),
-        "tlp" => Some(Box::new(Tlp::default())),
-        "tlpr" => Some(Box::new(Tlpr::with_rrthresh(p.rrthresh))),
+        "tlp" => Some(Box::new(
+            Tlp::default().with_loss_inference(p.tlp_loss_inference),
+        )),
+        "tlpr" => Some(Box::new(
+            Tlpr::with_rrthresh(p.rrthresh).with_loss_inference(p.tlp_loss_inference),
+        )),
         "rack-tlp" => Some(Box::new(RackTlp::default())),
         _ => None,
     }

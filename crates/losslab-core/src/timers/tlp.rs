@@ -116,9 +116,32 @@ pub(super) fn probe_allowed(ctx: &TimerCtx) -> Option<Time> {
     ctx.srtt
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Tlp {
     sched: ProbeSchedule,
+    /// Linux 3.10 "TLP loss detection" (tcp_process_tlp_ack(); draft-
+    /// dukkipati-tcpm-tcp-loss-probe section 3): when the ACK passes the
+    /// episode's end without a TLP duplicate ACK or DSACK, the retransmitted
+    /// probe repaired a loss and cwnd is reduced. Off: the probe's ACK only
+    /// feeds the loss detector (losslab before issue 10).
+    pub loss_inference: bool,
+}
+
+impl Default for Tlp {
+    fn default() -> Self {
+        Tlp {
+            sched: ProbeSchedule::default(),
+            loss_inference: true,
+        }
+    }
+}
+
+impl Tlp {
+    /// With or without the probe's loss inference (`loss_inference`).
+    pub fn with_loss_inference(mut self, on: bool) -> Self {
+        self.loss_inference = on;
+        self
+    }
 }
 
 impl Tlp {
@@ -144,6 +167,10 @@ impl TimerPolicy for Tlp {
         // Restarted on each ACK of new data, like the RTO (paper 2.3).
         self.sched
             .on_ack(ctx, acked_new, current, Self::probe_at(ctx))
+    }
+
+    fn infers_loss_from_probe(&self) -> bool {
+        self.loss_inference
     }
 }
 

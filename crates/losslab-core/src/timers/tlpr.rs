@@ -12,6 +12,8 @@ pub struct Tlpr {
     sched: ProbeSchedule,
     /// RTOR's rrthresh for the restart cap (RFC 7765 section 3).
     pub rrthresh: u64,
+    /// As `Tlp::loss_inference` (Linux 3.10 tcp_process_tlp_ack()).
+    pub loss_inference: bool,
 }
 
 impl Default for Tlpr {
@@ -25,7 +27,16 @@ impl Tlpr {
         Tlpr {
             sched: ProbeSchedule::default(),
             rrthresh,
+            loss_inference: true,
         }
+    }
+}
+
+impl Tlpr {
+    /// With or without the probe's loss inference (`loss_inference`).
+    pub fn with_loss_inference(mut self, on: bool) -> Self {
+        self.loss_inference = on;
+        self
     }
 }
 
@@ -54,6 +65,10 @@ impl Tlpr {
 impl TimerPolicy for Tlpr {
     fn name(&self) -> &'static str {
         "tlpr"
+    }
+
+    fn infers_loss_from_probe(&self) -> bool {
+        self.loss_inference
     }
 
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
