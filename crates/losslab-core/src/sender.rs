@@ -165,6 +165,9 @@ struct TlpEpisode {
     retrans: Option<(u64, u64)>,
 }
 
+/// Linux's sysctl_tcp_max_reordering default: the cap on tp->reordering.
+const MAX_REORDERING: u64 = 300;
+
 /// What the TLP episode logic needs to know of an ACK.
 #[derive(Clone, Copy, Debug)]
 struct TlpAckInfo {
@@ -290,6 +293,8 @@ pub struct Sender {
     recovery_epoch: u64,
     /// Reordering has been seen on this connection.
     reordering_seen: bool,
+    /// Linux tp->reordering (see `DetectCtx::reordering`).
+    reordering: u32,
     /// The current (or last) reduction that a DSACK may still undo.
     undo: Option<UndoEpisode>,
 }
@@ -352,6 +357,7 @@ impl Sender {
             recoveries: Vec::new(),
             recovery_epoch: 0,
             reordering_seen: false,
+            reordering: 0,
             undo: None,
             cfg,
             alg,
@@ -653,6 +659,13 @@ impl Sender {
         if sack_reordering || dsack_reordering {
             self.stats.reordering_events += 1;
             self.reordering_seen = true;
+            // Linux tcp_check_sack_reordering() / tcp_update_reordering():
+            // the degree is how far below the highest SACK the late segment
+            // was, capped at sysctl_tcp_max_reordering (300).
+            if let Some(low) = self.board.delivered().lowest_original {
+                let metric = prior_fack.saturating_sub(low).min(MAX_REORDERING);
+                self.reordering = self.reordering.max(metric as u32);
+            }
             self.events.emit(now, || Event::ReorderingDetected);
         }
 
@@ -1024,6 +1037,8 @@ impl Sender {
             min_rtt: self.rtt.min_rtt(),
             rtt_sample: None,
             reordering_seen: self.reordering_seen,
+            reordering: self.reordering.max(self.cfg.dupthresh),
+            cwnd: self.win.cwnd,
             can_send_new: self.new_data_len() > 0,
             ts_ecr: 0,
             dsack: false,

@@ -27,11 +27,23 @@ fn run(sc: &Scenario) -> FlowResults {
 
 /// 10 segments over a 10 Mbit/s path of `rtt_ms`, the last `tail` lost once.
 fn tail_loss(timers: &str, detection: &str, rtt_ms: u64, tail: u64, ack: &AckSpec) -> FlowResults {
+    tail_loss_cc("newreno", timers, detection, rtt_ms, tail, ack)
+}
+
+fn tail_loss_cc(
+    cc: &str,
+    timers: &str,
+    detection: &str,
+    rtt_ms: u64,
+    tail: u64,
+    ack: &AckSpec,
+) -> FlowResults {
     let loss = LossModel::Drop {
         flow: "a".into(),
         which: DropSpec::Tail(tail),
     };
     let mut f = FlowSpec::new("a");
+    f.cc = CcSpec::Named(cc.into());
     f.timers = timers.into();
     f.detection = detection.into();
     f.app = AppSpec::Bytes(10 * 1448);
@@ -139,10 +151,14 @@ fn with_delayed_acks_tlp_and_tlpr_finish_earlier() {
 fn a_probe_lets_early_retransmit_or_fack_repair_more_tail_losses() {
     // The probe retransmits the last segment; its SACK triggers early
     // retransmit (two lost, ER_thresh 1) or FACK (five lost) instead of
-    // a timeout. At 80 ms with five lost, PRR's ssthresh of 2 paces the
-    // four remaining repairs, and the flow finishes after the baseline's
-    // slow start from the RTO (which fires only 40 ms after the probe);
-    // TLPR's earlier probe still wins.
+    // a timeout. The senders halve cwnd as the paper's Linux hosts did
+    // (`reno`): with RFC 5681's FlightSize halving (`newreno`) five
+    // segments out give ssthresh 2, Linux's FACK leaves the three holes
+    // just below the SACK unmarked (fackets_out - reordering), pipe equals
+    // ssthresh and PRR sends nothing more until the RTO. At 80 ms with
+    // five lost the repairs take several round trips, and the flow
+    // finishes after the baseline's slow start from the RTO (which fires
+    // only 40 ms after the probe); TLPR's earlier probe still wins.
     for (detection, tail, rtt, faster) in [
         ("early-retransmit", 2, 20, true),
         ("early-retransmit", 2, 80, true),
@@ -150,9 +166,8 @@ fn a_probe_lets_early_retransmit_or_fack_repair_more_tail_losses() {
         ("fack", 5, 80, false),
     ] {
         {
-            let base = tail_loss("rto", detection, rtt, tail, &AckSpec::Quick);
-            let tlp = tail_loss("tlp", detection, rtt, tail, &AckSpec::Quick);
-            let tlpr = tail_loss("tlpr", detection, rtt, tail, &AckSpec::Quick);
+            let run = |timers| tail_loss_cc("reno", timers, detection, rtt, tail, &AckSpec::Quick);
+            let (base, tlp, tlpr) = (run("rto"), run("tlp"), run("tlpr"));
             eprintln!(
                 "{detection} {tail} lost {rtt} ms: rto {} tlp {} tlpr {}",
                 fct(&base),

@@ -26,41 +26,30 @@ impl DupThresh {
 
     /// One past the highest lost segment number by IsLost(), if any.
     pub fn lost_boundary(&self, board: &Scoreboard, mss: u32) -> Option<u64> {
-        let limit_bytes = (self.dupthresh as u64 - 1) * mss as u64;
-        let (mut runs, mut bytes) = (0u32, 0u64);
-        for r in board.sacked_runs().iter().rev() {
-            runs += 1;
-            bytes += board.bytes_of(r.start, r.end);
-            if runs >= self.dupthresh || bytes > limit_bytes {
-                return Some(r.start);
-            }
-        }
-        None
-    }
-}
-
-impl LossDetector for DupThresh {
-    fn name(&self) -> &'static str {
-        "dupthresh"
+        lost_boundary(board, mss, self.dupthresh)
     }
 
-    fn on_ack(
-        &mut self,
+    /// The detection of `on_ack` with a threshold other than DupThresh
+    /// (Linux's FACK falls back to it with tp->reordering).
+    pub fn detect_with_threshold(
+        &self,
         ctx: &DetectCtx,
         board: &mut Scoreboard,
         on_mark: &mut dyn FnMut(u64, &SegMeta),
+        thresh: u32,
     ) -> bool {
         if board.is_empty() {
             return false;
         }
+        let thresh = thresh.max(1);
         let base = board.base();
-        if let Some(end) = self.lost_boundary(board, ctx.mss) {
+        if let Some(end) = lost_boundary(board, ctx.mss, thresh) {
             board.mark_lost_below(end, &mut *on_mark);
         }
         // RFC 6675 section 5 (and RFC 5681 without SACK): DupThresh
         // duplicate ACKs mean HighACK + 1 is lost even when the SACK
         // blocks alone do not say so yet.
-        if ctx.dupacks >= self.dupthresh && !ctx.in_loss && board.mark_lost(base) {
+        if ctx.dupacks >= thresh && !ctx.in_loss && board.mark_lost(base) {
             let s = *board.get(base).expect("base present");
             on_mark(base, &s);
         }
@@ -76,12 +65,42 @@ impl LossDetector for DupThresh {
         }
         // Enter recovery on DupThresh dupacks or IsLost(HighACK + 1); RFC
         // 3517 knows only the former.
-        if ctx.dupack_entry_only && ctx.dupacks < self.dupthresh {
+        if ctx.dupack_entry_only && ctx.dupacks < thresh {
             return false;
         }
         board
             .get(base)
             .is_some_and(|s| s.is(crate::scoreboard::LOST))
+    }
+}
+
+/// RFC 6675 IsLost() boundary for threshold `thresh`: one past the highest
+/// lost segment number, if any.
+fn lost_boundary(board: &Scoreboard, mss: u32, thresh: u32) -> Option<u64> {
+    let limit_bytes = (thresh as u64 - 1) * mss as u64;
+    let (mut runs, mut bytes) = (0u32, 0u64);
+    for r in board.sacked_runs().iter().rev() {
+        runs += 1;
+        bytes += board.bytes_of(r.start, r.end);
+        if runs >= thresh || bytes > limit_bytes {
+            return Some(r.start);
+        }
+    }
+    None
+}
+
+impl LossDetector for DupThresh {
+    fn name(&self) -> &'static str {
+        "dupthresh"
+    }
+
+    fn on_ack(
+        &mut self,
+        ctx: &DetectCtx,
+        board: &mut Scoreboard,
+        on_mark: &mut dyn FnMut(u64, &SegMeta),
+    ) -> bool {
+        self.detect_with_threshold(ctx, board, on_mark, self.dupthresh)
     }
 }
 

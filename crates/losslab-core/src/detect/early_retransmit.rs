@@ -93,13 +93,23 @@ impl EarlyRetransmit {
         if ctx.in_fast_recovery || ctx.in_loss {
             return None;
         }
-        if self.mitigation.off_after_reordering() && ctx.reordering_seen {
+        // Linux turns ER off for good once it sees reordering
+        // (tcp_update_reordering() -> tcp_disable_early_retrans()); the RFC
+        // only with the reordering mitigation.
+        let off_after_reordering =
+            self.mitigation.off_after_reordering() || self.variant == ErVariant::Linux;
+        if off_after_reordering && ctx.reordering_seen {
             return None;
         }
         // (2.a) fewer than four segments outstanding; (2.b) no new segment
-        // can be sent. One outstanding segment can get no duplicate ACK.
+        // can be sent: RFC 5827 means the application or the receive
+        // window; Linux asks tcp_may_send_now(), where cwnd counts too.
         let oflight = board.packets_out();
-        if !(2..4).contains(&oflight) || ctx.can_send_new || board.retrans_out() > 0 {
+        let can_send = match self.variant {
+            ErVariant::Rfc5827 => ctx.can_send_new,
+            ErVariant::Linux => ctx.can_send_new && oflight < ctx.cwnd,
+        };
+        if !(2..4).contains(&oflight) || can_send || board.retrans_out() > 0 {
             return None;
         }
         Some(match self.variant {
@@ -284,12 +294,13 @@ mod tests {
     #[test]
     fn linux_uses_fackets_for_four_or_more_out() {
         // Four outstanding, the probe's SACK of the fourth: fackets_out 4 >
-        // reordering 3 marks the three holes (Linux "Trick#1").
+        // reordering 3 starts recovery (Linux "Trick#1") and marks the
+        // first fackets_out - reordering = 1 segment.
         let mut b = board(4);
         sack(&mut b, 3, 4);
         let mut d = linux(ErMitigation::None);
         assert_eq!(d.er_thresh(&ctx(1), &b), None);
-        assert_eq!(on_ack(&mut d, &ctx(1), &mut b), (true, vec![0, 1, 2]));
+        assert_eq!(on_ack(&mut d, &ctx(1), &mut b), (true, vec![0]));
         // RFC 5827 over DupThresh does nothing here.
         let mut b = board(4);
         sack(&mut b, 3, 4);
@@ -297,6 +308,31 @@ mod tests {
             on_ack(&mut er(ErMitigation::None), &ctx(1), &mut b),
             (false, vec![])
         );
+    }
+
+    #[test]
+    fn linux_counts_cwnd_in_no_new_data_and_stops_after_reordering() {
+        // Three out, one SACKed, new data waiting but cwnd (3) full: Linux's
+        // tcp_may_send_now() says no, so early retransmit applies; RFC 5827
+        // only looks at the application and the receive window.
+        let mut b = board(3);
+        sack(&mut b, 2, 3);
+        let full = DetectCtx {
+            can_send_new: true,
+            cwnd: 3,
+            ..ctx(1)
+        };
+        assert_eq!(linux(ErMitigation::None).er_thresh(&full, &b), Some(1));
+        assert_eq!(er(ErMitigation::None).er_thresh(&full, &b), None);
+        let open = DetectCtx { cwnd: 10, ..full };
+        assert_eq!(linux(ErMitigation::None).er_thresh(&open, &b), None);
+        // After reordering Linux never early-retransmits again, whatever
+        // the mitigation setting.
+        let reordered = DetectCtx {
+            reordering_seen: true,
+            ..full
+        };
+        assert_eq!(linux(ErMitigation::None).er_thresh(&reordered, &b), None);
     }
 
     #[test]

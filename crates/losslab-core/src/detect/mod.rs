@@ -51,6 +51,15 @@ pub struct DetectCtx {
     pub rtt_sample: Option<Time>,
     /// Reordering has been detected on this connection (sticky).
     pub reordering_seen: bool,
+    /// Linux's tp->reordering: the largest reordering degree seen, in
+    /// segments (a segment sent once delivered that many below the highest
+    /// delivered before it), at least DupThresh, at most 300
+    /// (sysctl_tcp_max_reordering). The Linux-named detectors use it where
+    /// the RFC ones use a fixed DupThresh.
+    pub reordering: u32,
+    /// Congestion window, segments (Linux early retransmit asks whether
+    /// new data may be sent now, cwnd included: tcp_may_send_now()).
+    pub cwnd: u64,
     /// New data could be sent now: the application has some and the
     /// peer's window allows it (RFC 5827 section 2 condition (2.b) is its
     /// negation). Congestion window not considered.
