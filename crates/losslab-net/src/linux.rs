@@ -476,6 +476,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
         let one = |k: &str| if single { get(k) } else { 0 };
         flows.push(FlowResults {
             name: f.name.clone(),
+            profile: f.profile.clone(),
             cc: format!("{} (linux {cc})", f.cc.name()),
             recovery: f.recovery.clone(),
             detection: f.detection.clone(),

@@ -8,6 +8,7 @@ pub mod loss;
 pub mod packet_log;
 pub mod parse;
 pub mod pcap;
+pub mod profile;
 pub mod results;
 pub mod rng;
 pub mod scenario;

@@ -402,6 +402,7 @@ const REORDER_KEYS: &[&str] = &["p", "delay"];
 const LOSS_MODELS: &[&str] = &["none", "bernoulli", "gilbert-elliott", "drop"];
 const FLOW_KEYS: &[&str] = &[
     "name",
+    "profile",
     "start",
     "cc",
     "recovery",
@@ -1279,6 +1280,18 @@ impl Cx<'_> {
         }
 
         let mut f = FlowSpec::new(name);
+        // A profile first: every explicit key below overrides it.
+        if let Some(v) = t.get("profile") {
+            let ploc = loc.key("profile");
+            let expected = crate::profile::NAMES.join(", ");
+            let p = self.string(v, &ploc, &format!("one of {expected}"))?;
+            if !crate::profile::apply(p, &mut f) {
+                return Err(self.err(
+                    &ploc,
+                    format!("unknown profile {p:?} (expected one of: {expected})"),
+                ));
+            }
+        }
         if let Some(v) = t.get("start") {
             f.start = self.duration(v, &loc.key("start"))?;
         }
@@ -1404,9 +1417,10 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("early-retransmit") {
             let eloc = loc.key("early-retransmit");
-            f.early_retransmit = self.early_retransmit(v, &eloc)?;
+            f.early_retransmit = self.early_retransmit(v, &eloc, f.early_retransmit)?;
             self.parameters_read(&eloc, "early-retransmit", "detection", &f.detection)?;
         }
+        crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)
     }
 
@@ -1426,14 +1440,20 @@ impl Cx<'_> {
 
     /// `[flow.early-retransmit]`: `mitigation = "none" | "reordering" |
     /// "delay" | "both"`.
-    fn early_retransmit(&self, v: &Value, loc: &Loc) -> Res<EarlyRetransmitSpec> {
+    /// The keys given override `spec` (a profile's values, or the
+    /// defaults).
+    fn early_retransmit(
+        &self,
+        v: &Value,
+        loc: &Loc,
+        mut spec: EarlyRetransmitSpec,
+    ) -> Res<EarlyRetransmitSpec> {
         let t = self.table(
             v,
             loc,
             r#"a table like [flow.early-retransmit] mitigation = "both""#,
         )?;
         self.only_keys(t, loc, EARLY_RETRANSMIT_KEYS, "in [flow.early-retransmit]")?;
-        let mut spec = EarlyRetransmitSpec::default();
         if let Some(v) = t.get("mitigation") {
             let mloc = loc.key("mitigation");
             let expected = ErMitigation::NAMES.join(", ");

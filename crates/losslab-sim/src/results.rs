@@ -56,6 +56,10 @@ pub struct RecoveryResult {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowResults {
     pub name: String,
+    /// The flow's `profile`, when it named one (added field; absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     pub cc: String,
     pub recovery: String,
     pub detection: String,
@@ -181,6 +185,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 .unwrap_or_default();
             FlowResults {
                 name: f.name.to_string(),
+                profile: f.spec.profile.clone(),
                 cc,
                 recovery,
                 detection,

@@ -211,6 +211,9 @@ impl Default for ReceiverSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     pub name: String,
+    /// `profile = "linux-6"` (added): the stack whose parts and constants
+    /// the flow starts from (profile.rs); explicit keys override it.
+    pub profile: Option<String>,
     pub start: Time,
     pub cc: CcSpec,
     /// Algorithm names as written (validated by the parser against what the
@@ -272,6 +275,7 @@ impl FlowSpec {
     pub fn new(name: &str) -> Self {
         FlowSpec {
             name: name.to_string(),
+            profile: None,
             start: 0,
             cc: CcSpec::NewReno,
             recovery: "prr".into(),

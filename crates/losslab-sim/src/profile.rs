@@ -1,0 +1,178 @@
+//! Sender profiles: every part and constant of a flow set the way one
+//! stack did (`profile = "linux-6"` in a `[[flow]]`). Explicit keys in the
+//! same flow override what a profile sets. docs/SCENARIO.md ("Profiles")
+//! has the table; each choice below cites where it comes from.
+//!
+//! A profile names behaviours this laboratory implements; where a kernel
+//! had something it lacks (BIC in 2.6.17, BBR in 4.10, RACK running
+//! beside FACK in 4.4-4.14), the comment says what stands in for it.
+
+use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::time::{MS, SEC};
+use losslab_core::RtoFormula;
+
+use crate::scenario::{CcSpec, FlowSpec};
+
+/// Profile names, newest Linux first.
+pub const NAMES: &[&str] = &[
+    "linux-6",
+    "linux-4.10",
+    "linux-3.17",
+    "linux-3.10",
+    "linux-3.2",
+    "linux-2.6.17",
+    "rfc",
+];
+
+/// What every Linux profile shares (net/ipv4 defaults since 2.6.x):
+/// Linux's RTO formula (tcp_set_rto(): SRTT + max(4 RTTVAR, 200 ms)),
+/// TCP_RTO_MIN 200 ms, restart after idle (tcp_slow_start_after_idle = 1),
+/// DSACK undo (tcp_try_undo_dsack()) and lost-retransmission detection
+/// (tcp_mark_lost_retrans(), RACK since 4.4).
+fn linux_common(f: &mut FlowSpec) {
+    f.rto_formula = RtoFormula::Linux;
+    f.min_rto = 200 * MS;
+    f.slow_start_after_idle = true;
+    f.dsack_undo = true;
+    f.lost_retransmission_detection = true;
+}
+
+/// Sets `f` to profile `name`; false when there is no such profile.
+pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
+    match name {
+        // Linux 6.x: CUBIC with HyStart (bictcp, hystart = 1), PRR as RFC
+        // 9937 (tcp_cwnd_reduction()), RACK-TLP (tcp_recovery = 1,
+        // tcp_early_retrans = 3; FACK and RFC 5827 ER removed in 4.15/4.18),
+        // IW 10 (RFC 6928, since 2.6.39).
+        "linux-6" => {
+            linux_common(f);
+            f.cc = CcSpec::Named("cubic".into());
+            f.hystart = true;
+            f.recovery = "prr".into();
+            f.detection = "rack".into();
+            f.timers = "rack-tlp".into();
+            f.init_cwnd = 10;
+        }
+        // Linux 4.10 (the OR3 paper's hosts): RACK had joined FACK and
+        // DupThresh (4.4) but did not yet replace them; `rack` stands in for
+        // the three together. TLP as the draft (tcp_schedule_loss_probe()),
+        // PRR as RFC 6937 with SSRB. CUBIC with HyStart (BBR, which the
+        // paper also runs, is not implemented yet).
+        "linux-4.10" => {
+            linux_common(f);
+            f.cc = CcSpec::Named("cubic".into());
+            f.hystart = true;
+            f.recovery = "prr-6937".into();
+            f.detection = "rack".into();
+            f.timers = "tlp".into();
+            f.tlp_loss_inference = true;
+            f.init_cwnd = 10;
+        }
+        // Linux 3.10-3.17 (the mobile and tail-loss papers): early
+        // retransmit as tcp_time_to_recover() "Trick#6" over FACK
+        // (tcp_early_retrans = 3: ER with the max(SRTT/4, 2 ms) delay, and
+        // TLP), TLP with its loss detection (3.10), PRR as RFC 6937.
+        "linux-3.17" | "linux-3.10" => {
+            linux_common(f);
+            f.cc = CcSpec::Named("cubic".into());
+            f.hystart = true;
+            f.recovery = "prr-6937".into();
+            f.detection = "early-retransmit".into();
+            f.early_retransmit.variant = ErVariant::Linux;
+            f.early_retransmit.mitigation = ErMitigation::Delay;
+            f.timers = "tlp".into();
+            f.tlp_loss_inference = true;
+            f.init_cwnd = 10;
+        }
+        // Linux 3.2 (the PRR paper's experiments): PRR (RFC 6937 with SSRB)
+        // had just replaced rate-halving; FACK on (tcp_fack = 1); no early
+        // retransmit (3.5) and no TLP (3.10).
+        "linux-3.2" => {
+            linux_common(f);
+            f.cc = CcSpec::Named("cubic".into());
+            f.hystart = true;
+            f.recovery = "prr-6937".into();
+            f.detection = "fack".into();
+            f.timers = "rto".into();
+            f.init_cwnd = 10;
+        }
+        // Linux 2.6.17 (the LE paper): rate-halving (tcp_cwnd_down()) with
+        // FACK, the RTO timer alone, IW by RFC 3390. Its default congestion
+        // control was BIC, which is not implemented: `reno` (Linux's cwnd
+        // halving) stands in.
+        "linux-2.6.17" => {
+            linux_common(f);
+            f.cc = CcSpec::Named("reno".into());
+            f.hystart = false;
+            f.recovery = "rate-halving".into();
+            f.detection = "fack".into();
+            f.timers = "rto".into();
+            f.init_cwnd = rfc3390_iw(f.mss);
+        }
+        // The standards alone: RFC 5681 congestion control with RFC 6582's
+        // FlightSize halving (`newreno`), RFC 6675 loss recovery and
+        // IsLost(), RFC 6298 with its 1 s minimum RTO (2.4), RFC 3390's
+        // initial window, RFC 5681 4.1 restart after idle; nothing from
+        // Experimental RFCs (DSACK undo per RFC 3708) or from Linux (lost-
+        // retransmission detection).
+        "rfc" => {
+            f.cc = CcSpec::NewReno;
+            f.hystart = false;
+            f.recovery = "rfc6675".into();
+            f.detection = "dupthresh".into();
+            f.timers = "rto".into();
+            f.rto_formula = RtoFormula::Rfc6298;
+            f.min_rto = SEC;
+            f.init_cwnd = rfc3390_iw(f.mss);
+            f.slow_start_after_idle = true;
+            f.dsack_undo = false;
+            f.lost_retransmission_detection = false;
+        }
+        _ => return false,
+    }
+    f.profile = Some(name.to_string());
+    true
+}
+
+/// After the flow's explicit keys: profiles whose initial window follows
+/// RFC 3390 take it from the flow's final MSS, unless `init_cwnd` was
+/// given.
+pub fn finish(f: &mut FlowSpec, init_cwnd_given: bool) {
+    let rfc3390 = matches!(f.profile.as_deref(), Some("rfc" | "linux-2.6.17"));
+    if rfc3390 && !init_cwnd_given {
+        f.init_cwnd = rfc3390_iw(f.mss);
+    }
+}
+
+/// RFC 3390 section 1: IW = min(4 MSS, max(2 MSS, 4380 bytes)), in whole
+/// segments.
+pub fn rfc3390_iw(mss: u32) -> u64 {
+    let mss = u64::from(mss.max(1));
+    (4 * mss).min((2 * mss).max(4380)) / mss
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3390_initial_window() {
+        // 1448-byte segments: min(5792, max(2896, 4380)) = 4380 B, 3 segments.
+        assert_eq!(rfc3390_iw(1448), 3);
+        // 536: min(2144, 4380) = 2144 B, 4 segments; 2190+: 2 segments.
+        assert_eq!(rfc3390_iw(536), 4);
+        assert_eq!(rfc3390_iw(2190), 2);
+        assert_eq!(rfc3390_iw(9000), 2);
+    }
+
+    #[test]
+    fn every_name_applies_and_records_itself() {
+        for n in NAMES {
+            let mut f = FlowSpec::new("a");
+            assert!(apply(n, &mut f), "{n}");
+            assert_eq!(f.profile.as_deref(), Some(*n));
+            crate::sim::build_algorithms(&f).unwrap_or_else(|e| panic!("{n}: {e}"));
+        }
+        assert!(!apply("linux-7", &mut FlowSpec::new("a")));
+    }
+}
