@@ -116,6 +116,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 ))
             }
         }
+        if f.timers == "tlp" && !f.tlp_loss_inference {
+            return Err(refuse(
+                n,
+                "tlp.loss_inference",
+                "false",
+                "Linux has inferred losses from its probes since 3.10 (tcp_process_tlp_ack)",
+            ));
+        }
         if !f.extensions.is_empty() {
             return Err(refuse(
                 n,
@@ -627,6 +635,11 @@ mod tests {
             ("timers = \"rack-tlp\"", "timers"),
             ("cc = \"fixed:10\"", "cc"),
             ("dsack_undo = false", "dsack_undo"),
+            (
+                "timers = \"tlp\"\n[flow.tlp]\nloss_inference = false",
+                "tlp.loss_inference",
+            ),
+            ("profile = \"rfc\"", "recovery"),
             ("delay = \"10ms\"", "delay"),
             ("app = { kind = \"objects\", sizes = [\"10kB\"] }", "app"),
         ] {
