@@ -9,6 +9,7 @@
 pub mod app;
 pub mod config;
 pub mod event;
+pub mod handshake;
 pub mod minmax;
 pub mod nextseg;
 pub mod receiver;
@@ -24,6 +25,7 @@ pub mod wire;
 pub use app::App;
 pub use config::{AckMode, ReceiverConfig, RtoConfig, RtoFormula};
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
+pub use handshake::{Handshake, HandshakeRules};
 pub use receiver::{Receiver, ReceiverStats};
 pub use sender::{Algorithms, RecoveryRecord, Sender, SenderConfig, SenderStats};
 pub use time::Time;

@@ -94,8 +94,20 @@ pub struct Receiver {
     delack_deadline: Option<Time>,
 
     acks: VecDeque<Ack>,
+    /// The connection this side opens (the data sender accepts it).
+    connect: Option<Connect>,
     stats: ReceiverStats,
     log: EventLog,
+}
+
+/// The handshake of a receiver that connects.
+#[derive(Clone, Copy, Debug)]
+struct Connect {
+    sent: u32,
+    timer: Option<Time>,
+    /// The SYN's retransmission timeout, doubled on each expiry.
+    rto: Time,
+    established: bool,
 }
 
 impl Receiver {
@@ -122,6 +134,7 @@ impl Receiver {
             // Sized so the steady state (at most one or two queued ACKs)
             // never reallocates.
             acks: VecDeque::with_capacity(16),
+            connect: None,
             stats: ReceiverStats::default(),
             log: EventLog::default(),
             cfg,
@@ -144,9 +157,67 @@ impl Receiver {
         &self.stats
     }
 
+    /// This side opens the connection (a browser fetching from the data
+    /// sender): a SYN now, retransmitted from RFC 6298's 1 s initial RTO
+    /// with exponential backoff, at most `SYN_RETRIES` times.
+    pub fn connect(&mut self, now: Time) {
+        self.connect = Some(Connect {
+            sent: 0,
+            timer: None,
+            rto: crate::time::SEC,
+            established: false,
+        });
+        self.send_syn(now);
+    }
+
+    /// True unless this side connects and has no SYN-ACK yet.
+    pub fn is_established(&self) -> bool {
+        self.connect.as_ref().is_none_or(|c| c.established)
+    }
+
+    fn send_syn(&mut self, now: Time) {
+        let Some(c) = self.connect.as_mut() else {
+            return;
+        };
+        c.sent += 1;
+        c.timer = Some(now.saturating_add(c.rto));
+        c.rto = c.rto.saturating_mul(2).min(60 * crate::time::SEC);
+        self.acks.push_back(Ack {
+            ack: 0,
+            window: self.adv_right.min(self.cfg.rcvbuf),
+            sack: SackBlocks::new(),
+            dsack: false,
+            ts_val: now + 1,
+            ts_ecr: 0,
+            syn: true,
+        });
+    }
+
+    /// The data sender's SYN (answered with a SYN-ACK at once) or SYN-ACK
+    /// (answered with the final ACK at once, RFC 9293 3.5).
+    fn on_syn(&mut self, now: Time, seg: &Segment) {
+        if seg.ts_val > self.ts_recent {
+            self.ts_recent = seg.ts_val;
+        }
+        if let Some(c) = self.connect.as_mut() {
+            c.established = true;
+            c.timer = None;
+            self.queue_ack(now);
+        } else {
+            self.queue_ack(now);
+            if let Some(a) = self.acks.back_mut() {
+                a.syn = true;
+            }
+        }
+    }
+
     /// A data segment arrived from the network (may be duplicate, out of
     /// order, partially overlapping, beyond the window).
     pub fn on_segment(&mut self, now: Time, seg: &Segment) {
+        if seg.syn {
+            self.on_syn(now, seg);
+            return;
+        }
         self.stats.segments_received += 1;
         self.advance_read(now);
         let (duplicate, in_order, need) = self.accept(seg);
@@ -207,13 +278,22 @@ impl Receiver {
     /// timer, or the moment the application's reading reopens the window
     /// enough to send a window update.
     pub fn poll_timeout(&self) -> Option<Time> {
-        match (self.delack_deadline, self.window_update_time()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let syn = self.connect.as_ref().and_then(|c| c.timer);
+        [self.delack_deadline, self.window_update_time(), syn]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn on_timeout(&mut self, now: Time) {
+        if let Some(c) = self.connect.as_mut() {
+            if c.timer.is_some_and(|t| t <= now) {
+                c.timer = None;
+                if c.sent <= crate::handshake::SYN_RETRIES {
+                    self.send_syn(now);
+                }
+            }
+        }
         self.advance_read(now);
         if self.delack_deadline.is_some_and(|d| now >= d) || self.window_update_due() {
             self.queue_ack(now);
@@ -482,6 +562,7 @@ impl Receiver {
             dsack: false,
             ts_val: now,
             ts_ecr: self.ts_recent,
+            syn: false,
         };
         if self.sack_limit > 0 {
             self.fill_sack(&mut ack);
@@ -577,6 +658,7 @@ mod tests {
             tx_count: 1,
             tx_order: 0,
             probe: false,
+            syn: false,
         }
     }
 

@@ -76,6 +76,21 @@ impl RttEstimator {
         shifted.min(self.cfg.max_rto)
     }
 
+    /// RFC 6298 5.7 (Linux TCP_TIMEOUT_FALLBACK): the handshake ended
+    /// without an RTT sample after a retransmitted SYN; data starts with
+    /// this RTO instead of the more aggressive initial one.
+    pub fn fallback(&mut self, rto: Time) {
+        if !self.has_sample {
+            self.base_rto = rto.min(self.cfg.max_rto);
+            self.backoff = 0;
+        }
+    }
+
+    /// Ends a backoff (the handshake's retransmissions are over).
+    pub fn reset_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// RFC 6298 5.5: double the RTO after an expiry.
     pub fn back_off(&mut self) {
         if self.rto() < self.cfg.max_rto {

@@ -36,6 +36,7 @@ use crate::cc::{CcCtx, CcParams, CongestionControl};
 use crate::config::RtoConfig;
 use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
+use crate::handshake::{Handshake, HandshakeRules, Opening, FALLBACK_RTO};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::recovery::{RecoveryCtx, RecoveryOps};
 use crate::rtt::RttEstimator;
@@ -69,6 +70,10 @@ pub struct SenderConfig {
     /// start again from the restart window, min(IW, cwnd) (Linux
     /// tcp_slow_start_after_idle, on by default there).
     pub restart_after_idle: bool,
+    /// Whether a handshake opens the connection, and who starts it.
+    pub handshake: Handshake,
+    /// RFC or Linux consequences of a lost SYN or SYN-ACK.
+    pub handshake_rules: HandshakeRules,
 }
 
 impl Default for SenderConfig {
@@ -85,6 +90,8 @@ impl Default for SenderConfig {
             lost_retransmission_detection: true,
             dsack_undo: true,
             restart_after_idle: false,
+            handshake: Handshake::None,
+            handshake_rules: HandshakeRules::Linux,
         }
     }
 }
@@ -232,6 +239,8 @@ pub struct SenderStats {
     pub undos: u64,
     /// ACKs on which reordering was detected.
     pub reordering_events: u64,
+    /// Retransmissions of the SYN (or SYN-ACK) of the handshake.
+    pub syn_retransmissions: u32,
     /// RFC 6675 NextSeg() rule 4 retransmissions. They are speculative by
     /// design: the rule retransmits the highest un-SACKed segment even when
     /// it is only still in flight.
@@ -240,6 +249,11 @@ pub struct SenderStats {
 
 pub struct Sender {
     cfg: SenderConfig,
+    /// The handshake while the connection opens (None once established,
+    /// or when none is simulated).
+    opening: Option<Opening>,
+    /// When the handshake completed.
+    established_at: Option<Time>,
     alg: Algorithms,
     app: AppState,
     board: Scoreboard,
@@ -324,6 +338,8 @@ impl Marks {
 impl Sender {
     pub fn new(cfg: SenderConfig, alg: Algorithms, now: Time) -> Self {
         let mut s = Sender {
+            opening: Opening::new(cfg.handshake),
+            established_at: (cfg.handshake == Handshake::None).then_some(now),
             app: AppState::new(cfg.app.clone()),
             board: Scoreboard::new(),
             rtt: RttEstimator::new(cfg.rto),
@@ -401,6 +417,20 @@ impl Sender {
     pub fn in_recovery(&self) -> bool {
         self.state != State::Open
     }
+    /// The handshake is over (or none was simulated).
+    pub fn is_established(&self) -> bool {
+        self.opening.is_none()
+    }
+    /// When the connection was established (the sender's creation time
+    /// when no handshake is simulated).
+    pub fn established_at(&self) -> Option<Time> {
+        self.established_at
+    }
+    /// The SYN (or SYN-ACK) was retransmitted to the limit without an
+    /// answer: the connection never opened.
+    pub fn handshake_failed(&self) -> bool {
+        self.opening.as_ref().is_some_and(|o| o.failed)
+    }
     /// Reordering has been detected on this connection.
     pub fn reordering_seen(&self) -> bool {
         self.reordering_seen
@@ -451,6 +481,9 @@ impl Sender {
 
     /// The earliest time `on_timeout` must be called.
     pub fn poll_timeout(&self) -> Option<Time> {
+        if let Some(op) = &self.opening {
+            return op.timer;
+        }
         [
             self.timer.map(|t| t.0),
             self.persist,
@@ -463,6 +496,10 @@ impl Sender {
     }
 
     pub fn on_timeout(&mut self, now: Time) {
+        if self.opening.is_some() {
+            self.opening_on_timeout(now);
+            return;
+        }
         if self.app.next_write_time().is_some_and(|t| t <= now) {
             self.app.advance(now, self.snd_una, self.cfg.sndbuf);
         }
@@ -566,10 +603,116 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
+    // ---- handshake (handshake.rs) ------------------------------------------
+
+    /// The SYN (Active) or SYN-ACK (Passive) when one is due; nothing else
+    /// leaves before the connection is established.
+    fn opening_transmit(&mut self, now: Time) -> Option<Segment> {
+        let op = self.opening.as_mut()?;
+        if !op.due || op.failed {
+            return None;
+        }
+        op.due = false;
+        op.sent += 1;
+        op.timer = Some(now + self.rtt.rto());
+        let tx_count = op.sent;
+        self.tx_order += 1;
+        self.events.emit(now, || Event::Sent {
+            seq: 0,
+            len: 0,
+            seg_no: 0,
+            tx_count,
+        });
+        Some(Segment {
+            seq: 0,
+            len: 0,
+            ts_val: now + 1,
+            ts_ecr: self.ts_recent,
+            seg_no: 0,
+            tx_count,
+            tx_order: self.tx_order,
+            probe: false,
+            syn: true,
+        })
+    }
+
+    /// RFC 6298 (5.5)-(5.6) for the SYN: back off and send it again.
+    fn opening_on_timeout(&mut self, now: Time) {
+        let Some(op) = self.opening.as_mut() else {
+            return;
+        };
+        if op.timer.is_none_or(|t| t > now) {
+            return;
+        }
+        op.on_timeout();
+        if !op.failed {
+            self.rtt.back_off();
+        }
+        self.events.emit(now, || Event::TimerFired {
+            kind: TimerKind::Rto,
+        });
+    }
+
+    fn opening_on_ack(&mut self, now: Time, ack: &Ack) {
+        let Some(op) = self.opening.as_mut() else {
+            return;
+        };
+        if ack.ts_val > self.ts_recent {
+            self.ts_recent = ack.ts_val;
+        }
+        match op.mode {
+            Handshake::Active if ack.syn => self.establish(now, ack),
+            // A (retransmitted) SYN: answer it with a SYN-ACK now; the
+            // SYN-ACK's own timer covers its loss.
+            Handshake::Passive if ack.syn => {
+                op.syn_seen = true;
+                op.due = true;
+            }
+            Handshake::Passive if op.sent > 0 => self.establish(now, ack),
+            _ => {}
+        }
+    }
+
+    /// The handshake completed with `ack` (handshake.rs for the rules).
+    fn establish(&mut self, now: Time, ack: &Ack) {
+        let Some(op) = self.opening.take() else {
+            return;
+        };
+        let retransmissions = op.retransmissions();
+        let rules = self.cfg.handshake_rules;
+        self.stats.syn_retransmissions = retransmissions;
+        self.established_at = Some(now);
+        self.rwnd = ack.window;
+        self.max_rwnd = self.max_rwnd.max(ack.window);
+        // The SYN (SYN-ACK) carried TSval = send time + 1 and the answer
+        // echoes the transmission it answers.
+        let sample = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
+        match sample {
+            Some(r) if retransmissions == 0 || rules.samples_after_retransmission() => {
+                self.rtt.on_sample(r);
+                self.stats.rtt.record(r);
+                let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
+                self.events
+                    .emit(now, || Event::RttSample { rtt: r, srtt, rto });
+            }
+            _ if retransmissions > 0 => self.rtt.fallback(FALLBACK_RTO),
+            _ => self.rtt.reset_backoff(),
+        }
+        if rules.cuts_iw(retransmissions) {
+            self.win.cwnd = 1;
+        }
+        self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+        self.emit_cwnd(now);
+    }
+
     // ---- ACK processing ----------------------------------------------------
 
     pub fn on_ack(&mut self, now: Time, ack: &Ack) {
         self.stats.acks_received += 1;
+        if self.opening.is_some() {
+            self.opening_on_ack(now, ack);
+            return;
+        }
         if ack.ack > self.snd_nxt {
             self.stats.invalid_acks += 1;
             return;
@@ -1127,6 +1270,9 @@ impl Sender {
 
     /// The next segment to put on the wire now, if any. Call until None.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        if self.opening.is_some() {
+            return self.opening_transmit(now);
+        }
         if self.tlp_pending {
             self.tlp_pending = false;
             if self.state == State::Open && !self.board.is_empty() {
@@ -1351,6 +1497,7 @@ impl Sender {
             tx_count: 1,
             tx_order: self.tx_order,
             probe: false,
+            syn: false,
         }
     }
 
@@ -1379,6 +1526,7 @@ impl Sender {
             tx_count: s.tx_count,
             tx_order: self.tx_order,
             probe: false,
+            syn: false,
         }
     }
 

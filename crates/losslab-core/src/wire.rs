@@ -95,6 +95,9 @@ pub struct Segment {
     /// True when this segment is a zero-window probe or otherwise sent
     /// outside the congestion window; informational only.
     pub probe: bool,
+    /// The data sender's SYN (it connects) or SYN-ACK (it accepts): no
+    /// payload, `seq` 0 (the SYN takes no engine sequence number).
+    pub syn: bool,
 }
 
 impl Segment {
@@ -122,4 +125,7 @@ pub struct Ack {
     /// TSval of the receiver (its own clock) and TSecr echoed to the sender.
     pub ts_val: Time,
     pub ts_ecr: Time,
+    /// The peer's SYN-ACK (to a connecting sender) or SYN (to an accepting
+    /// one); `ack` is then 0.
+    pub syn: bool,
 }

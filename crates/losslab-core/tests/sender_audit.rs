@@ -45,6 +45,7 @@ fn ack(cum: u64, blocks: &[(u64, u64)], ts_ecr: u64) -> Ack {
         dsack: blocks.first().is_some_and(|b| b.1 <= cum),
         ts_val: 1,
         ts_ecr,
+        syn: false,
     }
 }
 

@@ -41,6 +41,7 @@ fn ack(cum: u64, dsack: Option<(u64, u64)>, ts_ecr: u64) -> Ack {
         dsack: dsack.is_some(),
         ts_val: 1,
         ts_ecr,
+        syn: false,
     }
 }
 
@@ -222,6 +223,7 @@ fn a_tlp_dupack_may_repeat_old_sack_blocks() {
             dsack: false,
             ts_val: 1,
             ts_ecr: 1,
+            syn: false,
         }
     };
     s.on_ack(450 * MS, &with_sack());

@@ -134,6 +134,7 @@ mod tests {
             tx_count: 2,
             tx_order: 9,
             probe: false,
+            syn: false,
         };
         let d = Packet {
             flow: 0,

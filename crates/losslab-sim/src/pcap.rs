@@ -733,6 +733,7 @@ mod tests {
             dsack: false,
             ts_val: 5 * SEC,
             ts_ecr: 4 * SEC,
+            syn: false,
         };
         let mut out = Vec::new();
         let f = enc.ack(&a, 1, 5);
