@@ -16,8 +16,14 @@ pub enum AckMode {
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
     pub ack_mode: AckMode,
-    /// Delayed-ACK timer (200 ms in the papers' Linux hosts' worst case).
+    /// Delayed-ACK timer when `linux_delack` is off (200 ms: the papers'
+    /// worst case, RFC 1122's usual value).
     pub delack_timeout: Time,
+    /// Linux's delayed-ACK engine instead of the fixed timer (receiver.rs,
+    /// `LinuxDelack`): quick ACKs for the first segments, then a timeout
+    /// that adapts to the arrival pattern (40 ms upwards) and stays below
+    /// the RTT.
+    pub linux_delack: bool,
     /// SACK blocks per ACK (0 disables SACK; RFC 2018 allows 3 with the
     /// timestamps option, 4 without).
     pub sack_blocks: u8,
@@ -36,6 +42,7 @@ impl Default for ReceiverConfig {
         ReceiverConfig {
             ack_mode: AckMode::Delayed,
             delack_timeout: 200 * MS,
+            linux_delack: true,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 16_000_000,

@@ -96,8 +96,94 @@ pub struct Receiver {
     acks: VecDeque<Ack>,
     /// The connection this side opens (the data sender accepts it).
     connect: Option<Connect>,
+    /// Linux's delayed-ACK state (when `cfg.linux_delack`).
+    delack: LinuxDelack,
+    /// When this side sent its SYN-ACK or SYN (its RTT sample's start).
+    syn_sent_at: Option<Time>,
     stats: ReceiverStats,
     log: EventLog,
+}
+
+/// Linux's delayed-ACK engine (net/ipv4/tcp_input.c tcp_event_data_recv(),
+/// tcp_incr_quickack(); tcp_output.c tcp_send_delayed_ack()):
+/// - the first data starts quick-ACK mode: every segment is acknowledged at
+///   once, for min(rcv_wnd / (2 MSS), 16) ACKs (TCP_MAX_QUICKACKS), and so
+///   again after a gap longer than the RTO;
+/// - the delayed-ACK timeout `ato` starts at TCP_ATO_MIN (40 ms) and
+///   follows the gaps m between data arrivals: m <= 20 ms gives ato/2 +
+///   20 ms, m < ato gives min(ato/2 + m, RTO);
+/// - the timer is armed for min(ato, max_ato), max_ato being 500 ms
+///   (200 ms when this side also sends, "pingpong") and at most the RTT
+///   when one is known (never below 40 ms).
+///
+/// This keeps a delayed ACK from racing the sender's RTO: it waits tens of
+/// milliseconds on a bulk flow and less than an RTT on any flow.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxDelack {
+    ato: Time,
+    quick: u64,
+    last_data: Time,
+    srtt: Option<Time>,
+    pingpong: bool,
+}
+
+/// TCP_ATO_MIN and TCP_DELACK_MIN (HZ/25), TCP_DELACK_MAX (HZ/5).
+const ATO_MIN: Time = 40 * crate::time::MS;
+const DELACK_MAX: Time = 200 * crate::time::MS;
+/// TCP_MAX_QUICKACKS.
+const MAX_QUICKACKS: u64 = 16;
+
+impl LinuxDelack {
+    /// The receiver's RTO as Linux would have it (TCP_RTO_MIN above the
+    /// RTT; the 1 s initial RTO without one).
+    fn rto(&self) -> Time {
+        self.srtt
+            .map_or(crate::time::SEC, |r| r + 200 * crate::time::MS)
+    }
+
+    fn on_data(&mut self, now: Time, window_segments: u64) {
+        let quickacks = window_segments.clamp(2, MAX_QUICKACKS);
+        if self.ato == 0 {
+            self.quick = quickacks;
+            self.ato = ATO_MIN;
+        } else {
+            let m = now.saturating_sub(self.last_data);
+            if m <= ATO_MIN / 2 {
+                self.ato = self.ato / 2 + ATO_MIN / 2;
+            } else if m < self.ato {
+                self.ato = (self.ato / 2 + m).min(self.rto());
+            } else if m > self.rto() {
+                self.quick = self.quick.max(quickacks);
+            }
+        }
+        self.last_data = now;
+    }
+
+    /// An ACK owed now goes at once while quick ACKs remain.
+    fn take_quick(&mut self) -> bool {
+        if self.quick > 0 {
+            self.quick -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn timeout(&self) -> Time {
+        let mut ato = self.ato.max(ATO_MIN);
+        if ato > ATO_MIN {
+            let mut max_ato = if self.pingpong {
+                DELACK_MAX
+            } else {
+                500 * crate::time::MS
+            };
+            if let Some(r) = self.srtt {
+                max_ato = max_ato.min(r.max(ATO_MIN));
+            }
+            ato = ato.min(max_ato);
+        }
+        ato
+    }
 }
 
 /// The handshake of a receiver that connects.
@@ -135,6 +221,8 @@ impl Receiver {
             // never reallocates.
             acks: VecDeque::with_capacity(16),
             connect: None,
+            delack: LinuxDelack::default(),
+            syn_sent_at: None,
             stats: ReceiverStats::default(),
             log: EventLog::default(),
             cfg,
@@ -170,6 +258,21 @@ impl Receiver {
         self.send_syn(now);
     }
 
+    /// The acknowledgment a data segment of this side (a request) carries
+    /// now: the cumulative ACK, the window and the timestamp echo, without
+    /// SACK blocks. Nothing is queued.
+    pub fn carried_ack(&self, now: Time) -> Ack {
+        Ack {
+            ack: self.rcv_nxt,
+            window: self.offer_right() - self.rcv_nxt,
+            sack: SackBlocks::new(),
+            dsack: false,
+            ts_val: now + 1,
+            ts_ecr: self.ts_recent,
+            syn: false,
+        }
+    }
+
     /// True unless this side connects and has no SYN-ACK yet.
     pub fn is_established(&self) -> bool {
         self.connect.as_ref().is_none_or(|c| c.established)
@@ -181,6 +284,8 @@ impl Receiver {
         };
         c.sent += 1;
         c.timer = Some(now.saturating_add(c.rto));
+        // Karn: only an answer to a single SYN times the path.
+        self.syn_sent_at = (c.sent == 1).then_some(now);
         c.rto = c.rto.saturating_mul(2).min(60 * crate::time::SEC);
         self.acks.push_back(Ack {
             ack: 0,
@@ -200,10 +305,14 @@ impl Receiver {
             self.ts_recent = seg.ts_val;
         }
         if let Some(c) = self.connect.as_mut() {
-            c.established = true;
-            c.timer = None;
+            if !c.established {
+                c.established = true;
+                c.timer = None;
+                self.delack.srtt = self.syn_sent_at.take().map(|t| now.saturating_sub(t));
+            }
             self.queue_ack(now);
         } else {
+            self.syn_sent_at = Some(now);
             self.queue_ack(now);
             if let Some(a) = self.acks.back_mut() {
                 a.syn = true;
@@ -219,6 +328,15 @@ impl Receiver {
             return;
         }
         self.stats.segments_received += 1;
+        if let Some(t) = self.syn_sent_at.take() {
+            // The first data answers our SYN-ACK: Linux's passive side
+            // takes its RTT from it (tcp_synack_rtt_meas()).
+            self.delack.srtt = Some(now.saturating_sub(t));
+        }
+        if self.cfg.linux_delack && seg.len > 0 {
+            let window = self.cfg.rcvbuf / (2 * u64::from(self.cfg.mss.max(1)));
+            self.delack.on_data(now, window);
+        }
         self.advance_read(now);
         let (duplicate, in_order, need) = self.accept(seg);
         self.log.emit(now, || Event::DataReceived {
@@ -236,9 +354,17 @@ impl Receiver {
             AckNeed::Delayed if self.cfg.ack_mode == AckMode::Quick || self.unacked_full >= 2 => {
                 self.queue_ack(now)
             }
+            AckNeed::Delayed if self.cfg.linux_delack && self.delack.take_quick() => {
+                self.queue_ack(now)
+            }
             AckNeed::Delayed => {
                 if self.delack_deadline.is_none() {
-                    self.delack_deadline = Some(now.saturating_add(self.cfg.delack_timeout));
+                    let timeout = if self.cfg.linux_delack {
+                        self.delack.timeout()
+                    } else {
+                        self.cfg.delack_timeout
+                    };
+                    self.delack_deadline = Some(now.saturating_add(timeout));
                 }
                 if self.window_update_due() {
                     self.queue_ack(now);
@@ -251,7 +377,10 @@ impl Receiver {
     /// None).
     pub fn poll_transmit(&mut self, now: Time) -> Option<Ack> {
         let ack = self.acks.pop_front()?;
-        self.stats.acks_sent += 1;
+        // The handshake's SYN or SYN-ACK is not an acknowledgment of data.
+        if !ack.syn {
+            self.stats.acks_sent += 1;
+        }
         if ack.dsack {
             self.stats.dsacks_sent += 1;
         }
@@ -269,6 +398,9 @@ impl Receiver {
     /// data segment would carry an old ACK, which the sender does not
     /// count as a duplicate (RFC 5681 section 2), so here it is no ACK.
     pub fn piggyback_ack(&mut self, now: Time) {
+        // This side sends data too: Linux's interactive ("pingpong") mode,
+        // whose delayed ACKs wait at most 200 ms.
+        self.delack.pingpong = true;
         if self.delack_deadline.is_some() {
             self.queue_ack(now);
         }
@@ -640,6 +772,7 @@ mod tests {
         ReceiverConfig {
             ack_mode: AckMode::Delayed,
             delack_timeout: 200 * MS,
+            linux_delack: false,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 1_000_000,
@@ -1233,6 +1366,7 @@ mod tests {
             let mut r = Receiver::new(ReceiverConfig {
                 ack_mode: if quick { AckMode::Quick } else { AckMode::Delayed },
                 delack_timeout: 200 * MS,
+                linux_delack: false,
                 sack_blocks,
                 dsack: true,
                 rcvbuf,

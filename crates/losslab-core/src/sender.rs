@@ -616,6 +616,9 @@ impl Sender {
         op.sent += 1;
         op.timer = Some(now + self.rtt.rto());
         let tx_count = op.sent;
+        if tx_count > 1 {
+            self.stats.syn_retransmissions += 1;
+        }
         self.tx_order += 1;
         self.events.emit(now, || Event::Sent {
             seq: 0,
@@ -680,7 +683,6 @@ impl Sender {
         };
         let retransmissions = op.retransmissions();
         let rules = self.cfg.handshake_rules;
-        self.stats.syn_retransmissions = retransmissions;
         self.established_at = Some(now);
         self.rwnd = ack.window;
         self.max_rwnd = self.max_rwnd.max(ack.window);

@@ -511,6 +511,9 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             reordering_events: l.reord_seen as u64,
             // Linux has no RFC 6675 rescue retransmission.
             rescue_retransmissions: 0,
+            // The agents connect before the measurement starts.
+            handshake_s: Some(0.0),
+            syn_retransmissions: 0,
             rtt_ms: RttResults {
                 min: (l.min_rtt_us > 0).then_some(l.min_rtt_us as f64 / 1000.0),
                 mean,

@@ -93,6 +93,8 @@ impl LossRt {
                         set: v.iter().copied().collect(),
                     },
                     DropSpec::Tail(n) => LossRt::Tail { flow: f, n: *n },
+                    // SYN drops are `SynLoss`'s; data passes.
+                    DropSpec::Syns(_) => LossRt::None,
                 }
             }
         })
@@ -195,5 +197,71 @@ mod tests {
         let lost = (0..n).filter(|&i| l.drops(&view(i, i, 1, 0))).count() as f64 / n as f64;
         // Stationary P(bad) = p_gb / (p_gb + p_bg) = 1/11; loss = 0.5/11.
         assert!((lost - 0.5 / 11.0).abs() < 0.004, "{lost}");
+    }
+}
+
+/// The loss of SYN, SYN-ACK (and the peer's SYN) packets on one direction:
+/// random models with their own stream (`<element>.syn`), so that the data
+/// packets meet exactly the fates they met before the handshake was
+/// simulated (and in the emulator, which never models SYNs); Bernoulli at
+/// its p, Gilbert-Elliott at its stationary mean loss rate; a drop model's
+/// `syns` list by transmission.
+#[derive(Debug)]
+pub enum SynLoss {
+    None,
+    Random { p: f64, rng: Stream },
+    Listed { flow: usize, set: BTreeSet<u64> },
+}
+
+impl SynLoss {
+    pub fn new(
+        model: &LossModel,
+        seed: u64,
+        element: &str,
+        flow_index: impl Fn(&str) -> Option<usize>,
+    ) -> Self {
+        let stream = || Stream::new(seed, &format!("{element}.syn"));
+        match model {
+            LossModel::Bernoulli { p } => SynLoss::Random {
+                p: *p,
+                rng: stream(),
+            },
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
+                let bad = if p_gb + p_bg > 0.0 {
+                    p_gb / (p_gb + p_bg)
+                } else {
+                    0.0
+                };
+                SynLoss::Random {
+                    p: bad * loss_bad + (1.0 - bad) * loss_good,
+                    rng: stream(),
+                }
+            }
+            LossModel::Drop {
+                flow,
+                which: DropSpec::Syns(v),
+            } => match flow_index(flow) {
+                Some(f) => SynLoss::Listed {
+                    flow: f,
+                    set: v.iter().copied().collect(),
+                },
+                None => SynLoss::None,
+            },
+            _ => SynLoss::None,
+        }
+    }
+
+    /// The fate of flow `flow`'s `nth` (1-based) SYN in this direction.
+    pub fn drops(&mut self, flow: usize, nth: u64) -> bool {
+        match self {
+            SynLoss::None => false,
+            SynLoss::Random { p, rng } => rng.chance(*p),
+            SynLoss::Listed { flow: f, set } => *f == flow && set.contains(&nth),
+        }
     }
 }

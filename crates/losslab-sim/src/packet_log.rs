@@ -160,6 +160,7 @@ mod tests {
                 dsack: false,
                 ts_val: 0,
                 ts_ecr: 0,
+                syn: false,
             }),
         };
         let r = row(40_000_000, &a, PacketFate::Delivered);

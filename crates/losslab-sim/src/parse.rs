@@ -12,7 +12,7 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::RtoFormula;
+use losslab_core::{HandshakeRules, RtoFormula};
 
 use crate::scenario::{
     AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
@@ -421,6 +421,8 @@ const FLOW_KEYS: &[&str] = &[
     "rto_formula",
     "delay",
     "slow_start_after_idle",
+    "handshake",
+    "handshake_rules",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic"];
@@ -432,7 +434,7 @@ const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("tlpr", &["rrthresh", "loss_inference"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
-const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate"];
+const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate", "delack"];
 
 /// Algorithm names in the scenario contract. Those that losslab-core does
 /// not list as implemented are rejected as "not implemented in this
@@ -1042,9 +1044,9 @@ impl Cx<'_> {
             }
             "drop" => {
                 let which_keys: &[&str] = if reverse {
-                    &["packets"]
+                    &["packets", "syns"]
                 } else {
-                    &["packets", "segments", "tail"]
+                    &["packets", "segments", "tail", "syns"]
                 };
                 let mut allowed = vec!["model", "flow"];
                 allowed.extend_from_slice(which_keys);
@@ -1090,6 +1092,7 @@ impl Cx<'_> {
                 let which = match which {
                     "packets" => DropSpec::Packets(self.positions(wv, &wloc, "packet")?),
                     "segments" => DropSpec::Segments(self.positions(wv, &wloc, "segment")?),
+                    "syns" => DropSpec::Syns(self.positions(wv, &wloc, "SYN transmission")?),
                     _ => DropSpec::Tail(self.integer(
                         wv,
                         &wloc,
@@ -1379,6 +1382,20 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("delay") {
             f.delay = self.duration(v, &loc.key("delay"))?;
+        }
+        if let Some(v) = t.get("handshake") {
+            f.handshake = self.boolean(v, &loc.key("handshake"))?;
+        }
+        if let Some(v) = t.get("handshake_rules") {
+            let hloc = loc.key("handshake_rules");
+            let expected = HandshakeRules::NAMES.join(", ");
+            let name = self.string(v, &hloc, &format!("one of {expected}"))?;
+            f.handshake_rules = HandshakeRules::from_name(name).ok_or_else(|| {
+                self.err(
+                    &hloc,
+                    format!("unknown handshake_rules {name:?} (expected one of: {expected})"),
+                )
+            })?;
         }
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
@@ -1673,6 +1690,24 @@ impl Cx<'_> {
                 }
             };
         }
+        if let Some(v) = t.get("delack") {
+            let dloc = loc.key("delack");
+            match v {
+                Value::String(s) if s == "linux" => r.linux_delack = true,
+                _ => {
+                    let parse = |s: &str| units::parse_duration(s).map_err(|m| or_word(m, "linux"));
+                    let t = self.with_unit(v, &dloc, &DURATION, parse)?;
+                    if t == 0 {
+                        return Err(self.err(
+                            &dloc,
+                            format!("a delayed-ACK timeout must be above 0, got {v}"),
+                        ));
+                    }
+                    r.linux_delack = false;
+                    r.delack_timeout = t;
+                }
+            }
+        }
         if let Some(v) = t.get("sack_blocks") {
             r.sack_blocks = self.integer(
                 v,
@@ -1756,6 +1791,12 @@ impl Cx<'_> {
                 format!(
                     "flow {target:?} is a bulk flow, which has no last segments; tail needs an app of kind \"bytes\" or \"writes\""
                 ),
+            ));
+        }
+        if matches!(which, DropSpec::Syns(_)) && !flow.handshake {
+            return Err(self.err(
+                &loc.key("syns"),
+                format!("flow {target:?} has handshake = false: it sends no SYN to drop"),
             ));
         }
         Ok(())

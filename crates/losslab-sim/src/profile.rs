@@ -9,7 +9,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::{MS, SEC};
-use losslab_core::RtoFormula;
+use losslab_core::{HandshakeRules, RtoFormula};
 
 use crate::scenario::{CcSpec, FlowSpec};
 
@@ -24,12 +24,16 @@ pub const NAMES: &[&str] = &[
     "rfc",
 ];
 
-/// What every Linux profile shares (net/ipv4 defaults since 2.6.x):
+/// What every Linux profile shares (net/ipv4 defaults since 2.6.x): the
+/// handshake's Linux consequences and Linux's delayed-ACK engine (a Linux
+/// receiver on the other end),
 /// Linux's RTO formula (tcp_set_rto(): SRTT + max(4 RTTVAR, 200 ms)),
 /// TCP_RTO_MIN 200 ms, restart after idle (tcp_slow_start_after_idle = 1),
 /// DSACK undo (tcp_try_undo_dsack()) and lost-retransmission detection
 /// (tcp_mark_lost_retrans(), RACK since 4.4).
 fn linux_common(f: &mut FlowSpec) {
+    f.handshake_rules = HandshakeRules::Linux;
+    f.receiver.linux_delack = true;
     f.rto_formula = RtoFormula::Linux;
     f.min_rto = 200 * MS;
     f.slow_start_after_idle = true;
@@ -123,6 +127,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.timers = "rto".into();
             f.rto_formula = RtoFormula::Rfc6298;
             f.min_rto = SEC;
+            f.handshake_rules = HandshakeRules::Rfc;
+            f.receiver.linux_delack = false;
+            f.receiver.delack_timeout = 200 * MS;
             f.init_cwnd = rfc3390_iw(f.mss);
             f.slow_start_after_idle = true;
             f.dsack_undo = false;

@@ -86,6 +86,11 @@ pub struct FlowResults {
     pub reordering_events: u64,
     /// RFC 6675 NextSeg() rule 4 (rescue) retransmissions.
     pub rescue_retransmissions: u64,
+    /// Seconds from the flow's start until the data sender's handshake
+    /// completed (0 without a simulated handshake; null if it never did).
+    pub handshake_s: Option<f64>,
+    /// Retransmissions of the data sender's SYN or SYN-ACK.
+    pub syn_retransmissions: u32,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
     /// An app of kind "objects": each object's request and completion
@@ -208,6 +213,11 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 undos: stats.map_or(0, |s| s.undos),
                 reordering_events: stats.map_or(0, |s| s.reordering_events),
                 rescue_retransmissions: stats.map_or(0, |s| s.rescue_retransmissions),
+                handshake_s: f
+                    .sender
+                    .and_then(|s| s.established_at())
+                    .map(|t| secs(t.saturating_sub(f.start))),
+                syn_retransmissions: stats.map_or(0, |s| s.syn_retransmissions),
                 rtt_ms: RttResults {
                     min: rtt.and_then(|h| h.min()).map(ms),
                     mean: rtt.and_then(|h| h.mean()).map(|m| m / MS as f64),

@@ -4,7 +4,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::Time;
-use losslab_core::RtoFormula;
+use losslab_core::{HandshakeRules, RtoFormula};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -51,6 +51,9 @@ pub enum DropSpec {
     Segments(Vec<u64>),
     /// The first transmission of the last N segments of a sized flow.
     Tail(u64),
+    /// 1-based transmissions of the flow's SYN (data path: the data
+    /// sender's SYN or SYN-ACK; reverse path: the peer's) (added).
+    Syns(Vec<u64>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -195,6 +198,12 @@ pub struct ReceiverSpec {
     pub rcvbuf: u64,
     /// Bytes per second; None = infinite.
     pub read_rate: Option<u64>,
+    /// `delack = "linux"` (added, the default since issue 10): Linux's
+    /// delayed-ACK engine (quick ACKs at first, a timeout adapted to the
+    /// arrivals and below the RTT); `delack = "200ms"` (any duration): a
+    /// fixed delayed-ACK timer, as before.
+    pub linux_delack: bool,
+    pub delack_timeout: Time,
 }
 
 impl Default for ReceiverSpec {
@@ -204,6 +213,8 @@ impl Default for ReceiverSpec {
             sack_blocks: 3,
             rcvbuf: 16_000_000,
             read_rate: None,
+            linux_delack: true,
+            delack_timeout: 200 * losslab_core::time::MS,
         }
     }
 }
@@ -240,6 +251,13 @@ pub struct FlowSpec {
     /// RFC 5681 section 4.1 restart window after an idle RTO (added key
     /// `slow_start_after_idle`, default false; Linux has it on).
     pub slow_start_after_idle: bool,
+    /// `handshake = true|false` (added, default true): simulate the
+    /// three-way handshake (the data sender connects, or accepts for an
+    /// `objects` app).
+    pub handshake: bool,
+    /// `handshake_rules = "linux" | "rfc"` (added): what a lost SYN costs
+    /// (losslab-core handshake.rs).
+    pub handshake_rules: HandshakeRules,
     /// `[flow.cubic] hystart = true` (added): Linux's HyStart slow-start
     /// exit for `cc = "cubic"`.
     pub hystart: bool,
@@ -285,12 +303,14 @@ impl FlowSpec {
             mss: 1448,
             init_cwnd: 10,
             min_rto: 200 * losslab_core::time::MS,
-            rto_formula: RtoFormula::Rfc6298,
+            rto_formula: RtoFormula::Linux,
             rrthresh: losslab_core::timers::RRTHRESH,
             tlp_loss_inference: true,
             delay: 0,
             slow_start_after_idle: false,
             hystart: false,
+            handshake: true,
+            handshake_rules: HandshakeRules::Linux,
             app: AppSpec::Bulk,
             sndbuf: None,
             receiver: ReceiverSpec::default(),

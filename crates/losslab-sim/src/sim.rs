@@ -14,15 +14,19 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
 use losslab_core::event::Timed;
-use losslab_core::time::{Time, MS, SEC};
-use losslab_core::{Ack, Algorithms, App, Receiver, Segment, Sender, SenderConfig};
+use losslab_core::time::{Time, SEC};
+use losslab_core::{Ack, Algorithms, App, Handshake, Receiver, Segment, Sender, SenderConfig};
 
-use crate::loss::{LossRt, PacketView};
+use crate::loss::{LossRt, PacketView, SynLoss};
 use crate::rng::Stream;
 use crate::scenario::{AckSpec, AppSpec, FlowSpec, QueueLimit, Scenario};
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes on every packet.
 pub const HEADER_BYTES: u32 = 52;
+/// What a SYN carries beyond those: MSS (4), SACK permitted (2), window
+/// scale (3) and padding (RFC 9293, RFC 2018, RFC 7323): 8 bytes more, as
+/// a Linux SYN (60 bytes of TCP header).
+pub const SYN_OPTION_BYTES: u32 = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Body {
@@ -109,6 +113,9 @@ impl Tracer for Tee {
 struct FlowNet {
     data_index: u64,
     ack_index: u64,
+    /// SYNs (or SYN-ACKs) sent each way, for `syns` drop lists.
+    syns_fwd: u64,
+    syns_rev: u64,
     total: Option<u64>,
     mss: u32,
     /// The flow's own one-way access delay, both directions.
@@ -133,6 +140,8 @@ struct Net {
     held_seq: u64,
     fwd_loss: LossRt,
     rev_loss: LossRt,
+    fwd_syn_loss: SynLoss,
+    rev_syn_loss: SynLoss,
     protect_rtx: bool,
     fwd_reorder: (f64, Time, Stream),
     rev_reorder: (f64, Time, Stream),
@@ -153,8 +162,18 @@ impl Net {
         ((bytes as u128 * 8 * SEC as u128).div_ceil(self.rate_bps as u128)) as Time
     }
 
+    /// Tracers see data and ACKs; the handshake's SYNs are not shown (the
+    /// pcap writer draws its own handshake before the first data, and
+    /// `handshake_s` in the results gives the real one's time).
     #[inline]
     fn trace(&mut self, at: Time, p: &Packet, fate: PacketFate) {
+        let syn = match p.body {
+            Body::Data(s) => s.syn,
+            Body::Ack(a) => a.syn,
+        };
+        if syn {
+            return;
+        }
         if let Some(t) = self.tracer.as_mut() {
             t.packet(at, p, fate);
         }
@@ -173,15 +192,20 @@ impl Net {
     /// A data segment from flow `f` enters the bottleneck.
     fn send_data(&mut self, now: Time, f: usize, seg: Segment) {
         let fl = &mut self.flows[f];
-        fl.data_index += 1;
-        if seg.tx_count > 1 {
+        if seg.syn {
+            fl.syns_fwd += 1;
+        } else {
+            fl.data_index += 1;
+        }
+        if seg.tx_count > 1 && !seg.syn {
             let e = fl.retransmitted.entry(seg.seg_no).or_default();
             *e = (*e).max(seg.tx_count);
         }
         let p = Packet {
             flow: f as u32,
-            index: fl.data_index,
-            wire_bytes: seg.len + HEADER_BYTES,
+            // A SYN is not a data packet: index 0 (drop lists are 1-based).
+            index: if seg.syn { 0 } else { fl.data_index },
+            wire_bytes: seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 },
             body: Body::Data(seg),
         };
         self.trace(now, &p, PacketFate::Sent);
@@ -217,8 +241,16 @@ impl Net {
         let Body::Data(s) = p.body else {
             unreachable!("only data crosses the bottleneck")
         };
+        if s.syn {
+            let nth = self.flows[p.flow as usize].syns_fwd;
+            if self.fwd_syn_loss.drops(p.flow as usize, nth) {
+                self.loss_drops += 1;
+                self.trace(now, &p, PacketFate::LossDrop);
+                return;
+            }
+        }
         let protected = self.protect_rtx && s.tx_count > 1;
-        if !protected && !self.fwd_loss.is_none() {
+        if !s.syn && !protected && !self.fwd_loss.is_none() {
             let fl = &self.flows[p.flow as usize];
             let view = PacketView {
                 flow: p.flow as usize,
@@ -262,16 +294,29 @@ impl Net {
     /// An ACK from flow `f`'s receiver enters the reverse path.
     fn send_ack(&mut self, now: Time, f: usize, ack: Ack) {
         let fl = &mut self.flows[f];
-        fl.ack_index += 1;
+        if ack.syn {
+            fl.syns_rev += 1;
+        } else {
+            fl.ack_index += 1;
+        }
         let blocks = ack.sack.len() as u32;
         let p = Packet {
             flow: f as u32,
-            index: fl.ack_index,
-            wire_bytes: HEADER_BYTES + if blocks > 0 { 4 + 8 * blocks } else { 0 },
+            index: if ack.syn { 0 } else { fl.ack_index },
+            wire_bytes: HEADER_BYTES
+                + if blocks > 0 { 4 + 8 * blocks } else { 0 }
+                + if ack.syn { SYN_OPTION_BYTES } else { 0 },
             body: Body::Ack(ack),
         };
         self.trace(now, &p, PacketFate::Sent);
-        if !self.rev_loss.is_none() {
+        if ack.syn {
+            let nth = self.flows[f].syns_rev;
+            if self.rev_syn_loss.drops(f, nth) {
+                self.ack_drops += 1;
+                self.trace(now, &p, PacketFate::LossDrop);
+                return;
+            }
+        } else if !self.rev_loss.is_none() {
             let view = PacketView {
                 flow: f,
                 index: p.index,
@@ -422,6 +467,8 @@ impl Simulation {
             .map_err(|e| SimError(format!("path.loss: {e}")))?;
         let rev_loss = LossRt::new(&r.loss, seed, "reverse.loss", index_of)
             .map_err(|e| SimError(format!("reverse.loss: {e}")))?;
+        let fwd_syn_loss = SynLoss::new(&p.loss, seed, "path.loss", index_of);
+        let rev_syn_loss = SynLoss::new(&r.loss, seed, "reverse.loss", index_of);
         if matches!(rev_loss, LossRt::Segments { .. } | LossRt::Tail { .. }) {
             return Err(SimError(
                 "reverse.loss: `segments` and `tail` name data segments; use `packets` for ACKs"
@@ -463,7 +510,8 @@ impl Simulation {
                     AckSpec::Delayed => AckMode::Delayed,
                     AckSpec::Quick => AckMode::Quick,
                 },
-                delack_timeout: 200 * MS,
+                delack_timeout: spec.receiver.delack_timeout,
+                linux_delack: spec.receiver.linux_delack,
                 sack_blocks: spec.receiver.sack_blocks,
                 dsack: spec.receiver.sack_blocks > 0,
                 rcvbuf: spec.receiver.rcvbuf,
@@ -510,6 +558,8 @@ impl Simulation {
             held_seq: 0,
             fwd_loss,
             rev_loss,
+            fwd_syn_loss,
+            rev_syn_loss,
             protect_rtx: p.protect_retransmissions,
             fwd_reorder: (
                 p.reorder.p,
@@ -660,6 +710,10 @@ impl Simulation {
             Body::Data(seg) => {
                 let fl = &mut self.flows[f];
                 fl.receiver.on_segment(now, &seg);
+                if seg.syn {
+                    // A SYN-ACK opens the client's connection.
+                    self.first_request(f);
+                }
                 self.service_receiver(f);
             }
             Body::Ack(ack) => {
@@ -690,17 +744,13 @@ impl Simulation {
                     fl.receiver.set_tracing(true);
                 }
                 fl.sender = Some(s);
-                let gate_open = match fl.objects.as_ref().map(|o| o.after) {
-                    Some(None) => true,
-                    Some(Some(a)) => self.flows[a]
-                        .objects
-                        .as_ref()
-                        .is_some_and(|o| !o.completed.is_empty()),
-                    None => false,
-                };
-                if gate_open {
-                    self.request(f);
+                if fl.objects.is_some() && fl.spec.handshake {
+                    // The client opens the connection; its first request
+                    // leaves with the handshake's last ACK.
+                    fl.receiver.connect(now);
+                    self.service_receiver(f);
                 }
+                self.first_request(f);
                 self.service_sender(f);
             }
             SIDE_REQUEST => {
@@ -709,6 +759,11 @@ impl Simulation {
                     return;
                 };
                 let k = o.requested.len() - 1;
+                // The request carries the client's ACK: it completes the
+                // handshake if the bare final ACK was lost (RFC 9293 3.5).
+                if !s.is_established() {
+                    s.on_ack(now, &fl.receiver.carried_ack(now));
+                }
                 s.write(now, o.sizes[k]);
                 self.service_sender(f);
             }
@@ -769,6 +824,26 @@ impl Simulation {
         }
     }
 
+    /// Flow `f`'s client sends its first request if it may: the connection
+    /// is open and the flow it waits for (`after`) has its first object.
+    fn first_request(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        let Some(o) = fl.objects.as_ref() else { return };
+        if !o.requested.is_empty() || fl.sender.is_none() || !fl.receiver.is_established() {
+            return;
+        }
+        let gate_open = match o.after {
+            None => true,
+            Some(a) => self.flows[a]
+                .objects
+                .as_ref()
+                .is_some_and(|o| !o.completed.is_empty()),
+        };
+        if gate_open {
+            self.request(f);
+        }
+    }
+
     /// Flow `f`'s client sends its next request now (at its start at the
     /// earliest); it reaches the server one reverse-path delay later.
     fn request(&mut self, f: usize) {
@@ -809,8 +884,8 @@ impl Simulation {
                     .objects
                     .as_ref()
                     .is_some_and(|o| o.after == Some(f) && o.requested.is_empty());
-                if waits && self.flows[g].sender.is_some() {
-                    self.request(g);
+                if waits {
+                    self.first_request(g);
                     self.service_receiver(g);
                 }
             }
@@ -964,6 +1039,12 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         lost_retransmission_detection: spec.lost_retransmission_detection,
         dsack_undo: spec.dsack_undo,
         restart_after_idle: spec.slow_start_after_idle,
+        handshake: match (spec.handshake, &spec.app) {
+            (false, _) => Handshake::None,
+            (true, AppSpec::Objects { .. }) => Handshake::Passive,
+            (true, _) => Handshake::Active,
+        },
+        handshake_rules: spec.handshake_rules,
     }
 }
 

@@ -341,6 +341,7 @@ receiver = { sack_blocks = 4 }
             sack_blocks: 0,
             rcvbuf: 65_536,
             read_rate: Some(1_250_000),
+            ..ReceiverSpec::default()
         }
     );
     assert_eq!(f.count, 4);

@@ -28,7 +28,8 @@ fn error(text: &str, key: &str, needles: &[&str]) {
 #[test]
 fn rto_formula_delay_and_variant_parse() {
     let f = &parse(&flow("")).unwrap().flows[0];
-    assert_eq!(f.rto_formula, RtoFormula::Rfc6298);
+    // Linux's formula by default since issue 10.
+    assert_eq!(f.rto_formula, RtoFormula::Linux);
     assert_eq!(f.delay, 0);
     assert_eq!(f.rrthresh, 4);
     assert_eq!(f.early_retransmit.variant, ErVariant::Rfc5827);
@@ -224,6 +225,10 @@ fn objects_are_requested_one_after_another() {
     // the way (with 200 ms it would race that last delayed ACK).
     let mut f = objects_flow("a", &[1000, 1000, 1000], None);
     f.min_rto = SEC;
+    // The timings below are of an open connection (the handshake's own
+    // test follows) with a fixed 200 ms delayed ACK.
+    f.handshake = false;
+    f.receiver.linux_delack = false;
     let p = PathSpec::new(
         100_000_000,
         50 * MS,
@@ -328,4 +333,28 @@ fn objects_parse_and_errors() {
         "flow.a.app.pipelined",
         &["unknown key"],
     );
+}
+
+#[test]
+fn the_client_opens_the_connection_and_its_first_request_follows_the_handshake() {
+    // 100 ms RTT: the client's SYN at 0, the server's SYN-ACK back at
+    // 100 ms, the first request then; the server's first RTT sample is its
+    // SYN-ACK's (SYN-ACK at 50 ms, the final ACK at 150 ms).
+    let f = objects_flow("a", &[1000, 1000], None);
+    let p = PathSpec::new(
+        100_000_000,
+        50 * MS,
+        QueueLimit::Packets(100),
+        LossModel::None,
+    );
+    let r = run(&Scenario::single_path("o", 10 * SEC, p, vec![f]));
+    let fl = &r.flows[0];
+    assert_eq!(fl.bytes_delivered, 2000);
+    let first = fl.objects[0].request_s.unwrap();
+    // Plus the SYN-ACK's serialisation: 60 bytes at 100 Mbit/s, 4.8 us.
+    assert!((first - 0.1000048).abs() < 1e-9, "{first}");
+    let hs = fl.handshake_s.unwrap();
+    assert!((hs - 0.15).abs() < 1e-3, "{hs}");
+    assert_eq!((fl.timeouts, fl.syn_retransmissions), (0, 0));
+    assert!((fl.rtt_ms.min.unwrap() - 100.0).abs() < 0.1);
 }
