@@ -84,6 +84,34 @@ impl RtoFormula {
     }
 }
 
+/// ssthresh on a retransmission timeout that fires during fast recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoSsthresh {
+    /// Linux tcp_enter_loss(): ssthresh is recomputed only when the RTO
+    /// starts a new episode (state below Recovery); a timeout in fast recovery keeps the ssthresh the
+    /// fast recovery set, whose reduction already answered this loss.
+    #[default]
+    Linux,
+    /// RFC 5681 section 3.1: "When a TCP sender detects segment loss using
+    /// the retransmission timer and the given segment has not yet been
+    /// resent by way of the retransmission timer, the value of ssthresh
+    /// MUST be set to no more than the value given in equation (4)": a
+    /// timeout during fast recovery halves FlightSize again; a repeated
+    /// timeout keeps ssthresh.
+    Rfc5681,
+}
+
+impl RtoSsthresh {
+    pub const NAMES: &'static [&'static str] = &["linux", "rfc5681"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "linux" => Some(RtoSsthresh::Linux),
+            "rfc5681" => Some(RtoSsthresh::Rfc5681),
+            _ => None,
+        }
+    }
+}
+
 /// RFC 6298 estimator bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct RtoConfig {

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod config;
 pub mod event;
+pub mod frto;
 pub mod handshake;
 pub mod minmax;
 pub mod nextseg;
@@ -23,8 +24,9 @@ pub mod window;
 pub mod wire;
 
 pub use app::App;
-pub use config::{AckMode, ReceiverConfig, RtoConfig, RtoFormula};
+pub use config::{AckMode, ReceiverConfig, RtoConfig, RtoFormula, RtoSsthresh};
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
+pub use frto::FrtoMode;
 pub use handshake::{Handshake, HandshakeRules};
 pub use receiver::{Receiver, ReceiverStats};
 pub use sender::{Algorithms, RecoveryRecord, Sender, SenderConfig, SenderStats};

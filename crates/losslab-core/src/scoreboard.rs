@@ -574,24 +574,49 @@ impl Scoreboard {
     /// tcp_enter_loss() does the same; SACKed bits are kept because our
     /// receiver never reneges.
     pub fn mark_all_lost(&mut self) {
-        let base = self.base;
-        for (i, s) in self.segs.iter_mut().enumerate() {
-            if s.is(SACKED) {
-                continue;
-            }
-            if s.is(RETRANS) {
-                s.flags &= !RETRANS;
-                self.retrans_out -= 1;
-            }
-            if !s.is(LOST) {
-                s.flags |= LOST;
-                self.lost_out += 1;
-            }
-            s.flags |= RTO_LOST;
-            self.to_retransmit.insert(base + i as u64);
+        for n in self.base..self.next_seg_no() {
+            self.mark_lost_on_rto(n);
         }
-        self.rtx_in_flight.clear();
         self.lost_scan = self.next_seg_no();
+    }
+
+    /// An RTO declares segment `seg_no` lost, its retransmission in flight
+    /// included (RFC 6675 section 5.1; Linux tcp_timeout_mark_lost()).
+    /// SACKed segments stay SACKed.
+    pub fn mark_lost_on_rto(&mut self, seg_no: u64) {
+        let Some(i) = seg_no.checked_sub(self.base) else {
+            return;
+        };
+        let Some(s) = self.segs.get_mut(i as usize) else {
+            return;
+        };
+        if s.is(SACKED) {
+            return;
+        }
+        if s.is(RETRANS) {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+            self.rtx_in_flight.remove(&s.tx_order);
+        }
+        if !s.is(LOST) {
+            s.flags |= LOST;
+            self.lost_out += 1;
+        }
+        s.flags |= RTO_LOST;
+        self.to_retransmit.insert(seg_no);
+    }
+
+    /// An undone RTO (F-RTO found it spurious): nothing is lost after all.
+    /// Linux tcp_undo_cwnd_reduction(sk, unmark_loss = true).
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            if s.is(LOST) {
+                s.flags &= !(LOST | RTO_LOST);
+                self.lost_out -= 1;
+            }
+        }
+        self.to_retransmit.clear();
+        self.lost_scan = self.base;
     }
 
     /// First segment above `after` (exclusive) and below `below` that is

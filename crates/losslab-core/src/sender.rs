@@ -33,9 +33,10 @@
 
 use crate::app::{App, AppState};
 use crate::cc::{CcCtx, CcParams, CongestionControl};
-use crate::config::RtoConfig;
+use crate::config::{RtoConfig, RtoSsthresh};
 use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
+use crate::frto::{Frto, FrtoAck, FrtoMode, FrtoVerdict};
 use crate::handshake::{Handshake, HandshakeRules, Opening, FALLBACK_RTO};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::recovery::{RecoveryCtx, RecoveryOps};
@@ -74,6 +75,10 @@ pub struct SenderConfig {
     pub handshake: Handshake,
     /// RFC or Linux consequences of a lost SYN or SYN-ACK.
     pub handshake_rules: HandshakeRules,
+    /// ssthresh on a timeout during fast recovery.
+    pub rto_ssthresh: RtoSsthresh,
+    /// F-RTO (RFC 5682) after a retransmission timeout.
+    pub frto: FrtoMode,
 }
 
 impl Default for SenderConfig {
@@ -92,6 +97,8 @@ impl Default for SenderConfig {
             restart_after_idle: false,
             handshake: Handshake::None,
             handshake_rules: HandshakeRules::Linux,
+            rto_ssthresh: RtoSsthresh::Linux,
+            frto: FrtoMode::Off,
         }
     }
 }
@@ -241,6 +248,8 @@ pub struct SenderStats {
     pub reordering_events: u64,
     /// Retransmissions of the SYN (or SYN-ACK) of the handshake.
     pub syn_retransmissions: u32,
+    /// Timeouts F-RTO found spurious (and undid).
+    pub spurious_rtos: u64,
     /// RFC 6675 NextSeg() rule 4 retransmissions. They are speculative by
     /// design: the rule retransmits the highest un-SACKed segment even when
     /// it is only still in flight.
@@ -279,6 +288,10 @@ pub struct Sender {
     high_rxt: Option<u64>,
     rescue_rxt: Option<u64>,
     fast_rexmit_pending: bool,
+    /// RFC 6298 (5.4): the RTO's retransmission of the earliest segment
+    /// is due, whatever cwnd and pipe say (Linux tcp_retransmit_timer()
+    /// retransmits the head directly).
+    rto_rexmit_pending: bool,
     timer: Deadline,
     persist: Option<Time>,
     tx_order: u64,
@@ -311,6 +324,8 @@ pub struct Sender {
     reordering: u32,
     /// The current (or last) reduction that a DSACK may still undo.
     undo: Option<UndoEpisode>,
+    /// An F-RTO episode after a timeout (frto.rs).
+    frto: Option<Frto>,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -356,6 +371,7 @@ impl Sender {
             high_rxt: None,
             rescue_rxt: None,
             fast_rexmit_pending: false,
+            rto_rexmit_pending: false,
             timer: None,
             persist: None,
             tx_order: 0,
@@ -374,6 +390,7 @@ impl Sender {
             recovery_epoch: 0,
             reordering_seen: false,
             reordering: 0,
+            frto: None,
             undo: None,
             cfg,
             alg,
@@ -572,24 +589,36 @@ impl Sender {
         self.tlp = None;
         self.tlp_pending = false;
         self.close_recovery_record(now);
-        // RFC 5681 equation (4) on a new loss episode only. A repeated
-        // timeout keeps ssthresh (RFC 5681 section 3.1), and so does a
-        // timeout during fast recovery, whose reduction already answered
-        // this episode: Linux tcp_enter_loss() recomputes ssthresh only
-        // when icsk_ca_state < TCP_CA_Recovery. (FlightSize there would
-        // also count SACKed data and could raise ssthresh.)
-        if self.state == State::Open {
+        // RFC 5681 equation (4) on a new loss episode. A repeated timeout
+        // keeps ssthresh (RFC 5681 section 3.1: only a segment not yet
+        // resent by the timer). A timeout during fast recovery: Linux
+        // keeps the ssthresh the fast recovery set (tcp_enter_loss()
+        // recomputes only when icsk_ca_state < TCP_CA_Recovery), RFC 5681
+        // recomputes it (`rto_ssthresh`).
+        let new_episode = self.state == State::Open;
+        let in_fast = matches!(self.state, State::Fast { .. });
+        if new_episode {
             // A new episode (Linux tcp_enter_loss() -> tcp_init_undo());
             // a timeout inside one keeps what it would undo to.
             self.begin_undo_episode(self.win.cwnd, self.win.ssthresh);
+        }
+        if new_episode || (in_fast && self.cfg.rto_ssthresh == RtoSsthresh::Rfc5681) {
             let flight = self.board.packets_out();
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
         }
+        // F-RTO on a timeout that starts an episode or repeats one, not on
+        // a first timeout in fast recovery (tcp_enter_loss(): `new_recovery
+        // || icsk_retransmits`).
+        let repeated = matches!(self.state, State::Loss { .. });
+        self.frto = (self.cfg.frto != FrtoMode::Off && (new_episode || repeated))
+            .then(|| Frto::new(self.snd_nxt, self.board.next_seg_no()));
         self.alg.cc.on_timeout(now);
         let cwnd_before = self.win.cwnd;
         self.win.cwnd = self.alg.cc.loss_window();
         self.win.cwnd_cnt = 0;
-        self.board.mark_all_lost();
+        let dctx = self.detect_ctx(now, false);
+        self.alg.detect.on_rto(&dctx, &mut self.board);
+        self.rto_rexmit_pending = true;
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.high_rxt = None;
@@ -902,6 +931,13 @@ impl Sender {
         self.stats.lost_retransmissions += marks.lost_retransmissions;
         let new_loss = marks.marked > 0;
 
+        // F-RTO (frto.rs) while the timeout's recovery lasts.
+        // An undone timeout leaves nothing lost: what the detector said
+        // before the undo no longer holds (Linux returns from
+        // tcp_fastretrans_alert() there).
+        let rto_undone = self.frto_on_ack(now, cum_advanced, newly_sacked > 0 || reno_dup > 0);
+        let wants_recovery = wants_recovery && !rto_undone;
+
         // Recovery state machine.
         match self.state {
             State::Fast { recovery_point } if self.snd_una >= recovery_point => {
@@ -1077,10 +1113,45 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
+    /// F-RTO's verdict on an ACK after a timeout (frto.rs); a spurious
+    /// timeout is undone with the undo machinery DSACKs use.
+    fn frto_on_ack(&mut self, now: Time, una_advanced: bool, sacked_or_dupack: bool) -> bool {
+        let Some(mut f) = self.frto else {
+            return false;
+        };
+        if !matches!(self.state, State::Loss { .. }) {
+            self.frto = None;
+            return false;
+        }
+        let a = FrtoAck {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            una_advanced,
+            lowest_original: self.board.delivered().lowest_original,
+            next_seg: self.board.next_seg_no(),
+            sacked_or_dupack,
+            can_send_new: self.new_data_len() > 0,
+        };
+        let verdict = f.on_ack(&a);
+        self.frto = (verdict == FrtoVerdict::Continue).then_some(f);
+        if verdict != FrtoVerdict::Spurious {
+            return false;
+        }
+        self.stats.spurious_rtos += 1;
+        let Some(u) = self.undo.take() else {
+            return false;
+        };
+        // Linux tcp_try_undo_loss(sk, true): the reduction is undone and
+        // nothing is lost after all.
+        self.board.unmark_lost();
+        self.undo_reduction(now, u, true, false, false);
+        true
+    }
+
     /// Remembers what a DSACK-based undo would restore (Linux
     /// tcp_init_undo(), prior_cwnd and prior_ssthresh).
     fn begin_undo_episode(&mut self, cwnd: u64, ssthresh: u64) {
-        self.undo = self.cfg.dsack_undo.then_some(UndoEpisode {
+        self.undo = Some(UndoEpisode {
             prior_cwnd: cwnd,
             prior_ssthresh: ssthresh,
             marker: self.tx_order,
@@ -1096,7 +1167,7 @@ impl Sender {
     /// lowering them, as tcp_undo_cwnd_reduction() does) and, when nothing
     /// else is lost or being retransmitted, leave recovery at once.
     fn try_undo_dsack(&mut self, now: Time, cum_advanced: bool, new_loss: bool) {
-        let Some(u) = self.undo else {
+        let Some(u) = self.undo.filter(|_| self.cfg.dsack_undo) else {
             return;
         };
         if u.retransmissions == 0 || u.dsacked < u.retransmissions {
@@ -1107,6 +1178,20 @@ impl Sender {
             return;
         }
         self.undo = None;
+        self.undo_reduction(now, u, leaving, cum_advanced, new_loss);
+    }
+
+    /// Restores cwnd and ssthresh from before the episode's reduction
+    /// (never lowering them, as Linux tcp_undo_cwnd_reduction()), leaves
+    /// recovery when `leaving`, and marks the episode's records undone.
+    fn undo_reduction(
+        &mut self,
+        now: Time,
+        u: UndoEpisode,
+        leaving: bool,
+        cum_advanced: bool,
+        new_loss: bool,
+    ) {
         if let State::Fast { .. } = self.state {
             // Let the recovery algorithm finish its bookkeeping; its cwnd
             // is replaced just below.
@@ -1420,8 +1505,19 @@ impl Sender {
     }
 
     fn next_loss(&mut self, now: Time) -> Option<Segment> {
+        if std::mem::take(&mut self.rto_rexmit_pending) {
+            if let Some(n) = self.board.next_to_retransmit() {
+                return Some(self.retransmit(now, n));
+            }
+        }
         if self.pipe() >= self.win.cwnd {
             return None;
+        }
+        // F-RTO step 2.b (Linux REXMIT_NEW): new data probes whether the
+        // timeout was spurious before anything else is retransmitted.
+        if self.frto.is_some_and(|f| f.send_new) {
+            let len = self.new_data_len();
+            return (len > 0).then(|| self.send_new(now, len));
         }
         if let Some(n) = self.board.next_to_retransmit() {
             return Some(self.retransmit(now, n));

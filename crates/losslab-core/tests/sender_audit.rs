@@ -179,3 +179,75 @@ fn without_sack_the_cumulative_ack_after_dupacks_delivers_advance_minus_k() {
     assert_eq!(*d.last().unwrap(), 1, "{d:?}");
     assert_eq!(d.iter().sum::<u64>(), 17, "{d:?}");
 }
+
+/// Defect 4: RFC 8985 6.3 (RACK_mark_losses_on_RTO): an RTO marks the
+/// first unacknowledged segment and those sent at least RACK.rtt +
+/// RACK.reo_wnd ago, not everything. Ten segments at 0; at 100 ms the
+/// first five are acknowledged (RTT 100 ms, RTO 300 ms; a DSACK block
+/// shows the peer speaks SACK); three more leave at 350 ms; the RTO fires
+/// at 400 ms: 5..9 (sent 400 ms ago) are lost, 10..12 (50 ms ago, under
+/// RACK.rtt 100 + reo_wnd 25 ms) are not.
+#[test]
+fn rack_marks_only_old_segments_on_an_rto() {
+    for (detection, lost) in [("rack", 5), ("dupthresh", 8)] {
+        let cfg = SenderConfig {
+            mss: MSS as u32,
+            init_cwnd: 10,
+            app: App::Writes(vec![(0, 10 * MSS), (350 * MS, 3 * MSS)]),
+            initial_rwnd: 1 << 20,
+            ..SenderConfig::default()
+        };
+        let alg = Algorithms::by_name("newreno", "prr", detection, "rto", 3).unwrap();
+        let mut s = Sender::new(cfg, alg, 0);
+        assert_eq!(send_all(&mut s, 0).len(), 10);
+        let mut a = ack(5, &[(0, 1)], 1);
+        a.dsack = true;
+        s.on_ack(100 * MS, &a);
+        assert_eq!(s.rtt().rto(), 300 * MS);
+        s.on_timeout(350 * MS);
+        assert_eq!(send_all(&mut s, 350 * MS), vec![10, 11, 12]);
+        assert_eq!(s.poll_timeout(), Some(400 * MS));
+        s.on_timeout(400 * MS);
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.scoreboard().lost_out(), lost, "{detection}");
+        assert_eq!(send_all(&mut s, 400 * MS), vec![5], "{detection}: cwnd 1");
+    }
+}
+
+/// Defect 10, both named: a timeout during fast recovery keeps the
+/// ssthresh the fast recovery set (Linux tcp_enter_loss()) or halves
+/// FlightSize again (RFC 5681 section 3.1, `RtoSsthresh::Rfc5681`).
+/// Twenty segments, 0 lost, SACKs of 1..=19 start recovery with ssthresh
+/// 10 and let new data out as pipe falls (29 outstanding); the fast
+/// retransmit is lost too and the RTO fires: Linux keeps 10, RFC 5681
+/// sets max(29 / 2, 2) = 14.
+#[test]
+fn timeout_in_fast_recovery_keeps_or_recomputes_ssthresh() {
+    for (rule, want) in [
+        (losslab_core::RtoSsthresh::Linux, 10),
+        (losslab_core::RtoSsthresh::Rfc5681, 14),
+    ] {
+        let cfg = SenderConfig {
+            mss: MSS as u32,
+            init_cwnd: 20,
+            app: App::Bytes(100 * MSS),
+            initial_rwnd: 1 << 20,
+            rto_ssthresh: rule,
+            ..SenderConfig::default()
+        };
+        let alg = Algorithms::by_name("newreno", "rfc6675", "dupthresh", "rto", 3).unwrap();
+        let mut s = Sender::new(cfg, alg, 0);
+        assert_eq!(send_all(&mut s, 0).len(), 20);
+        for k in 1..20u64 {
+            s.on_ack(100 * MS + k, &ack(0, &[(1, k + 1)], 1));
+            send_all(&mut s, 100 * MS + k);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.window().ssthresh, 10);
+        assert_eq!(s.scoreboard().packets_out(), 29, "{rule:?}");
+        let t = s.poll_timeout().unwrap();
+        s.on_timeout(t);
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.window().ssthresh, want, "{rule:?}");
+    }
+}

@@ -116,6 +116,30 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 ))
             }
         }
+        if f.rto_ssthresh == losslab_core::RtoSsthresh::Rfc5681 {
+            return Err(refuse(
+                n,
+                "rto_ssthresh",
+                "rfc5681",
+                "Linux keeps the fast recovery's ssthresh on a timeout in recovery (tcp_enter_loss)",
+            ));
+        }
+        if f.handshake_rules == losslab_core::HandshakeRules::Rfc {
+            return Err(refuse(
+                n,
+                "handshake_rules",
+                "rfc",
+                "Linux applies its own rules after a lost SYN",
+            ));
+        }
+        if !f.receiver.linux_delack && f.receiver.ack == AckSpec::Delayed {
+            return Err(refuse(
+                n,
+                "receiver.delack",
+                &format!("{}ms", f.receiver.delack_timeout / 1_000_000),
+                "Linux's delayed ACK adapts its timeout; use delack = \"linux\" or ack = \"quick\"",
+            ));
+        }
         if f.timers == "tlp" && !f.tlp_loss_inference {
             return Err(refuse(
                 n,
@@ -202,6 +226,15 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 ));
             }
         }
+        if f.frto != first.frto {
+            return Err(format!(
+                "flow {}: frto = {:?} differs from flow {}'s {:?}: on Linux it is a per-namespace sysctl, so all flows must share it",
+                f.name,
+                f.frto.name(),
+                first.name,
+                first.frto.name()
+            ));
+        }
         if f.min_rto != first.min_rto || f.init_cwnd != first.init_cwnd {
             return Err(format!(
                 "flow {}: min_rto and init_cwnd must equal flow {}'s: on Linux they are route attributes shared by all flows",
@@ -244,9 +277,17 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
         ),
         // Every run starts from a blank route cache, as a simulation does.
         ("net/ipv4/tcp_no_metrics_save".into(), "1".into()),
-        // The simulator has no F-RTO; restart after idle is the flows'
-        // `slow_start_after_idle` (off by default there, on in Linux).
-        ("net/ipv4/tcp_frto".into(), "0".into()),
+        // F-RTO as the flows ask (`frto = "linux"` is tcp_frto = 2);
+        // restart after idle is the flows' `slow_start_after_idle`.
+        (
+            "net/ipv4/tcp_frto".into(),
+            if first.frto == losslab_core::FrtoMode::Off {
+                "0"
+            } else {
+                "2"
+            }
+            .into(),
+        ),
         (
             "net/ipv4/tcp_slow_start_after_idle".into(),
             b(first.slow_start_after_idle),
@@ -514,6 +555,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             // The agents connect before the measurement starts.
             handshake_s: Some(0.0),
             syn_retransmissions: 0,
+            spurious_rtos: one("TCPSpuriousRTOs"),
             rtt_ms: RttResults {
                 min: (l.min_rtt_us > 0).then_some(l.min_rtt_us as f64 / 1000.0),
                 mean,

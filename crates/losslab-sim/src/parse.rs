@@ -12,7 +12,7 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::{HandshakeRules, RtoFormula};
+use losslab_core::{FrtoMode, HandshakeRules, RtoFormula, RtoSsthresh};
 
 use crate::scenario::{
     AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
@@ -423,6 +423,8 @@ const FLOW_KEYS: &[&str] = &[
     "slow_start_after_idle",
     "handshake",
     "handshake_rules",
+    "frto",
+    "rto_ssthresh",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic"];
@@ -1394,6 +1396,28 @@ impl Cx<'_> {
                 self.err(
                     &hloc,
                     format!("unknown handshake_rules {name:?} (expected one of: {expected})"),
+                )
+            })?;
+        }
+        if let Some(v) = t.get("frto") {
+            let floc = loc.key("frto");
+            let expected = FrtoMode::NAMES.join(", ");
+            let name = self.string(v, &floc, &format!("one of {expected}"))?;
+            f.frto = FrtoMode::from_name(name).ok_or_else(|| {
+                self.err(
+                    &floc,
+                    format!("unknown frto {name:?} (expected one of: {expected})"),
+                )
+            })?;
+        }
+        if let Some(v) = t.get("rto_ssthresh") {
+            let rloc = loc.key("rto_ssthresh");
+            let expected = RtoSsthresh::NAMES.join(", ");
+            let name = self.string(v, &rloc, &format!("one of {expected}"))?;
+            f.rto_ssthresh = RtoSsthresh::from_name(name).ok_or_else(|| {
+                self.err(
+                    &rloc,
+                    format!("unknown rto_ssthresh {name:?} (expected one of: {expected})"),
                 )
             })?;
         }

@@ -9,7 +9,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::{MS, SEC};
-use losslab_core::{HandshakeRules, RtoFormula};
+use losslab_core::{FrtoMode, HandshakeRules, RtoFormula, RtoSsthresh};
 
 use crate::scenario::{CcSpec, FlowSpec};
 
@@ -32,6 +32,10 @@ pub const NAMES: &[&str] = &[
 /// DSACK undo (tcp_try_undo_dsack()) and lost-retransmission detection
 /// (tcp_mark_lost_retrans(), RACK since 4.4).
 fn linux_common(f: &mut FlowSpec) {
+    // F-RTO (tcp_frto = 2 since 2.6.24) and ssthresh kept on a timeout in
+    // fast recovery (tcp_enter_loss()).
+    f.frto = FrtoMode::Linux;
+    f.rto_ssthresh = RtoSsthresh::Linux;
     f.handshake_rules = HandshakeRules::Linux;
     f.receiver.linux_delack = true;
     f.rto_formula = RtoFormula::Linux;
@@ -112,6 +116,8 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.detection = "fack".into();
             f.timers = "rto".into();
             f.init_cwnd = rfc3390_iw(f.mss);
+            // F-RTO came with 2.6.17 but off by default (tcp_frto = 0).
+            f.frto = FrtoMode::Off;
         }
         // The standards alone: RFC 5681 congestion control with RFC 6582's
         // FlightSize halving (`newreno`), RFC 6675 loss recovery and
@@ -128,6 +134,8 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.rto_formula = RtoFormula::Rfc6298;
             f.min_rto = SEC;
             f.handshake_rules = HandshakeRules::Rfc;
+            f.frto = FrtoMode::Off;
+            f.rto_ssthresh = RtoSsthresh::Rfc5681;
             f.receiver.linux_delack = false;
             f.receiver.delack_timeout = 200 * MS;
             f.init_cwnd = rfc3390_iw(f.mss);

@@ -91,6 +91,8 @@ pub struct FlowResults {
     pub handshake_s: Option<f64>,
     /// Retransmissions of the data sender's SYN or SYN-ACK.
     pub syn_retransmissions: u32,
+    /// Timeouts F-RTO found spurious and undid.
+    pub spurious_rtos: u64,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
     /// An app of kind "objects": each object's request and completion
@@ -218,6 +220,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                     .and_then(|s| s.established_at())
                     .map(|t| secs(t.saturating_sub(f.start))),
                 syn_retransmissions: stats.map_or(0, |s| s.syn_retransmissions),
+                spurious_rtos: stats.map_or(0, |s| s.spurious_rtos),
                 rtt_ms: RttResults {
                     min: rtt.and_then(|h| h.min()).map(ms),
                     mean: rtt.and_then(|h| h.mean()).map(|m| m / MS as f64),

@@ -4,7 +4,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::Time;
-use losslab_core::{HandshakeRules, RtoFormula};
+use losslab_core::{FrtoMode, HandshakeRules, RtoFormula, RtoSsthresh};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -258,6 +258,11 @@ pub struct FlowSpec {
     /// `handshake_rules = "linux" | "rfc"` (added): what a lost SYN costs
     /// (losslab-core handshake.rs).
     pub handshake_rules: HandshakeRules,
+    /// `frto = "off" | "linux"` (added): F-RTO after a timeout.
+    pub frto: FrtoMode,
+    /// `rto_ssthresh = "linux" | "rfc5681"` (added): ssthresh on a timeout
+    /// during fast recovery.
+    pub rto_ssthresh: RtoSsthresh,
     /// `[flow.cubic] hystart = true` (added): Linux's HyStart slow-start
     /// exit for `cc = "cubic"`.
     pub hystart: bool,
@@ -311,6 +316,8 @@ impl FlowSpec {
             hystart: false,
             handshake: true,
             handshake_rules: HandshakeRules::Linux,
+            frto: FrtoMode::Off,
+            rto_ssthresh: RtoSsthresh::Linux,
             app: AppSpec::Bulk,
             sndbuf: None,
             receiver: ReceiverSpec::default(),

@@ -1045,6 +1045,8 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
             (true, _) => Handshake::Active,
         },
         handshake_rules: spec.handshake_rules,
+        rto_ssthresh: spec.rto_ssthresh,
+        frto: spec.frto,
     }
 }
 

@@ -90,6 +90,11 @@ pub trait LossDetector {
         board: &mut Scoreboard,
         on_mark: &mut dyn FnMut(u64, &SegMeta),
     ) -> bool;
+    /// A retransmission timeout fired: mark what it declares lost. RFC
+    /// 6675 section 5.1 and RFC 5681: every segment not SACKed.
+    fn on_rto(&mut self, _ctx: &DetectCtx, board: &mut Scoreboard) {
+        board.mark_all_lost();
+    }
     /// A timer of the detector's own (RACK's reordering window, ER's delay).
     fn poll_timeout(&self) -> Option<Time> {
         None

@@ -286,6 +286,29 @@ impl LossDetector for Rack {
         board.next_to_retransmit().is_some()
     }
 
+    /// RFC 8985 section 6.3, RACK_mark_losses_on_RTO(): the first
+    /// unacknowledged segment, and every other one sent at least RACK.rtt
+    /// plus RACK.reo_wnd ago; the rest may still be on their way. (Linux
+    /// tcp_timeout_mark_lost() uses a reordering window of 0 here.)
+    fn on_rto(&mut self, ctx: &DetectCtx, board: &mut Scoreboard) {
+        if !ctx.sack_seen {
+            board.mark_all_lost();
+            return;
+        }
+        self.timer = None;
+        self.reo_wnd = self.calc_reo_wnd(ctx, board);
+        let wait = self.rtt.saturating_add(self.reo_wnd);
+        let base = board.base();
+        for n in base..board.next_seg_no() {
+            let old = board
+                .get(n)
+                .is_some_and(|s| s.last_sent.saturating_add(wait) <= ctx.now);
+            if n == base || old {
+                board.mark_lost_on_rto(n);
+            }
+        }
+    }
+
     fn poll_timeout(&self) -> Option<Time> {
         self.timer
     }
