@@ -5,7 +5,7 @@
 # Markdown table. Needs root, /dev/net/tun, iproute2 and python3.
 #   cargo build --release && sudo scripts/fidelity.sh [OUTDIR]
 # SECS (default 30) sets each run's length; SEEDS (default "1") the seeds;
-# CCS (default "cubic newreno") the congestion controllers.
+# CCS (default "cubic reno") the congestion controllers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${LOSSLAB:-target/release/losslab}
@@ -17,7 +17,7 @@ for rate in 20 100; do
   # One bandwidth-delay product of queue (100 ms RTT).
   queue=$((rate * 1000000 / 8 / 10))
   for loss in 0.0001 0.0005 0.001 0.01; do
-    for cc in ${CCS:-cubic newreno}; do
+    for cc in ${CCS:-cubic reno}; do
       # Linux's CUBIC leaves slow start with HyStart; so does the
       # simulator's when asked ([flow.cubic] hystart).
       extra=()

@@ -562,6 +562,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
                 p99,
             },
             recoveries: Vec::new(),
+            recoveries_omitted: 0,
         });
         for x in &s.samples {
             let i = &x.info;
@@ -614,6 +615,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             loss_drops: ab.loss_drops,
             ack_drops: report.ba.loss_drops + report.ba.queue_drops,
             max_queue_bytes: ab.max_queue_bytes,
+            config: losslab_sim::results::PathConfig::of(sc),
         },
         flows,
     };

@@ -87,6 +87,17 @@ pub fn parse_scenario(
     cx.scenario(&table)
 }
 
+/// The scenario text with the overrides applied, as TOML: what `losslab
+/// run` stores as OUT/scenario.toml, so that the directory says exactly
+/// what ran. (Comments and key order of the original are not kept.)
+pub fn effective_toml(text: &str, overrides: &[String]) -> Result<String, String> {
+    let mut table: Table = toml::from_str(text).map_err(|e: toml::de::Error| e.to_string())?;
+    for spec in overrides {
+        set(&mut table, spec)?;
+    }
+    toml::to_string(&table).map_err(|e| e.to_string())
+}
+
 /// Applies one `--set` override, `key=value`, to a parsed scenario table.
 ///
 /// The value is read as a TOML value when it is one (`0.01`, `true`,
@@ -531,11 +542,13 @@ impl Part {
         )
     }
 
+    /// Only names that run are offered: a contract name that is not
+    /// implemented yet would fail the next attempt.
     fn unknown(&self, name: &str) -> String {
         format!(
             "unknown {} {name:?} (expected one of: {})",
             self.noun,
-            self.all_names().join(", ")
+            self.implemented.join(", ")
         )
     }
 

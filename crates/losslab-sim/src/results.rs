@@ -30,6 +30,64 @@ pub struct PathResults {
     pub loss_drops: u64,
     pub ack_drops: u64,
     pub max_queue_bytes: u64,
+    /// The path as configured (added): what the numbers above were
+    /// measured on.
+    pub config: PathConfig,
+}
+
+/// The scenario's `[path]` and `[reverse]`, for the results document.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PathConfig {
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    /// "1000pkt" or "250000B".
+    pub queue: String,
+    /// The loss model in the scenario's own inline-table syntax.
+    pub loss: String,
+    pub reverse_delay_s: f64,
+    pub reverse_loss: String,
+}
+
+impl PathConfig {
+    pub fn of(sc: &crate::Scenario) -> Self {
+        PathConfig {
+            rate_bps: sc.path.rate,
+            delay_s: secs(sc.path.delay),
+            queue: match sc.path.queue {
+                crate::scenario::QueueLimit::Packets(n) => format!("{n}pkt"),
+                crate::scenario::QueueLimit::Bytes(b) => format!("{b}B"),
+            },
+            loss: describe_loss(&sc.path.loss),
+            reverse_delay_s: secs(sc.reverse.delay),
+            reverse_loss: describe_loss(&sc.reverse.loss),
+        }
+    }
+}
+
+fn describe_loss(m: &crate::scenario::LossModel) -> String {
+    use crate::scenario::{DropSpec, LossModel};
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    match m {
+        LossModel::None => r#"{ model = "none" }"#.into(),
+        LossModel::Bernoulli { p } => format!(r#"{{ model = "bernoulli", p = {p} }}"#),
+        LossModel::GilbertElliott {
+            p_gb,
+            p_bg,
+            loss_good,
+            loss_bad,
+        } => format!(
+            r#"{{ model = "gilbert-elliott", p_gb = {p_gb}, p_bg = {p_bg}, loss_good = {loss_good}, loss_bad = {loss_bad} }}"#
+        ),
+        LossModel::Drop { flow, which } => {
+            let (k, v) = match which {
+                DropSpec::Packets(v) => ("packets", format!("[{}]", list(v))),
+                DropSpec::Segments(v) => ("segments", format!("[{}]", list(v))),
+                DropSpec::Syns(v) => ("syns", format!("[{}]", list(v))),
+                DropSpec::Tail(n) => ("tail", n.to_string()),
+            };
+            format!(r#"{{ model = "drop", flow = "{flow}", {k} = {v} }}"#)
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -95,6 +153,10 @@ pub struct FlowResults {
     pub spurious_rtos: u64,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
+    /// Recovery episodes left out of `recoveries` beyond the first
+    /// `MAX_RECOVERIES` (added field; absent when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub recoveries_omitted: u64,
     /// An app of kind "objects": each object's request and completion
     /// (added field; absent for other apps).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -110,6 +172,15 @@ pub struct ObjectResult {
     pub complete_s: Option<f64>,
     /// Object completion time, complete - request.
     pub oct_s: Option<f64>,
+}
+
+/// Recovery episodes listed per flow in the results; the rest are only
+/// counted (`recoveries_omitted`), so an endless run cannot write an
+/// endless document.
+pub const MAX_RECOVERIES: usize = 100_000;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn secs(t: Time) -> f64 {
@@ -164,6 +235,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 .map(|s| {
                     s.recoveries()
                         .iter()
+                        .take(MAX_RECOVERIES)
                         .enumerate()
                         .map(|(i, r)| {
                             let util = match (
@@ -227,6 +299,9 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                     p99: rtt.and_then(|h| h.quantile(0.99)).map(ms),
                 },
                 recoveries,
+                recoveries_omitted: f.sender.map_or(0, |s| {
+                    s.recoveries().len().saturating_sub(MAX_RECOVERIES) as u64
+                }),
                 objects: f
                     .objects
                     .map(|o| {
@@ -263,6 +338,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
             loss_drops: link.loss_drops,
             ack_drops: link.ack_drops,
             max_queue_bytes: link.max_queue_bytes,
+            config: PathConfig::of(sc),
         },
         flows,
     }

@@ -55,6 +55,7 @@ fn main() {
         flow: None,
         from_s: Some(0.0),
         to_s: Some(24.0),
+        ..Default::default()
     };
     let rep = plot_run_report(&dir, &full).unwrap();
     let n = std::fs::read_to_string(dir.join("packets.csv"))
@@ -83,6 +84,7 @@ fn main() {
         flow: None,
         from_s: Some(0.08),
         to_s: Some(0.25),
+        ..Default::default()
     };
     plot_run_report(&dir, &opts).unwrap();
     let series = vec![

@@ -18,6 +18,7 @@ fn main() {
         flow,
         from_s: num(args.next()),
         to_s: num(args.next()),
+        ..Default::default()
     };
     let t = Instant::now();
     match plot_run(&dir, &opts) {

@@ -53,6 +53,8 @@ pub struct PlotOptions {
     /// Crop the time axis to [from_s, to_s] (seconds of simulated time).
     pub from_s: Option<f64>,
     pub to_s: Option<f64>,
+    /// Where the pictures go; DIR/plots when None.
+    pub out: Option<PathBuf>,
 }
 
 /// What [`plot_run_report`] did.
@@ -95,7 +97,7 @@ pub fn plot_run_report(dir: &Path, opts: &PlotOptions) -> Result<PlotReport, Viz
     if let (Some(t), Some(p)) = (&run.timeseries_missing, &run.packets_missing) {
         return Err(VizError(format!("nothing to plot: {t}; {p}")));
     }
-    let out = dir.join("plots");
+    let out = opts.out.clone().unwrap_or_else(|| dir.join("plots"));
     std::fs::create_dir_all(&out)
         .map_err(|e| VizError(format!("cannot create {}: {e}", out.display())))?;
     let mut report = PlotReport::default();

@@ -136,6 +136,7 @@ fn one_flow_and_a_time_window() {
         flow: Some("x.2".into()),
         from_s: Some(0.05),
         to_s: Some(0.3),
+        ..Default::default()
     };
     let files = plot_run(&dir, &opts).unwrap();
     let names: HashSet<String> = files

@@ -50,6 +50,15 @@ pub enum Failure {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` and the like: stop quietly when the reader
+    // goes away (the default for Unix tools) instead of panicking on a
+    // failed write. Rust ignores SIGPIPE by default.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition before any thread
+    // starts has no memory effects.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Run(a) => run::run(a),

@@ -23,6 +23,9 @@ pub struct PlotArgs {
     /// Also (re)write DIR/index.html.
     #[arg(long)]
     pub report: bool,
+    /// Write the pictures into this directory instead of DIR/plots.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 pub fn plot(a: PlotArgs) -> Result<(), Failure> {
@@ -43,6 +46,7 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
         flow: a.flow.clone(),
         from_s: a.from,
         to_s: a.to,
+        out: a.out.clone(),
     };
     let files =
         losslab_viz::plot_run(&a.dir, &opts).map_err(|e| Failure::BadInput(e.to_string()))?;

@@ -58,6 +58,53 @@ pub struct RunArgs {
     pub no_progress: bool,
 }
 
+/// Files and folders a run writes into its output directory. A reused
+/// directory loses the ones this run does not write again, so nothing of
+/// an earlier run (a trace, pictures) sits beside the new results.
+const OWNED: &[&str] = &[
+    "summary.json",
+    "scenario.toml",
+    "timeseries.csv",
+    "packets.csv",
+    "plots",
+    "index.html",
+];
+
+/// Makes `out`, or clears from it what an earlier run wrote there (only
+/// the names in `OWNED`; nothing else is touched).
+fn prepare_out(out: &Path) -> Result<(), Failure> {
+    if out.exists() && !out.is_dir() {
+        return Err(Failure::BadInput(format!(
+            "--out {}: exists and is not a directory",
+            out.display()
+        )));
+    }
+    for name in OWNED {
+        let p = out.join(name);
+        let res = if p.is_dir() {
+            fs::remove_dir_all(&p)
+        } else if p.exists() {
+            fs::remove_file(&p)
+        } else {
+            Ok(())
+        };
+        res.map_err(|e| Failure::Runtime(format!("cannot remove {}: {e}", p.display())))?;
+    }
+    fs::create_dir_all(out)
+        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))
+}
+
+/// More than a simulated day is almost always a typo (a unit): say so.
+fn warn_if_absurd(sc: &losslab_sim::Scenario) {
+    const DAY: u64 = 86_400_000_000_000;
+    if sc.duration > DAY {
+        eprintln!(
+            "warning: duration is {:.0} s of simulated time (over a day); Ctrl-C stops the run and keeps partial results",
+            sc.duration as f64 / 1e9
+        );
+    }
+}
+
 /// Every trace writer at once, for benchmarks: time series, packet log and
 /// pcap at both ends, into `dir`.
 pub fn all_writers(
@@ -89,8 +136,8 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| Path::new("out").join(&scenario.name));
     let mut sim = Simulation::new(&scenario)
         .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-    fs::create_dir_all(&out)
-        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))?;
+    prepare_out(&out)?;
+    warn_if_absurd(&scenario);
     let plot = a.plot || a.report;
     let timeseries = a.timeseries || plot;
     let trace = a.trace || plot;
@@ -125,15 +172,21 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     if !tracers.is_empty() {
         sim.set_tracer(Box::new(Tee(tracers)));
     }
-    // The scenario as run, so the directory says how to run it again.
+    // The scenario as run (overrides applied), so the directory says
+    // exactly what ran and how to run it again.
     let scenario_copy = out.join("scenario.toml");
     let original = fs::read_to_string(&a.file).unwrap_or_default();
     let mut header = format!("# as run by: losslab run {}", a.file.display());
     for o in &a.overrides.list() {
         header.push_str(&format!(" --set {o}"));
     }
-    fs::write(&scenario_copy, format!("{header}\n{original}"))
-        .map_err(|e| cannot(&scenario_copy, e))?;
+    let effective = losslab_sim::parse::effective_toml(&original, &a.overrides.list())
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
+    fs::write(
+        &scenario_copy,
+        format!("{header}\n# (the file with these overrides applied)\n{effective}"),
+    )
+    .map_err(|e| cannot(&scenario_copy, e))?;
 
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -148,15 +201,25 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
 
     let wall = Instant::now();
     let end = sim.end_time();
-    let step = (end / 500).max(1_000_000);
+    // Slices of simulated time sized so each takes about 20 ms of wall
+    // time: Ctrl-C is noticed within a fraction of a second whatever the
+    // scenario's duration (a fixed share of it took 84 s for 1e9 s).
+    let mut step: u64 = 10_000_000;
     let mut bar: Option<ProgressBar> = None;
     let show_progress =
         !a.no_progress && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut interrupted = false;
     loop {
         let target = sim.now().saturating_add(step);
+        let slice = Instant::now();
         if sim.run_until(target) {
             break;
+        }
+        let took = slice.elapsed();
+        if took < Duration::from_millis(10) {
+            step = step.saturating_mul(2);
+        } else if took > Duration::from_millis(40) {
+            step = (step / 2).max(1_000);
         }
         if stop.load(Ordering::SeqCst) {
             interrupted = true;

@@ -446,3 +446,182 @@ fn every_example_gives_pcaps_wireshark_reads_cleanly() {
         }
     }
 }
+
+/// Issue 10, found as a new user: a reused --out kept the earlier run's
+/// trace and pictures, which `losslab plot` then drew under the new run.
+#[test]
+fn a_reused_out_directory_keeps_nothing_of_the_earlier_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--plot",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("packets.csv").exists() && out.join("plots").is_dir());
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("summary.json").exists());
+    for stale in ["packets.csv", "timeseries.csv", "plots"] {
+        assert!(
+            !out.join(stale).exists(),
+            "{stale} left from the earlier run"
+        );
+    }
+    assert!(
+        out.join("notes.txt").exists(),
+        "files losslab does not own stay"
+    );
+    // `losslab plot --out` puts the pictures elsewhere.
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--trace",
+        "--timeseries",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pics = dir.path().join("pics");
+    let o = run(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--out",
+        pics.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_dir(&pics).unwrap().count() > 0);
+    assert!(!out.join("plots").exists());
+}
+
+#[test]
+fn the_effective_scenario_and_the_path_are_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "path.delay=77ms",
+        "--seed",
+        "9",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stored = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
+    assert!(stored.contains("delay = \"77ms\""), "{stored}");
+    assert!(stored.contains("seed = 9"), "{stored}");
+    // It runs again as it is.
+    let again = dir.path().join("again");
+    let o = run(&[
+        "run",
+        out.join("scenario.toml").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let c = &v["path"]["config"];
+    assert_eq!(c["rate_bps"], 10_000_000);
+    assert!((c["delay_s"].as_f64().unwrap() - 0.077).abs() < 1e-9);
+    assert_eq!(c["queue"], "100pkt");
+    assert!(c["loss"].as_str().unwrap().contains("tail = 1"), "{c}");
+}
+
+#[test]
+fn output_piped_into_a_closed_reader_ends_quietly() {
+    use std::io::Read;
+    let out = tempfile::tempdir().unwrap();
+    let mut child = bin()
+        .args([
+            "run",
+            "examples/bulk-20mbps.toml",
+            "--set",
+            "duration=5s",
+            "--out",
+        ])
+        .arg(out.path())
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the table is printed, as `| head -0`.
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(status.code(), Some(101), "{err}");
+}
+
+#[test]
+fn an_absurd_duration_warns_and_ctrl_c_stops_it_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("forever.toml");
+    std::fs::write(
+        &sc,
+        "duration = \"1000000000s\"\n[path]\nrate = \"1Gbps\"\ndelay = \"10ms\"\n[[flow]]\nname = \"a\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let child = bin()
+        .args(["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let sent = std::time::Instant::now();
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let o = child.wait_with_output().unwrap();
+    let took = sent.elapsed();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "stopped after {took:?}"
+    );
+    assert!(stderr(&o).contains("over a day"), "{}", stderr(&o));
+    let summary = std::fs::metadata(out.join("summary.json")).unwrap().len();
+    assert!(summary < 1_000_000, "{summary} bytes");
+}
+
+#[test]
+fn unknown_names_offer_only_what_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(&[
+        "run",
+        "examples/tail-drop.toml",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--set",
+        "flow.a.recovery=prr-classic",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("rate-halving") && e.contains("prr-6937"), "{e}");
+    for later in ["qarr", "barr", "\"le\"", " le,"] {
+        assert!(!e.contains(later), "{e} offers {later}");
+    }
+}

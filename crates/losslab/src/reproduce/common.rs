@@ -129,6 +129,7 @@ pub fn plot(dir: &Path, from_s: Option<f64>, to_s: Option<f64>) -> Result<(), St
         flow: None,
         from_s,
         to_s,
+        ..Default::default()
     };
     losslab_viz::plot_run_report(dir, &opts)
         .map(|_| ())
