@@ -448,6 +448,22 @@ impl Sender {
     pub fn handshake_failed(&self) -> bool {
         self.opening.as_ref().is_some_and(|o| o.failed)
     }
+    /// Linux's tcp_ca_state as tcp_info reports it: 0 Open, 1 Disorder
+    /// (Open with duplicate ACKs or SACKed data), 3 Recovery, 4 Loss. CWR
+    /// (2) is entered and left within one ACK here, so never seen.
+    pub fn ca_state(&self) -> u8 {
+        match self.state {
+            State::Open if self.dupacks > 0 || self.board.sacked_out() > 0 => 1,
+            State::Open => 0,
+            State::Fast { .. } => 3,
+            State::Loss { .. } => 4,
+        }
+    }
+    /// Linux's tp->reordering: DupThresh, or the largest reordering
+    /// degree measured since.
+    pub fn reordering(&self) -> u32 {
+        self.reordering.max(self.cfg.dupthresh)
+    }
     /// Reordering has been detected on this connection.
     pub fn reordering_seen(&self) -> bool {
         self.reordering_seen

@@ -1,6 +1,7 @@
 //! The `losslab` command line.
 
 mod bench;
+mod drill;
 mod emulate;
 mod linux;
 mod plot;
@@ -39,6 +40,8 @@ enum Command {
     /// Run the scenario's flows through real Linux TCP across the
     /// emulator; --compare also simulates them and prints both.
     Linux(linux::LinuxArgs),
+    /// Run packetdrill scripts against the engine, configured like Linux.
+    Drill(drill::DrillArgs),
 }
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(a),
         Command::Emulate(a) => emulate::emulate(a),
         Command::Linux(a) => linux::linux(a),
+        Command::Drill(a) => drill::drill(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,818 @@
+//! losslab-drill: runs packetdrill scripts (the subset about one TCP
+//! sender) against losslab-core's `Sender`, configured like Linux
+//! (`profile = "linux-6"` unless told otherwise), so Linux's own
+//! conformance scripts check the engine.
+//!
+//! The script plays the peer: its `<` packets become ACKs handed to
+//! `Sender::on_ack`, its `>` lines are compared with what `poll_transmit`
+//! returns, at the script's times within a tolerance (packetdrill's
+//! default, 4 ms). What the engine does not model is reported as such,
+//! never passed silently:
+//! - FIN, RST and data from the peer (the engine is a data sender): a
+//!   script stops at its `close`/`shutdown` (the verdict says so), and a
+//!   peer segment with payload is "unsupported";
+//! - pure ACKs the sender would send (the last ACK of an active
+//!   handshake): skipped and listed in the notes;
+//! - PSH (`P.` and `.` match the same segment), the ACK number, window
+//!   and options of outbound packets (the engine's segments carry none);
+//! - TSO: one expected `>` range may be several engine segments sent at
+//!   the same instant, as packetdrill sees one TSO burst.
+//!
+//! Timestamps: the engine measures RTT only from echoed timestamps, so the
+//! interpreter echoes, in each inbound ACK, the send time of the newest
+//! transmission that ACK covers, which is what Linux's ACK-timing sample
+//! measures (tcp_clean_rtx_queue()).
+
+pub mod script;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use losslab_core::app::App;
+use losslab_core::time::Time;
+use losslab_core::wire::{Ack, Range, SackBlocks, Segment};
+use losslab_core::{Handshake, Sender};
+use losslab_sim::scenario::FlowSpec;
+use script::{Action, Event, Packet, TcpOption, When};
+
+/// How a script fared.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "result", rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Fail { line: usize, message: String },
+    Unsupported { line: usize, what: String },
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    pub verdict: Verdict,
+    /// What was applied, skipped or approximated, in order.
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// packetdrill's --tolerance_usecs.
+    pub tolerance_us: i64,
+    /// A losslab-sim profile name (profile.rs).
+    pub profile: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            tolerance_us: 4_000,
+            profile: "linux-6".into(),
+        }
+    }
+}
+
+const US: Time = 1_000;
+/// Linux's TCP_INFINITE_SSTHRESH as tcp_info shows it.
+const INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
+
+struct Run {
+    cfg: Config,
+    spec: FlowSpec,
+    notes: Vec<String>,
+    /// Names a script's python defines (`X = 0x7fffffff`).
+    constants: BTreeMap<String, i64>,
+    sender: Option<Sender>,
+    /// Outbound segments the engine emitted, with their times (µs), not
+    /// yet matched by a `>` line.
+    out: VecDeque<(i64, Segment)>,
+    now: i64,
+    sack: bool,
+    timestamps: bool,
+    peer_wscale: u8,
+    /// Engine end sequence of each segment -> TSval of its latest
+    /// transmission, for echoing.
+    sent_ts: BTreeMap<u64, Time>,
+    syn_ts: Time,
+}
+
+fn fail(line: usize, message: impl Into<String>) -> Verdict {
+    Verdict::Fail {
+        line,
+        message: message.into(),
+    }
+}
+
+fn unsupported(line: usize, what: impl Into<String>) -> Verdict {
+    Verdict::Unsupported {
+        line,
+        what: what.into(),
+    }
+}
+
+/// Runs one script.
+pub fn run_script(text: &str, cfg: &Config) -> Report {
+    let events = match script::parse(text) {
+        Ok(e) => e,
+        Err(e) => {
+            return Report {
+                verdict: fail(e.line, format!("syntax: {}", e.message)),
+                notes: vec![],
+            }
+        }
+    };
+    let mut spec = FlowSpec::new("drill");
+    if !losslab_sim::profile::apply(&cfg.profile, &mut spec) {
+        return Report {
+            verdict: fail(0, format!("unknown profile {:?}", cfg.profile)),
+            notes: vec![],
+        };
+    }
+    let mut r = Run {
+        cfg: cfg.clone(),
+        spec,
+        notes: Vec::new(),
+        constants: BTreeMap::new(),
+        sender: None,
+        out: VecDeque::new(),
+        now: 0,
+        sack: true,
+        timestamps: true,
+        peer_wscale: 0,
+        sent_ts: BTreeMap::new(),
+        syn_ts: 0,
+    };
+    let verdict = r.events(&events);
+    Report {
+        verdict,
+        notes: r.notes,
+    }
+}
+
+impl Run {
+    fn events(&mut self, events: &[Event]) -> Verdict {
+        for (k, e) in events.iter().enumerate() {
+            let t = match e.when {
+                When::At(t) => t,
+                When::After(d) => self.now + d,
+                When::Range { to, relative, .. } => {
+                    if relative {
+                        self.now + to
+                    } else {
+                        to
+                    }
+                }
+                When::Any => self.now,
+            };
+            let t = t.max(self.now);
+            let outbound = matches!(e.action, Action::Outbound(_));
+            if !outbound {
+                self.advance(t);
+                if let Some(v) = self.unexpected(e.line) {
+                    return v;
+                }
+            }
+            self.now = t;
+            let res = match &e.action {
+                Action::Shell(cmd) => {
+                    self.shell(cmd);
+                    Ok(())
+                }
+                Action::Syscall { name, args, ret } => {
+                    match self.syscall(e.line, name, args, ret) {
+                        Ok(true) => Ok(()),
+                        Ok(false) => {
+                            self.notes.push(format!(
+                                "line {}: {name}(): the engine models no FIN; the script ends here",
+                                e.line
+                            ));
+                            return self.finish(&events[k + 1..]);
+                        }
+                        Err(v) => Err(v),
+                    }
+                }
+                Action::Inbound(p) => self.inbound(e.line, p),
+                Action::Outbound(p) => self.outbound(e.line, p, e.when),
+                Action::Python(lines) => self.python(e.line, lines),
+                Action::Option { name, value } => self.option(e.line, name, value),
+                Action::Unsupported(what) => Err(unsupported(e.line, what.clone())),
+            };
+            if let Err(v) = res {
+                return v;
+            }
+        }
+        self.advance(self.now + self.cfg.tolerance_us);
+        self.unexpected(events.last().map_or(0, |e| e.line + 1))
+            .unwrap_or(Verdict::Pass)
+    }
+
+    /// After a `close`: nothing to check, but the remaining lines are
+    /// only FIN handling.
+    fn finish(&mut self, rest: &[Event]) -> Verdict {
+        let _ = rest;
+        Verdict::Pass
+    }
+
+    fn engine_time(t: i64) -> Time {
+        t.max(0) as Time * US
+    }
+
+    /// Runs the engine's timers up to `t` (µs), collecting what it sends.
+    fn advance(&mut self, t: i64) {
+        let Some(s) = self.sender.as_mut() else {
+            return;
+        };
+        while let Some(d) = s.poll_timeout() {
+            if d > Self::engine_time(t) {
+                break;
+            }
+            s.on_timeout(d);
+            let at = (d / US) as i64;
+            Self::drain(s, at, &mut self.out, &mut self.sent_ts);
+        }
+    }
+
+    fn drain(
+        s: &mut Sender,
+        at: i64,
+        out: &mut VecDeque<(i64, Segment)>,
+        sent_ts: &mut BTreeMap<u64, Time>,
+    ) {
+        while let Some(seg) = s.poll_transmit(Self::engine_time(at)) {
+            if !seg.syn {
+                sent_ts.insert(seg.end(), seg.ts_val);
+            }
+            out.push_back((at, seg));
+        }
+    }
+
+    fn pump(&mut self) {
+        let at = self.now;
+        if let Some(s) = self.sender.as_mut() {
+            Self::drain(s, at, &mut self.out, &mut self.sent_ts);
+        }
+    }
+
+    fn unexpected(&mut self, line: usize) -> Option<Verdict> {
+        let (at, seg) = self.out.front()?;
+        Some(fail(
+            line,
+            format!(
+                "unexpected outbound {} at {:.6} s before this line",
+                describe(seg),
+                *at as f64 / 1e6
+            ),
+        ))
+    }
+
+    fn option(&mut self, line: usize, name: &str, value: &str) -> Result<(), Verdict> {
+        match name {
+            "tolerance_usecs" => {
+                self.cfg.tolerance_us = value
+                    .parse()
+                    .map_err(|_| fail(line, format!("bad --tolerance_usecs {value:?}")))?;
+                self.notes.push(format!("tolerance {value} us"));
+                Ok(())
+            }
+            other => {
+                self.notes.push(format!("option --{other} ignored"));
+                Ok(())
+            }
+        }
+    }
+
+    fn shell(&mut self, cmd: &str) {
+        for part in cmd.split([';', '&', '\n']) {
+            let p = part.trim();
+            if p.is_empty() {
+                continue;
+            }
+            // set_sysctls.py /proc/sys/net/ipv4/X=V ... is sysctl -q X=V.
+            let converted;
+            let p = if p.contains("set_sysctls.py") {
+                converted = format!(
+                    "sysctl {}",
+                    p.split_whitespace()
+                        .skip(1)
+                        .map(|kv| kv.trim_start_matches("/proc/sys/").replace('/', "."))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+                converted.as_str()
+            } else {
+                p
+            };
+            if p.ends_with("defaults.sh") {
+                self.notes.push(format!(
+                    "{p}: Linux defaults (profile {})",
+                    self.cfg.profile
+                ));
+                continue;
+            }
+            let Some(set) = p
+                .strip_prefix("sysctl")
+                .map(|x| x.trim_start_matches(" -q").trim())
+            else {
+                self.notes.push(format!("ignored shell command: {p}"));
+                continue;
+            };
+            for kv in set.split_whitespace() {
+                let Some((k, v)) = kv.split_once('=') else {
+                    continue;
+                };
+                let k = k.trim_start_matches("net.ipv4.");
+                let v = v.trim_matches('"');
+                let on = v != "0";
+                let applied = match k {
+                    "tcp_sack" => {
+                        self.sack = on;
+                        true
+                    }
+                    "tcp_timestamps" => {
+                        self.timestamps = on;
+                        true
+                    }
+                    "tcp_recovery" => {
+                        self.spec.detection = if v.parse::<u32>().unwrap_or(1) & 1 == 1 {
+                            "rack".into()
+                        } else {
+                            "dupthresh".into()
+                        };
+                        true
+                    }
+                    "tcp_early_retrans" => {
+                        self.spec.timers = match v {
+                            "0" | "1" | "2" => "rto".into(),
+                            _ if self.spec.detection == "rack" => "rack-tlp".into(),
+                            _ => "tlp".into(),
+                        };
+                        true
+                    }
+                    "tcp_frto" => {
+                        self.spec.frto = if on {
+                            losslab_core::FrtoMode::Linux
+                        } else {
+                            losslab_core::FrtoMode::Off
+                        };
+                        true
+                    }
+                    "tcp_slow_start_after_idle" => {
+                        self.spec.slow_start_after_idle = on;
+                        true
+                    }
+                    _ => false,
+                };
+                self.notes.push(format!(
+                    "sysctl {k}={v}: {}",
+                    if applied {
+                        "applied"
+                    } else {
+                        "no effect on the engine"
+                    }
+                ));
+            }
+        }
+    }
+
+    /// Ok(false): the script closes the socket here.
+    fn syscall(
+        &mut self,
+        line: usize,
+        name: &str,
+        args: &[String],
+        ret: &str,
+    ) -> Result<bool, Verdict> {
+        match name {
+            "socket" | "bind" | "listen" | "accept" | "fcntl" | "ioctl" | "getsockopt" | "read"
+            | "recv" | "recvmsg" | "poll" | "epoll_create" | "epoll_ctl" | "epoll_wait" => Ok(true),
+            "setsockopt" => {
+                let opt = args.get(2).map(String::as_str).unwrap_or("");
+                match opt {
+                    "TCP_CONGESTION" => {
+                        let cc = args.get(3).map(|a| a.trim_matches('"')).unwrap_or("");
+                        match cc {
+                            "cubic" | "reno" => {
+                                self.spec.cc = losslab_sim::scenario::CcSpec::Named(cc.into());
+                                self.spec.hystart = cc == "cubic";
+                                Ok(true)
+                            }
+                            other => Err(unsupported(line, format!("congestion control {other}"))),
+                        }
+                    }
+                    "SO_REUSEADDR" | "TCP_NODELAY" | "SO_SNDBUF" | "SO_RCVBUF" | "SO_LINGER" => {
+                        Ok(true)
+                    }
+                    other => Err(unsupported(line, format!("setsockopt {other}"))),
+                }
+            }
+            "connect" => {
+                self.open(Handshake::Active, 65535);
+                Ok(true)
+            }
+            "write" | "send" | "sendto" | "sendmsg" | "writev" => {
+                let n: u64 = ret
+                    .parse()
+                    .map_err(|_| unsupported(line, format!("{name}() returning {ret:?}")))?;
+                let Some(s) = self.sender.as_mut() else {
+                    return Err(fail(line, format!("{name}() before the connection")));
+                };
+                s.write(Self::engine_time(self.now), n);
+                self.pump();
+                Ok(true)
+            }
+            "close" | "shutdown" => Ok(false),
+            other => Err(unsupported(line, format!("system call {other}()"))),
+        }
+    }
+
+    /// Creates the sender for the connection the script opens.
+    fn open(&mut self, mode: Handshake, window: u64) {
+        let mut cfg = losslab_sim::sim::sender_config(&self.spec);
+        cfg.handshake = mode;
+        cfg.app = App::OnDemand { total: 1 << 50 };
+        cfg.initial_rwnd = window;
+        let alg = losslab_sim::sim::build_algorithms(&self.spec).expect("profiles build");
+        let s = Sender::new(cfg, alg, Self::engine_time(self.now));
+        self.sender = Some(s);
+        self.pump();
+    }
+
+    fn inbound(&mut self, line: usize, p: &Packet) -> Result<(), Verdict> {
+        if p.rst() || p.fin() {
+            return Err(unsupported(line, "a FIN or RST from the peer"));
+        }
+        if p.end > p.start && !p.syn() {
+            return Err(unsupported(line, "data from the peer"));
+        }
+        let mut ts_val = 1;
+        let mut peer_ts = false;
+        let mut blocks = Vec::new();
+        for o in &p.options {
+            match o {
+                TcpOption::Timestamp { val, .. } => {
+                    peer_ts = true;
+                    ts_val = *val + 1;
+                }
+                TcpOption::Sack(b) => blocks.extend(b.iter().copied()),
+                _ => {}
+            }
+        }
+        if p.syn() {
+            let mss = p.options.iter().find_map(|o| match o {
+                TcpOption::Mss(m) => Some(*m),
+                _ => None,
+            });
+            let sack_ok = p.options.contains(&TcpOption::SackOk);
+            self.sack &= sack_ok;
+            self.timestamps &= peer_ts;
+            self.peer_wscale = p
+                .options
+                .iter()
+                .find_map(|o| match o {
+                    TcpOption::WScale(w) => Some(*w),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            // Linux's MSS: the peer's (or 536), at most what a 1500-byte
+            // MTU allows, less the timestamp option when both use it.
+            let mss = mss.unwrap_or(536).min(1460) - if self.timestamps { 12 } else { 0 };
+            self.spec.mss = mss;
+            self.notes.push(format!(
+                "line {line}: MSS {mss}, SACK {}, timestamps {}",
+                self.sack, self.timestamps
+            ));
+            let window = p.win.unwrap_or(65535);
+            if p.flags.contains('.') {
+                // SYN-ACK to our connect().
+                let Some(s) = self.sender.as_mut() else {
+                    return Err(fail(line, "a SYN-ACK without connect()"));
+                };
+                s.on_ack(
+                    Self::engine_time(self.now),
+                    &Ack {
+                        ack: 0,
+                        window,
+                        sack: SackBlocks::new(),
+                        dsack: false,
+                        ts_val,
+                        ts_ecr: self.syn_ts,
+                        syn: true,
+                    },
+                );
+            } else {
+                if self.sender.is_none() {
+                    self.open(Handshake::Passive, window);
+                }
+                let s = self.sender.as_mut().expect("opened");
+                s.on_ack(
+                    Self::engine_time(self.now),
+                    &Ack {
+                        ack: 0,
+                        window,
+                        sack: SackBlocks::new(),
+                        dsack: false,
+                        ts_val,
+                        ts_ecr: 0,
+                        syn: true,
+                    },
+                );
+            }
+            self.pump();
+            return Ok(());
+        }
+        let Some(ack) = p.ack else {
+            return Err(unsupported(line, "a segment without ACK"));
+        };
+        let Some(s) = self.sender.as_mut() else {
+            return Err(fail(line, "an ACK before the connection exists"));
+        };
+        let cum = ack.saturating_sub(1);
+        let mut sack = SackBlocks::new();
+        if self.sack {
+            for &(a, b) in &blocks {
+                sack.push(Range::new(a.saturating_sub(1), b.saturating_sub(1)));
+            }
+        }
+        let dsack = sack.as_slice().first().is_some_and(|b| b.end <= cum);
+        // Echo the newest transmission this ACK covers: the segment ending
+        // at the cumulative ACK or at a SACK block's end.
+        let mut ecr = self.sent_ts.get(&cum).copied().unwrap_or(0);
+        for b in sack.as_slice() {
+            if let Some(&t) = self.sent_ts.get(&b.end) {
+                ecr = ecr.max(t);
+            }
+        }
+        if !s.is_established() {
+            // The final ACK of our SYN-ACK echoes it.
+            ecr = self.syn_ts;
+        }
+        let window = p.win.unwrap_or(65535) << self.peer_wscale;
+        s.on_ack(
+            Self::engine_time(self.now),
+            &Ack {
+                ack: cum,
+                window,
+                sack,
+                dsack,
+                ts_val,
+                ts_ecr: ecr,
+                syn: false,
+            },
+        );
+        self.pump();
+        Ok(())
+    }
+
+    fn outbound(&mut self, line: usize, p: &Packet, when: When) -> Result<(), Verdict> {
+        if p.fin() || p.rst() {
+            return Err(unsupported(line, "a FIN or RST from the engine"));
+        }
+        if !p.syn() && p.end == p.start {
+            self.notes.push(format!(
+                "line {line}: a pure ACK from the engine's receive side is not modelled; skipped"
+            ));
+            return Ok(());
+        }
+        let tol = self.cfg.tolerance_us;
+        let (lo, hi) = match when {
+            When::Range { from, to, relative } => {
+                let base = if relative { self.now } else { 0 };
+                (base + from - tol, base + to + tol)
+            }
+            When::Any => (i64::MIN, i64::MAX),
+            _ => (self.now - tol, self.now + tol),
+        };
+        if self.out.is_empty() {
+            self.advance(hi.min(self.now + tol));
+        }
+        let Some((at, first)) = self.out.pop_front() else {
+            return Err(fail(
+                line,
+                format!(
+                    "expected {} at {:.6} s; the engine sent nothing",
+                    show(p),
+                    self.now as f64 / 1e6
+                ),
+            ));
+        };
+        if at < lo || at > hi {
+            return Err(fail(
+                line,
+                format!(
+                    "{} sent at {:.6} s, expected at {:.6} s (tolerance {} us)",
+                    describe(&first),
+                    at as f64 / 1e6,
+                    self.now as f64 / 1e6,
+                    tol
+                ),
+            ));
+        }
+        if first.syn != p.syn() {
+            return Err(fail(
+                line,
+                format!("expected {}, the engine sent {}", show(p), describe(&first)),
+            ));
+        }
+        if p.syn() {
+            self.syn_ts = first.ts_val;
+            self.now = self.now.max(at);
+            return Ok(());
+        }
+        // Engine sequence numbers start at 0, packetdrill's at 1; one
+        // expected range may be a burst of segments (TSO).
+        let (want_lo, want_hi) = (p.start - 1, p.end - 1);
+        if first.seq != want_lo {
+            return Err(fail(
+                line,
+                format!("expected {}, the engine sent {}", show(p), describe(&first)),
+            ));
+        }
+        let mut end = first.end();
+        while end < want_hi {
+            match self.out.front() {
+                Some((t, s)) if *t == at && s.seq == end && !s.syn => {
+                    end = s.end();
+                    self.out.pop_front();
+                }
+                _ => break,
+            }
+        }
+        if end != want_hi {
+            return Err(fail(
+                line,
+                format!(
+                    "expected {}, the engine sent {}:{} ({} bytes) at once",
+                    show(p),
+                    want_lo + 1,
+                    end + 1,
+                    end - want_lo
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn python(&mut self, line: usize, lines: &[String]) -> Result<(), Verdict> {
+        let Some(s) = self.sender.as_ref() else {
+            return Err(fail(line, "tcp_info before the connection"));
+        };
+        for l in lines {
+            let Some(expr) = l.trim().strip_prefix("assert ") else {
+                // A constant: NAME = number (decimal or 0x hex).
+                if let Some((n, v)) = l.split_once('=') {
+                    let (n, v) = (n.trim(), v.trim());
+                    let parsed = v
+                        .strip_prefix("0x")
+                        .map_or_else(|| v.parse().ok(), |h| i64::from_str_radix(h, 16).ok());
+                    if let (true, Some(x)) =
+                        (n.chars().all(|c| c.is_alphanumeric() || c == '_'), parsed)
+                    {
+                        self.constants.insert(n.to_string(), x);
+                        continue;
+                    }
+                }
+                return Err(unsupported(line, format!("python: {l}")));
+            };
+            let expr = expr.split(',').next().unwrap_or("").trim();
+            let ops = ["==", "!=", "<=", ">=", "<", ">"];
+            let Some((op, i)) = ops.iter().find_map(|op| expr.find(op).map(|i| (*op, i))) else {
+                return Err(unsupported(line, format!("python: {l}")));
+            };
+            let (a, b) = (expr[..i].trim(), expr[i + op.len()..].trim());
+            let value = |x: &str| -> Option<i64> {
+                x.parse()
+                    .ok()
+                    .or_else(|| self.constants.get(x).copied())
+                    .or_else(|| tcpi(s, x))
+            };
+            let (Some(va), Some(vb)) = (value(a), value(b)) else {
+                return Err(unsupported(line, format!("python: {l}")));
+            };
+            let ok = match op {
+                "==" => va == vb,
+                "!=" => va != vb,
+                "<=" => va <= vb,
+                ">=" => va >= vb,
+                "<" => va < vb,
+                _ => va > vb,
+            };
+            if !ok {
+                return Err(fail(line, format!("assert {expr}: {a} = {va}, {b} = {vb}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// tcp_info fields and the constants scripts compare them with.
+fn tcpi(s: &Sender, name: &str) -> Option<i64> {
+    let w = s.window();
+    let b = s.scoreboard();
+    let us = |t: Time| (t / US) as i64;
+    Some(match name {
+        "TCP_CA_Open" => 0,
+        "TCP_CA_Disorder" => 1,
+        "TCP_CA_CWR" => 2,
+        "TCP_CA_Recovery" => 3,
+        "TCP_CA_Loss" => 4,
+        "tcpi_snd_cwnd" => w.cwnd as i64,
+        "tcpi_snd_ssthresh" => w.ssthresh.min(INFINITE_SSTHRESH) as i64,
+        "tcpi_ca_state" => i64::from(s.ca_state()),
+        "tcpi_retransmits" | "tcpi_backoff" => i64::from(s.rtt().backoff_count()),
+        "tcpi_total_retrans" => s.stats().retransmissions as i64,
+        "tcpi_unacked" => b.packets_out() as i64,
+        "tcpi_sacked" => b.sacked_out() as i64,
+        "tcpi_lost" => b.lost_out() as i64,
+        "tcpi_retrans" => b.retrans_out() as i64,
+        "tcpi_rto" => us(s.rtt().rto()),
+        "tcpi_rtt" => us(s.rtt().srtt().unwrap_or(0)),
+        "tcpi_rttvar" => us(s.rtt().rttvar()),
+        "tcpi_reordering" => i64::from(s.reordering()),
+        _ => return None,
+    })
+}
+
+fn describe(s: &Segment) -> String {
+    if s.syn {
+        format!("SYN (transmission {})", s.tx_count)
+    } else {
+        format!(
+            "{}:{}({}){}",
+            s.seq + 1,
+            s.end() + 1,
+            s.len,
+            if s.tx_count > 1 {
+                " (a retransmission)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+fn show(p: &Packet) -> String {
+    format!("{} {}:{}({})", p.flags, p.start, p.end, p.end - p.start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 bind(3, ..., ...) = 0\n+0 listen(3, 1) = 0\n\
++.1 < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>\n\
++0 > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>\n\
++.1 < . 1:1(0) ack 1 win 320\n+0 accept(3, ..., ...) = 4\n";
+
+    #[test]
+    fn a_write_goes_out_as_one_burst_and_the_rtt_comes_from_the_handshake() {
+        // Five of ten segments in use: not cwnd-limited, so cwnd stays 10
+        // (Linux tcp_is_cwnd_limited()).
+        let s = format!(
+            "{HEAD}+0 write(4, ..., 5000) = 5000\n+0 > P. 1:5001(5000) ack 1\n\
+             +.1 < . 1:1(0) ack 5001 win 320\n+0 %{{\nassert tcpi_rtt == 100000\nassert tcpi_snd_cwnd == 10\n}}%\n"
+        );
+        let r = run_script(&s, &Config::default());
+        assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.notes);
+    }
+
+    #[test]
+    fn a_mismatch_names_the_line_and_the_difference() {
+        let s = format!("{HEAD}+0 write(4, ..., 3000) = 3000\n+0 > P. 1:2001(2000) ack 1\n");
+        let r = run_script(&s, &Config::default());
+        match r.verdict {
+            // The third segment was sent and never expected.
+            Verdict::Fail { line, message } => {
+                assert_eq!(line, 10);
+                assert!(message.contains("2001:3001"), "{message}");
+            }
+            v => panic!("{v:?}"),
+        }
+        let s = format!("{HEAD}+0 write(4, ..., 3000) = 3000\n+0 > P. 1:4001(4000) ack 1\n");
+        let r = run_script(&s, &Config::default());
+        assert!(
+            matches!(&r.verdict, Verdict::Fail { line: 9, message } if message.contains("1:3001")),
+            "{:?}",
+            r.verdict
+        );
+        // Sent but not expected before the next event.
+        let s = format!("{HEAD}+0 write(4, ..., 1000) = 1000\n+.1 < . 1:1(0) ack 1001 win 320\n");
+        let r = run_script(&s, &Config::default());
+        assert!(
+            matches!(r.verdict, Verdict::Fail { line: 9, .. }),
+            "{:?}",
+            r.verdict
+        );
+        // An assertion that does not hold.
+        let s = format!("{HEAD}+0 %{{ assert tcpi_snd_cwnd == 9 }}%\n");
+        let r = run_script(&s, &Config::default());
+        assert!(
+            matches!(&r.verdict, Verdict::Fail { message, .. } if message.contains("= 10")),
+            "{:?}",
+            r.verdict
+        );
+    }
+
+    #[test]
+    fn what_the_engine_does_not_model_is_reported() {
+        let s = format!("{HEAD}+0 < P. 1:101(100) ack 1 win 320\n");
+        assert!(matches!(
+            run_script(&s, &Config::default()).verdict,
+            Verdict::Unsupported { line: 8, .. }
+        ));
+    }
+}
