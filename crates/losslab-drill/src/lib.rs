@@ -298,8 +298,12 @@ impl Run {
                 p
             };
             if p.ends_with("defaults.sh") {
+                // packetdrill's gtests/net/common/defaults.sh: the profile's
+                // Linux defaults, but no restart after idle
+                // (tcp_slow_start_after_idle = 0).
+                self.spec.slow_start_after_idle = false;
                 self.notes.push(format!(
-                    "{p}: Linux defaults (profile {})",
+                    "{p}: Linux defaults (profile {}), tcp_slow_start_after_idle=0",
                     self.cfg.profile
                 ));
                 continue;

@@ -638,8 +638,21 @@ impl Simulation {
     /// Processes every event at or before `until` (capped at the
     /// scenario's duration); returns true when the run is over.
     pub fn run_until(&mut self, until: Time) -> bool {
+        self.run_until_budget(until, u64::MAX)
+    }
+
+    /// As `run_until`, but stops after `budget` events even before
+    /// `until` (a caller that must stay responsive, such as the CLI
+    /// watching for Ctrl-C, slices the run by work rather than by
+    /// simulated time). Returns true when the run is over.
+    pub fn run_until_budget(&mut self, until: Time, budget: u64) -> bool {
         let until = until.min(self.end);
+        let mut left = budget;
         while self.unfinished > 0 {
+            if left == 0 {
+                return false;
+            }
+            left -= 1;
             let mut t = Time::MAX;
             let mut src = 0u8;
             if let Some((d, _)) = self.net.in_service {

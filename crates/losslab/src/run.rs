@@ -201,25 +201,18 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
 
     let wall = Instant::now();
     let end = sim.end_time();
-    // Slices of simulated time sized so each takes about 20 ms of wall
-    // time: Ctrl-C is noticed within a fraction of a second whatever the
-    // scenario's duration (a fixed share of it took 84 s for 1e9 s).
-    let mut step: u64 = 10_000_000;
+    // Slices of at most SLICE_EVENTS events (a few milliseconds of wall
+    // time): Ctrl-C is noticed at once whatever the scenario's duration
+    // or event rate (a fixed share of the duration took 84 s to notice
+    // it in a 1e9 s scenario).
+    const SLICE_EVENTS: u64 = 50_000;
     let mut bar: Option<ProgressBar> = None;
     let show_progress =
         !a.no_progress && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut interrupted = false;
     loop {
-        let target = sim.now().saturating_add(step);
-        let slice = Instant::now();
-        if sim.run_until(target) {
+        if sim.run_until_budget(end, SLICE_EVENTS) {
             break;
-        }
-        let took = slice.elapsed();
-        if took < Duration::from_millis(10) {
-            step = step.saturating_mul(2);
-        } else if took > Duration::from_millis(40) {
-            step = (step / 2).max(1_000);
         }
         if stop.load(Ordering::SeqCst) {
             interrupted = true;
