@@ -3,10 +3,11 @@
 
 use losslab_core::app::App;
 use losslab_core::time::MS;
-use losslab_core::wire::{Ack, Range, SackBlocks, Segment};
 use losslab_core::{Algorithms, Sender, SenderConfig};
 
-const MSS: u64 = 1000;
+mod common;
+
+use common::{ack, send_all, MSS};
 
 fn sender(segments: u64, detection: &str) -> Sender {
     let cfg = SenderConfig {
@@ -18,28 +19,6 @@ fn sender(segments: u64, detection: &str) -> Sender {
     };
     let alg = Algorithms::by_name("newreno", "rfc6675", detection, "rto", 3).unwrap();
     Sender::new(cfg, alg, 0)
-}
-
-fn send_all(s: &mut Sender, now: u64) -> Vec<Segment> {
-    std::iter::from_fn(|| s.poll_transmit(now)).collect()
-}
-
-/// An ACK up to segment `cum` with SACK blocks of segment ranges (a DSACK
-/// first if given), echoing `ts_ecr`.
-fn ack(cum: u64, blocks: &[(u64, u64)], ts_ecr: u64) -> Ack {
-    let mut sack = SackBlocks::new();
-    for &(a, b) in blocks {
-        sack.push(Range::new(a * MSS, b * MSS));
-    }
-    Ack {
-        ack: cum * MSS,
-        window: 1 << 20,
-        sack,
-        dsack: blocks.first().is_some_and(|b| b.1 <= cum),
-        ts_val: 1,
-        ts_ecr,
-        syn: false,
-    }
 }
 
 #[test]

@@ -4,10 +4,11 @@
 
 use losslab_core::app::App;
 use losslab_core::time::MS;
-use losslab_core::wire::{Ack, Range, SackBlocks, Segment};
 use losslab_core::{Algorithms, Sender, SenderConfig};
 
-const MSS: u64 = 1000;
+mod common;
+
+use common::{ack, MSS};
 
 fn sender_with(segments: u64, init_cwnd: u64, alg: Algorithms) -> Sender {
     let cfg = SenderConfig {
@@ -25,28 +26,9 @@ fn sender(segments: u64, init_cwnd: u64, recovery: &str, detection: &str) -> Sen
     sender_with(segments, init_cwnd, alg)
 }
 
+/// Segment numbers of everything the sender sends now.
 fn send_all(s: &mut Sender, now: u64) -> Vec<u64> {
-    std::iter::from_fn(|| s.poll_transmit(now))
-        .map(|seg: Segment| seg.seg_no)
-        .collect()
-}
-
-/// An ACK up to segment `cum` (exclusive) with SACK blocks of segment
-/// ranges, echoing `ts_ecr`.
-fn ack(cum: u64, blocks: &[(u64, u64)], ts_ecr: u64) -> Ack {
-    let mut sack = SackBlocks::new();
-    for &(a, b) in blocks {
-        sack.push(Range::new(a * MSS, b * MSS));
-    }
-    Ack {
-        ack: cum * MSS,
-        window: 1 << 20,
-        sack,
-        dsack: blocks.first().is_some_and(|b| b.1 <= cum),
-        ts_val: 1,
-        ts_ecr,
-        syn: false,
-    }
+    common::send_all(s, now).iter().map(|x| x.seg_no).collect()
 }
 
 /// Defect 2: RFC 6675 section 5 step (4.3) sets RescueRxt with HighRxt at

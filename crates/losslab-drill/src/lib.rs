@@ -488,33 +488,14 @@ impl Run {
                 };
                 s.on_ack(
                     Self::engine_time(self.now),
-                    &Ack {
-                        ack: 0,
-                        window,
-                        sack: SackBlocks::new(),
-                        dsack: false,
-                        ts_val,
-                        ts_ecr: self.syn_ts,
-                        syn: true,
-                    },
+                    &syn_ack(window, ts_val, self.syn_ts),
                 );
             } else {
                 if self.sender.is_none() {
                     self.open(Handshake::Passive, window);
                 }
                 let s = self.sender.as_mut().expect("opened");
-                s.on_ack(
-                    Self::engine_time(self.now),
-                    &Ack {
-                        ack: 0,
-                        window,
-                        sack: SackBlocks::new(),
-                        dsack: false,
-                        ts_val,
-                        ts_ecr: 0,
-                        syn: true,
-                    },
-                );
+                s.on_ack(Self::engine_time(self.now), &syn_ack(window, ts_val, 0));
             }
             self.pump();
             return Ok(());
@@ -700,6 +681,19 @@ impl Run {
             }
         }
         Ok(())
+    }
+}
+
+/// The peer's SYN (or SYN-ACK) as the engine takes it.
+fn syn_ack(window: u64, ts_val: Time, ts_ecr: Time) -> Ack {
+    Ack {
+        ack: 0,
+        window,
+        sack: SackBlocks::new(),
+        dsack: false,
+        ts_val,
+        ts_ecr,
+        syn: true,
     }
 }
 

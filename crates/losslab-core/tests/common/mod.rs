@@ -1,0 +1,31 @@
+//! Hand-made ACKs and transmission helpers shared by the sender tests.
+#![allow(dead_code)]
+
+use losslab_core::wire::{Ack, Range, SackBlocks, Segment};
+use losslab_core::Sender;
+
+/// Segment size of the hand-worked examples.
+pub const MSS: u64 = 1000;
+
+/// Everything the sender wants to send now.
+pub fn send_all(s: &mut Sender, now: u64) -> Vec<Segment> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+/// An ACK up to segment `cum` with SACK blocks of segment ranges (a DSACK
+/// first if it lies below `cum`), echoing `ts_ecr`.
+pub fn ack(cum: u64, blocks: &[(u64, u64)], ts_ecr: u64) -> Ack {
+    let mut sack = SackBlocks::new();
+    for &(a, b) in blocks {
+        sack.push(Range::new(a * MSS, b * MSS));
+    }
+    Ack {
+        ack: cum * MSS,
+        window: 1 << 20,
+        sack,
+        dsack: blocks.first().is_some_and(|b| b.1 <= cum),
+        ts_val: 1,
+        ts_ecr,
+        syn: false,
+    }
+}
