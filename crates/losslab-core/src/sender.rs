@@ -459,6 +459,11 @@ impl Sender {
             State::Loss { .. } => 4,
         }
     }
+    /// Linux's sacked_out: SACKed segments, or without SACK the duplicate
+    /// ACKs counted as delivered segments (tcp_add_reno_sack()).
+    pub fn sacked_out(&self) -> u64 {
+        self.board.sacked_out() + self.reno_sacked
+    }
     /// Linux's tp->reordering: DupThresh, or the largest reordering
     /// degree measured since.
     pub fn reordering(&self) -> u32 {

@@ -75,6 +75,10 @@ struct Run {
     cfg: Config,
     spec: FlowSpec,
     notes: Vec<String>,
+    /// The script's first inbound SYN-ACK, for a `connect`.
+    upcoming_syn_ack: Option<Packet>,
+    /// The peer's SYN options were applied already.
+    peer_known: bool,
     /// Names a script's python defines (`X = 0x7fffffff`).
     constants: BTreeMap<String, i64>,
     sender: Option<Sender>,
@@ -128,6 +132,11 @@ pub fn run_script(text: &str, cfg: &Config) -> Report {
         spec,
         notes: Vec::new(),
         constants: BTreeMap::new(),
+        upcoming_syn_ack: events.iter().find_map(|e| match &e.action {
+            Action::Inbound(p) if p.syn() && p.flags.contains('.') => Some(p.clone()),
+            _ => None,
+        }),
+        peer_known: false,
         sender: None,
         out: VecDeque::new(),
         now: 0,
@@ -160,6 +169,17 @@ impl Run {
                 When::Any => self.now,
             };
             let t = t.max(self.now);
+            // The window an expected packet may leave in, from the previous
+            // event's time (packetdrill's relative ranges and tolerance).
+            let tol = self.cfg.tolerance_us;
+            let window = match e.when {
+                When::Range { from, to, relative } => {
+                    let base = if relative { self.now } else { 0 };
+                    (base + from - tol, base + to + tol)
+                }
+                When::Any => (i64::MIN, i64::MAX),
+                _ => (t - tol, t + tol),
+            };
             let outbound = matches!(e.action, Action::Outbound(_));
             if !outbound {
                 self.advance(t);
@@ -187,7 +207,7 @@ impl Run {
                     }
                 }
                 Action::Inbound(p) => self.inbound(e.line, p),
-                Action::Outbound(p) => self.outbound(e.line, p, e.when),
+                Action::Outbound(p) => self.outbound(e.line, p, window),
                 Action::Python(lines) => self.python(e.line, lines),
                 Action::Option { name, value } => self.option(e.line, name, value),
                 Action::Unsupported(what) => Err(unsupported(e.line, what.clone())),
@@ -405,6 +425,12 @@ impl Run {
                 }
             }
             "connect" => {
+                // The engine fixes its MSS when it is created, before the
+                // SYN-ACK: take the peer's options from the script's
+                // SYN-ACK now.
+                if let Some(p) = self.upcoming_syn_ack.take() {
+                    self.learn_peer(line, &p);
+                }
                 self.open(Handshake::Active, 65535);
                 Ok(true)
             }
@@ -444,12 +470,10 @@ impl Run {
             return Err(unsupported(line, "data from the peer"));
         }
         let mut ts_val = 1;
-        let mut peer_ts = false;
         let mut blocks = Vec::new();
         for o in &p.options {
             match o {
                 TcpOption::Timestamp { val, .. } => {
-                    peer_ts = true;
                     ts_val = *val + 1;
                 }
                 TcpOption::Sack(b) => blocks.extend(b.iter().copied()),
@@ -457,29 +481,9 @@ impl Run {
             }
         }
         if p.syn() {
-            let mss = p.options.iter().find_map(|o| match o {
-                TcpOption::Mss(m) => Some(*m),
-                _ => None,
-            });
-            let sack_ok = p.options.contains(&TcpOption::SackOk);
-            self.sack &= sack_ok;
-            self.timestamps &= peer_ts;
-            self.peer_wscale = p
-                .options
-                .iter()
-                .find_map(|o| match o {
-                    TcpOption::WScale(w) => Some(*w),
-                    _ => None,
-                })
-                .unwrap_or(0);
-            // Linux's MSS: the peer's (or 536), at most what a 1500-byte
-            // MTU allows, less the timestamp option when both use it.
-            let mss = mss.unwrap_or(536).min(1460) - if self.timestamps { 12 } else { 0 };
-            self.spec.mss = mss;
-            self.notes.push(format!(
-                "line {line}: MSS {mss}, SACK {}, timestamps {}",
-                self.sack, self.timestamps
-            ));
+            if !self.peer_known {
+                self.learn_peer(line, p);
+            }
             let window = p.win.unwrap_or(65535);
             if p.flags.contains('.') {
                 // SYN-ACK to our connect().
@@ -543,7 +547,38 @@ impl Run {
         Ok(())
     }
 
-    fn outbound(&mut self, line: usize, p: &Packet, when: When) -> Result<(), Verdict> {
+    /// The peer's SYN options: SACK, timestamps, window scale and Linux's
+    /// MSS (the peer's or 536, at most what a 1500-byte MTU allows, less
+    /// the timestamp option when both use it).
+    fn learn_peer(&mut self, line: usize, p: &Packet) {
+        self.peer_known = true;
+        let mss = p.options.iter().find_map(|o| match o {
+            TcpOption::Mss(m) => Some(*m),
+            _ => None,
+        });
+        let peer_ts = p
+            .options
+            .iter()
+            .any(|o| matches!(o, TcpOption::Timestamp { .. }));
+        self.sack &= p.options.contains(&TcpOption::SackOk);
+        self.timestamps &= peer_ts;
+        self.peer_wscale = p
+            .options
+            .iter()
+            .find_map(|o| match o {
+                TcpOption::WScale(w) => Some(*w),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let mss = mss.unwrap_or(536).min(1460) - if self.timestamps { 12 } else { 0 };
+        self.spec.mss = mss;
+        self.notes.push(format!(
+            "line {line}: MSS {mss}, SACK {}, timestamps {}",
+            self.sack, self.timestamps
+        ));
+    }
+
+    fn outbound(&mut self, line: usize, p: &Packet, (lo, hi): (i64, i64)) -> Result<(), Verdict> {
         if p.fin() || p.rst() {
             return Err(unsupported(line, "a FIN or RST from the engine"));
         }
@@ -554,14 +589,6 @@ impl Run {
             return Ok(());
         }
         let tol = self.cfg.tolerance_us;
-        let (lo, hi) = match when {
-            When::Range { from, to, relative } => {
-                let base = if relative { self.now } else { 0 };
-                (base + from - tol, base + to + tol)
-            }
-            When::Any => (i64::MIN, i64::MAX),
-            _ => (self.now - tol, self.now + tol),
-        };
         if self.out.is_empty() {
             self.advance(hi.min(self.now + tol));
         }
@@ -629,6 +656,8 @@ impl Run {
                 ),
             ));
         }
+        // Relative times after this line count from when it really left.
+        self.now = at;
         Ok(())
     }
 
@@ -714,7 +743,7 @@ fn tcpi(s: &Sender, name: &str) -> Option<i64> {
         "tcpi_retransmits" | "tcpi_backoff" => i64::from(s.rtt().backoff_count()),
         "tcpi_total_retrans" => s.stats().retransmissions as i64,
         "tcpi_unacked" => b.packets_out() as i64,
-        "tcpi_sacked" => b.sacked_out() as i64,
+        "tcpi_sacked" => s.sacked_out() as i64,
         "tcpi_lost" => b.lost_out() as i64,
         "tcpi_retrans" => b.retrans_out() as i64,
         "tcpi_rto" => us(s.rtt().rto()),
