@@ -112,6 +112,35 @@ impl RtoSsthresh {
     }
 }
 
+/// When fast or RTO recovery ends without SACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecoveryExit {
+    /// RFC 6582 section 3.2 step 3 (and RFC 6675 section 5 with SACK):
+    /// the ACK that covers the recovery point ends recovery, and cwnd
+    /// goes to ssthresh there.
+    #[default]
+    Rfc6582,
+    /// Linux tcp_try_undo_recovery() / tcp_is_non_sack_preventing_reopen()
+    /// (net/ipv4/tcp_input.c): without SACK, an ACK of exactly the
+    /// recovery point (high_seq) holds the recovery state "until
+    /// something *above* high_seq is ACKed" (RFC 2582's guard against
+    /// false fast retransmits); the cwnd reduction goes on for that ACK
+    /// (tcp_cong_control() calls tcp_cwnd_reduction() in Recovery), and
+    /// the next ACK above the point ends it. With SACK both are the same.
+    Linux,
+}
+
+impl RecoveryExit {
+    pub const NAMES: &'static [&'static str] = &["rfc6582", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc6582" => Some(RecoveryExit::Rfc6582),
+            "linux" => Some(RecoveryExit::Linux),
+            _ => None,
+        }
+    }
+}
+
 /// RFC 6298 estimator bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct RtoConfig {

@@ -24,7 +24,7 @@ pub mod window;
 pub mod wire;
 
 pub use app::App;
-pub use config::{AckMode, ReceiverConfig, RtoConfig, RtoFormula, RtoSsthresh};
+pub use config::{AckMode, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula, RtoSsthresh};
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
 pub use frto::FrtoMode;
 pub use handshake::{Handshake, HandshakeRules};

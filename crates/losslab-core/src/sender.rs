@@ -33,7 +33,7 @@
 
 use crate::app::{App, AppState};
 use crate::cc::{CcCtx, CcParams, CongestionControl};
-use crate::config::{RtoConfig, RtoSsthresh};
+use crate::config::{RecoveryExit, RtoConfig, RtoSsthresh};
 use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
 use crate::frto::{Frto, FrtoAck, FrtoMode, FrtoVerdict};
@@ -79,6 +79,9 @@ pub struct SenderConfig {
     pub rto_ssthresh: RtoSsthresh,
     /// F-RTO (RFC 5682) after a retransmission timeout.
     pub frto: FrtoMode,
+    /// Without SACK, whether an ACK of exactly the recovery point ends
+    /// recovery (RFC 6582) or holds it for one more ACK (Linux).
+    pub recovery_exit: RecoveryExit,
 }
 
 impl Default for SenderConfig {
@@ -99,6 +102,7 @@ impl Default for SenderConfig {
             handshake_rules: HandshakeRules::Linux,
             rto_ssthresh: RtoSsthresh::Linux,
             frto: FrtoMode::Off,
+            recovery_exit: RecoveryExit::Rfc6582,
         }
     }
 }
@@ -232,6 +236,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub tail_probes: u64,
+    /// Zero-window probes sent (zero-length, as Linux).
+    pub window_probes: u64,
     pub max_tx_count: u32,
     pub dsacks_received: u64,
     pub acks_received: u64,
@@ -565,8 +571,7 @@ impl Sender {
                 kind: TimerKind::Persist,
             });
             self.rtt.back_off();
-            // Zero-window probe (RFC 9293 3.8.6.1): one segment of new data
-            // beyond the window; the peer's ACK carries its current window.
+            // Zero-window probe: the peer's ACK carries its current window.
             if self.board.is_empty() {
                 self.probe_pending = true;
             }
@@ -894,9 +899,17 @@ impl Sender {
             }
             self.dupacks = 0;
             self.limited_transmit_out = 0;
-            self.reno_sacked = self
-                .reno_sacked
-                .saturating_sub(cum.segments.saturating_sub(1));
+            // Outside recovery a new ACK forgets the duplicates before it
+            // (RFC 5681 section 2's counter; Linux tcp_reset_reno_sack() in
+            // tcp_fastretrans_alert()'s Open/Disorder case); in recovery
+            // the hole's ACK eats one and the rest stay counted (Linux
+            // tcp_remove_reno_sacks()).
+            self.reno_sacked = match self.state {
+                State::Open => 0,
+                _ => self
+                    .reno_sacked
+                    .saturating_sub(cum.segments.saturating_sub(1)),
+            };
         } else if !old_ack && !self.board.is_empty() {
             if newly_sacked > 0 {
                 self.dupacks += 1;
@@ -944,7 +957,10 @@ impl Sender {
                 self.snd_una >= recovery_point
             }
         };
-        let wants_recovery = {
+        // While Linux holds a non-SACK recovery at its point it returns from
+        // tcp_fastretrans_alert() before any loss detection: duplicate ACKs
+        // of data sent during the recovery mark nothing.
+        let wants_recovery = !self.recovery_held() && {
             let events = &mut self.events;
             let mut on_mark = |n: u64, s: &SegMeta| marks.on_mark(events, now, n, s);
             self.alg.detect.on_ack(&ctx, &mut self.board, &mut on_mark)
@@ -961,10 +977,10 @@ impl Sender {
 
         // Recovery state machine.
         match self.state {
-            State::Fast { recovery_point } if self.snd_una >= recovery_point => {
+            State::Fast { recovery_point } if self.recovery_over(recovery_point) => {
                 self.exit_fast_recovery(now, cum_advanced, new_loss);
             }
-            State::Loss { recovery_point } if self.snd_una >= recovery_point => {
+            State::Loss { recovery_point } if self.recovery_over(recovery_point) => {
                 self.state = State::Open;
                 self.high_rxt = None;
                 self.close_recovery_record(now);
@@ -994,11 +1010,10 @@ impl Sender {
                         snd_una: self.snd_una,
                         snd_nxt: self.snd_nxt,
                     };
-                    self.alg.cc.cong_avoid(
-                        &mut self.win,
-                        cum.newly_delivered + newly_sacked,
-                        &cctx,
-                    );
+                    // What this ACK delivered, less the duplicates that
+                    // already counted (Linux tcp_cong_control()'s
+                    // acked_sacked from tcp_newly_delivered()).
+                    self.alg.cc.cong_avoid(&mut self.win, delivered, &cctx);
                 }
             }
         }
@@ -1088,6 +1103,27 @@ impl Sender {
             self.emit_cwnd(now);
         } else if !cum_advanced && newly_sacked == 0 && !window_update {
             self.tlp = None;
+        }
+    }
+
+    /// Whether the ACK just processed ends the recovery whose point is
+    /// `recovery_point` (`RecoveryExit`): at or above it by RFC 6582;
+    /// without SACK, Linux holds the state while snd.una is exactly there.
+    fn recovery_over(&self, recovery_point: u64) -> bool {
+        let linux_hold = self.cfg.recovery_exit == RecoveryExit::Linux
+            && !self.sack_seen
+            && self.snd_una == recovery_point;
+        self.snd_una >= recovery_point && !linux_hold
+    }
+
+    /// A recovery whose point snd.una has reached but that Linux holds
+    /// (`RecoveryExit::Linux`).
+    fn recovery_held(&self) -> bool {
+        match self.state {
+            State::Open => false,
+            State::Fast { recovery_point } | State::Loss { recovery_point } => {
+                self.snd_una >= recovery_point && !self.recovery_over(recovery_point)
+            }
         }
     }
 
@@ -1439,6 +1475,15 @@ impl Sender {
         }
     }
 
+    /// A zero-window probe as Linux sends it (tcp_xmit_probe_skb(), from
+    /// tcp_send_probe0()): no data, sequence number snd.una - 1, so the
+    /// peer finds it old and answers with an ACK carrying its window.
+    /// Nothing is put in flight, so no retransmission timer runs on it: the
+    /// persist timer, backed off on each expiry, sends the next one. RFC
+    /// 9293 3.8.6.1 has the probe carry one octet of new data instead;
+    /// such a probe sits in flight under the retransmission timer, which,
+    /// while the window stays shut, fires and collapses cwnd (our earlier
+    /// probe did that; docs/ALGORITHMS.md).
     fn send_probe(&mut self, now: Time) -> Option<Segment> {
         self.probe_pending = false;
         let avail = self
@@ -1447,12 +1492,20 @@ impl Sender {
         if avail == 0 || !self.board.is_empty() {
             return None;
         }
-        let len = avail.min(self.cfg.mss as u64) as u32;
-        let mut s = self.send_new(now, len);
-        s.probe = true;
-        let tctx = self.timer_ctx(now);
-        self.timer = self.alg.timers.on_send(&tctx, self.timer);
-        Some(s)
+        // Linux leaves lsndtime alone for a probe (tcp_event_data_sent()
+        // runs for data only), so it does not delay restart after idle.
+        self.stats.window_probes += 1;
+        Some(Segment {
+            seq: self.snd_una.saturating_sub(1),
+            len: 0,
+            ts_val: now + 1,
+            ts_ecr: self.ts_recent,
+            seg_no: self.board.next_seg_no(),
+            tx_count: 1,
+            tx_order: self.tx_order,
+            probe: true,
+            syn: false,
+        })
     }
 
     /// One loss probe (tail-loss paper 2.2, RFC 8985 7.3, Linux

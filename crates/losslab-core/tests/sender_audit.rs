@@ -10,15 +10,19 @@ mod common;
 
 use common::{ack, MSS};
 
-fn sender_with(segments: u64, init_cwnd: u64, alg: Algorithms) -> Sender {
-    let cfg = SenderConfig {
+/// A sender of `segments` segments with the hand-worked examples' MSS.
+fn config(segments: u64, init_cwnd: u64) -> SenderConfig {
+    SenderConfig {
         mss: MSS as u32,
         init_cwnd,
         app: App::Bytes(segments * MSS),
         initial_rwnd: 1 << 20,
         ..SenderConfig::default()
-    };
-    Sender::new(cfg, alg, 0)
+    }
+}
+
+fn sender_with(segments: u64, init_cwnd: u64, alg: Algorithms) -> Sender {
+    Sender::new(config(segments, init_cwnd), alg, 0)
 }
 
 fn sender(segments: u64, init_cwnd: u64, recovery: &str, detection: &str) -> Sender {
@@ -138,12 +142,8 @@ fn without_sack_the_cumulative_ack_after_dupacks_delivers_advance_minus_k() {
     let mut alg = Algorithms::by_name("newreno", "rfc6675", "dupthresh", "rto", 3).unwrap();
     alg.recovery = Box::new(Recorder(seen.clone()));
     let cfg = SenderConfig {
-        mss: MSS as u32,
-        init_cwnd: 20,
-        app: App::Bytes(20 * MSS),
-        initial_rwnd: 1 << 20,
         limited_transmit: false,
-        ..SenderConfig::default()
+        ..config(20, 20)
     };
     let mut s = Sender::new(cfg, alg, 0);
     assert_eq!(send_all(&mut s, 0).len(), 20);
@@ -232,4 +232,84 @@ fn timeout_in_fast_recovery_keeps_or_recomputes_ssthresh() {
         assert_eq!(s.stats().timeouts, 1);
         assert_eq!(s.window().ssthresh, want, "{rule:?}");
     }
+}
+
+/// Linux's non-SACK recovery exit (tcp_try_undo_recovery(), "Hold old
+/// state until something *above* high_seq is ACKed"), against RFC 6582's.
+/// Eight segments out, the first lost; five duplicate ACKs (the third
+/// starts recovery and retransmits it) and then the ACK of everything
+/// sent before recovery: exactly the recovery point. RFC 6582 leaves
+/// recovery there; Linux holds it, duplicate ACKs of later data mark
+/// nothing while it does, and the next ACK above the point ends it with
+/// cwnd = ssthresh.
+#[test]
+fn without_sack_linux_holds_recovery_at_the_recovery_point() {
+    use losslab_core::RecoveryExit;
+    for exit in [RecoveryExit::Rfc6582, RecoveryExit::Linux] {
+        let cfg = SenderConfig {
+            limited_transmit: false,
+            recovery_exit: exit,
+            ..config(12, 8)
+        };
+        let alg = Algorithms::by_name("newreno", "prr", "dupthresh", "rto", 3).unwrap();
+        let mut s = Sender::new(cfg, alg, 0);
+        assert_eq!(send_all(&mut s, 0).len(), 8);
+        let mut t = 100 * MS;
+        for _ in 0..5 {
+            t += 1;
+            s.on_ack(t, &ack(0, &[], 1));
+            send_all(&mut s, t);
+        }
+        assert!(s.in_recovery());
+        t += 100 * MS;
+        s.on_ack(t, &ack(8, &[], 1));
+        let after_full = send_all(&mut s, t);
+        assert!(!after_full.is_empty(), "{exit:?}: new data goes");
+        match exit {
+            RecoveryExit::Rfc6582 => {
+                assert!(!s.in_recovery(), "RFC 6582 3.2 step 3");
+                assert_eq!(s.window().cwnd, s.window().ssthresh);
+            }
+            RecoveryExit::Linux => {
+                assert_eq!(s.ca_state(), 3, "held in Recovery");
+                // Three duplicates of the held point retransmit nothing.
+                for _ in 0..3 {
+                    t += 1;
+                    s.on_ack(t, &ack(8, &[], 1));
+                    let sent = send_all(&mut s, t);
+                    assert!(
+                        sent.iter().all(|&n| n >= 8 + after_full.len() as u64),
+                        "{sent:?}"
+                    );
+                }
+                assert_eq!(s.stats().retransmissions, 1);
+                assert_eq!(s.ca_state(), 3);
+                t += 1;
+                s.on_ack(t, &ack(9, &[], 1));
+                assert!(!s.in_recovery(), "an ACK above the point ends it");
+                assert_eq!(s.window().cwnd, s.window().ssthresh);
+            }
+        }
+    }
+}
+
+/// Without SACK, a new ACK outside recovery forgets the duplicate ACKs
+/// before it (RFC 5681 section 2; Linux tcp_reset_reno_sack()), and slow
+/// start grows by what the ACK delivered beyond them (Linux
+/// tcp_newly_delivered()). google/packetdrill's limited-transmit-no-sack
+/// case: ten segments, two duplicate ACKs (two limited transmits), then
+/// an ACK of three segments: one newly delivered, cwnd 10 -> 11, and with
+/// nine in flight two segments go.
+#[test]
+fn without_sack_a_new_ack_forgets_the_duplicates_before_it() {
+    let mut s = sender(15, 10, "prr", "dupthresh");
+    assert_eq!(send_all(&mut s, 0).len(), 10);
+    for k in 1..=2u64 {
+        s.on_ack(100 * MS + k, &ack(0, &[], 1));
+        assert_eq!(send_all(&mut s, 100 * MS + k), vec![9 + k]);
+    }
+    s.on_ack(120 * MS, &ack(3, &[], 1));
+    assert!(!s.in_recovery());
+    assert_eq!(s.window().cwnd, 11);
+    assert_eq!(send_all(&mut s, 120 * MS), vec![12, 13]);
 }

@@ -124,6 +124,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "Linux keeps the fast recovery's ssthresh on a timeout in recovery (tcp_enter_loss)",
             ));
         }
+        if f.recovery_exit == losslab_core::RecoveryExit::Rfc6582 && f.receiver.sack_blocks == 0 {
+            return Err(refuse(
+                n,
+                "recovery_exit",
+                "rfc6582",
+                "without SACK Linux holds the recovery state until an ACK above the recovery point (tcp_try_undo_recovery); use recovery_exit = \"linux\"",
+            ));
+        }
         if f.handshake_rules == losslab_core::HandshakeRules::Rfc {
             return Err(refuse(
                 n,
@@ -689,6 +697,10 @@ mod tests {
             ("profile = \"rfc\"", "recovery"),
             ("delay = \"10ms\"", "delay"),
             ("app = { kind = \"objects\", sizes = [\"10kB\"] }", "app"),
+            (
+                "receiver = { sack_blocks = 0 }\nrecovery_exit = \"rfc6582\"",
+                "recovery_exit",
+            ),
         ] {
             let e = plan(&sc(flow)).unwrap_err();
             assert!(e.contains("flow a") && e.contains(key), "{flow}: {e}");

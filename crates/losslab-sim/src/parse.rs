@@ -12,13 +12,37 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::{FrtoMode, HandshakeRules, RtoFormula, RtoSsthresh};
+use losslab_core::{FrtoMode, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
 
 use crate::scenario::{
     AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
     QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
 };
 use crate::units;
+
+/// Enums that scenarios name by a string (`frto = "linux"`).
+trait ByName: Sized {
+    const NAMES: &'static [&'static str];
+    fn by_name(name: &str) -> Option<Self>;
+}
+
+macro_rules! by_name {
+    ($($t:ty),*) => {$(
+        impl ByName for $t {
+            const NAMES: &'static [&'static str] = <$t>::NAMES;
+            fn by_name(name: &str) -> Option<Self> {
+                <$t>::from_name(name)
+            }
+        }
+    )*};
+}
+by_name!(
+    RtoFormula,
+    HandshakeRules,
+    FrtoMode,
+    RtoSsthresh,
+    RecoveryExit
+);
 
 /// A scenario that cannot be used, with where and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -436,6 +460,7 @@ const FLOW_KEYS: &[&str] = &[
     "handshake_rules",
     "frto",
     "rto_ssthresh",
+    "recovery_exit",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic"];
@@ -738,6 +763,24 @@ impl Cx<'_> {
             Value::String(s) => Ok(s),
             other => Err(self.err(loc, format!("expected {what}, got {}", describe(other)))),
         }
+    }
+
+    /// Sets `field` from a key whose value names one of the enum's
+    /// variants; leaves it when the key is absent.
+    fn set_named<T: ByName>(&self, t: &Table, loc: &Loc, key: &str, field: &mut T) -> Res<()> {
+        let Some(v) = t.get(key) else {
+            return Ok(());
+        };
+        let kloc = loc.key(key);
+        let expected = T::NAMES.join(", ");
+        let name = self.string(v, &kloc, &format!("one of {expected}"))?;
+        *field = T::by_name(name).ok_or_else(|| {
+            self.err(
+                &kloc,
+                format!("unknown {key} {name:?} (expected one of: {expected})"),
+            )
+        })?;
+        Ok(())
     }
 
     fn boolean(&self, v: &Value, loc: &Loc) -> Res<bool> {
@@ -1384,56 +1427,17 @@ impl Cx<'_> {
         if let Some(v) = t.get("dsack_undo") {
             f.dsack_undo = self.boolean(v, &loc.key("dsack_undo"))?;
         }
-        if let Some(v) = t.get("rto_formula") {
-            let rloc = loc.key("rto_formula");
-            let expected = RtoFormula::NAMES.join(", ");
-            let name = self.string(v, &rloc, &format!("one of {expected}"))?;
-            f.rto_formula = RtoFormula::from_name(name).ok_or_else(|| {
-                self.err(
-                    &rloc,
-                    format!("unknown rto_formula {name:?} (expected one of: {expected})"),
-                )
-            })?;
-        }
+        self.set_named(t, loc, "rto_formula", &mut f.rto_formula)?;
         if let Some(v) = t.get("delay") {
             f.delay = self.duration(v, &loc.key("delay"))?;
         }
         if let Some(v) = t.get("handshake") {
             f.handshake = self.boolean(v, &loc.key("handshake"))?;
         }
-        if let Some(v) = t.get("handshake_rules") {
-            let hloc = loc.key("handshake_rules");
-            let expected = HandshakeRules::NAMES.join(", ");
-            let name = self.string(v, &hloc, &format!("one of {expected}"))?;
-            f.handshake_rules = HandshakeRules::from_name(name).ok_or_else(|| {
-                self.err(
-                    &hloc,
-                    format!("unknown handshake_rules {name:?} (expected one of: {expected})"),
-                )
-            })?;
-        }
-        if let Some(v) = t.get("frto") {
-            let floc = loc.key("frto");
-            let expected = FrtoMode::NAMES.join(", ");
-            let name = self.string(v, &floc, &format!("one of {expected}"))?;
-            f.frto = FrtoMode::from_name(name).ok_or_else(|| {
-                self.err(
-                    &floc,
-                    format!("unknown frto {name:?} (expected one of: {expected})"),
-                )
-            })?;
-        }
-        if let Some(v) = t.get("rto_ssthresh") {
-            let rloc = loc.key("rto_ssthresh");
-            let expected = RtoSsthresh::NAMES.join(", ");
-            let name = self.string(v, &rloc, &format!("one of {expected}"))?;
-            f.rto_ssthresh = RtoSsthresh::from_name(name).ok_or_else(|| {
-                self.err(
-                    &rloc,
-                    format!("unknown rto_ssthresh {name:?} (expected one of: {expected})"),
-                )
-            })?;
-        }
+        self.set_named(t, loc, "handshake_rules", &mut f.handshake_rules)?;
+        self.set_named(t, loc, "frto", &mut f.frto)?;
+        self.set_named(t, loc, "rto_ssthresh", &mut f.rto_ssthresh)?;
+        self.set_named(t, loc, "recovery_exit", &mut f.recovery_exit)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }

@@ -9,7 +9,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::{MS, SEC};
-use losslab_core::{FrtoMode, HandshakeRules, RtoFormula, RtoSsthresh};
+use losslab_core::{FrtoMode, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
 
 use crate::scenario::{CcSpec, FlowSpec};
 
@@ -36,6 +36,9 @@ fn linux_common(f: &mut FlowSpec) {
     // fast recovery (tcp_enter_loss()).
     f.frto = FrtoMode::Linux;
     f.rto_ssthresh = RtoSsthresh::Linux;
+    // Without SACK, the recovery state is held at high_seq
+    // (tcp_try_undo_recovery(), since 2.6 for Reno; RFC 2582's guard).
+    f.recovery_exit = RecoveryExit::Linux;
     f.handshake_rules = HandshakeRules::Linux;
     f.receiver.linux_delack = true;
     f.rto_formula = RtoFormula::Linux;
@@ -136,6 +139,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.handshake_rules = HandshakeRules::Rfc;
             f.frto = FrtoMode::Off;
             f.rto_ssthresh = RtoSsthresh::Rfc5681;
+            f.recovery_exit = RecoveryExit::Rfc6582;
             f.receiver.linux_delack = false;
             f.receiver.delack_timeout = 200 * MS;
             f.init_cwnd = rfc3390_iw(f.mss);

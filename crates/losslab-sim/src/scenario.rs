@@ -4,7 +4,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::Time;
-use losslab_core::{FrtoMode, HandshakeRules, RtoFormula, RtoSsthresh};
+use losslab_core::{FrtoMode, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -263,6 +263,9 @@ pub struct FlowSpec {
     /// `rto_ssthresh = "linux" | "rfc5681"` (added): ssthresh on a timeout
     /// during fast recovery.
     pub rto_ssthresh: RtoSsthresh,
+    /// `recovery_exit = "rfc6582" | "linux"` (added): without SACK, whether
+    /// the ACK of exactly the recovery point ends recovery.
+    pub recovery_exit: RecoveryExit,
     /// `[flow.cubic] hystart = true` (added): Linux's HyStart slow-start
     /// exit for `cc = "cubic"`.
     pub hystart: bool,
@@ -318,6 +321,7 @@ impl FlowSpec {
             handshake_rules: HandshakeRules::Linux,
             frto: FrtoMode::Off,
             rto_ssthresh: RtoSsthresh::Linux,
+            recovery_exit: RecoveryExit::Rfc6582,
             app: AppSpec::Bulk,
             sndbuf: None,
             receiver: ReceiverSpec::default(),

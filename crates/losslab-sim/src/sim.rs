@@ -180,7 +180,11 @@ impl Net {
     }
 
     fn record_drop(&mut self, p: &Packet) {
+        // A zero-window probe carries no segment of the flow.
         if let Body::Data(s) = p.body {
+            if s.len == 0 {
+                return;
+            }
             let bit = 1u64 << (s.tx_count.clamp(1, 64) - 1);
             *self.flows[p.flow as usize]
                 .dropped
@@ -1060,6 +1064,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         handshake_rules: spec.handshake_rules,
         rto_ssthresh: spec.rto_ssthresh,
         frto: spec.frto,
+        recovery_exit: spec.recovery_exit,
     }
 }
 

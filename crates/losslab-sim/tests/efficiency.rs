@@ -13,6 +13,7 @@ mod common;
 
 use common::*;
 use losslab_core::time::MS;
+use losslab_core::RecoveryExit;
 use losslab_sim::results::FlowResults;
 use losslab_sim::scenario::*;
 use losslab_sim::Simulation;
@@ -27,6 +28,7 @@ fn run(
     sack: bool,
     quick: bool,
     cc: &str,
+    exit: RecoveryExit,
 ) -> FlowResults {
     let (p, r) = path(
         10_000_000,
@@ -41,6 +43,7 @@ fn run(
     f.recovery = recovery.into();
     f.detection = detection.into();
     f.cc = CcSpec::Named(cc.into());
+    f.recovery_exit = exit;
     f.rto_formula = losslab_core::RtoFormula::Linux; // TEMP until the default changes
     f.receiver.sack_blocks = if sack { 3 } else { 0 };
     f.receiver.ack = if quick {
@@ -68,21 +71,35 @@ fn label(
     sack: bool,
     quick: bool,
     cc: &str,
+    exit: RecoveryExit,
 ) -> String {
     format!(
-        "drops {drops:?}, {cc}/{recovery}/{detection}, sack {sack}, {}",
+        "drops {drops:?}, {cc}/{recovery}/{detection}, sack {sack}, {}, exit {exit:?}",
         if quick { "quick ACKs" } else { "delayed ACKs" }
     )
+}
+
+/// SACK on and off, quick and delayed ACKs, and both recovery exits.
+fn variants() -> Vec<(bool, bool, RecoveryExit)> {
+    let mut v = vec![];
+    for sack in [false, true] {
+        for quick in [false, true] {
+            for exit in [RecoveryExit::Rfc6582, RecoveryExit::Linux] {
+                v.push((sack, quick, exit));
+            }
+        }
+    }
+    v
 }
 
 #[test]
 fn one_drop_one_fast_retransmit_for_every_algorithm() {
     for recovery in losslab_core::recovery::NAMES {
         for detection in losslab_core::detect::NAMES {
-            for sack in [false, true] {
-                for quick in [false, true] {
-                    let fl = run(&[100], recovery, detection, sack, quick, "newreno");
-                    let what = label(&[100], recovery, detection, sack, quick, "newreno");
+            for (sack, quick, exit) in variants() {
+                {
+                    let fl = run(&[100], recovery, detection, sack, quick, "newreno", exit);
+                    let what = label(&[100], recovery, detection, sack, quick, "newreno", exit);
                     assert_eq!(fl.retransmissions, 1, "{what}: {fl:?}");
                     assert_eq!(fl.rescue_retransmissions, 0, "{what}");
                     assert_eq!(fl.spurious_retransmissions, 0, "{what}");
@@ -108,13 +125,26 @@ proptest! {
         sack in any::<bool>(),
         quick in any::<bool>(),
         cc in prop::sample::select(&["newreno", "reno", "cubic"][..]),
+        linux_exit in any::<bool>(),
     ) {
+        let exit = if linux_exit { RecoveryExit::Linux } else { RecoveryExit::Rfc6582 };
         let mut drops = vec![first];
         if let Some(g) = gap {
             drops.push(first + g);
         }
-        let fl = run(&drops, recovery, detection, sack, quick, cc);
-        let what = label(&drops, recovery, detection, sack, quick, cc);
+        let fl = run(&drops, recovery, detection, sack, quick, cc, exit);
+        let what = label(&drops, recovery, detection, sack, quick, cc, exit);
+        prop_assert!(fl.fct_s.is_some(), "{}", what);
+        // Without SACK, Linux holds the first recovery while snd.una sits at
+        // its recovery point (tcp_try_undo_recovery()), and duplicate ACKs
+        // start nothing there: a second loss that is the first segment
+        // sent at that point waits for the RTO (go-back-N after it), as
+        // measured on Linux 6.18 (tests/packetdrill/reno-hold-loss-at-
+        // point.pkt). That is Linux's cost, not an inefficiency of ours.
+        if exit == RecoveryExit::Linux && !sack && fl.timeouts > 0 {
+            prop_assert_eq!(drops.len(), 2, "{}", what);
+            return Ok(());
+        }
         // RFC 6675's rescue retransmission (rule 4 of NextSeg(), used by
         // `rfc6675` and `prr`) is speculative: after a partial ACK with
         // nothing new to send it repeats the newest segment even when that
@@ -137,7 +167,15 @@ proptest! {
 fn the_path_is_what_the_comment_says() {
     // 300 segments at 10 Mbit/s with a 40 ms RTT: about 0.35 s of
     // serialisation plus a handful of slow-start rounds.
-    let fl = run(&[], "prr", "dupthresh", true, false, "newreno");
+    let fl = run(
+        &[],
+        "prr",
+        "dupthresh",
+        true,
+        false,
+        "newreno",
+        RecoveryExit::Rfc6582,
+    );
     assert_eq!(fl.retransmissions, 0);
     let fct = fl.fct_s.unwrap();
     assert!(

@@ -107,3 +107,22 @@ fn every_profile_repairs_one_drop_with_one_retransmission() {
         }
     }
 }
+
+#[test]
+fn recovery_exit_is_linux_in_linux_profiles_and_rfc6582_otherwise() {
+    use losslab_core::RecoveryExit;
+    let exit = |extra: &str| parse(&flow(extra)).unwrap().flows[0].recovery_exit;
+    assert_eq!(exit(""), RecoveryExit::Rfc6582);
+    assert_eq!(exit("profile = \"linux-2.6.17\""), RecoveryExit::Linux);
+    assert_eq!(exit("profile = \"linux-6\""), RecoveryExit::Linux);
+    assert_eq!(exit("profile = \"rfc\""), RecoveryExit::Rfc6582);
+    assert_eq!(
+        exit("profile = \"linux-6\"\nrecovery_exit = \"rfc6582\""),
+        RecoveryExit::Rfc6582
+    );
+    expect_parse_error(
+        parse(&flow("recovery_exit = \"bsd\"")),
+        "flow.a.recovery_exit",
+        &["unknown recovery_exit \"bsd\"", "rfc6582", "linux"],
+    );
+}

@@ -207,12 +207,16 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     f.lost_retransmission_detection = c.lost_retransmission_detection;
     f.dsack_undo = c.dsack_undo;
     f.timers = c.timers.into();
-    // F-RTO and the RFC 5681 ssthresh rule, drawn from the seed's bits.
+    // F-RTO, the RFC 5681 ssthresh rule and Linux's non-SACK recovery
+    // exit, drawn from the seed's bits.
     if c.seed & 2 != 0 {
         f.frto = losslab_core::FrtoMode::Linux;
     }
     if c.seed & 4 != 0 {
         f.rto_ssthresh = losslab_core::RtoSsthresh::Rfc5681;
+    }
+    if c.seed & 8 != 0 {
+        f.recovery_exit = losslab_core::RecoveryExit::Linux;
     }
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
     sc.seed = c.seed;

@@ -329,6 +329,27 @@ fn a_slow_reader_sets_the_pace_through_zero_windows() {
 }
 
 #[test]
+fn a_window_shut_longer_than_the_rto_costs_no_timeout() {
+    // A 16-segment buffer read at 2 kB/s: the window stays shut for
+    // longer than the RTO between updates. Zero-window probes carry no
+    // data (Linux tcp_xmit_probe_skb()), so nothing times out and cwnd is
+    // never cut; a probe with data used to sit under the retransmission
+    // timer, which fired 14 times here and cut cwnd to 1 each time.
+    let mut f = sized("a", 60_000);
+    f.receiver.rcvbuf = 16 * 1448;
+    f.receiver.read_rate = Some(2_000);
+    let sc = scenario("shut", 60, path(10_000_000, 10, LossModel::None), vec![f]);
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.run();
+    let fl = &sim.results().flows[0];
+    assert_eq!((fl.timeouts, fl.retransmissions), (0, 0), "{fl:?}");
+    // 60 kB, of which a buffer-full (23 kB) is taken at once and the rest
+    // read at 2 kB/s: about 18.5 s.
+    let fct = fl.fct_s.expect("finishes");
+    assert!(fct > 18.0 && fct < 19.5, "fct {fct}");
+}
+
+#[test]
 fn a_receive_buffer_smaller_than_one_segment_still_moves_data() {
     // 1000-byte buffer, 1448-byte MSS: RFC 1122 sender SWS avoidance sends
     // window-sized segments instead of waiting for zero-window probes.
