@@ -13,6 +13,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod timeseries;
 pub mod units;
 

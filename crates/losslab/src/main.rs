@@ -9,6 +9,7 @@ mod report;
 mod reproduce;
 mod run;
 mod scenario_args;
+mod seeds;
 mod table;
 
 use std::process::ExitCode;

@@ -56,6 +56,18 @@ pub struct RunArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Run once per seed and report every metric as mean, sd and 95%
+    /// confidence interval: a range 1..20, a count 20 (seeds 1 to 20) or a
+    /// list 3,7,11. Writes OUT/summary.json and OUT/runs.csv.
+    #[arg(
+        long,
+        value_name = "SEEDS",
+        conflicts_with_all = ["seed", "timeseries", "pcap", "trace", "plot", "report"]
+    )]
+    pub seeds: Option<String>,
+    /// With --seeds: how many runs at once [default: every core].
+    #[arg(long, value_name = "N", requires = "seeds", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
 }
 
 /// Files and folders a run writes into its output directory. A reused
@@ -63,6 +75,7 @@ pub struct RunArgs {
 /// an earlier run (a trace, pictures) sits beside the new results.
 const OWNED: &[&str] = &[
     "summary.json",
+    "runs.csv",
     "scenario.toml",
     "timeseries.csv",
     "packets.csv",
@@ -187,6 +200,9 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         format!("{header}\n# (the file with these overrides applied)\n{effective}"),
     )
     .map_err(|e| cannot(&scenario_copy, e))?;
+    if let Some(spec) = &a.seeds {
+        return crate::seeds::run_seeds(&a, spec, &out);
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
     {

@@ -245,20 +245,23 @@ fn bench_reference_runs() {
     assert!(v[0]["data_packets"].as_u64().unwrap() > 500);
 }
 
-#[test]
-fn interrupt_writes_partial_results() {
-    // A run that takes several wall seconds: 10 Gbit/s loss-free for 60 s.
-    let dir = tempfile::tempdir().unwrap();
-    let sc = dir.path().join("long.toml");
+/// A scenario whose run takes several wall seconds: 10 Gbit/s loss-free
+/// for 60 s.
+fn long_scenario(dir: &Path) -> PathBuf {
+    let sc = dir.join("long.toml");
     std::fs::write(
         &sc,
         "duration = \"60s\"\n[path]\nrate = \"10Gbps\"\ndelay = \"50ms\"\nqueue = \"125MB\"\n\
          [[flow]]\nname = \"a\"\nreceiver = { rcvbuf = \"500MB\" }\n",
     )
     .unwrap();
-    let out = dir.path().join("out");
+    sc
+}
+
+/// Runs losslab with `args`, sends Ctrl-C after 1.5 s, and waits.
+fn interrupted(args: &[&str]) -> Output {
     let child = bin()
-        .args(["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -269,7 +272,15 @@ fn interrupt_writes_partial_results() {
         .status()
         .unwrap();
     assert!(killed.success());
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn interrupt_writes_partial_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = long_scenario(dir.path());
+    let out = dir.path().join("out");
+    let o = interrupted(&["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("partial results"));
     let v: serde_json::Value =
@@ -624,4 +635,145 @@ fn unknown_names_offer_only_what_runs() {
     for later in ["qarr", "barr", "\"le\"", " le,"] {
         assert!(!e.contains(later), "{e} offers {later}");
     }
+}
+
+/// `--seeds`: one run per seed, aggregated in seed order, so the output
+/// is byte-identical whatever `--jobs` is; every seed's results are kept
+/// and agree with a single run of that seed.
+#[test]
+fn seeds_give_statistics_that_do_not_depend_on_jobs() {
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    for (d, jobs) in dirs.iter().zip(["1", "3"]) {
+        let o = run(&[
+            "run",
+            "examples/bulk-20mbps.toml",
+            "--seeds",
+            "1..6",
+            "--jobs",
+            jobs,
+            "--set",
+            "duration=5s",
+            "--out",
+            d.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            stdout.contains("6 seeds") && stdout.contains("95% CI"),
+            "{stdout}"
+        );
+    }
+    for f in ["summary.json", "runs.csv"] {
+        let a = std::fs::read(dirs[0].path().join(f)).unwrap();
+        let b = std::fs::read(dirs[1].path().join(f)).unwrap();
+        assert!(a == b, "{f} differs between --jobs 1 and 3");
+    }
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dirs[0].path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["seeds"], serde_json::json!([1, 2, 3, 4, 5, 6]));
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 6);
+    // The aggregate's goodput is the mean of the per-seed goodputs, inside
+    // its own interval.
+    let per_seed: Vec<f64> = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["flows"][0]["goodput_bps"].as_f64().unwrap())
+        .collect();
+    let flow = doc["aggregate"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["scope"] == "a")
+        .unwrap();
+    let g = &flow["metrics"]["goodput_bps"];
+    let mean = per_seed.iter().sum::<f64>() / 6.0;
+    assert!((g["mean"].as_f64().unwrap() - mean).abs() < 1e-6 * mean);
+    assert_eq!(g["n"], 6);
+    let ci = g["ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() < mean && mean < ci[1].as_f64().unwrap());
+    assert_eq!(g["ci_method"], "student-t");
+    assert_eq!(flow["metrics"]["rtt_ms.p99"]["ci_method"], "bootstrap");
+    // Seed 4 of the set equals a run with --seed 4 (but for wall time).
+    let one = run(&[
+        "run",
+        "examples/bulk-20mbps.toml",
+        "--seed",
+        "4",
+        "--set",
+        "duration=5s",
+        "--json",
+    ]);
+    let mut single: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    single.as_object_mut().unwrap().remove("wall_time_s");
+    assert_eq!(doc["runs"][3], single);
+    // The tidy table: a header and one row per seed x scope x metric.
+    let csv = std::fs::read_to_string(dirs[0].path().join("runs.csv")).unwrap();
+    assert!(csv.starts_with("seed,flow,metric,value\n"));
+    assert!(csv.contains("\n4,a,goodput_bps,"), "{csv}");
+}
+
+#[test]
+fn bad_seed_lists_exit_2_before_any_run() {
+    bad(
+        &["run", "examples/bulk-20mbps.toml", "--seeds", "5..1"],
+        &["--seeds 5..1", "empty"],
+    );
+    bad(
+        &["run", "examples/bulk-20mbps.toml", "--seeds", "0"],
+        &["--seeds"],
+    );
+    bad(
+        &[
+            "run",
+            "examples/bulk-20mbps.toml",
+            "--seeds",
+            "3",
+            "--seed",
+            "4",
+        ],
+        &["--seed"],
+    );
+    bad(
+        &[
+            "run",
+            "examples/bulk-20mbps.toml",
+            "--seeds",
+            "3",
+            "--jobs",
+            "0",
+        ],
+        &["--jobs"],
+    );
+}
+
+#[test]
+fn interrupted_seeds_keep_the_finished_ones() {
+    // Each seed takes several wall seconds: Ctrl-C comes before any
+    // finishes.
+    let dir = tempfile::tempdir().unwrap();
+    let sc = long_scenario(dir.path());
+    let out = dir.path().join("out");
+    let o = interrupted(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--seeds",
+        "1..4",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("seeds finished"), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    // Runs cut short are not averaged in: every kept run is whole.
+    for r in v["runs"].as_array().unwrap() {
+        assert_eq!(r["interrupted"], false);
+        assert!((r["sim_time_s"].as_f64().unwrap() - 60.0).abs() < 1e-9);
+    }
+    assert!(v["finished_seeds"].as_array().unwrap().len() < 4);
 }

@@ -1,0 +1,271 @@
+//! `losslab run FILE --seeds 1..20 [--jobs N]`: the scenario once per seed,
+//! in parallel, and every metric as mean, standard deviation and 95%
+//! confidence interval (losslab-sim stats.rs). Runs are independent and
+//! each deterministic, and they are aggregated in seed order, so the
+//! output is the same whatever `--jobs` is.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use losslab_sim::parse::load_scenario;
+use losslab_sim::stats::{aggregate, parse_seeds, tidy_rows, ScopeSummary, Summary};
+use losslab_sim::{RunResults, Scenario, Simulation};
+use serde_json::{json, Value};
+
+use crate::run::RunArgs;
+use crate::Failure;
+
+/// Events per slice between looks at Ctrl-C.
+const SLICE_EVENTS: u64 = 50_000;
+
+pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
+    let seeds = parse_seeds(spec).map_err(|e| Failure::BadInput(format!("--seeds {spec}: {e}")))?;
+    // Every seed's scenario is checked before any run starts.
+    let mut scenarios: Vec<Scenario> = Vec::with_capacity(seeds.len());
+    for &s in &seeds {
+        let mut overrides = a.overrides.list();
+        overrides.push(format!("seed={s}"));
+        let sc =
+            load_scenario(&a.file, &overrides).map_err(|e| Failure::BadInput(e.to_string()))?;
+        Simulation::new(&sc)
+            .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
+        scenarios.push(sc);
+    }
+    let jobs = a
+        .jobs
+        .map(|j| usize::try_from(j).unwrap_or(usize::MAX))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, seeds.len());
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let show_progress =
+        !a.no_progress && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = show_progress.then(|| {
+        let b = ProgressBar::new(seeds.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{spinner} seeds {pos}/{len} [{bar:40}] {eta} left")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        b
+    });
+
+    let wall = Instant::now();
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<RunResults>>> = Mutex::new(vec![None; seeds.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= scenarios.len() || stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let mut sim = Simulation::new(&scenarios[i]).expect("checked above");
+                let end = sim.end_time();
+                let finished = loop {
+                    if sim.run_until_budget(end, SLICE_EVENTS) {
+                        break true;
+                    }
+                    if stop.load(Ordering::SeqCst) {
+                        break false;
+                    }
+                };
+                // A run cut short would pull its seed's numbers toward
+                // zero: only finished runs count.
+                if finished {
+                    done.lock().expect("no panics while held")[i] = Some(sim.results());
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let runs: Vec<RunResults> = done
+        .into_inner()
+        .expect("no panics while held")
+        .into_iter()
+        .flatten()
+        .collect();
+    let interrupted = runs.len() < seeds.len();
+
+    let rows = tidy_rows(&runs);
+    let agg = aggregate(&rows);
+    let doc = document(&scenarios[0].name, &seeds, &runs, &agg, interrupted);
+    let text = serde_json::to_string_pretty(&doc).expect("serialises");
+    let cannot = |p: &Path, e: std::io::Error| {
+        Failure::Runtime(format!("cannot write {}: {e}", p.display()))
+    };
+    let summary = out.join("summary.json");
+    fs::write(&summary, format!("{text}\n")).map_err(|e| cannot(&summary, e))?;
+    let csv = out.join("runs.csv");
+    let mut body = String::from("seed,flow,metric,value\n");
+    for (seed, scope, metric, x) in &rows {
+        let _ = writeln!(body, "{seed},{scope},{metric},{x}");
+    }
+    fs::write(&csv, body).map_err(|e| cannot(&csv, e))?;
+
+    if a.json {
+        let _ = writeln!(std::io::stdout().lock(), "{text}");
+    } else {
+        print!(
+            "{}",
+            render(
+                &scenarios[0].name,
+                &runs,
+                &agg,
+                jobs,
+                wall.elapsed().as_secs_f64()
+            )
+        );
+        println!("wrote {}", summary.display());
+        println!("wrote {}", csv.display());
+    }
+    if interrupted {
+        eprintln!(
+            "interrupted: {} of {} seeds finished; their results are written",
+            runs.len(),
+            seeds.len()
+        );
+        return Err(Failure::Interrupted);
+    }
+    Ok(())
+}
+
+/// The multi-seed results document (docs/SCENARIO.md, "Several seeds").
+/// Wall-clock times are left out of it so that it depends only on the
+/// scenario and the seeds.
+fn document(
+    name: &str,
+    seeds: &[u64],
+    runs: &[RunResults],
+    agg: &[ScopeSummary],
+    interrupted: bool,
+) -> Value {
+    let aggregate: Vec<Value> = agg
+        .iter()
+        .map(|s| {
+            let metrics: serde_json::Map<String, Value> = s
+                .metrics
+                .iter()
+                .map(|(m, x)| (m.clone(), serde_json::to_value(x).expect("serialises")))
+                .collect();
+            json!({ "scope": s.scope, "metrics": metrics })
+        })
+        .collect();
+    let per_seed: Vec<Value> = runs
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).expect("serialises");
+            if let Some(o) = v.as_object_mut() {
+                o.remove("wall_time_s");
+            }
+            v
+        })
+        .collect();
+    json!({
+        "scenario": name,
+        "seeds": seeds,
+        "finished_seeds": runs.iter().map(|r| r.seed).collect::<Vec<_>>(),
+        "interrupted": interrupted,
+        "aggregate": aggregate,
+        "runs": per_seed,
+    })
+}
+
+/// The metrics the table shows (all of them are in summary.json and
+/// runs.csv), with how to print them.
+const SHOWN: &[(&str, &str, f64)] = &[
+    ("goodput_bps", "goodput Mbit/s", 1e-6),
+    ("fct_s", "FCT s", 1.0),
+    ("retransmissions", "retransmissions", 1.0),
+    ("spurious_retransmissions", "spurious retx", 1.0),
+    ("timeouts", "timeouts", 1.0),
+    ("fast_recoveries", "fast recoveries", 1.0),
+    ("rtt_ms.mean", "RTT mean ms", 1.0),
+    ("rtt_ms.p99", "RTT p99 ms", 1.0),
+    ("utilization", "utilization", 1.0),
+    ("queue_drops", "queue drops", 1.0),
+    ("loss_drops", "loss drops", 1.0),
+];
+
+fn render(name: &str, runs: &[RunResults], agg: &[ScopeSummary], jobs: usize, wall: f64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "scenario {name}: {} seeds ({}..{}), {jobs} at a time, {wall:.2} s wall",
+        runs.len(),
+        runs.first().map_or(0, |r| r.seed),
+        runs.last().map_or(0, |r| r.seed),
+    );
+    let _ = writeln!(s, "mean ± half-width of the 95% CI (sd; n seeds)");
+    for scope in agg {
+        let _ = writeln!(
+            s,
+            "{}:",
+            if scope.scope == "path" {
+                "path".to_string()
+            } else {
+                format!("flow {}", scope.scope)
+            }
+        );
+        for (key, label, k) in SHOWN {
+            let Some((_, x)) = scope.metrics.iter().find(|(m, _)| m == key) else {
+                continue;
+            };
+            let _ = writeln!(s, "  {label:<18} {}", cell(x, *k));
+        }
+    }
+    s
+}
+
+fn cell(x: &Summary, k: f64) -> String {
+    let digits = |v: f64| {
+        let a = (v * k).abs();
+        if a >= 100.0 || a == 0.0 {
+            0
+        } else if a >= 1.0 {
+            2
+        } else {
+            4
+        }
+    };
+    match x.ci95 {
+        Some([lo, hi]) => {
+            let (m, h) = (x.mean * k, (hi - lo) / 2.0 * k);
+            // Two significant digits of the half-width set the precision.
+            let d = if h > 0.0 {
+                (1 - h.log10().floor() as i32).clamp(0, 4) as usize
+            } else {
+                digits(x.mean)
+            };
+            let asym = if x.ci_method == "bootstrap" {
+                format!(" [{:.d$}, {:.d$}]", lo * k, hi * k)
+            } else {
+                String::new()
+            };
+            format!("{m:.d$} ± {h:.d$}{asym}  (sd {:.d$}; n {})", x.sd * k, x.n)
+        }
+        None => {
+            let d = digits(x.mean);
+            format!("{:.d$}  (n {})", x.mean * k, x.n)
+        }
+    }
+}
