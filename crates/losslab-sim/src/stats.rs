@@ -267,31 +267,35 @@ pub type Rows = Vec<(u64, String, String, f64)>;
 /// field order. Fields that describe the run rather than measure it
 /// (`start_s`, a flow's configuration) are left out.
 pub fn tidy_rows(runs: &[RunResults]) -> Rows {
+    runs.iter()
+        .flat_map(|r| rows_of(r.seed, &serde_json::to_value(r).expect("results serialise")))
+        .collect()
+}
+
+/// The rows of one run from its results document (as serialised).
+pub fn rows_of(seed: u64, v: &Value) -> Rows {
     let mut rows = Vec::new();
-    for r in runs {
-        let v = serde_json::to_value(r).expect("results serialise");
-        if let Some(p) = v.get("path") {
-            for (k, x) in numeric_fields(p) {
-                if !k.starts_with("config.") {
-                    rows.push((r.seed, "path".to_string(), k, x));
-                }
+    if let Some(p) = v.get("path") {
+        for (k, x) in numeric_fields(p) {
+            if !k.starts_with("config.") {
+                rows.push((seed, "path".to_string(), k, x));
             }
         }
-        for f in v
-            .get("flows")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let name = f
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            for (k, x) in numeric_fields(f) {
-                if k != "start_s" {
-                    rows.push((r.seed, name.clone(), k, x));
-                }
+    }
+    for f in v
+        .get("flows")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = f
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        for (k, x) in numeric_fields(f) {
+            if k != "start_s" {
+                rows.push((seed, name.clone(), k, x));
             }
         }
     }

@@ -5,11 +5,13 @@ mod drill;
 mod emulate;
 mod linux;
 mod plot;
+mod pool;
 mod report;
 mod reproduce;
 mod run;
 mod scenario_args;
 mod seeds;
+mod sweep;
 mod table;
 
 use std::process::ExitCode;
@@ -43,6 +45,9 @@ enum Command {
     Linux(linux::LinuxArgs),
     /// Run packetdrill scripts against the engine, configured like Linux.
     Drill(drill::DrillArgs),
+    /// Run a scenario over a grid of --set values and seeds, on every
+    /// core, with mean and 95% CI per point.
+    Sweep(sweep::SweepArgs),
 }
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Sweep(a) => sweep::sweep(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),

@@ -8,21 +8,31 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use losslab_sim::parse::load_scenario;
 use losslab_sim::stats::{aggregate, parse_seeds, tidy_rows, ScopeSummary, Summary};
 use losslab_sim::{RunResults, Scenario, Simulation};
+
+use crate::pool;
 use serde_json::{json, Value};
 
 use crate::run::RunArgs;
 use crate::Failure;
 
-/// Events per slice between looks at Ctrl-C.
-const SLICE_EVENTS: u64 = 50_000;
+/// A bar over `n` runs with the time left.
+pub fn progress_bar(n: u64, what: &str) -> ProgressBar {
+    let b = ProgressBar::new(n);
+    b.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{spinner}} {what} {{pos}}/{{len}} [{{bar:40}}] {{eta}} left"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    b
+}
 
 pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
     let seeds = parse_seeds(spec).map_err(|e| Failure::BadInput(format!("--seeds {spec}: {e}")))?;
@@ -37,73 +47,30 @@ pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
             .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
         scenarios.push(sc);
     }
-    let jobs = a
-        .jobs
-        .map(|j| usize::try_from(j).unwrap_or(usize::MAX))
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, seeds.len());
-
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    }
+    let jobs = pool::jobs(a.jobs, seeds.len());
+    let stop = pool::ctrl_c_flag();
     let show_progress =
         !a.no_progress && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let bar = show_progress.then(|| {
-        let b = ProgressBar::new(seeds.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("{spinner} seeds {pos}/{len} [{bar:40}] {eta} left")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        b
-    });
+    let bar = show_progress.then(|| progress_bar(seeds.len() as u64, "seeds"));
 
     let wall = Instant::now();
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<RunResults>>> = Mutex::new(vec![None; seeds.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= scenarios.len() || stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                let mut sim = Simulation::new(&scenarios[i]).expect("checked above");
-                let end = sim.end_time();
-                let finished = loop {
-                    if sim.run_until_budget(end, SLICE_EVENTS) {
-                        break true;
-                    }
-                    if stop.load(Ordering::SeqCst) {
-                        break false;
-                    }
-                };
-                // A run cut short would pull its seed's numbers toward
-                // zero: only finished runs count.
-                if finished {
-                    done.lock().expect("no panics while held")[i] = Some(sim.results());
-                    if let Some(b) = &bar {
-                        b.inc(1);
-                    }
-                }
-            });
-        }
-    });
+    let mut done: Vec<Option<RunResults>> = vec![None; seeds.len()];
+    pool::run_all(
+        seeds.len(),
+        jobs,
+        &stop,
+        |i| pool::simulate(&scenarios[i], &stop),
+        |i, r| {
+            done[i] = Some(r);
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+        },
+    );
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let runs: Vec<RunResults> = done
-        .into_inner()
-        .expect("no panics while held")
-        .into_iter()
-        .flatten()
-        .collect();
+    let runs: Vec<RunResults> = done.into_iter().flatten().collect();
     let interrupted = runs.len() < seeds.len();
 
     let rows = tidy_rows(&runs);

@@ -404,6 +404,10 @@ fn every_example_gives_pcaps_wireshark_reads_cleanly() {
     }
     for ex in std::fs::read_dir(root().join("examples")).unwrap() {
         let ex = ex.unwrap().path();
+        // examples/sweeps holds sweep files, not scenarios.
+        if ex.is_dir() {
+            continue;
+        }
         let dir = tempfile::tempdir().unwrap();
         let pcap = dir.path().join("pcap");
         let o = run(&[
@@ -760,8 +764,10 @@ fn interrupted_seeds_keep_the_finished_ones() {
         sc.to_str().unwrap(),
         "--seeds",
         "1..4",
+        // One thread: the test binary runs other timing-sensitive tests
+        // beside this one on CI's two cores.
         "--jobs",
-        "2",
+        "1",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -776,4 +782,212 @@ fn interrupted_seeds_keep_the_finished_ones() {
         assert!((r["sim_time_s"].as_f64().unwrap() - 60.0).abs() < 1e-9);
     }
     assert!(v["finished_seeds"].as_array().unwrap().len() < 4);
+}
+
+/// Writes a sweep file over examples/bulk-20mbps.toml into `dir`.
+fn sweep_file(dir: &Path, body: &str) -> PathBuf {
+    let base = root().join("examples/bulk-20mbps.toml");
+    let p = dir.join("s.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "scenario = {:?}\nset = [\"duration=3s\"]\n{body}",
+            base.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn a_sweep_runs_the_grid_over_seeds_whatever_the_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = sweep_file(
+        dir.path(),
+        "seeds = \"1..3\"\n[axes]\n\"path.loss.p\" = [0.0005, 0.002]\n\"flow.a.recovery\" = [\"prr\", \"rate-halving\"]\n",
+    );
+    let outs: Vec<PathBuf> = ["1", "2"]
+        .iter()
+        .map(|jobs| {
+            let out = dir.path().join(format!("out{jobs}"));
+            let o = run(&[
+                "sweep",
+                f.to_str().unwrap(),
+                "--jobs",
+                jobs,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                stdout.contains("4 points x 3 seeds, 12 runs done"),
+                "{stdout}"
+            );
+            out
+        })
+        .collect();
+    for name in ["runs.csv", "summary.csv", "summary.json"] {
+        let a = std::fs::read(outs[0].join(name)).unwrap();
+        let b = std::fs::read(outs[1].join(name)).unwrap();
+        assert!(a == b, "{name} differs between --jobs 1 and 2");
+    }
+    let runs = std::fs::read_to_string(outs[0].join("runs.csv")).unwrap();
+    assert!(
+        runs.starts_with("point,seed,path.loss.p,flow.a.recovery,"),
+        "{runs}"
+    );
+    assert_eq!(runs.lines().count(), 1 + 4 * 3);
+    // The first axis varies slowest.
+    assert!(runs
+        .lines()
+        .nth(4)
+        .unwrap()
+        .starts_with("1,1,0.0005,rate-halving,"));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(outs[0].join("summary.json")).unwrap()).unwrap();
+    let p3 = &doc["points"][3];
+    assert_eq!(p3["coordinates"]["path.loss.p"], 0.002);
+    assert_eq!(p3["coordinates"]["flow.a.recovery"], "rate-halving");
+    assert_eq!(p3["finished_seeds"], serde_json::json!([1, 2, 3]));
+    // A point's aggregate is that of `run --seeds` with the same values.
+    let o = run(&[
+        "run",
+        "examples/bulk-20mbps.toml",
+        "--seeds",
+        "1..3",
+        "--set",
+        "duration=3s",
+        "--set",
+        "path.loss.p=0.002",
+        "--set",
+        "flow.a.recovery=rate-halving",
+        "--json",
+    ]);
+    let single: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(p3["aggregate"], single["aggregate"]);
+}
+
+#[test]
+fn a_zip_sweep_pairs_the_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = sweep_file(
+        dir.path(),
+        "mode = \"zip\"\nseeds = 2\n[axes]\n\"path.loss.p\" = [0.0005, 0.002]\n\"path.delay\" = [\"20ms\", \"80ms\"]\n",
+    );
+    let out = dir.path().join("out");
+    let o = run(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 2 * 2);
+    assert!(runs.contains("\n1,2,0.002,80ms,"), "{runs}");
+}
+
+#[test]
+fn bad_sweeps_exit_2_naming_the_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for (body, mention) in [
+        ("[axes]\n\"path.nonsense\" = [1, 2]\n", "nonsense"),
+        ("[axes]\n\"path.loss.p\" = []\n", "empty"),
+        (
+            "seeds = \"5..1\"\n[axes]\n\"path.loss.p\" = [0.01]\n",
+            "seeds",
+        ),
+        (
+            "mode = \"zip\"\n[axes]\n\"path.loss.p\" = [0.01, 0.02]\n\"path.delay\" = [\"20ms\"]\n",
+            "one length",
+        ),
+        ("colour = 1\n[axes]\n\"path.loss.p\" = [0.01]\n", "colour"),
+    ] {
+        let f = sweep_file(dir.path(), body);
+        bad(
+            &["sweep", f.to_str().unwrap()],
+            &[f.to_str().unwrap(), mention],
+        );
+    }
+}
+
+#[test]
+fn an_invalid_point_is_reported_and_the_sweep_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = sweep_file(
+        dir.path(),
+        "[axes]\n\"path.rate\" = [\"0Mbps\", \"20Mbps\"]\n",
+    );
+    let out = dir.path().join("out");
+    let o = run(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("[0] path.rate=0Mbps: invalid"), "{stdout}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(doc["points"][0]["error"].is_string());
+    assert_eq!(
+        doc["points"][1]["finished_seeds"].as_array().unwrap().len(),
+        1
+    );
+    bad(
+        &[
+            "sweep",
+            f.to_str().unwrap(),
+            "--fail-fast",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["path.rate"],
+    );
+}
+
+#[test]
+fn a_resumed_sweep_runs_only_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = sweep_file(
+        dir.path(),
+        "seeds = \"1..2\"\n[axes]\n\"path.loss.p\" = [0.0005, 0.002]\n",
+    );
+    let out = dir.path().join("out");
+    let full = dir.path().join("full");
+    for o in [&out, &full] {
+        let r = run(&["sweep", f.to_str().unwrap(), "--out", o.to_str().unwrap()]);
+        assert!(r.status.success(), "{}", stderr(&r));
+    }
+    // As if Ctrl-C had come after two runs: keep two lines.
+    let jsonl = out.join("results.jsonl");
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    let kept: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(&jsonl, format!("{}\n", kept.join("\n"))).unwrap();
+    let r = run(&[
+        "sweep",
+        f.to_str().unwrap(),
+        "--resume",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    for name in ["runs.csv", "summary.csv", "summary.json"] {
+        assert_eq!(
+            std::fs::read(out.join(name)).unwrap(),
+            std::fs::read(full.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), 4);
+    // A changed sweep file is not resumed.
+    std::fs::write(
+        &f,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("0.002", "0.003"),
+    )
+    .unwrap();
+    bad(
+        &[
+            "sweep",
+            f.to_str().unwrap(),
+            "--resume",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["--resume", "changed"],
+    );
 }
