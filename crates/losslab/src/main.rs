@@ -1,6 +1,7 @@
 //! The `losslab` command line.
 
 mod bench;
+mod compare;
 mod drill;
 mod emulate;
 mod linux;
@@ -48,6 +49,9 @@ enum Command {
     /// Run a scenario over a grid of --set values and seeds, on every
     /// core, with mean and 95% CI per point.
     Sweep(sweep::SweepArgs),
+    /// Print finished runs or sweep points side by side, with ratios and
+    /// which differences are significant.
+    Compare(compare::CompareArgs),
 }
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
     let res = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Compare(a) => compare::compare(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Plot(a) => plot::plot(a),
         Command::Bench(a) => bench::bench(a),

@@ -217,11 +217,11 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
 
     let wall = Instant::now();
     let end = sim.end_time();
-    // Slices of at most SLICE_EVENTS events (a few milliseconds of wall
+    // Slices of at most SLICE_EVENTS events (under a millisecond of wall
     // time): Ctrl-C is noticed at once whatever the scenario's duration
     // or event rate (a fixed share of the duration took 84 s to notice
     // it in a 1e9 s scenario).
-    const SLICE_EVENTS: u64 = 50_000;
+    use crate::pool::SLICE_EVENTS;
     let mut bar: Option<ProgressBar> = None;
     let show_progress =
         !a.no_progress && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());

@@ -126,17 +126,7 @@ fn document(
     agg: &[ScopeSummary],
     interrupted: bool,
 ) -> Value {
-    let aggregate: Vec<Value> = agg
-        .iter()
-        .map(|s| {
-            let metrics: serde_json::Map<String, Value> = s
-                .metrics
-                .iter()
-                .map(|(m, x)| (m.clone(), serde_json::to_value(x).expect("serialises")))
-                .collect();
-            json!({ "scope": s.scope, "metrics": metrics })
-        })
-        .collect();
+    let aggregate = aggregate_json(agg);
     let per_seed: Vec<Value> = runs
         .iter()
         .map(|r| {
@@ -155,6 +145,23 @@ fn document(
         "aggregate": aggregate,
         "runs": per_seed,
     })
+}
+
+/// The aggregate as summary.json writes it: a list of scopes, each with
+/// its metrics by name.
+pub fn aggregate_json(agg: &[ScopeSummary]) -> Value {
+    Value::Array(
+        agg.iter()
+            .map(|s| {
+                let metrics: serde_json::Map<String, Value> = s
+                    .metrics
+                    .iter()
+                    .map(|(m, x)| (m.clone(), serde_json::to_value(x).expect("serialises")))
+                    .collect();
+                json!({ "scope": s.scope, "metrics": metrics })
+            })
+            .collect(),
+    )
 }
 
 /// The metrics the table shows (all of them are in summary.json and

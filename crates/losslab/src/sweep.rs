@@ -14,12 +14,12 @@ use std::time::Instant;
 
 use clap::Args;
 use losslab_sim::parse::load_scenario;
-use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows, ScopeSummary};
+use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows};
 use losslab_sim::{Scenario, Simulation};
 use serde_json::{json, Value};
 
 use crate::pool;
-use crate::seeds::progress_bar;
+use crate::seeds::{aggregate_json, progress_bar};
 use crate::Failure;
 
 #[derive(Args)]
@@ -565,22 +565,6 @@ fn point_rows(all: &BTreeMap<(usize, u64), Value>, p: usize) -> Rows {
     all.range((p, 0)..=(p, u64::MAX))
         .flat_map(|(&(_, seed), v)| rows_of(seed, v))
         .collect()
-}
-
-/// The aggregate as in `run --seeds`' summary.json.
-pub fn aggregate_json(agg: &[ScopeSummary]) -> Value {
-    Value::Array(
-        agg.iter()
-            .map(|s| {
-                let metrics: serde_json::Map<String, Value> = s
-                    .metrics
-                    .iter()
-                    .map(|(m, x)| (m.clone(), serde_json::to_value(x).expect("serialises")))
-                    .collect();
-                json!({ "scope": s.scope, "metrics": metrics })
-            })
-            .collect(),
-    )
 }
 
 /// One line per point: its coordinates and each flow's goodput and

@@ -866,6 +866,11 @@ fn a_sweep_runs_the_grid_over_seeds_whatever_the_jobs() {
     ]);
     let single: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(p3["aggregate"], single["aggregate"]);
+    // compare shows each point as a column.
+    let o = run(&["compare", outs[0].to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(4) ") && text.contains("[3]"), "{text}");
 }
 
 #[test]
@@ -989,5 +994,57 @@ fn a_resumed_sweep_runs_only_what_is_missing() {
             out.to_str().unwrap(),
         ],
         &["--resume", "changed"],
+    );
+}
+
+#[test]
+fn compare_puts_runs_side_by_side_and_marks_significant_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut outs = Vec::new();
+    for loss in ["0.0005", "0.02"] {
+        let out = dir.path().join(loss);
+        let o = run(&[
+            "run",
+            "examples/bulk-20mbps.toml",
+            "--seeds",
+            "1..5",
+            "--set",
+            "duration=5s",
+            "--set",
+            &format!("path.loss.p={loss}"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        outs.push(out);
+    }
+    let o = run(&[
+        "compare",
+        outs[0].to_str().unwrap(),
+        outs[1].to_str().unwrap(),
+        "--metric",
+        "goodput_bps",
+        "--metric",
+        "retransmissions",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // 40x the loss: far fewer bytes through, and a significant difference.
+    let line = text.lines().find(|l| l.contains("goodput_bps")).unwrap();
+    assert!(line.contains("(n 5)") && line.contains(" * p="), "{text}");
+    let ratio: f64 = line
+        .split(" x")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(ratio < 0.5, "{text}");
+    // A directory that holds no results: exit 2 naming it.
+    bad(
+        &["compare", dir.path().to_str().unwrap()],
+        &["summary.json"],
     );
 }
