@@ -220,3 +220,150 @@ pub fn grouped_bars(
         path_without_ext,
     )
 }
+
+/// One series of `lines_with_bands`: a name and points (x position, mean,
+/// CI low, CI high); a band is drawn where both bounds are finite.
+pub type BandSeries = (String, Vec<(f64, f64, f64, f64)>);
+
+struct Bands<'a> {
+    title: &'a str,
+    x_label: &'a str,
+    y_label: &'a str,
+    /// Tick labels at x = 0, 1, ... for a categorical axis; empty for a
+    /// numeric one.
+    categories: &'a [String],
+    series: &'a [BandSeries],
+}
+
+impl Picture for Bands<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1100, 720)
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), VizError> {
+        let body = header(
+            root,
+            self.title,
+            "lines: mean over the seeds; bands: 95% CI",
+        )?;
+        let pts = || self.series.iter().flat_map(|s| s.1.iter());
+        let xs: Vec<f64> = pts().map(|p| p.0).collect();
+        let ys: Vec<f64> = pts()
+            .flat_map(|p| [p.1, p.2, p.3])
+            .filter(|v| v.is_finite())
+            .collect();
+        let (x0, x1) = if self.categories.is_empty() {
+            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            padded(lo, hi, 0.04)
+        } else {
+            (-0.5, self.categories.len() as f64 - 0.5)
+        };
+        let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (y0, y1) = if lo.is_finite() && hi > lo {
+            padded(lo.min(0.0), hi, 0.06)
+        } else if lo.is_finite() {
+            (lo.min(0.0), lo.abs().max(1.0) * 1.1)
+        } else {
+            (0.0, 1.0)
+        };
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(16)
+            .margin_right(28)
+            .margin_bottom(12)
+            .x_label_area_size(52)
+            .y_label_area_size(84)
+            .build_cartesian_2d(x0..x1, y0..y1)?;
+        let (xspan, yspan) = (x1 - x0, y1 - y0);
+        let cats = self.categories;
+        let x_fmt = move |v: &f64| {
+            if cats.is_empty() {
+                tick(*v, xspan)
+            } else {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
+                    cats[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            }
+        };
+        chart
+            .configure_mesh()
+            .x_desc(self.x_label)
+            .y_desc(self.y_label)
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&|v| tick(*v, yspan))
+            .x_labels(if cats.is_empty() {
+                12
+            } else {
+                cats.len() * 2 + 1
+            })
+            .y_labels(10)
+            .label_style((FONT, TICK_SIZE))
+            .axis_desc_style((FONT, AXIS_DESC_SIZE))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        for (k, (name, p)) in self.series.iter().enumerate() {
+            let colour = SERIES[k % SERIES.len()];
+            let banded: Vec<_> = p
+                .iter()
+                .filter(|q| q.2.is_finite() && q.3.is_finite())
+                .collect();
+            if banded.len() >= 2 {
+                let mut poly: Vec<(f64, f64)> = banded.iter().map(|q| (q.0, q.3)).collect();
+                poly.extend(banded.iter().rev().map(|q| (q.0, q.2)));
+                chart.draw_series(std::iter::once(Polygon::new(
+                    poly,
+                    colour.mix(0.18).filled(),
+                )))?;
+            }
+            for q in &banded {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(q.0, q.2), (q.0, q.3)],
+                    colour.mix(0.6).stroke_width(2),
+                )))?;
+            }
+            let line: Vec<(f64, f64)> = p.iter().map(|q| (q.0, q.1)).collect();
+            let style = colour.stroke_width(2);
+            chart
+                .draw_series(LineSeries::new(line.clone(), style))?
+                .label(name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+            chart.draw_series(line.into_iter().map(|q| Circle::new(q, 4, colour.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .margin(12)
+            .label_font((FONT, LEGEND_SIZE))
+            .background_style(WHITE.mix(0.92))
+            .border_style(GREY)
+            .draw()?;
+        Ok(())
+    }
+}
+
+/// Lines of means with shaded confidence bands, one per series, against a
+/// numeric x axis, or a categorical one when `categories` names the
+/// positions 0, 1, ....
+pub fn lines_with_bands(
+    path_without_ext: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[BandSeries],
+) -> Result<Vec<PathBuf>, VizError> {
+    save(
+        &Bands {
+            title,
+            x_label,
+            y_label,
+            categories,
+            series,
+        },
+        path_without_ext,
+    )
+}

@@ -9,7 +9,9 @@ use crate::Failure;
 
 #[derive(Args)]
 pub struct PlotArgs {
-    /// A run's output directory (holding summary.json).
+    /// A run's output directory (holding summary.json), or a sweep's:
+    /// then each metric is drawn against the sweep's first axis, one line
+    /// per value of the others, with 95% CI bands.
     pub dir: PathBuf,
     /// Only this flow.
     #[arg(long)]
@@ -36,6 +38,12 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
             )));
         }
     }
+    if is_sweep(&a.dir) {
+        for f in crate::sweep::plot_sweep(&a.dir, a.out.as_deref())? {
+            println!("wrote {}", f.display());
+        }
+        return Ok(());
+    }
     if !a.dir.join("summary.json").exists() {
         return Err(Failure::BadInput(format!(
             "{}: no summary.json here; give the output directory of `losslab run`",
@@ -58,4 +66,9 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
         println!("wrote {}", r.display());
     }
     Ok(())
+}
+
+/// A `losslab sweep` output directory.
+fn is_sweep(dir: &std::path::Path) -> bool {
+    dir.join("sweep.toml").exists() && dir.join("summary.json").exists()
 }

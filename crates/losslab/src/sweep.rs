@@ -624,3 +624,119 @@ fn render(
     }
     out
 }
+
+/// The metrics `losslab plot` draws for a sweep, with their axis labels
+/// and scale.
+const PLOTTED: &[(&str, &str, f64)] = &[
+    ("goodput_bps", "goodput (Mbit/s)", 1e-6),
+    ("fct_s", "flow completion time (s)", 1.0),
+    ("retransmissions", "retransmissions", 1.0),
+    ("timeouts", "timeouts", 1.0),
+    ("rtt_ms.p99", "RTT p99 (ms)", 1.0),
+];
+
+/// `losslab plot` on a sweep directory: each metric of each flow against
+/// the first axis, one line per combination of the other axes, with the
+/// 95% CI as a band. Into `out` (default DIR/plots).
+pub fn plot_sweep(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>, Failure> {
+    let file = dir.join("summary.json");
+    let doc: Value = fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(|| Failure::BadInput(format!("{}: not a sweep summary", file.display())))?;
+    let axes: Vec<String> = doc["axes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x["key"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(first) = axes.first() else {
+        return Err(Failure::BadInput(format!("{}: no axes", file.display())));
+    };
+    let points = doc["points"].as_array().cloned().unwrap_or_default();
+    let text = |v: &Value| v.as_str().map_or(v.to_string(), String::from);
+    // The first axis: numeric when every value is a number.
+    let xs: Vec<String> = doc["axes"][0]["values"]
+        .as_array()
+        .map(|a| a.iter().map(text).collect())
+        .unwrap_or_default();
+    let numeric = points.iter().all(|p| p["coordinates"][first].is_number());
+    let categories: Vec<String> = if numeric { vec![] } else { xs.clone() };
+    let plots = out.map_or_else(|| dir.join("plots"), Path::to_path_buf);
+    fs::create_dir_all(&plots)
+        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", plots.display())))?;
+    let mut scopes: Vec<String> = Vec::new();
+    for p in &points {
+        for s in p["aggregate"].as_array().into_iter().flatten() {
+            let name = text(&s["scope"]);
+            if name != "path" && !scopes.contains(&name) {
+                scopes.push(name);
+            }
+        }
+    }
+    let mut written = Vec::new();
+    for scope in &scopes {
+        for (metric, label, k) in PLOTTED {
+            let mut series: Vec<losslab_viz::charts::BandSeries> = Vec::new();
+            for p in &points {
+                let c = &p["coordinates"];
+                let x = if numeric {
+                    c[first].as_f64().unwrap_or(f64::NAN)
+                } else {
+                    xs.iter().position(|v| *v == text(&c[first])).unwrap_or(0) as f64
+                };
+                let Some(m) = p["aggregate"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|s| text(&s["scope"]) == *scope)
+                    .map(|s| &s["metrics"][*metric])
+                    .filter(|m| m.is_object())
+                else {
+                    continue;
+                };
+                let mean = m["mean"].as_f64().unwrap_or(f64::NAN) * k;
+                let (lo, hi) = match m["ci95"].as_array() {
+                    Some(ci) => (
+                        ci[0].as_f64().unwrap_or(f64::NAN) * k,
+                        ci[1].as_f64().unwrap_or(f64::NAN) * k,
+                    ),
+                    None => (f64::NAN, f64::NAN),
+                };
+                let name = if axes.len() > 1 {
+                    axes[1..]
+                        .iter()
+                        .map(|a| format!("{a}={}", text(&c[a])))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                } else {
+                    "mean".to_string()
+                };
+                match series.iter_mut().find(|s| s.0 == name) {
+                    Some(s) => s.1.push((x, mean, lo, hi)),
+                    None => series.push((name, vec![(x, mean, lo, hi)])),
+                }
+            }
+            if series.is_empty() {
+                continue;
+            }
+            for s in &mut series {
+                s.1.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            let base = plots.join(format!("sweep-{scope}-{}", metric.replace('.', "-")));
+            let files = losslab_viz::charts::lines_with_bands(
+                &base,
+                &format!("flow {scope}: {label}"),
+                first,
+                label,
+                &categories,
+                &series,
+            )
+            .map_err(|e| Failure::Runtime(e.to_string()))?;
+            written.extend(files);
+        }
+    }
+    Ok(written)
+}

@@ -886,6 +886,23 @@ fn a_zip_sweep_pairs_the_values() {
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 1 + 2 * 2);
     assert!(runs.contains("\n1,2,0.002,80ms,"), "{runs}");
+    // Its plots: each metric against the first axis, with CI bands.
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "sweep-a-goodput_bps.png",
+        "sweep-a-goodput_bps.svg",
+        "sweep-a-rtt_ms-p99.png",
+    ] {
+        let p = out.join("plots").join(f);
+        assert!(
+            std::fs::metadata(&p)
+                .map(|m| m.len() > 1000)
+                .unwrap_or(false),
+            "{}",
+            p.display()
+        );
+    }
 }
 
 #[test]
