@@ -79,14 +79,7 @@ impl Picture for Cdf<'_> {
                 .label(format!("{name} (n={})", v.len()))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .margin(12)
-            .label_font((FONT, LEGEND_SIZE))
-            .background_style(WHITE.mix(0.92))
-            .border_style(GREY)
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     }
 }
@@ -189,14 +182,7 @@ impl Picture for Bars<'_> {
                     Rectangle::new([(x, y - 7), (x + 18, y + 7)], colour.filled())
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .margin(12)
-            .label_font((FONT, LEGEND_SIZE))
-            .background_style(WHITE.mix(0.92))
-            .border_style(GREY)
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     }
 }
@@ -333,14 +319,7 @@ impl Picture for Bands<'_> {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
             chart.draw_series(line.into_iter().map(|q| Circle::new(q, 4, colour.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .margin(12)
-            .label_font((FONT, LEGEND_SIZE))
-            .background_style(WHITE.mix(0.92))
-            .border_style(GREY)
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     }
 }

@@ -259,6 +259,22 @@ pub(crate) fn file_safe(name: &str) -> String {
         .collect()
 }
 
+/// The legend every picture draws: the series' labels in a light box.
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    pos: SeriesLabelPosition,
+) -> Result<(), VizError> {
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .margin(12)
+        .label_font((FONT, LEGEND_SIZE))
+        .background_style(WHITE.mix(0.92))
+        .border_style(GREY)
+        .draw()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

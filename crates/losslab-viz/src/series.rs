@@ -131,14 +131,7 @@ impl Picture for TimeLines<'_> {
                     Rectangle::new([(x, y - 7), (x + 22, y + 7)], colour.filled())
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .margin(12)
-            .label_font((FONT, LEGEND_SIZE))
-            .background_style(WHITE.mix(0.92))
-            .border_style(GREY)
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     }
 }

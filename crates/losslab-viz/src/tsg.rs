@@ -707,15 +707,8 @@ impl Picture for Tsg<'_> {
                     Rectangle::new([(x, y - 7), (x + 20, y + 7)], colour.filled())
                 });
         }
-        chart
-            .configure_series_labels()
-            // Below the strip where recovery bands are named.
-            .position(SeriesLabelPosition::Coordinate(10, 34))
-            .margin(12)
-            .label_font((FONT, LEGEND_SIZE))
-            .background_style(WHITE.mix(0.92))
-            .border_style(GREY)
-            .draw()?;
+        // Below the strip where recovery bands are named.
+        legend(&mut chart, SeriesLabelPosition::Coordinate(10, 34))?;
         Ok(())
     }
 }
