@@ -236,8 +236,6 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub tail_probes: u64,
-    /// Zero-window probes sent (zero-length, as Linux).
-    pub window_probes: u64,
     pub max_tx_count: u32,
     pub dsacks_received: u64,
     pub acks_received: u64,
@@ -977,10 +975,14 @@ impl Sender {
 
         // Recovery state machine.
         match self.state {
-            State::Fast { recovery_point } if self.recovery_over(recovery_point) => {
+            State::Fast { recovery_point }
+                if self.snd_una >= recovery_point && !self.recovery_held() =>
+            {
                 self.exit_fast_recovery(now, cum_advanced, new_loss);
             }
-            State::Loss { recovery_point } if self.recovery_over(recovery_point) => {
+            State::Loss { recovery_point }
+                if self.snd_una >= recovery_point && !self.recovery_held() =>
+            {
                 self.state = State::Open;
                 self.high_rxt = None;
                 self.close_recovery_record(now);
@@ -1106,23 +1108,16 @@ impl Sender {
         }
     }
 
-    /// Whether the ACK just processed ends the recovery whose point is
-    /// `recovery_point` (`RecoveryExit`): at or above it by RFC 6582;
-    /// without SACK, Linux holds the state while snd.una is exactly there.
-    fn recovery_over(&self, recovery_point: u64) -> bool {
-        let linux_hold = self.cfg.recovery_exit == RecoveryExit::Linux
-            && !self.sack_seen
-            && self.snd_una == recovery_point;
-        self.snd_una >= recovery_point && !linux_hold
-    }
-
-    /// A recovery whose point snd.una has reached but that Linux holds
-    /// (`RecoveryExit::Linux`).
+    /// A recovery that snd.una has reached the point of but that goes on
+    /// (`RecoveryExit::Linux`): without SACK, Linux holds the state while
+    /// snd.una is exactly at the point; RFC 6582 never holds it.
     fn recovery_held(&self) -> bool {
         match self.state {
             State::Open => false,
             State::Fast { recovery_point } | State::Loss { recovery_point } => {
-                self.snd_una >= recovery_point && !self.recovery_over(recovery_point)
+                self.cfg.recovery_exit == RecoveryExit::Linux
+                    && !self.sack_seen
+                    && self.snd_una == recovery_point
             }
         }
     }
@@ -1494,7 +1489,6 @@ impl Sender {
         }
         // Linux leaves lsndtime alone for a probe (tcp_event_data_sent()
         // runs for data only), so it does not delay restart after idle.
-        self.stats.window_probes += 1;
         Some(Segment {
             seq: self.snd_una.saturating_sub(1),
             len: 0,

@@ -614,8 +614,7 @@ impl Run {
         // zero-window probe (tcp_xmit_probe_skb()), which the engine sends
         // too; any other zero-length one is a pure ACK.
         let snd_una = self.sender.as_ref().map(|s| s.snd_una());
-        let window_probe = !p.syn() && p.end == p.start && snd_una == Some(p.start);
-        if !p.syn() && p.end == p.start && !window_probe {
+        if !p.syn() && p.end == p.start && snd_una != Some(p.start) {
             self.notes.push(format!(
                 "line {line}: a pure ACK from the engine's receive side is not modelled; skipped"
             ));

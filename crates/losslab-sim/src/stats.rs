@@ -126,7 +126,21 @@ fn bootstrap_mean_ci(values: &[f64], name: &str) -> [f64; 2] {
 /// The 97.5th percentile of Student's t with `df` degrees of freedom, the
 /// factor of a two-sided 95% interval: the root of CDF(t) = 0.975 by
 /// bisection, with CDF from the regularised incomplete beta function.
+/// Each value is the same for every call and a sweep asks for one per
+/// metric and point, so they are kept once computed.
 pub fn t_975(df: u64) -> f64 {
+    static KNOWN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<u64, f64>>> =
+        std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(&t) = known.lock().expect("no panic while held").get(&df) {
+        return t;
+    }
+    let t = t_975_uncached(df);
+    known.lock().expect("no panic while held").insert(df, t);
+    t
+}
+
+fn t_975_uncached(df: u64) -> f64 {
     let df = df.max(1) as f64;
     let (mut lo, mut hi) = (0.0f64, 1000.0f64);
     for _ in 0..200 {

@@ -34,13 +34,7 @@ impl Picture for Cdf<'_> {
             .filter_map(|s| s.1.last())
             .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
         let (x0, x1) = padded(lo, hi, 0.02);
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(72)
-            .build_cartesian_2d(x0..x1, 0.0..1.0)?;
+        let mut chart = cartesian(&body, 72, x0..x1, 0.0..1.0)?;
         let span = x1 - x0;
         chart
             .configure_mesh()
@@ -133,13 +127,7 @@ impl Picture for Bars<'_> {
             (0.0, 1.0)
         };
         let ng = self.groups.len().max(1);
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(84)
-            .build_cartesian_2d(0.0..ng as f64, y0..y1)?;
+        let mut chart = cartesian(&body, 84, 0.0..ng as f64, y0..y1)?;
         let yspan = y1 - y0;
         chart
             .configure_mesh()
@@ -253,13 +241,7 @@ impl Picture for Bands<'_> {
         } else {
             (0.0, 1.0)
         };
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+        let mut chart = cartesian(&body, 84, x0..x1, y0..y1)?;
         let (xspan, yspan) = (x1 - x0, y1 - y0);
         let cats = self.categories;
         let x_fmt = move |v: &f64| {

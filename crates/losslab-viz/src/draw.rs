@@ -259,6 +259,30 @@ pub(crate) fn file_safe(name: &str) -> String {
         .collect()
 }
 
+/// The plotting area every picture uses: the same margins and label
+/// areas (`y_area` wide for the y tick labels) over f64 ranges.
+pub(crate) fn cartesian<'a, DB: DrawingBackend>(
+    body: &'a DrawingArea<DB, Shift>,
+    y_area: u32,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<
+    ChartContext<
+        'a,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    VizError,
+> {
+    Ok(ChartBuilder::on(body)
+        .margin_left(16)
+        .margin_right(28)
+        .margin_bottom(12)
+        .x_label_area_size(52)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(x, y)?)
+}
+
 /// The legend every picture draws: the series' labels in a light box.
 pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,

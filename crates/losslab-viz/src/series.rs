@@ -55,13 +55,7 @@ impl Picture for TimeLines<'_> {
         // Headroom for the legend in the upper right.
         let ymax = if ymax > 0.0 { ymax * 1.3 } else { 1.0 };
         let (x0, x1) = padded(self.t0, self.t1, 0.01);
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+        let mut chart = cartesian(&body, 84, x0..x1, 0.0..ymax)?;
         let span = x1 - x0;
         chart
             .configure_mesh()

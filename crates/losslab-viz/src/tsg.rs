@@ -461,13 +461,7 @@ impl Picture for Tsg<'_> {
         let body = header(root, &title, &subtitle)?;
         let (x0, x1) = padded(self.t0, self.t1, 0.01);
         let (y0, y1) = p.y;
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+        let mut chart = cartesian(&body, 84, x0..x1, y0..y1)?;
         let span = x1 - x0;
         let yspan = y1 - y0;
         chart

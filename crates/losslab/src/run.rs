@@ -84,15 +84,15 @@ const OWNED: &[&str] = &[
 ];
 
 /// Makes `out`, or clears from it what an earlier run wrote there (only
-/// the names in `OWNED`; nothing else is touched).
-fn prepare_out(out: &Path) -> Result<(), Failure> {
+/// the names in `owned`; nothing else is touched).
+pub(crate) fn prepare_out(out: &Path, owned: &[&str]) -> Result<(), Failure> {
     if out.exists() && !out.is_dir() {
         return Err(Failure::BadInput(format!(
             "--out {}: exists and is not a directory",
             out.display()
         )));
     }
-    for name in OWNED {
+    for name in owned {
         let p = out.join(name);
         let res = if p.is_dir() {
             fs::remove_dir_all(&p)
@@ -149,7 +149,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| Path::new("out").join(&scenario.name));
     let mut sim = Simulation::new(&scenario)
         .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-    prepare_out(&out)?;
+    prepare_out(&out, OWNED)?;
     warn_if_absurd(&scenario);
     let plot = a.plot || a.report;
     let timeseries = a.timeseries || plot;

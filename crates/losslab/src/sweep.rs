@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use clap::Args;
 use losslab_sim::parse::load_scenario;
-use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows};
+use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows, ScopeSummary};
 use losslab_sim::{Scenario, Simulation};
 use serde_json::{json, Value};
 
@@ -337,10 +337,22 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
     }
     let interrupted = finished < tasks.len();
     let all = read_all(&jsonl)?;
-    let written = write_tables(&out, &s, &pts, &seeds, &scen, &all)?;
+    // Each point's statistics, once, for the tables and the printout.
+    let aggs: Vec<Vec<ScopeSummary>> = (0..pts.len())
+        .map(|p| aggregate(&point_rows(&all, p)))
+        .collect();
+    let written = write_tables(&out, &s, &pts, &seeds, &scen, &all, &aggs)?;
     print!(
         "{}",
-        render(&s, &pts, &scen, &all, wall.elapsed().as_secs_f64(), jobs)
+        render(
+            &s,
+            &pts,
+            &scen,
+            &all,
+            &aggs,
+            wall.elapsed().as_secs_f64(),
+            jobs
+        )
     );
     for w in written {
         println!("wrote {}", w.display());
@@ -381,19 +393,7 @@ fn prepare(out: &Path, a: &SweepArgs, text: &str) -> Result<(), Failure> {
             }
         }
     }
-    if out.exists() && !out.is_dir() {
-        return Err(Failure::BadInput(format!(
-            "--out {}: not a directory",
-            out.display()
-        )));
-    }
-    for name in OWNED {
-        let p = out.join(name);
-        if p.exists() {
-            fs::remove_file(&p).map_err(|e| rt(&p, e))?;
-        }
-    }
-    fs::create_dir_all(out).map_err(|e| rt(out, e))?;
+    crate::run::prepare_out(out, OWNED)?;
     fs::write(&copy, text).map_err(|e| rt(&copy, e))
 }
 
@@ -446,6 +446,7 @@ fn write_tables(
     seeds: &[u64],
     scen: &[Result<Vec<Scenario>, String>],
     all: &BTreeMap<(usize, u64), Value>,
+    aggs: &[Vec<ScopeSummary>],
 ) -> Result<Vec<PathBuf>, Failure> {
     let cannot = |p: &Path, e: std::io::Error| {
         Failure::Runtime(format!("cannot write {}: {e}", p.display()))
@@ -498,17 +499,16 @@ fn write_tables(
     let mut csv = format!("point{axis_cols},scope,metric,n,mean,sd,ci95_low,ci95_high,ci_method\n");
     let mut points_json = Vec::new();
     for (p, coords) in pts.iter().enumerate() {
-        let rows_p = point_rows(all, p);
         let finished: Vec<u64> = all
             .range((p, 0)..=(p, u64::MAX))
             .map(|(k, _)| k.1)
             .collect();
-        let agg = aggregate(&rows_p);
+        let agg = &aggs[p];
         let coord_cells: String = coords
             .iter()
             .map(|(_, v)| format!(",{}", csv_field(&shown(v))))
             .collect();
-        for scope in &agg {
+        for scope in agg {
             for (metric, x) in &scope.metrics {
                 let (lo, hi) = x.ci95.map_or((String::new(), String::new()), |[l, h]| {
                     (l.to_string(), h.to_string())
@@ -542,7 +542,7 @@ fn write_tables(
             "coordinates": coordinates,
             "error": scen[p].as_ref().err(),
             "finished_seeds": finished,
-            "aggregate": aggregate_json(&agg),
+            "aggregate": aggregate_json(agg),
         }));
     }
     let summary_csv = out.join("summary.csv");
@@ -574,6 +574,7 @@ fn render(
     pts: &[Vec<(String, String)>],
     scen: &[Result<Vec<Scenario>, String>],
     all: &BTreeMap<(usize, u64), Value>,
+    aggs: &[Vec<ScopeSummary>],
     wall: f64,
     jobs: usize,
 ) -> String {
@@ -597,7 +598,7 @@ fn render(
             continue;
         }
         let n = all.range((p, 0)..=(p, u64::MAX)).count();
-        let agg = aggregate(&point_rows(all, p));
+        let agg = &aggs[p];
         let mut cells = Vec::new();
         for scope in agg.iter().filter(|x| x.scope != "path") {
             for (m, name, k) in [
