@@ -1,23 +1,9 @@
 //! The `losslab` command line.
 
-mod bench;
-mod compare;
-mod drill;
-mod emulate;
-mod linux;
-mod plot;
-mod pool;
-mod report;
-mod reproduce;
-mod run;
-mod scenario_args;
-mod seeds;
-mod sweep;
-mod table;
-
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use losslab::{bench, compare, drill, emulate, linux, plot, reproduce, run, sweep, Failure};
 
 /// A laboratory for TCP loss recovery.
 #[derive(Parser)]
@@ -52,14 +38,6 @@ enum Command {
     /// Print finished runs or sweep points side by side, with ratios and
     /// which differences are significant.
     Compare(compare::CompareArgs),
-}
-
-/// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
-/// 130 interrupted (partial results were written).
-pub enum Failure {
-    BadInput(String),
-    Runtime(String),
-    Interrupted,
 }
 
 fn main() -> ExitCode {

@@ -8,11 +8,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use losslab_sim::parse::load_scenario;
-use losslab_sim::stats::{aggregate, parse_seeds, tidy_rows, ScopeSummary, Summary};
+use losslab_sim::parse::parse_scenario;
+use losslab_sim::stats::{aggregate, parse_seeds, tidy_rows, Rows, ScopeSummary, Summary};
 use losslab_sim::{RunResults, Scenario, Simulation};
 
 use crate::pool;
@@ -36,17 +37,10 @@ pub fn progress_bar(n: u64, what: &str) -> ProgressBar {
 
 pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
     let seeds = parse_seeds(spec).map_err(|e| Failure::BadInput(format!("--seeds {spec}: {e}")))?;
-    // Every seed's scenario is checked before any run starts.
-    let mut scenarios: Vec<Scenario> = Vec::with_capacity(seeds.len());
-    for &s in &seeds {
-        let mut overrides = a.overrides.list();
-        overrides.push(format!("seed={s}"));
-        let sc =
-            load_scenario(&a.file, &overrides).map_err(|e| Failure::BadInput(e.to_string()))?;
-        Simulation::new(&sc)
-            .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-        scenarios.push(sc);
-    }
+    let origin = a.file.display().to_string();
+    let text = fs::read_to_string(&a.file)
+        .map_err(|e| Failure::BadInput(format!("{origin}: cannot read the scenario: {e}")))?;
+    let scenarios = scenarios_for(&origin, &text, &a.overrides.list(), &seeds)?;
     let jobs = pool::jobs(a.jobs, seeds.len());
     let stop = pool::ctrl_c_flag();
     let show_progress =
@@ -54,27 +48,19 @@ pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
     let bar = show_progress.then(|| progress_bar(seeds.len() as u64, "seeds"));
 
     let wall = Instant::now();
-    let mut done: Vec<Option<RunResults>> = vec![None; seeds.len()];
-    pool::run_all(
-        seeds.len(),
-        jobs,
-        &stop,
-        |i| pool::simulate(&scenarios[i], &stop),
-        |i, r| {
-            done[i] = Some(r);
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-        },
-    );
+    let SeedRuns {
+        runs,
+        rows,
+        agg,
+        interrupted,
+    } = run_seed_list(&scenarios, jobs, &stop, || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let runs: Vec<RunResults> = done.into_iter().flatten().collect();
-    let interrupted = runs.len() < seeds.len();
-
-    let rows = tidy_rows(&runs);
-    let agg = aggregate(&rows);
     let doc = document(&scenarios[0].name, &seeds, &runs, &agg, interrupted);
     let text = serde_json::to_string_pretty(&doc).expect("serialises");
     let cannot = |p: &Path, e: std::io::Error| {
@@ -116,10 +102,84 @@ pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The scenario once per seed (`overrides`, then `seed=N`), each checked
+/// as the simulator would build it, before any run starts. `origin` names
+/// the text in messages.
+pub fn scenarios_for(
+    origin: &str,
+    text: &str,
+    overrides: &[String],
+    seeds: &[u64],
+) -> Result<Vec<Scenario>, Failure> {
+    let mut out = Vec::with_capacity(seeds.len());
+    for &s in seeds {
+        let mut o = overrides.to_vec();
+        o.push(format!("seed={s}"));
+        let sc = parse_scenario(origin, text, &o).map_err(|e| Failure::BadInput(e.to_string()))?;
+        Simulation::new(&sc).map_err(|e| Failure::BadInput(format!("{origin}: {e}")))?;
+        out.push(sc);
+    }
+    Ok(out)
+}
+
+/// What a list of seeds gave: the finished runs in seed order, their
+/// tidy rows and the aggregate.
+pub struct SeedRuns {
+    pub runs: Vec<RunResults>,
+    pub rows: Rows,
+    pub agg: Vec<ScopeSummary>,
+    /// Ctrl-C (or the caller's `stop`) came before every seed finished.
+    pub interrupted: bool,
+}
+
+/// Runs each scenario (one per seed) on `jobs` threads until `stop`, and
+/// aggregates the finished runs in the scenarios' order, so that neither
+/// `jobs` nor the finishing order shows. `tick` is called as each run
+/// ends.
+pub fn run_seed_list(
+    scenarios: &[Scenario],
+    jobs: usize,
+    stop: &AtomicBool,
+    mut tick: impl FnMut() + Send,
+) -> SeedRuns {
+    let mut done: Vec<Option<RunResults>> = vec![None; scenarios.len()];
+    pool::run_all(
+        scenarios.len(),
+        jobs,
+        stop,
+        |i| pool::simulate(&scenarios[i], stop),
+        |i, r| {
+            done[i] = Some(r);
+            tick();
+        },
+    );
+    let runs: Vec<RunResults> = done.into_iter().flatten().collect();
+    let interrupted = runs.len() < scenarios.len();
+    let rows = tidy_rows(&runs);
+    let agg = aggregate(&rows);
+    SeedRuns {
+        runs,
+        rows,
+        agg,
+        interrupted,
+    }
+}
+
+/// A run's results document without its wall-clock time, which is the
+/// only part that depends on the machine: what summary.json, a sweep's
+/// results.jsonl and the Ray workers keep.
+pub fn results_value(r: &RunResults) -> Value {
+    let mut v = serde_json::to_value(r).expect("results serialise");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("wall_time_s");
+    }
+    v
+}
+
 /// The multi-seed results document (docs/SCENARIO.md, "Several seeds").
 /// Wall-clock times are left out of it so that it depends only on the
 /// scenario and the seeds.
-fn document(
+pub fn document(
     name: &str,
     seeds: &[u64],
     runs: &[RunResults],
@@ -127,16 +187,7 @@ fn document(
     interrupted: bool,
 ) -> Value {
     let aggregate = aggregate_json(agg);
-    let per_seed: Vec<Value> = runs
-        .iter()
-        .map(|r| {
-            let mut v = serde_json::to_value(r).expect("serialises");
-            if let Some(o) = v.as_object_mut() {
-                o.remove("wall_time_s");
-            }
-            v
-        })
-        .collect();
+    let per_seed: Vec<Value> = runs.iter().map(results_value).collect();
     json!({
         "scenario": name,
         "seeds": seeds,

@@ -1,25 +1,32 @@
 //! `losslab sweep SWEEP.toml`: a base scenario run over a grid (or a zip)
-//! of `--set` values, each point over a list of seeds, on every core.
-//! Finished runs stream to OUT/results.jsonl as they come, so Ctrl-C keeps
-//! them and `--resume` continues; the tables are built from that file in
-//! (point, seed) order, so they do not depend on `--jobs` or on how often
-//! the sweep was resumed. The file format is docs/SCENARIO.md, "Sweeps".
+//! of `--set` values, each point over a list of seeds, on every core or
+//! as tasks on a Ray cluster (ray.rs). Finished runs stream to
+//! OUT/results.jsonl as they come, so Ctrl-C keeps them and `--resume`
+//! continues; the tables are built from that file in (point, seed) order,
+//! so they do not depend on `--jobs`, the backend or on how often the
+//! sweep was resumed. Only numbers are kept in memory once a run is on
+//! disk, so a sweep's memory grows with its table, not with its results
+//! documents. The file format is docs/SCENARIO.md, "Sweeps"; the Python
+//! package (crates/losslab-py) calls [`parse_sweep`] and [`execute`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use clap::Args;
-use losslab_sim::parse::load_scenario;
+use losslab_sim::parse::parse_scenario;
 use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows, ScopeSummary};
 use losslab_sim::{Scenario, Simulation};
 use serde_json::{json, Value};
 
 use crate::pool;
-use crate::seeds::{aggregate_json, progress_bar};
+use crate::ray;
+use crate::seeds::{aggregate_json, progress_bar, results_value};
+use crate::tables::{Column, Table};
 use crate::Failure;
 
 #[derive(Args)]
@@ -43,21 +50,71 @@ pub struct SweepArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Run the points as tasks on the Ray cluster whose head is at
+    /// ADDRESS (host:port, ray://host:port, or auto for the one `ray
+    /// start --head` started on this machine) instead of on this
+    /// machine's cores. Needs losslab's Python package and Ray there.
+    #[arg(long, value_name = "ADDRESS", conflicts_with = "jobs")]
+    pub ray: Option<String>,
+    /// With --ray: the Python interpreter that has losslab's package and
+    /// Ray [default: $LOSSLAB_PYTHON, else python3].
+    #[arg(long, value_name = "PYTHON", requires = "ray")]
+    pub python: Option<String>,
 }
 
-/// A parsed sweep file.
-struct Sweep {
-    scenario: PathBuf,
-    seeds: Vec<u64>,
+/// A parsed sweep.
+pub struct Sweep {
+    /// Names the sweep in messages: its file, or what the Python caller
+    /// passed.
+    pub origin: String,
+    /// The sweep's text, kept as OUT/sweep.toml; `--resume` checks it.
+    pub text: String,
+    /// Names the base scenario (its path, or `<origin> [scenario]` when
+    /// the sweep holds it inline).
+    pub scenario_origin: String,
+    pub scenario_text: String,
+    /// Never empty: without a `seeds` key, the scenario's own seed.
+    pub seeds: Vec<u64>,
     /// Axis keys in file order, with their values as `--set` text.
-    axes: Vec<(String, Vec<String>)>,
-    zip: bool,
+    pub axes: Vec<(String, Vec<String>)>,
+    pub zip: bool,
     /// `--set` overrides for every point.
-    set: Vec<String>,
+    pub set: Vec<String>,
 }
 
-fn bad(file: &Path, key: &str, msg: impl std::fmt::Display) -> Failure {
-    Failure::BadInput(format!("{}: {key}: {msg}", file.display()))
+/// Where the runs go.
+pub enum Backend {
+    /// Threads on this machine (`jobs`, default every core).
+    Local { jobs: Option<u64> },
+    /// Tasks on a Ray cluster, through the Python driver of ray.rs.
+    Ray { address: String, python: String },
+}
+
+pub struct SweepOptions {
+    pub out: PathBuf,
+    pub backend: Backend,
+    pub resume: bool,
+    pub fail_fast: bool,
+    pub progress: bool,
+}
+
+/// What a sweep left: its printout, the files it wrote, its tables.
+pub struct Outcome {
+    pub report: String,
+    pub written: Vec<PathBuf>,
+    /// Runs started this time, and how many of them finished.
+    pub tasks: usize,
+    pub finished: usize,
+    pub interrupted: bool,
+    /// One row per point x finished seed (runs.csv, runs.parquet).
+    pub runs: Table,
+    /// summary.json's document.
+    pub summary: Value,
+    pub results_jsonl: PathBuf,
+}
+
+fn bad(origin: &str, key: &str, msg: impl std::fmt::Display) -> Failure {
+    Failure::BadInput(format!("{origin}: {key}: {msg}"))
 }
 
 /// A TOML value as `--set` writes it: strings quoted, so that "10" stays a
@@ -75,54 +132,86 @@ fn set_text(v: &toml_edit::Value) -> Option<String> {
     })
 }
 
-fn parse_sweep(file: &Path) -> Result<Sweep, Failure> {
+/// Reads and parses a sweep file; a relative `scenario` path is taken
+/// from the file's folder.
+pub fn parse_sweep_file(file: &Path) -> Result<Sweep, Failure> {
     let text = fs::read_to_string(file)
         .map_err(|e| Failure::BadInput(format!("{}: cannot read: {e}", file.display())))?;
+    parse_sweep(
+        &file.display().to_string(),
+        &text,
+        file.parent().unwrap_or(Path::new(".")),
+    )
+}
+
+/// Parses sweep TOML. `origin` names it in messages; a relative
+/// `scenario` path is taken from `base`. Everything is checked here, the
+/// base scenario included, so that a bad sweep stops before any run.
+pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failure> {
     let doc: toml_edit::DocumentMut = text
         .parse()
-        .map_err(|e| Failure::BadInput(format!("{}: not TOML: {e}", file.display())))?;
+        .map_err(|e| Failure::BadInput(format!("{origin}: not TOML: {e}")))?;
     const KEYS: &[&str] = &["scenario", "seeds", "mode", "set", "axes"];
     for (k, _) in doc.iter() {
         if !KEYS.contains(&k) {
             return Err(bad(
-                file,
+                origin,
                 k,
                 format!("unknown key (allowed: {})", KEYS.join(", ")),
             ));
         }
     }
-    let scenario = doc
-        .get("scenario")
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| {
-            bad(
-                file,
+    let (scenario_origin, scenario_text) = match doc.get("scenario") {
+        Some(item) if item.is_str() => {
+            let rel = item.as_str().expect("a string");
+            let path = if Path::new(rel).is_absolute() {
+                PathBuf::from(rel)
+            } else {
+                base.join(rel)
+            };
+            let text = fs::read_to_string(&path).map_err(|e| {
+                bad(
+                    origin,
+                    "scenario",
+                    format!("cannot read {}: {e}", path.display()),
+                )
+            })?;
+            (path.display().to_string(), text)
+        }
+        Some(item) if item.is_table_like() => {
+            // The scenario itself, inline: written out as a scenario file.
+            let mut table = toml_edit::Table::new();
+            for (k, v) in item.as_table_like().expect("a table").iter() {
+                table.insert(k, v.clone());
+            }
+            let mut scen = toml_edit::DocumentMut::new();
+            *scen.as_table_mut() = table;
+            (format!("{origin} [scenario]"), scen.to_string())
+        }
+        _ => {
+            return Err(bad(
+                origin,
                 "scenario",
-                "expected the base scenario's path, a string",
-            )
-        })?;
-    let base = file.parent().unwrap_or(Path::new("."));
-    let scenario = if Path::new(scenario).is_absolute() {
-        PathBuf::from(scenario)
-    } else {
-        base.join(scenario)
+                "expected the base scenario's path (a string) or the scenario itself (a table)",
+            ))
+        }
     };
     let seeds = match doc.get("seeds") {
         None => None,
         Some(v) => Some(if let Some(s) = v.as_str() {
-            parse_seeds(s).map_err(|e| bad(file, "seeds", e))?
+            parse_seeds(s).map_err(|e| bad(origin, "seeds", e))?
         } else if let Some(n) = v.as_integer() {
-            parse_seeds(&n.to_string()).map_err(|e| bad(file, "seeds", e))?
+            parse_seeds(&n.to_string()).map_err(|e| bad(origin, "seeds", e))?
         } else if let Some(a) = v.as_array() {
             let list: Option<Vec<String>> = a
                 .iter()
                 .map(|x| x.as_integer().map(|i| i.to_string()))
                 .collect();
-            let list = list.ok_or_else(|| bad(file, "seeds", "a list of whole numbers"))?;
-            parse_seeds(&list.join(",")).map_err(|e| bad(file, "seeds", e))?
+            let list = list.ok_or_else(|| bad(origin, "seeds", "a list of whole numbers"))?;
+            parse_seeds(&list.join(",")).map_err(|e| bad(origin, "seeds", e))?
         } else {
             return Err(bad(
-                file,
+                origin,
                 "seeds",
                 "expected a range \"1..20\", a count or a list of seeds",
             ));
@@ -131,41 +220,41 @@ fn parse_sweep(file: &Path) -> Result<Sweep, Failure> {
     let zip = match doc.get("mode").map(|v| v.as_str()) {
         None | Some(Some("grid")) => false,
         Some(Some("zip")) => true,
-        _ => return Err(bad(file, "mode", "expected \"grid\" or \"zip\"")),
+        _ => return Err(bad(origin, "mode", "expected \"grid\" or \"zip\"")),
     };
     let set = match doc.get("set") {
         None => vec![],
         Some(v) => v
             .as_array()
             .and_then(|a| a.iter().map(|x| x.as_str().map(String::from)).collect())
-            .ok_or_else(|| bad(file, "set", "expected a list of \"KEY=VALUE\" strings"))?,
+            .ok_or_else(|| bad(origin, "set", "expected a list of \"KEY=VALUE\" strings"))?,
     };
     let axes_table = doc
         .get("axes")
         .and_then(|v| v.as_table_like())
-        .ok_or_else(|| bad(file, "axes", "expected a table of KEY = [values]"))?;
+        .ok_or_else(|| bad(origin, "axes", "expected a table of KEY = [values]"))?;
     let mut axes = Vec::new();
     for (k, v) in axes_table.iter() {
         let key = format!("axes.\"{k}\"");
         let arr = v
             .as_array()
-            .ok_or_else(|| bad(file, &key, "expected a list of values"))?;
+            .ok_or_else(|| bad(origin, &key, "expected a list of values"))?;
         if arr.is_empty() {
-            return Err(bad(file, &key, "the list of values is empty"));
+            return Err(bad(origin, &key, "the list of values is empty"));
         }
         let vals: Option<Vec<String>> = arr.iter().map(set_text).collect();
         let vals =
-            vals.ok_or_else(|| bad(file, &key, "values must be strings, numbers or booleans"))?;
+            vals.ok_or_else(|| bad(origin, &key, "values must be strings, numbers or booleans"))?;
         axes.push((k.to_string(), vals));
     }
     if axes.is_empty() {
-        return Err(bad(file, "axes", "no axis: name at least one key"));
+        return Err(bad(origin, "axes", "no axis: name at least one key"));
     }
     if zip {
         let n = axes[0].1.len();
         if let Some((k, v)) = axes.iter().find(|(_, v)| v.len() != n) {
             return Err(bad(
-                file,
+                origin,
                 &format!("axes.\"{k}\""),
                 format!(
                     "mode = \"zip\" needs lists of one length: {} values, not {n}",
@@ -174,17 +263,25 @@ fn parse_sweep(file: &Path) -> Result<Sweep, Failure> {
             ));
         }
     }
+    let base_scenario = parse_scenario(&scenario_origin, &scenario_text, &set)
+        .map_err(|e| Failure::BadInput(format!("{e} (scenario of {origin})")))?;
     Ok(Sweep {
-        scenario,
-        seeds: seeds.unwrap_or_default(),
+        origin: origin.to_string(),
+        text: text.to_string(),
+        scenario_origin,
+        scenario_text,
+        seeds: seeds.unwrap_or_else(|| vec![base_scenario.seed]),
         axes,
         zip,
         set,
     })
 }
 
-/// The points: one (key, value) per axis, the first axis varying slowest.
-fn points(s: &Sweep) -> Vec<Vec<(String, String)>> {
+/// A point: one (key, value) per axis.
+type Point = Vec<(String, String)>;
+
+/// The points, the first axis varying slowest.
+fn points(s: &Sweep) -> Vec<Point> {
     if s.zip {
         return (0..s.axes[0].1.len())
             .map(|i| {
@@ -195,7 +292,7 @@ fn points(s: &Sweep) -> Vec<Vec<(String, String)>> {
             })
             .collect();
     }
-    let mut out: Vec<Vec<(String, String)>> = vec![vec![]];
+    let mut out: Vec<Point> = vec![vec![]];
     for (k, vals) in &s.axes {
         out = out
             .into_iter()
@@ -211,88 +308,111 @@ fn points(s: &Sweep) -> Vec<Vec<(String, String)>> {
     out
 }
 
+/// A point's `--set` overrides, before the seed: the sweep's `set`, then
+/// its coordinates.
+fn point_overrides(s: &Sweep, p: &Point) -> Vec<String> {
+    let mut o = s.set.clone();
+    o.extend(p.iter().map(|(k, v)| format!("{k}={v}")));
+    o
+}
+
+/// The scenario of a point and a seed, checked as the simulator would
+/// build it.
+fn scenario(s: &Sweep, p: &Point, seed: u64) -> Result<Scenario, String> {
+    let mut o = point_overrides(s, p);
+    o.push(format!("seed={seed}"));
+    let sc = parse_scenario(&s.scenario_origin, &s.scenario_text, &o).map_err(|e| e.to_string())?;
+    Simulation::new(&sc).map_err(|e| format!("{}: {e}", s.scenario_origin))?;
+    Ok(sc)
+}
+
 /// Files a sweep writes into its output directory.
 const OWNED: &[&str] = &[
     "sweep.toml",
     "results.jsonl",
     "runs.csv",
+    "runs.parquet",
     "summary.csv",
+    "summary.parquet",
     "summary.json",
 ];
 
+/// `losslab sweep`.
 pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
-    let s = parse_sweep(&a.file)?;
+    let s = parse_sweep_file(&a.file)?;
     let stem = a
         .file
         .file_stem()
         .map_or("sweep".into(), |x| x.to_string_lossy().to_string());
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("out").join(&stem));
-    let pts = points(&s);
-    // Every point is built, and so checked, before any run starts.
-    let base_seed = load_scenario(&s.scenario, &s.set)
-        .map_err(|e| {
-            Failure::BadInput(format!(
-                "{} (scenario of {}): {e}",
-                s.scenario.display(),
-                a.file.display()
-            ))
-        })?
-        .seed;
-    let seeds = if s.seeds.is_empty() {
-        vec![base_seed]
-    } else {
-        s.seeds.clone()
+    let backend = match a.ray {
+        Some(address) => Backend::Ray {
+            address,
+            python: a
+                .python
+                .or_else(|| std::env::var("LOSSLAB_PYTHON").ok())
+                .unwrap_or_else(|| "python3".into()),
+        },
+        None => Backend::Local { jobs: a.jobs },
     };
-    let mut scen: Vec<Result<Vec<Scenario>, String>> = Vec::with_capacity(pts.len());
-    for p in &pts {
-        let mut list = Vec::with_capacity(seeds.len());
-        let mut err = None;
-        for &seed in &seeds {
-            let mut o = s.set.clone();
-            o.extend(p.iter().map(|(k, v)| format!("{k}={v}")));
-            o.push(format!("seed={seed}"));
-            match load_scenario(&s.scenario, &o).and_then(|sc| {
-                Simulation::new(&sc)
-                    .map(|_| sc)
-                    .map_err(|e| losslab_sim::parse::ScenarioError {
-                        file: s.scenario.display().to_string(),
-                        key: String::new(),
-                        message: e.to_string(),
-                    })
-            }) {
-                Ok(sc) => list.push(sc),
-                Err(e) => {
-                    err = Some(e.to_string());
-                    break;
-                }
-            }
-        }
-        scen.push(match err {
-            Some(e) => Err(e),
-            None => Ok(list),
-        });
-    }
-    if let Some(e) = scen.iter().find_map(|x| x.as_ref().err()) {
-        if a.fail_fast || scen.iter().all(|x| x.is_err()) {
-            return Err(Failure::BadInput(format!("{}: {e}", a.file.display())));
-        }
-    }
-
-    prepare(&out, &a, &fs::read_to_string(&a.file).unwrap_or_default())?;
-    let jsonl = out.join("results.jsonl");
-    let done_before = read_done(&jsonl)?;
-    let tasks: Vec<(usize, usize)> = (0..pts.len())
-        .filter(|&p| scen[p].is_ok())
-        .flat_map(|p| (0..seeds.len()).map(move |k| (p, k)))
-        .filter(|&(p, k)| !done_before.contains(&(p, seeds[k])))
-        .collect();
-    let jobs = pool::jobs(a.jobs, tasks.len());
+    let o = SweepOptions {
+        out: a.out.unwrap_or_else(|| Path::new("out").join(&stem)),
+        backend,
+        resume: a.resume,
+        fail_fast: a.fail_fast,
+        progress: !a.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
     let stop = pool::ctrl_c_flag();
-    let show = !a.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let bar = show.then(|| progress_bar(tasks.len() as u64, "runs"));
+    let r = execute(&s, &o, &stop)?;
+    print!("{}", r.report);
+    for w in &r.written {
+        println!("wrote {}", w.display());
+    }
+    if r.interrupted {
+        eprintln!(
+            "interrupted: {} of {} runs this time; finished runs are in {} (continue with --resume)",
+            r.finished,
+            r.tasks,
+            r.results_jsonl.display()
+        );
+        return Err(Failure::Interrupted);
+    }
+    Ok(())
+}
+
+/// Runs a sweep into `o.out` until it is done or `stop` is raised, then
+/// writes its tables from every run finished so far.
+pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome, Failure> {
+    let pts = points(s);
+    // Every point is built, and so checked, before any run starts.
+    let valid: Vec<Result<(), String>> = pts
+        .iter()
+        .map(|p| {
+            s.seeds
+                .iter()
+                .try_for_each(|&k| scenario(s, p, k).map(drop))
+        })
+        .collect();
+    if let Some(e) = valid.iter().find_map(|x| x.as_ref().err()) {
+        if o.fail_fast || valid.iter().all(|x| x.is_err()) {
+            return Err(Failure::BadInput(format!("{}: {e}", s.origin)));
+        }
+    }
+    // A cluster that cannot be reached is bad input, found before the
+    // output directory is touched.
+    let driver = match &o.backend {
+        Backend::Ray { address, python } => Some(ray::connect(address, python)?),
+        Backend::Local { .. } => None,
+    };
+
+    prepare(&o.out, o.resume, &s.origin, &s.text)?;
+    let jsonl = o.out.join("results.jsonl");
+    let done_before: HashSet<(usize, u64)> = collect(&jsonl)?.runs.into_keys().collect();
+    let tasks: Vec<(usize, u64)> = (0..pts.len())
+        .filter(|&p| valid[p].is_ok())
+        .flat_map(|p| s.seeds.iter().map(move |&k| (p, k)))
+        .filter(|t| !done_before.contains(t))
+        .collect();
+    let bar = o.progress.then(|| progress_bar(tasks.len() as u64, "runs"));
     let mut sink = fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -301,31 +421,58 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
     let wall = Instant::now();
     let mut write_err = None;
     let mut finished = 0usize;
-    pool::run_all(
-        tasks.len(),
-        jobs,
-        &stop,
-        |i| {
-            let (p, k) = tasks[i];
-            let sc = &scen[p].as_ref().expect("only valid points are tasks")[k];
-            pool::simulate(sc, &stop)
-        },
-        |i, r| {
-            let (p, _) = tasks[i];
-            let mut v = serde_json::to_value(&r).expect("serialises");
-            if let Some(o) = v.as_object_mut() {
-                o.remove("wall_time_s");
+    let mut record = |p: usize, seed: u64, results: Value| {
+        let line = json!({ "point": p, "seed": seed, "results": results });
+        if let Err(e) = writeln!(sink, "{line}") {
+            write_err.get_or_insert(e);
+        }
+        finished += 1;
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let how = match (&o.backend, driver) {
+        (Backend::Local { jobs }, _) => {
+            let jobs = pool::jobs(*jobs, tasks.len());
+            pool::run_all(
+                tasks.len(),
+                jobs,
+                stop,
+                |i| {
+                    let (p, seed) = tasks[i];
+                    let sc = scenario(s, &pts[p], seed).ok()?;
+                    pool::simulate(&sc, stop)
+                },
+                |i, r| record(tasks[i].0, r.seed, results_value(&r)),
+            );
+            format!("{jobs} at a time")
+        }
+        (Backend::Ray { address, .. }, Some(d)) => {
+            let cpus = d.cpus;
+            // One Ray task per point, with the seeds it still lacks.
+            let mut by_point: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+            for &(p, seed) in &tasks {
+                by_point.entry(p).or_default().push(seed);
             }
-            let line = json!({ "point": p, "seed": r.seed, "results": v });
-            if let Err(e) = writeln!(sink, "{line}") {
-                write_err.get_or_insert(e);
-            }
-            finished += 1;
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-        },
-    );
+            let work: Vec<ray::PointTask> = by_point
+                .into_iter()
+                .map(|(p, seeds)| ray::PointTask {
+                    point: p,
+                    overrides: point_overrides(s, &pts[p]),
+                    seeds,
+                })
+                .collect();
+            d.run(
+                &s.scenario_origin,
+                &s.scenario_text,
+                &work,
+                stop,
+                &mut record,
+            )?;
+            format!("{} tasks on Ray at {address} ({cpus} CPUs)", work.len())
+        }
+        (Backend::Ray { .. }, None) => unreachable!("connected above"),
+    };
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -336,102 +483,142 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
         )));
     }
     let interrupted = finished < tasks.len();
-    let all = read_all(&jsonl)?;
+    let c = collect(&jsonl)?;
     // Each point's statistics, once, for the tables and the printout.
     let aggs: Vec<Vec<ScopeSummary>> = (0..pts.len())
-        .map(|p| aggregate(&point_rows(&all, p)))
+        .map(|p| aggregate(&c.point_rows(p)))
         .collect();
-    let written = write_tables(&out, &s, &pts, &seeds, &scen, &all, &aggs)?;
-    print!(
-        "{}",
-        render(
-            &s,
-            &pts,
-            &scen,
-            &all,
-            &aggs,
-            wall.elapsed().as_secs_f64(),
-            jobs
-        )
-    );
-    for w in written {
-        println!("wrote {}", w.display());
-    }
-    if interrupted {
-        eprintln!(
-            "interrupted: {} of {} runs this time; finished runs are in {} (continue with --resume)",
-            finished,
-            tasks.len(),
-            jsonl.display()
-        );
-        return Err(Failure::Interrupted);
-    }
-    Ok(())
-}
-
-/// Makes the output directory. Without --resume, files of an earlier
-/// sweep there are removed; with it, the sweep file must be the one that
-/// started the sweep.
-fn prepare(out: &Path, a: &SweepArgs, text: &str) -> Result<(), Failure> {
-    let copy = out.join("sweep.toml");
-    let rt = |p: &Path, e: std::io::Error| Failure::Runtime(format!("{}: {e}", p.display()));
-    if a.resume {
-        match fs::read_to_string(&copy) {
-            Ok(old) if old == text => return Ok(()),
-            Ok(_) => {
-                return Err(Failure::BadInput(format!(
-                    "--resume: {} changed since the sweep in {} started; run it without --resume or with another --out",
-                    a.file.display(),
-                    out.display()
-                )))
-            }
-            Err(_) => {
-                return Err(Failure::BadInput(format!(
-                    "--resume: {} holds no sweep to continue",
-                    out.display()
-                )))
-            }
+    let runs = runs_table(s, &pts, &c);
+    let (summary_table, summary) = summary_of(s, &pts, &valid, &c, &aggs);
+    let mut written = Vec::new();
+    for (table, name) in [(&runs, "runs"), (&summary_table, "summary")] {
+        for (ext, csv) in [("csv", true), ("parquet", false)] {
+            let path = o.out.join(format!("{name}.{ext}"));
+            let r = if csv {
+                table.write_csv(&path)
+            } else {
+                table.write_parquet(&path)
+            };
+            r.map_err(Failure::Runtime)?;
+            written.push(path);
         }
     }
+    let path = o.out.join("summary.json");
+    let text = serde_json::to_string_pretty(&summary).expect("serialises");
+    fs::write(&path, format!("{text}\n"))
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?;
+    written.push(path);
+    let report = render(
+        s,
+        &pts,
+        &valid,
+        &c,
+        &aggs,
+        wall.elapsed().as_secs_f64(),
+        &how,
+    );
+    Ok(Outcome {
+        report,
+        written,
+        tasks: tasks.len(),
+        finished,
+        interrupted,
+        runs,
+        summary,
+        results_jsonl: jsonl,
+    })
+}
+
+/// Makes the output directory. Without `resume`, files of an earlier
+/// sweep there are removed; with it, the sweep must be the one that
+/// started the sweep there.
+fn prepare(out: &Path, resume: bool, origin: &str, text: &str) -> Result<(), Failure> {
+    let copy = out.join("sweep.toml");
+    if resume {
+        return match fs::read_to_string(&copy) {
+            Ok(old) if old == text => Ok(()),
+            Ok(_) => Err(Failure::BadInput(format!(
+                "--resume: {origin} changed since the sweep in {} started; run it without --resume or with another --out",
+                out.display()
+            ))),
+            Err(_) => Err(Failure::BadInput(format!(
+                "--resume: {} holds no sweep to continue",
+                out.display()
+            ))),
+        };
+    }
     crate::run::prepare_out(out, OWNED)?;
-    fs::write(&copy, text).map_err(|e| rt(&copy, e))
+    fs::write(&copy, text)
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", copy.display())))
 }
 
-/// (point, seed) pairs already in results.jsonl.
-fn read_done(jsonl: &Path) -> Result<HashSet<(usize, u64)>, Failure> {
-    Ok(read_all(jsonl)?.keys().copied().collect())
+/// The numbers of every finished run in results.jsonl, by (point, seed):
+/// each run's (scope, metric) pairs, interned, with their values in the
+/// results document's order.
+#[derive(Default)]
+struct Collected {
+    names: Vec<(String, String)>,
+    runs: BTreeMap<(usize, u64), Vec<(usize, f64)>>,
 }
 
-/// Every finished run in results.jsonl by (point, seed). A last line cut
-/// by a kill is ignored.
-fn read_all(jsonl: &Path) -> Result<BTreeMap<(usize, u64), Value>, Failure> {
-    let mut out = BTreeMap::new();
+impl Collected {
+    /// A point's rows over its finished seeds, in seed order.
+    fn point_rows(&self, p: usize) -> Rows {
+        self.runs
+            .range((p, 0)..=(p, u64::MAX))
+            .flat_map(|(&(_, seed), v)| {
+                v.iter().map(move |&(k, x)| {
+                    let (scope, metric) = &self.names[k];
+                    (seed, scope.clone(), metric.clone(), x)
+                })
+            })
+            .collect()
+    }
+
+    fn seeds_of(&self, p: usize) -> Vec<u64> {
+        self.runs
+            .range((p, 0)..=(p, u64::MAX))
+            .map(|(k, _)| k.1)
+            .collect()
+    }
+}
+
+/// Reads results.jsonl a line at a time, keeping only numbers. A last
+/// line cut by a kill is ignored.
+fn collect(jsonl: &Path) -> Result<Collected, Failure> {
+    let mut c = Collected::default();
     let Ok(f) = fs::File::open(jsonl) else {
-        return Ok(out);
+        return Ok(c);
     };
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
     for line in std::io::BufReader::new(f).lines() {
         let line = line.map_err(|e| Failure::Runtime(format!("{}: {e}", jsonl.display())))?;
         let Ok(v) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
-        let (Some(p), Some(seed), Some(r)) = (
-            v["point"].as_u64(),
-            v["seed"].as_u64(),
-            v.get("results").cloned(),
-        ) else {
+        let (Some(p), Some(seed), Some(r)) =
+            (v["point"].as_u64(), v["seed"].as_u64(), v.get("results"))
+        else {
             continue;
         };
-        out.insert((p as usize, seed), r);
+        let vals = rows_of(seed, r)
+            .into_iter()
+            .map(|(_, scope, metric, x)| {
+                let key = (scope, metric);
+                let k = match index.get(&key) {
+                    Some(&k) => k,
+                    None => {
+                        c.names.push(key.clone());
+                        index.insert(key, c.names.len() - 1);
+                        c.names.len() - 1
+                    }
+                };
+                (k, x)
+            })
+            .collect();
+        c.runs.insert((p as usize, seed), vals);
     }
-    Ok(out)
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    Ok(c)
 }
 
 /// An axis value as the tables show it (the `--set` text, unquoted).
@@ -439,93 +626,110 @@ fn shown(v: &str) -> String {
     v.trim_matches('"').to_string()
 }
 
-fn write_tables(
-    out: &Path,
-    s: &Sweep,
-    pts: &[Vec<(String, String)>],
-    seeds: &[u64],
-    scen: &[Result<Vec<Scenario>, String>],
-    all: &BTreeMap<(usize, u64), Value>,
-    aggs: &[Vec<ScopeSummary>],
-) -> Result<Vec<PathBuf>, Failure> {
-    let cannot = |p: &Path, e: std::io::Error| {
-        Failure::Runtime(format!("cannot write {}: {e}", p.display()))
-    };
-    let axis_cols: String = s
-        .axes
+/// An axis's column: numbers when every value is one, else text.
+fn axis_column(vals: &[&str]) -> Column {
+    let nums: Option<Vec<Option<f64>>> = vals
         .iter()
-        .map(|(k, _)| format!(",{}", csv_field(k)))
+        .map(|v| {
+            (!v.starts_with('"'))
+                .then(|| v.parse::<f64>().ok().map(Some))
+                .flatten()
+        })
         .collect();
-    // runs.csv: one row per point x seed, a column per scope.metric.
-    let mut columns: Vec<String> = Vec::new();
-    let mut rows: Vec<(usize, u64, BTreeMap<String, f64>)> = Vec::new();
-    for (&(p, seed), r) in all {
-        let mut m = BTreeMap::new();
-        for (_, scope, metric, x) in rows_of(seed, r) {
-            let c = format!("{scope}.{metric}");
-            if !columns.contains(&c) {
-                columns.push(c.clone());
-            }
-            m.insert(c, x);
-        }
-        rows.push((p, seed, m));
+    match nums {
+        Some(n) => Column::Float(n),
+        None => Column::Text(vals.iter().map(|v| Some(shown(v))).collect()),
     }
-    let mut body = format!(
-        "point,seed{axis_cols}{}\n",
-        columns
-            .iter()
-            .map(|c| format!(",{}", csv_field(c)))
-            .collect::<String>()
-    );
-    for (p, seed, m) in &rows {
-        let _ = write!(body, "{p},{seed}");
-        for (_, v) in &pts[*p] {
-            let _ = write!(body, ",{}", csv_field(&shown(v)));
-        }
-        for c in &columns {
-            match m.get(c) {
-                Some(x) => {
-                    let _ = write!(body, ",{x}");
-                }
-                None => body.push(','),
-            }
-        }
-        body.push('\n');
-    }
-    let runs = out.join("runs.csv");
-    fs::write(&runs, body).map_err(|e| cannot(&runs, e))?;
+}
 
-    // summary.csv and summary.json: per point, the seeds' aggregate.
-    let mut csv = format!("point{axis_cols},scope,metric,n,mean,sd,ci95_low,ci95_high,ci_method\n");
-    let mut points_json = Vec::new();
-    for (p, coords) in pts.iter().enumerate() {
-        let finished: Vec<u64> = all
-            .range((p, 0)..=(p, u64::MAX))
-            .map(|(k, _)| k.1)
-            .collect();
-        let agg = &aggs[p];
-        let coord_cells: String = coords
-            .iter()
-            .map(|(_, v)| format!(",{}", csv_field(&shown(v))))
-            .collect();
-        for scope in agg {
-            for (metric, x) in &scope.metrics {
-                let (lo, hi) = x.ci95.map_or((String::new(), String::new()), |[l, h]| {
-                    (l.to_string(), h.to_string())
-                });
-                let _ = writeln!(
-                    csv,
-                    "{p}{coord_cells},{},{},{},{},{},{lo},{hi},{}",
-                    csv_field(&scope.scope),
-                    csv_field(metric),
-                    x.n,
-                    x.mean,
-                    x.sd,
-                    x.ci_method
-                );
+/// runs.csv and runs.parquet: one row per point x finished seed, a column
+/// per axis and per scope.metric (in the order they first appear).
+fn runs_table(s: &Sweep, pts: &[Point], c: &Collected) -> Table {
+    let mut order: Vec<usize> = Vec::new();
+    let mut seen = vec![false; c.names.len()];
+    for vals in c.runs.values() {
+        for &(k, _) in vals {
+            if !seen[k] {
+                seen[k] = true;
+                order.push(k);
             }
         }
-        let coordinates: serde_json::Map<String, Value> = coords
+    }
+    let keys: Vec<&(usize, u64)> = c.runs.keys().collect();
+    let mut columns = vec![
+        (
+            "point".to_string(),
+            Column::UInt(keys.iter().map(|k| k.0 as u64).collect()),
+        ),
+        (
+            "seed".to_string(),
+            Column::UInt(keys.iter().map(|k| k.1).collect()),
+        ),
+    ];
+    for (i, (axis, _)) in s.axes.iter().enumerate() {
+        let vals: Vec<&str> = keys.iter().map(|k| pts[k.0][i].1.as_str()).collect();
+        columns.push((axis.clone(), axis_column(&vals)));
+    }
+    let mut cells: Vec<Vec<Option<f64>>> = vec![Vec::with_capacity(keys.len()); c.names.len()];
+    for v in c.runs.values() {
+        let mut row = vec![None; c.names.len()];
+        for &(k, x) in v {
+            row[k] = Some(x);
+        }
+        for (k, x) in row.into_iter().enumerate() {
+            cells[k].push(x);
+        }
+    }
+    for k in order {
+        let (scope, metric) = &c.names[k];
+        columns.push((
+            format!("{scope}.{metric}"),
+            Column::Float(std::mem::take(&mut cells[k])),
+        ));
+    }
+    Table { columns }
+}
+
+/// summary.csv / summary.parquet (a row per point x scope x metric) and
+/// summary.json (a record per point, invalid ones included).
+fn summary_of(
+    s: &Sweep,
+    pts: &[Point],
+    valid: &[Result<(), String>],
+    c: &Collected,
+    aggs: &[Vec<ScopeSummary>],
+) -> (Table, Value) {
+    let mut point = Vec::new();
+    let mut coords: Vec<Vec<&str>> = vec![Vec::new(); s.axes.len()];
+    let (mut scope, mut metric, mut n, mut mean, mut sd, mut lo, mut hi, mut method) = (
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+    );
+    let mut points_json = Vec::new();
+    for (p, at) in pts.iter().enumerate() {
+        for sc in &aggs[p] {
+            for (m, x) in &sc.metrics {
+                point.push(p as u64);
+                for (i, (_, v)) in at.iter().enumerate() {
+                    coords[i].push(v.as_str());
+                }
+                scope.push(Some(sc.scope.clone()));
+                metric.push(Some(m.clone()));
+                n.push(x.n as u64);
+                mean.push(Some(x.mean));
+                sd.push(Some(x.sd));
+                lo.push(x.ci95.map(|c| c[0]));
+                hi.push(x.ci95.map(|c| c[1]));
+                method.push(Some(x.ci_method.to_string()));
+            }
+        }
+        let coordinates: serde_json::Map<String, Value> = at
             .iter()
             .map(|(k, v)| {
                 let val = toml::from_str::<toml::Table>(&format!("v = {v}"))
@@ -540,52 +744,54 @@ fn write_tables(
         points_json.push(json!({
             "point": p,
             "coordinates": coordinates,
-            "error": scen[p].as_ref().err(),
-            "finished_seeds": finished,
-            "aggregate": aggregate_json(agg),
+            "error": valid[p].as_ref().err(),
+            "finished_seeds": c.seeds_of(p),
+            "aggregate": aggregate_json(&aggs[p]),
         }));
     }
-    let summary_csv = out.join("summary.csv");
-    fs::write(&summary_csv, csv).map_err(|e| cannot(&summary_csv, e))?;
+    let mut columns = vec![("point".to_string(), Column::UInt(point))];
+    for ((axis, _), vals) in s.axes.iter().zip(&coords) {
+        columns.push((axis.clone(), axis_column(vals)));
+    }
+    columns.extend([
+        ("scope".to_string(), Column::Text(scope)),
+        ("metric".to_string(), Column::Text(metric)),
+        ("n".to_string(), Column::UInt(n)),
+        ("mean".to_string(), Column::Float(mean)),
+        ("sd".to_string(), Column::Float(sd)),
+        ("ci95_low".to_string(), Column::Float(lo)),
+        ("ci95_high".to_string(), Column::Float(hi)),
+        ("ci_method".to_string(), Column::Text(method)),
+    ]);
     let doc = json!({
-        "scenario": s.scenario.display().to_string(),
+        "scenario": s.scenario_origin,
         "mode": if s.zip { "zip" } else { "grid" },
         "axes": s.axes.iter().map(|(k, v)| json!({"key": k, "values": v.iter().map(|x| shown(x)).collect::<Vec<_>>()})).collect::<Vec<_>>(),
-        "seeds": seeds,
+        "seeds": s.seeds,
         "points": points_json,
     });
-    let summary = out.join("summary.json");
-    let text = serde_json::to_string_pretty(&doc).expect("serialises");
-    fs::write(&summary, format!("{text}\n")).map_err(|e| cannot(&summary, e))?;
-    Ok(vec![runs, summary_csv, summary])
-}
-
-/// A point's rows over its finished seeds, in seed order.
-fn point_rows(all: &BTreeMap<(usize, u64), Value>, p: usize) -> Rows {
-    all.range((p, 0)..=(p, u64::MAX))
-        .flat_map(|(&(_, seed), v)| rows_of(seed, v))
-        .collect()
+    (Table { columns }, doc)
 }
 
 /// One line per point: its coordinates and each flow's goodput and
 /// retransmissions as mean ± CI half-width.
 fn render(
     s: &Sweep,
-    pts: &[Vec<(String, String)>],
-    scen: &[Result<Vec<Scenario>, String>],
-    all: &BTreeMap<(usize, u64), Value>,
+    pts: &[Point],
+    valid: &[Result<(), String>],
+    c: &Collected,
     aggs: &[Vec<ScopeSummary>],
     wall: f64,
-    jobs: usize,
+    how: &str,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "sweep of {}: {} points x {} seeds, {} runs done, {jobs} at a time, {wall:.2} s wall",
-        s.scenario.display(),
+        "sweep of {}: {} points x {} seeds, {} runs done, {how}, {wall:.2} s wall",
+        s.scenario_origin,
         pts.len(),
-        s.seeds.len().max(1),
-        all.len()
+        s.seeds.len(),
+        c.runs.len()
     );
     let _ = writeln!(out, "mean ± half-width of the 95% CI over the seeds");
     for (p, coords) in pts.iter().enumerate() {
@@ -593,14 +799,13 @@ fn render(
             .iter()
             .map(|(k, v)| format!("{k}={}", shown(v)))
             .collect();
-        if let Err(e) = &scen[p] {
+        if let Err(e) = &valid[p] {
             let _ = writeln!(out, "  [{p}] {}: invalid: {e}", label.join(" "));
             continue;
         }
-        let n = all.range((p, 0)..=(p, u64::MAX)).count();
-        let agg = &aggs[p];
+        let n = c.seeds_of(p).len();
         let mut cells = Vec::new();
-        for scope in agg.iter().filter(|x| x.scope != "path") {
+        for scope in aggs[p].iter().filter(|x| x.scope != "path") {
             for (m, name, k) in [
                 ("goodput_bps", "goodput Mbit/s", 1e-6),
                 ("retransmissions", "retx", 1.0),

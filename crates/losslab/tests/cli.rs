@@ -827,10 +827,19 @@ fn a_sweep_runs_the_grid_over_seeds_whatever_the_jobs() {
             out
         })
         .collect();
-    for name in ["runs.csv", "summary.csv", "summary.json"] {
+    for name in [
+        "runs.csv",
+        "runs.parquet",
+        "summary.csv",
+        "summary.parquet",
+        "summary.json",
+    ] {
         let a = std::fs::read(outs[0].join(name)).unwrap();
         let b = std::fs::read(outs[1].join(name)).unwrap();
         assert!(a == b, "{name} differs between --jobs 1 and 2");
+        if name.ends_with(".parquet") {
+            assert!(a.starts_with(b"PAR1") && a.ends_with(b"PAR1"), "{name}");
+        }
     }
     let runs = std::fs::read_to_string(outs[0].join("runs.csv")).unwrap();
     assert!(
@@ -927,6 +936,47 @@ fn bad_sweeps_exit_2_naming_the_file_and_key() {
             &[f.to_str().unwrap(), mention],
         );
     }
+    // A Ray head nobody runs (port 1 on loopback): exit 2 naming the
+    // address, before anything is written.
+    let f = sweep_file(dir.path(), "[axes]\n\"path.loss.p\" = [0.01]\n");
+    let out = dir.path().join("never");
+    bad(
+        &[
+            "sweep",
+            f.to_str().unwrap(),
+            "--ray",
+            "127.0.0.1:1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["--ray 127.0.0.1:1", "cannot reach"],
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_sweep_may_hold_its_scenario_inline() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("inline.toml");
+    std::fs::write(
+        &f,
+        "seeds = 2\n[axes]\n\"flow.a.recovery\" = [\"prr\", \"rfc6675\"]\n\n\
+         [scenario]\nname = \"inline\"\nduration = \"2s\"\n\
+         path = { rate = \"10Mbps\", delay = \"20ms\", queue = \"100pkt\", loss = { model = \"bernoulli\", p = 0.01 } }\n\
+         flow = [{ name = \"a\", app = { kind = \"bulk\" } }]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 2 * 2, "{runs}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(doc["scenario"]
+        .as_str()
+        .unwrap()
+        .ends_with("inline.toml [scenario]"));
 }
 
 #[test]

@@ -1,0 +1,266 @@
+//! `losslab._native`: the engine and the command line's run and sweep
+//! code, called in-process from Python (PyO3). The public API and its
+//! documentation are in python/losslab/__init__.py; this module only
+//! moves text in and out: scenarios and sweeps arrive as TOML text,
+//! results leave as the same JSON `losslab run --json` prints, so the
+//! Python numbers are the command line's numbers by construction of one
+//! code path, not by a second implementation.
+//!
+//! Long calls run on a thread of their own while the calling thread
+//! waits without the GIL and looks for Ctrl-C (`check_signals`), so
+//! other Python threads keep running and a KeyboardInterrupt stops a
+//! sweep the way Ctrl-C stops `losslab sweep`: finished runs are kept
+//! and written.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use losslab::seeds::{document, results_value, run_seed_list, scenarios_for};
+use losslab::sweep::{execute, parse_sweep, Backend, SweepOptions};
+use losslab::tables::Column;
+use losslab::{pool, Failure};
+use losslab_sim::stats::parse_seeds;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+fn to_py(e: Failure) -> PyErr {
+    match e {
+        Failure::BadInput(m) => PyValueError::new_err(m),
+        Failure::Runtime(m) => PyRuntimeError::new_err(m),
+        Failure::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+    }
+}
+
+/// Runs `f` on its own thread and waits for it without the GIL, raising
+/// the stop flag when Python has a signal pending (Ctrl-C). The signal's
+/// exception is raised once `f` has returned, so whatever `f` writes when
+/// stopped early is on disk first.
+fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        let stop = &stop;
+        s.spawn(move || {
+            let _ = tx.send(f(stop));
+        });
+        let mut signal: Option<PyErr> = None;
+        let mut rx = rx;
+        loop {
+            // The receiver goes into the GIL-free closure and back out:
+            // it may move between threads but not be shared.
+            let (got, back) = py.detach(move || {
+                let got = rx.recv_timeout(Duration::from_millis(50));
+                (got, rx)
+            });
+            rx = back;
+            match got {
+                Ok(v) => return signal.map_or(Ok(v), Err),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if signal.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            stop.store(true, Ordering::SeqCst);
+                            signal = Some(e);
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(PyRuntimeError::new_err("losslab: the run panicked"))
+                }
+            }
+        }
+    })
+}
+
+/// One run of a scenario (TOML `text`, named `origin` in messages) with
+/// `overrides` applied; the results document as `losslab run --json`
+/// prints it (pretty JSON, wall time included).
+#[pyfunction]
+#[pyo3(signature = (origin, text, overrides))]
+fn run_one(py: Python<'_>, origin: &str, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let sc = losslab_sim::parse::parse_scenario(origin, text, &overrides)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    losslab_sim::Simulation::new(&sc)
+        .map_err(|e| PyValueError::new_err(format!("{origin}: {e}")))?;
+    let r = interruptible(py, |stop| pool::simulate(&sc, stop))?;
+    let r = r.ok_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))?;
+    Ok(serde_json::to_string_pretty(&r).expect("results serialise"))
+}
+
+/// The same run's document without its wall time, compact: what a Ray
+/// worker returns and a sweep's results.jsonl holds.
+#[pyfunction]
+#[pyo3(signature = (origin, text, overrides))]
+fn run_json(py: Python<'_>, origin: &str, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let sc = losslab_sim::parse::parse_scenario(origin, text, &overrides)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let r = interruptible(py, |stop| pool::simulate(&sc, stop))?
+        .ok_or_else(|| PyValueError::new_err(format!("{origin}: the simulator refused it")))?;
+    Ok(results_value(&r).to_string())
+}
+
+/// The scenario once per seed of `seeds` (a `--seeds` spec), in parallel;
+/// the document of `losslab run --seeds` (summary.json) as JSON. With
+/// `interrupted` true in it when Ctrl-C came first.
+#[pyfunction]
+#[pyo3(signature = (origin, text, overrides, seeds, jobs=None))]
+fn run_seeds(
+    py: Python<'_>,
+    origin: &str,
+    text: &str,
+    overrides: Vec<String>,
+    seeds: &str,
+    jobs: Option<u64>,
+) -> PyResult<String> {
+    let seeds = parse_seeds(seeds).map_err(|e| PyValueError::new_err(format!("seeds: {e}")))?;
+    let scenarios = scenarios_for(origin, text, &overrides, &seeds).map_err(to_py)?;
+    let jobs = pool::jobs(jobs, seeds.len());
+    let r = interruptible(py, |stop| run_seed_list(&scenarios, jobs, stop, || {}))?;
+    let doc = document(&scenarios[0].name, &seeds, &r.runs, &r.agg, r.interrupted);
+    Ok(serde_json::to_string_pretty(&doc).expect("serialises"))
+}
+
+/// A sweep (TOML `text`; relative scenario paths from `base`) into the
+/// directory `out`. Returns a dict: `columns` (name -> list, the runs
+/// table), `summary` (summary.json as JSON text), `report`, `written`,
+/// `interrupted`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (origin, text, base, out, jobs=None, ray_address=None, python=None, resume=false, fail_fast=false, progress=false))]
+fn sweep<'py>(
+    py: Python<'py>,
+    origin: &str,
+    text: &str,
+    base: PathBuf,
+    out: PathBuf,
+    jobs: Option<u64>,
+    ray_address: Option<String>,
+    python: Option<String>,
+    resume: bool,
+    fail_fast: bool,
+    progress: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = parse_sweep(origin, text, &base).map_err(to_py)?;
+    let backend = match ray_address {
+        Some(address) => Backend::Ray {
+            address,
+            python: python.unwrap_or_else(|| "python3".into()),
+        },
+        None => Backend::Local { jobs },
+    };
+    let o = SweepOptions {
+        out,
+        backend,
+        resume,
+        fail_fast,
+        progress,
+    };
+    let r = interruptible(py, |stop| execute(&s, &o, stop))?.map_err(to_py)?;
+    let columns = PyDict::new(py);
+    for (name, c) in &r.runs.columns {
+        let list = match c {
+            Column::UInt(v) => PyList::new(py, v)?,
+            Column::Float(v) => PyList::new(py, v)?,
+            Column::Text(v) => PyList::new(py, v)?,
+        };
+        columns.set_item(name, list)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("columns", columns)?;
+    d.set_item("summary", r.summary.to_string())?;
+    d.set_item("report", r.report)?;
+    d.set_item(
+        "written",
+        r.written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item("interrupted", r.interrupted)?;
+    Ok(d)
+}
+
+/// A `--seeds` spec ("1..20", "20", "3,7,11") as the list of seeds.
+#[pyfunction]
+fn seeds_of(spec: &str) -> PyResult<Vec<u64>> {
+    parse_seeds(spec).map_err(|e| PyValueError::new_err(format!("seeds: {e}")))
+}
+
+/// A Python value as a TOML value: str, bool, int, float, and lists and
+/// dicts of them, keeping the dicts' order (a sweep's first axis is its
+/// plots' x axis).
+fn toml_value(v: &Bound<'_, PyAny>, key: &str) -> PyResult<toml_edit::Value> {
+    use toml_edit::Value as V;
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(V::from(s.extract::<String>()?));
+    }
+    if v.is_instance_of::<PyBool>() {
+        return Ok(V::from(v.extract::<bool>()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return Ok(V::from(v.extract::<i64>().map_err(|_| {
+            PyValueError::new_err(format!("{key}: integer out of TOML's 64-bit range"))
+        })?));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return Ok(V::from(v.extract::<f64>()?));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut a = toml_edit::Array::new();
+        for (i, x) in v.try_iter()?.enumerate() {
+            a.push(toml_value(&x?, &format!("{key}[{i}]"))?);
+        }
+        return Ok(V::Array(a));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml_edit::InlineTable::new();
+        for (k, x) in d.iter() {
+            let k: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err(format!("{key}: keys must be strings")))?;
+            let sub = toml_value(&x, &format!("{key}.{k}"))?;
+            t.insert(&k, sub);
+        }
+        return Ok(V::InlineTable(t));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{key}: expected a str, bool, int, float, list or dict, not {}",
+        v.get_type().name()?
+    )))
+}
+
+/// A dict as a TOML document (a scenario or a sweep written as Python
+/// data), keys in the dict's order.
+#[pyfunction]
+fn toml_of(d: &Bound<'_, PyDict>) -> PyResult<String> {
+    let mut doc = toml_edit::DocumentMut::new();
+    for (k, v) in d.iter() {
+        let k: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("keys must be strings"))?;
+        let value = toml_value(&v, &k)?;
+        doc.insert(&k, toml_edit::Item::Value(value));
+    }
+    Ok(doc.to_string())
+}
+
+/// A Python value as `--set` text: `KEY=` followed by this.
+#[pyfunction]
+fn set_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(toml_value(v, "set")?.decorated("", "").to_string())
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run_one, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_seeds, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(seeds_of, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_of, m)?)?;
+    m.add_function(wrap_pyfunction!(set_text, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,44 @@
+# Type stubs for losslab._native, the Rust module (crates/losslab-py).
+# The public API is losslab.run / losslab.sweep in __init__.py; these are
+# its building blocks and may change between versions.
+from typing import Any, Dict, List, Optional, Sequence
+
+__version__: str
+
+def run_one(origin: str, text: str, overrides: Sequence[str]) -> str:
+    """One run; the results document as `losslab run --json` prints it."""
+
+def run_json(origin: str, text: str, overrides: Sequence[str]) -> str:
+    """One run; the document without wall_time_s, compact (Ray workers)."""
+
+def run_seeds(
+    origin: str,
+    text: str,
+    overrides: Sequence[str],
+    seeds: str,
+    jobs: Optional[int] = None,
+) -> str:
+    """One run per seed; `losslab run --seeds`' summary.json document."""
+
+def sweep(
+    origin: str,
+    text: str,
+    base: str,
+    out: str,
+    jobs: Optional[int] = None,
+    ray_address: Optional[str] = None,
+    python: Optional[str] = None,
+    resume: bool = False,
+    fail_fast: bool = False,
+    progress: bool = False,
+) -> Dict[str, Any]:
+    """A sweep into `out`: {"columns", "summary", "report", "written", "interrupted"}."""
+
+def seeds_of(spec: str) -> List[int]:
+    """The seeds of a spec: "1..20", "20" or "3,7,11"."""
+
+def toml_of(d: Dict[str, Any]) -> str:
+    """A dict as TOML text, in the dict's key order."""
+
+def set_text(v: Any) -> str:
+    """A value as --set writes it after KEY=."""

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Issue 11's benchmarks for docs/BENCHMARKS.md: parallel efficiency of
+`losslab sweep --jobs`, the per-run overhead of the Python package and of
+the Ray backend against the command line, and a sweep's peak memory as it
+grows from 100 to 1,000 points.
+
+    cargo build --release && pip install './[dataframe,ray]'
+    python3 scripts/bench_python.py [--repeat 3] [--ray ADDRESS]
+
+Every comparison alternates its contenders within one run of this script
+(these machines are noisy) and reports medians and their ratio. Without
+--ray, a single-node Ray head is started on 127.0.0.1 for the Ray rows and
+ended afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = os.environ.get("LOSSLAB_BIN") or str(REPO / "target/release/losslab")
+BASE = REPO / "examples/bulk-20mbps.toml"
+
+
+def sweep_text(points: int, seeds: str, duration: str) -> str:
+    ps = ", ".join(f"{0.001 + 0.0001 * i:.4f}" for i in range(points))
+    return (
+        f'scenario = "{BASE}"\nseeds = "{seeds}"\nset = ["duration={duration}"]\n'
+        f'[axes]\n"path.loss.p" = [{ps}]\n'
+    )
+
+
+def wall(f) -> float:
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+def cli(*args: str, env=None) -> None:
+    subprocess.run([CLI, *args], check=True, stdout=subprocess.DEVNULL, env=env)
+
+
+def median_ratio(name_a, a, name_b, b):
+    ma, mb = statistics.median(a), statistics.median(b)
+    return f"{name_a} {ma:.3f} s, {name_b} {mb:.3f} s (median of {len(a)}), ratio {mb / ma:.3f}"
+
+
+def start_ray(tmp: Path):
+    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_USAGE_STATS_ENABLED="0")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    head = subprocess.Popen(
+        ["ray", "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
+         "--port", str(port), "--num-cpus", str(os.cpu_count()),
+         "--include-dashboard", "false", "--disable-usage-stats", "--temp-dir", str(tmp / "ray")],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    address = f"127.0.0.1:{port}"
+    for _ in range(90):
+        r = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address='{address}')"],
+                           env=env, capture_output=True)
+        if r.returncode == 0:
+            break
+        time.sleep(1)
+    os.environ.update({k: env[k] for k in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_USAGE_STATS_ENABLED")})
+    return head, address
+
+
+def end_session(sid: int) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for d in Path("/proc").iterdir():
+            if d.name.isdigit():
+                try:
+                    st = (d / "stat").read_text()
+                except OSError:
+                    continue
+                if int(st[st.rindex(")") + 2:].split()[3]) == sid:
+                    try:
+                        os.kill(int(d.name), sig)
+                    except ProcessLookupError:
+                        pass
+        time.sleep(3)
+
+
+def peak_rss_mb(args) -> float:
+    code = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True, text=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ray", help="an existing Ray head (default: start one on 127.0.0.1)")
+    a = ap.parse_args()
+    import losslab
+
+    tmp = Path(tempfile.mkdtemp(prefix="losslab-bench-"))
+    print(f"losslab {losslab.__version__}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}")
+
+    # 1. Parallel efficiency: a 40-run sweep of 60 s runs, jobs=all vs 1.
+    f40 = tmp / "s40.toml"
+    f40.write_text(sweep_text(8, "1..5", "60s"))
+    j1, jn = [], []
+    for _ in range(a.repeat):
+        j1.append(wall(lambda: cli("sweep", str(f40), "--out", str(tmp / "o40"), "--no-progress", "--jobs", "1")))
+        jn.append(wall(lambda: cli("sweep", str(f40), "--out", str(tmp / "o40"), "--no-progress")))
+    sp = statistics.median(j1) / statistics.median(jn)
+    print(f"40-run sweep, jobs=1 vs jobs={os.cpu_count()}: {median_ratio('jobs=1', jn, 'jobs=all', j1)}; "
+          f"speed-up {sp:.2f}, efficiency {sp / os.cpu_count():.2f} per core")
+
+    # 2. A sweep of 200 short runs: command line, Python, Ray.
+    f200 = tmp / "s200.toml"
+    f200.write_text(sweep_text(40, "1..5", "10s"))
+    head = None
+    address = a.ray
+    if address is None:
+        head, address = start_ray(tmp)
+    try:
+        c, p, r = [], [], []
+        for _ in range(a.repeat):
+            c.append(wall(lambda: cli("sweep", str(f200), "--out", str(tmp / "c200"), "--no-progress")))
+            p.append(wall(lambda: losslab.sweep(f200, out=tmp / "p200")))
+            r.append(wall(lambda: losslab.sweep(f200, out=tmp / "r200", backend="ray", address=address)))
+        print(f"200-run sweep, CLI vs Python: {median_ratio('CLI', c, 'Python', p)}; "
+              f"per run {statistics.median(c) / 200 * 1e3:.2f} vs {statistics.median(p) / 200 * 1e3:.2f} ms")
+        print(f"200-run sweep, CLI vs Ray:    {median_ratio('CLI', c, 'Ray', r)}; "
+              f"per run {statistics.median(c) / 200 * 1e3:.2f} vs {statistics.median(r) / 200 * 1e3:.2f} ms")
+    finally:
+        if head is not None:
+            end_session(head.pid)
+
+    # 3. One run at a time: `losslab run --json` per run vs losslab.run.
+    c1, p1 = [], []
+    args = ["--set", "duration=10s", "--json", "--out", str(tmp / "one")]
+    for _ in range(a.repeat):
+        c1.append(wall(lambda: [cli("run", str(BASE), "--seed", str(s), *args) for s in range(1, 201)]))
+        p1.append(wall(lambda: [losslab.run(BASE, seed=s, set={"duration": "10s"}) for s in range(1, 201)]))
+    print(f"200 single runs, `losslab run --json` vs losslab.run: {median_ratio('CLI', c1, 'Python', p1)}")
+
+    # 4. Peak memory of a sweep as its points grow (results stream to disk).
+    for n in (100, 1000):
+        f = tmp / f"m{n}.toml"
+        f.write_text(sweep_text(n, "1", "10s"))
+        mb = peak_rss_mb([CLI, "sweep", str(f), "--out", str(tmp / f"m{n}"), "--no-progress"])
+        size = (tmp / f"m{n}" / "results.jsonl").stat().st_size / 1e6
+        print(f"{n}-point sweep: peak RSS {mb:.1f} MB, results.jsonl {size:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
