@@ -169,7 +169,10 @@ fn sweep<'py>(
     }
     let d = PyDict::new(py);
     d.set_item("columns", columns)?;
-    d.set_item("summary", r.summary.to_string())?;
+    let summary = std::fs::read_to_string(&r.summary_json).map_err(|e| {
+        PyRuntimeError::new_err(format!("cannot read {}: {e}", r.summary_json.display()))
+    })?;
+    d.set_item("summary", summary)?;
     d.set_item("report", r.report)?;
     d.set_item(
         "written",

@@ -108,8 +108,8 @@ pub struct Outcome {
     pub interrupted: bool,
     /// One row per point x finished seed (runs.csv, runs.parquet).
     pub runs: Table,
-    /// summary.json's document.
-    pub summary: Value,
+    /// Where summary.json is.
+    pub summary_json: PathBuf,
     pub results_jsonl: PathBuf,
 }
 
@@ -484,13 +484,10 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     }
     let interrupted = finished < tasks.len();
     let c = collect(&jsonl)?;
-    // Each point's statistics, once, for the tables and the printout.
-    let aggs: Vec<Vec<ScopeSummary>> = (0..pts.len())
-        .map(|p| aggregate(&c.point_rows(p)))
-        .collect();
     let runs = runs_table(s, &pts, &c);
-    let (summary_table, summary) = summary_of(s, &pts, &valid, &c, &aggs);
     let mut written = Vec::new();
+    let summary_json = o.out.join("summary.json");
+    let (summary_table, lines) = summarise(s, &pts, &valid, &c, &summary_json)?;
     for (table, name) in [(&runs, "runs"), (&summary_table, "summary")] {
         for (ext, csv) in [("csv", true), ("parquet", false)] {
             let path = o.out.join(format!("{name}.{ext}"));
@@ -503,17 +500,13 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
             written.push(path);
         }
     }
-    let path = o.out.join("summary.json");
-    let text = serde_json::to_string_pretty(&summary).expect("serialises");
-    fs::write(&path, format!("{text}\n"))
-        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?;
-    written.push(path);
+    written.push(summary_json.clone());
     let report = render(
         s,
         &pts,
         &valid,
         &c,
-        &aggs,
+        &lines,
         wall.elapsed().as_secs_f64(),
         &how,
     );
@@ -524,7 +517,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
         finished,
         interrupted,
         runs,
-        summary,
+        summary_json,
         results_jsonl: jsonl,
     })
 }
@@ -690,15 +683,47 @@ fn runs_table(s: &Sweep, pts: &[Point], c: &Collected) -> Table {
     Table { columns }
 }
 
-/// summary.csv / summary.parquet (a row per point x scope x metric) and
-/// summary.json (a record per point, invalid ones included).
-fn summary_of(
+/// `pretty`'s lines after the first, moved right by `n` spaces: a value
+/// printed on its own, as it prints nested in a document.
+fn indent(pretty: &str, n: usize) -> String {
+    pretty.replace('\n', &format!("\n{}", " ".repeat(n)))
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).expect("serialises")
+}
+
+/// Each point's statistics, computed once and dropped once used:
+/// summary.json is written a point at a time (the same bytes
+/// `to_string_pretty` gives for the whole document, whose keys serde_json
+/// sorts), the rows of summary.csv / summary.parquet (a row per point x
+/// scope x metric) are gathered, and each point's line of the printout is
+/// returned. So the documents of a thousand points are never in memory
+/// together.
+fn summarise(
     s: &Sweep,
     pts: &[Point],
     valid: &[Result<(), String>],
     c: &Collected,
-    aggs: &[Vec<ScopeSummary>],
-) -> (Table, Value) {
+    json_path: &Path,
+) -> Result<(Table, Vec<String>), Failure> {
+    let cannot =
+        |e: std::io::Error| Failure::Runtime(format!("cannot write {}: {e}", json_path.display()));
+    let mut w = std::io::BufWriter::new(fs::File::create(json_path).map_err(cannot)?);
+    let axes: Value = s
+        .axes
+        .iter()
+        .map(|(k, v)| json!({"key": k, "values": v.iter().map(|x| shown(x)).collect::<Vec<_>>()}))
+        .collect();
+    let mode = json!(if s.zip { "zip" } else { "grid" });
+    write!(
+        w,
+        "{{\n  \"axes\": {},\n  \"mode\": {},\n  \"points\": [",
+        indent(&pretty(&axes), 2),
+        pretty(&mode)
+    )
+    .map_err(cannot)?;
+
     let mut point = Vec::new();
     let mut coords: Vec<Vec<&str>> = vec![Vec::new(); s.axes.len()];
     let (mut scope, mut metric, mut n, mut mean, mut sd, mut lo, mut hi, mut method) = (
@@ -711,9 +736,10 @@ fn summary_of(
         vec![],
         vec![],
     );
-    let mut points_json = Vec::new();
+    let mut lines = Vec::with_capacity(pts.len());
     for (p, at) in pts.iter().enumerate() {
-        for sc in &aggs[p] {
+        let agg = aggregate(&c.point_rows(p));
+        for sc in &agg {
             for (m, x) in &sc.metrics {
                 point.push(p as u64);
                 for (i, (_, v)) in at.iter().enumerate() {
@@ -741,14 +767,31 @@ fn summary_of(
                 (k.clone(), val)
             })
             .collect();
-        points_json.push(json!({
+        let doc = json!({
             "point": p,
             "coordinates": coordinates,
             "error": valid[p].as_ref().err(),
             "finished_seeds": c.seeds_of(p),
-            "aggregate": aggregate_json(&aggs[p]),
-        }));
+            "aggregate": aggregate_json(&agg),
+        });
+        write!(
+            w,
+            "{}\n    {}",
+            if p == 0 { "" } else { "," },
+            indent(&pretty(&doc), 4)
+        )
+        .map_err(cannot)?;
+        lines.push(point_line(&agg));
     }
+    writeln!(
+        w,
+        "\n  ],\n  \"scenario\": {},\n  \"seeds\": {}\n}}",
+        pretty(&json!(s.scenario_origin)),
+        indent(&pretty(&json!(s.seeds)), 2)
+    )
+    .map_err(cannot)?;
+    w.flush().map_err(cannot)?;
+
     let mut columns = vec![("point".to_string(), Column::UInt(point))];
     for ((axis, _), vals) in s.axes.iter().zip(&coords) {
         columns.push((axis.clone(), axis_column(vals)));
@@ -763,24 +806,40 @@ fn summary_of(
         ("ci95_high".to_string(), Column::Float(hi)),
         ("ci_method".to_string(), Column::Text(method)),
     ]);
-    let doc = json!({
-        "scenario": s.scenario_origin,
-        "mode": if s.zip { "zip" } else { "grid" },
-        "axes": s.axes.iter().map(|(k, v)| json!({"key": k, "values": v.iter().map(|x| shown(x)).collect::<Vec<_>>()})).collect::<Vec<_>>(),
-        "seeds": s.seeds,
-        "points": points_json,
-    });
-    (Table { columns }, doc)
+    Ok((Table { columns }, lines))
 }
 
-/// One line per point: its coordinates and each flow's goodput and
+/// A point's cells in the printout: each flow's goodput and
 /// retransmissions as mean ± CI half-width.
+fn point_line(agg: &[ScopeSummary]) -> String {
+    let mut cells = Vec::new();
+    for scope in agg.iter().filter(|x| x.scope != "path") {
+        for (m, name, k) in [
+            ("goodput_bps", "goodput Mbit/s", 1e-6),
+            ("retransmissions", "retx", 1.0),
+        ] {
+            if let Some((_, x)) = scope.metrics.iter().find(|(n, _)| n == m) {
+                let h = x.ci95.map_or(0.0, |[l, h]| (h - l) / 2.0);
+                cells.push(format!(
+                    "{} {name} {:.3} ± {:.3}",
+                    scope.scope,
+                    x.mean * k,
+                    h * k
+                ));
+            }
+        }
+    }
+    cells.join(", ")
+}
+
+/// One line per point: its coordinates and its cells (or why it is
+/// invalid).
 fn render(
     s: &Sweep,
     pts: &[Point],
     valid: &[Result<(), String>],
     c: &Collected,
-    aggs: &[Vec<ScopeSummary>],
+    lines: &[String],
     wall: f64,
     how: &str,
 ) -> String {
@@ -804,29 +863,7 @@ fn render(
             continue;
         }
         let n = c.seeds_of(p).len();
-        let mut cells = Vec::new();
-        for scope in aggs[p].iter().filter(|x| x.scope != "path") {
-            for (m, name, k) in [
-                ("goodput_bps", "goodput Mbit/s", 1e-6),
-                ("retransmissions", "retx", 1.0),
-            ] {
-                if let Some((_, x)) = scope.metrics.iter().find(|(n, _)| n == m) {
-                    let h = x.ci95.map_or(0.0, |[l, h]| (h - l) / 2.0);
-                    cells.push(format!(
-                        "{} {name} {:.3} ± {:.3}",
-                        scope.scope,
-                        x.mean * k,
-                        h * k
-                    ));
-                }
-            }
-        }
-        let _ = writeln!(
-            out,
-            "  [{p}] {} (n {n}): {}",
-            label.join(" "),
-            cells.join(", ")
-        );
+        let _ = writeln!(out, "  [{p}] {} (n {n}): {}", label.join(" "), lines[p]);
     }
     out
 }
