@@ -135,15 +135,21 @@ def main() -> None:
     if address is None:
         head, address = start_ray(tmp)
     try:
-        c, p, r = [], [], []
+        f1 = tmp / "s1.toml"
+        f1.write_text(sweep_text(1, "1", "10s"))
+        c, p, r, r1 = [], [], [], []
         for _ in range(a.repeat):
             c.append(wall(lambda: cli("sweep", str(f200), "--out", str(tmp / "c200"), "--no-progress")))
             p.append(wall(lambda: losslab.sweep(f200, out=tmp / "p200")))
             r.append(wall(lambda: losslab.sweep(f200, out=tmp / "r200", backend="ray", address=address)))
+            r1.append(wall(lambda: losslab.sweep(f1, out=tmp / "r1", backend="ray", address=address)))
         print(f"200-run sweep, CLI vs Python: {median_ratio('CLI', c, 'Python', p)}; "
               f"per run {statistics.median(c) / 200 * 1e3:.2f} vs {statistics.median(p) / 200 * 1e3:.2f} ms")
         print(f"200-run sweep, CLI vs Ray:    {median_ratio('CLI', c, 'Ray', r)}; "
               f"per run {statistics.median(c) / 200 * 1e3:.2f} vs {statistics.median(r) / 200 * 1e3:.2f} ms")
+        fixed = statistics.median(r1)
+        print(f"Ray, a 1-run sweep (driver start, connection, one task): {fixed:.3f} s; "
+              f"the 200-run sweep beyond it: {(statistics.median(r) - fixed) / 199 * 1e3:.2f} ms per run")
     finally:
         if head is not None:
             end_session(head.pid)

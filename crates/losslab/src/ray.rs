@@ -89,6 +89,14 @@ fn check_reachable(address: &str) -> Result<(), Failure> {
 /// before any run starts.
 pub fn connect(address: &str, python: &str) -> Result<Driver, Failure> {
     check_reachable(address)?;
+    // A driver that dies while we write to it must be an error we report,
+    // not a SIGPIPE that ends losslab silently (main.rs restores SIGPIPE's
+    // default for the sake of `losslab ... | head`).
+    #[cfg(unix)]
+    // SAFETY: changing a signal's disposition has no memory effects.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     let mut child = Command::new(python)
         .args(["-m", "losslab._ray_driver", address])
         .stdin(Stdio::piped())
@@ -206,8 +214,13 @@ impl Driver {
             return Ok(());
         }
         if !failed.is_empty() {
+            let more = match failed.len() {
+                n if n > 3 => format!(" and {} more", n - 3),
+                _ => String::new(),
+            };
+            failed.truncate(3);
             return Err(Failure::Runtime(format!(
-                "Ray at {}: {} (finished runs are kept; --resume reruns the rest)",
+                "Ray at {}: {}{more} (finished runs are kept; --resume reruns the rest)",
                 self.address,
                 failed.join("; ")
             )));
