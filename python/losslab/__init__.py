@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 from . import _native
 
 if TYPE_CHECKING:  # pandas is an optional extra: losslab[dataframe]
-    import pandas
+    import pandas  # type: ignore[import-untyped, unused-ignore]
 
 __version__: str = _native.__version__
 __all__ = ["run", "sweep", "seeds", "__version__"]
@@ -126,12 +126,14 @@ def run(
         if seed is not None:
             raise ValueError("run: give seed or seeds, not both")
         doc = _native.run_seeds(origin, text, overrides, _seed_spec(seeds), jobs)
-        return json.loads(doc)
+        out: Dict[str, Any] = json.loads(doc)
+        return out
     if jobs is not None:
         raise ValueError("run: jobs goes with seeds")
     if seed is not None:
         overrides.append(f"seed={int(seed)}")
-    return json.loads(_native.run_one(origin, text, overrides))
+    one: Dict[str, Any] = json.loads(_native.run_one(origin, text, overrides))
+    return one
 
 
 def sweep(

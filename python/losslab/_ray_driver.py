@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Dict, TextIO
+import logging
+from typing import Any, Dict, List, TextIO
 
 
 def _protocol_out() -> TextIO:
@@ -26,7 +27,7 @@ def _protocol_out() -> TextIO:
     return out
 
 
-def main(argv: list) -> int:
+def main(argv: List[str]) -> int:
     out = _protocol_out()
 
     def say(obj: Dict[str, Any]) -> None:
@@ -53,7 +54,7 @@ def main(argv: list) -> int:
         ray.init(
             address=None if address == "local" else address,
             runtime_env=runtime_env,
-            logging_level="ERROR",
+            logging_level=logging.ERROR,
             log_to_driver=False,
             configure_logging=True,
         )
@@ -63,7 +64,8 @@ def main(argv: list) -> int:
     from losslab._ray import run_point
 
     task = ray.remote(num_cpus=1)(run_point)
-    say({"ready": True, "cpus": ray.cluster_resources().get("CPU", 0.0)})
+    cpus = ray.cluster_resources().get("CPU", 0.0)  # type: ignore[no-untyped-call, unused-ignore]
+    say({"ready": True, "cpus": cpus})
 
     head = json.loads(sys.stdin.readline())
     points = [json.loads(line) for line in sys.stdin if line.strip()]
