@@ -7,6 +7,7 @@
 //! run the paper's sizes. Every experiment writes its runs' data and
 //! pictures under OUT/<paper>/<experiment>/ and an index.html per paper.
 
+pub mod claims;
 mod common;
 mod prr;
 mod tail;
