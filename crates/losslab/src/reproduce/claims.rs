@@ -74,8 +74,9 @@ impl Band {
     pub const QUANTITY: Band = Band::Relative { r: 0.25 };
     /// Shares of a total (0..1): within 0.10.
     pub const SHARE: Band = Band::Absolute { d: 0.10 };
-    /// Relative effects (B / A - 1, as a fraction): within 0.10.
-    pub const EFFECT: Band = Band::Absolute { d: 0.10 };
+    /// Relative effects (B / A - 1): within 25% of the paper's effect,
+    /// so that a small effect is not matched by no effect at all.
+    pub const EFFECT: Band = Band::Relative { r: 0.25 };
 
     pub fn around(self, x: f64) -> [f64; 2] {
         match self {
@@ -145,17 +146,21 @@ pub fn judge(expect: &Expect, ours: &Summary) -> Verdict {
                 Verdict::Differs
             }
         }
-        Expect::Effect { paper, band } => {
-            if overlaps(band.around(paper)) {
-                Verdict::Reproduced
-            } else {
-                match sign {
-                    Some(s) if paper != 0.0 && s == (paper > 0.0) => Verdict::SameDirection,
-                    Some(_) if paper != 0.0 => Verdict::Contradicted,
-                    _ => Verdict::Differs,
+        // An effect must first be one: a CI that holds zero shows none,
+        // however well it overlaps the band (a wide interval would
+        // otherwise "reproduce" anything).
+        Expect::Effect { paper, band } => match sign {
+            Some(s) if paper != 0.0 && s == (paper > 0.0) => {
+                if overlaps(band.around(paper)) {
+                    Verdict::Reproduced
+                } else {
+                    Verdict::SameDirection
                 }
             }
-        }
+            Some(_) if paper != 0.0 => Verdict::Contradicted,
+            _ if paper == 0.0 && overlaps(band.around(paper)) => Verdict::Reproduced,
+            _ => Verdict::Differs,
+        },
         Expect::Order { paper_positive } => match sign {
             Some(s) if s == paper_positive => Verdict::Reproduced,
             Some(_) => Verdict::Contradicted,
@@ -333,7 +338,7 @@ mod tests {
 
     #[test]
     fn effects_reproduce_point_the_same_way_or_are_contradicted() {
-        // Paper: -30% (a cut); band [-0.40, -0.20].
+        // Paper: -30% (a cut); band [-0.375, -0.225].
         let e = Expect::Effect {
             paper: -0.30,
             band: Band::EFFECT,
@@ -345,6 +350,14 @@ mod tests {
         );
         assert_eq!(judge(&e, &ours(-0.02, -0.06, 0.02)), Verdict::Differs);
         assert_eq!(judge(&e, &ours(0.10, 0.05, 0.15)), Verdict::Contradicted);
+        // Overlapping the band is not enough when the CI also holds zero:
+        // the web experiment's first run had -0.06 [-0.51, 0.39] against
+        // the paper's -5%.
+        let small = Expect::Effect {
+            paper: -0.05,
+            band: Band::EFFECT,
+        };
+        assert_eq!(judge(&small, &ours(-0.06, -0.51, 0.39)), Verdict::Differs);
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub struct Experiment {
     pub pictures: Vec<String>,
     /// What we think explains a difference from the paper.
     pub notes: Vec<String>,
+    /// The paper's quantitative claims measured here, over seeds, with
+    /// computed verdicts (claims.rs; being filled in by issue 12).
+    pub claims: Vec<claims::Claim>,
 }
 
 impl Experiment {
@@ -75,6 +78,7 @@ impl Experiment {
             checks: vec![],
             pictures: vec![],
             notes: vec![],
+            claims: vec![],
         }
     }
     pub fn row(
@@ -149,6 +153,13 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         fs::write(ctx.dir.join("results.json"), format!("{json}\n"))
             .map_err(|e| Failure::Runtime(e.to_string()))?;
         write_html(&ctx.dir, &r).map_err(Failure::Runtime)?;
+        let all: Vec<claims::Claim> = r
+            .experiments
+            .iter()
+            .flat_map(|e| e.claims.iter().cloned())
+            .collect();
+        fs::write(ctx.dir.join("claims.csv"), claims::to_csv(&all))
+            .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
         if !a.json {
             print!("{}", render(&r));
             println!("wrote {}", ctx.dir.join("index.html").display());
@@ -174,6 +185,18 @@ pub fn render(r: &PaperResult) -> String {
         r.paper,
         if r.quick { " [quick]" } else { "" }
     );
+    let all: Vec<claims::Claim> = r
+        .experiments
+        .iter()
+        .flat_map(|e| e.claims.iter().cloned())
+        .collect();
+    if !all.is_empty() {
+        let _ = writeln!(
+            s,
+            "claims measured over seeds so far: {} (claims.csv; the rules: docs/REPRODUCTIONS.md, \"Verdicts\")",
+            claims::counts(&all)
+        );
+    }
     for e in &r.experiments {
         let _ = writeln!(s, "\n--- {}: {}\n{}", e.id, e.title, e.setup);
         let w0 = e
@@ -206,8 +229,47 @@ pub fn render(r: &PaperResult) -> String {
         for n in &e.notes {
             let _ = writeln!(s, "  note: {n}");
         }
+        if !e.claims.is_empty() {
+            let _ = writeln!(
+                s,
+                "  claims (ours: mean [95% CI] over n seeds; paper: value (band)):"
+            );
+        }
+        for c in &e.claims {
+            let _ = writeln!(
+                s,
+                "  {:<15} {}\n  {:<15}   ours {}; paper {}{}",
+                format!("[{}]", c.verdict.name()),
+                c.statement,
+                "",
+                ours_text(c),
+                c.paper_text(),
+                if c.verdict.needs_explanation() {
+                    format!("; {}", c.explanation)
+                } else {
+                    String::new()
+                }
+            );
+        }
     }
     s
+}
+
+/// Our side of a claim: mean [CI] (n).
+fn ours_text(c: &claims::Claim) -> String {
+    let Some(o) = &c.ours else {
+        return "-".into();
+    };
+    let g = |x: f64| {
+        format!("{:.3}", x)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    };
+    match o.ci95 {
+        Some([lo, hi]) => format!("{} [{}, {}] (n {})", g(o.mean), g(lo), g(hi), o.n),
+        None => format!("{} (n {})", g(o.mean), o.n),
+    }
 }
 
 fn esc(s: &str) -> String {
@@ -265,6 +327,26 @@ fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
         h.push_str("</ul>");
         for n in &e.notes {
             let _ = write!(h, "<p><i>{}</i></p>", esc(n));
+        }
+        if !e.claims.is_empty() {
+            h.push_str(
+                "<table><tr><th>verdict</th><th>claim</th><th>ours: mean [95% CI] (n)</th>\
+                 <th>paper (band)</th><th>explanation</th></tr>",
+            );
+            for c in &e.claims {
+                let _ =
+                    write!(
+                    h,
+                    "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    if c.verdict == claims::Verdict::Reproduced { "ok" } else { "no" },
+                    esc(c.verdict.name()),
+                    esc(&c.statement),
+                    esc(&ours_text(c)),
+                    esc(&c.paper_text()),
+                    esc(&c.explanation)
+                );
+            }
+            h.push_str("</table>");
         }
         for p in &e.pictures {
             let _ = write!(h, "<figure><img src=\"{0}\" alt=\"{0}\"></figure>", esc(p));
