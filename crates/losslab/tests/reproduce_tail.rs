@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_pictures, failed_checks, ids, reproduce_quick};
+use common::{assert_claim_rows, assert_pictures, failed_checks, ids, reproduce_quick};
 
 #[test]
 fn tail_quick_reproduces_the_controlled_findings() {
@@ -38,4 +38,10 @@ fn tail_quick_reproduces_the_controlled_findings() {
         "findings that differ:\n{}",
         failed.join("\n")
     );
+}
+
+#[test]
+fn the_web_page_claims_are_rows_with_computed_verdicts() {
+    let (dir, exps) = reproduce_quick("tail");
+    assert_eq!(assert_claim_rows(dir.path(), "tail", &exps), 12);
 }

@@ -190,7 +190,21 @@ pub fn paired_relative(a: &[f64], b: &[f64], name: &str) -> Summary {
     summarize(&d, false, name)
 }
 
+/// What a row that needs an explanation says until an experiment has
+/// tested one.
+pub const UNEXPLAINED: &str =
+    "not yet explained: issue 12 will test an explanation for each such row";
+
 impl Claim {
+    /// The claim, saying `UNEXPLAINED` if its verdict needs an explanation
+    /// and it has none.
+    pub fn or_unexplained(mut self) -> Claim {
+        if self.verdict.needs_explanation() && self.explanation.is_empty() {
+            self.explanation = UNEXPLAINED.into();
+        }
+        self
+    }
+
     /// A measured claim, judged.
     pub fn measured(
         paper: &str,

@@ -662,8 +662,6 @@ fn web_stats(
 /// by the rules of docs/REPRODUCTIONS.md, "Verdicts". Differences between
 /// algorithms are paired: the same seed's workload and losses under each.
 fn web_claims(per_seed: &[Vec<WebStats>]) -> Vec<Claim> {
-    const UNEXPLAINED: &str =
-        "not yet explained: issue 12 will test an explanation for each such row";
     let median = |v: &[f64]| {
         let mut c = v.to_vec();
         quantile(&mut c, 0.5)
@@ -678,16 +676,7 @@ fn web_claims(per_seed: &[Vec<WebStats>]) -> Vec<Claim> {
     let values = |a: usize, f: &dyn Fn(&WebStats) -> Option<f64>| -> Vec<f64> {
         per_seed.iter().filter_map(|s| f(&s[a])).collect()
     };
-    let judge = |c: Claim| {
-        if c.verdict.needs_explanation() && c.explanation.is_empty() {
-            Claim {
-                explanation: UNEXPLAINED.into(),
-                ..c
-            }
-        } else {
-            c
-        }
-    };
+    let judge = Claim::or_unexplained;
     let mut out = Vec::new();
     let (prr, rfc, rh) = (0, 1, 2);
     let recovery = |s: &WebStats| median(&s.recovery_ms);

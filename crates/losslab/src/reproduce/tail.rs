@@ -19,8 +19,10 @@ use losslab_core::time::{Time, MS, SEC};
 use losslab_core::RtoFormula;
 use losslab_sim::scenario::*;
 
+use super::claims::{paired_difference, Band, Claim, Expect};
 use super::common::{self, flow, path, quantile, scenario, Gen, Run};
 use super::{Ctx, Experiment, PaperResult};
+use losslab_sim::stats::summarize;
 
 const TIMERS: [&str; 4] = ["rto", "rtor", "tlp", "tlpr"];
 const LABELS: [&str; 4] = ["baseline", "RTOR", "TLP", "TLPR"];
@@ -755,6 +757,90 @@ fn download_oct(r: &Run) -> Option<f64> {
     (!octs.is_empty()).then(|| octs.iter().sum::<f64>() / octs.len() as f64)
 }
 
+/// Section 3.3's claims for one RTT and site, paired on downloads (the
+/// same page and losses under each mechanism; a download counts where it
+/// qualifies under both sides). Directions only where the paper gives
+/// directions ("gains", "better than"); Figure 4f's shares as values.
+fn section33_claims(rtt: u64, site: &Site, by_download: &[Vec<Option<f64>>; 4]) -> Vec<Claim> {
+    let pairs = |a: usize, b: usize| -> (Vec<f64>, Vec<f64>) {
+        by_download[a]
+            .iter()
+            .zip(&by_download[b])
+            .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
+            .unzip()
+    };
+    let order = |id: String, statement: String, slower: usize, faster: usize| {
+        let (x, y) = pairs(faster, slower);
+        // Slower minus faster, in ms: positive when the paper is right.
+        let (x, y): (Vec<f64>, Vec<f64>) = (
+            x.iter().map(|v| v * 1000.0).collect(),
+            y.iter().map(|v| v * 1000.0).collect(),
+        );
+        Claim::measured(
+            "tail",
+            "sec33",
+            &id,
+            &statement,
+            Expect::Order {
+                paper_positive: true,
+            },
+            paired_difference(&x, &y, &id),
+            "",
+        )
+    };
+    let mut out = Vec::new();
+    let objs = site.objects;
+    if rtt == 10 {
+        for (i, name) in [(2, "TLP"), (3, "TLPR")] {
+            out.push(order(
+                format!("sec33-{objs}obj-10ms-{}-gain", name.to_lowercase()),
+                format!(
+                    "Section 3.3: at 10 ms {name} shortens the mean OCT against the baseline ({}; baseline - {name}, ms, per download)",
+                    site.name
+                ),
+                0,
+                i,
+            ));
+        }
+    }
+    if rtt == 160 {
+        out.push(order(
+            format!("sec33-{objs}obj-160ms-rtor-beats-tlp"),
+            format!(
+                "Section 3.3: at 160 ms RTOR does better than TLP ({}; TLP - RTOR, ms, per download)",
+                site.name
+            ),
+            2,
+            1,
+        ));
+    }
+    if rtt == 160 && objs == 164 {
+        for (i, paper) in [(0, 0.70), (1, 0.84), (2, 0.74)] {
+            let under: Vec<f64> = by_download[i]
+                .iter()
+                .flatten()
+                .map(|&x| if x < 1.0 { 1.0 } else { 0.0 })
+                .collect();
+            out.push(Claim::measured(
+                "tail",
+                "sec33",
+                &format!("fig4f-share-under-1s-{}", TIMERS[i]),
+                &format!(
+                    "Figure 4f: share of {} downloads with mean OCT under 1 s (160 ms, newspaper)",
+                    LABELS[i]
+                ),
+                Expect::Value {
+                    paper,
+                    band: Band::SHARE,
+                },
+                summarize(&under, false, "fig4f"),
+                "",
+            ));
+        }
+    }
+    out.into_iter().map(Claim::or_unexplained).collect()
+}
+
 fn section33(ctx: &Ctx) -> Result<Experiment, String> {
     let (rtts, downloads): (&[u64], u64) = if ctx.quick {
         (&[10, 160], 12)
@@ -789,6 +875,9 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
     for &rtt in rtts {
         for site in &SITES {
             let mut per: [Vec<f64>; 4] = Default::default();
+            // Per download (the unit the claims pair on): its mean OCT
+            // under each mechanism, when it qualifies.
+            let mut by_download: [Vec<Option<f64>>; 4] = Default::default();
             for (i, timers) in TIMERS.iter().enumerate() {
                 for d in 0..downloads {
                     let mut sc = scenario(
@@ -811,9 +900,11 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
                         spurious[i].0 += f.spurious_retransmissions;
                         spurious[i].1 += f.segments_sent;
                     }
-                    if let Some(x) = download_oct(&r) {
+                    let oct = download_oct(&r);
+                    if let Some(x) = oct {
                         per[i].push(x);
                     }
+                    by_download[i].push(oct);
                 }
             }
             let (med, med_ms, counts) = median_summary(std::array::from_fn(|i| &per[i][..]));
@@ -871,6 +962,7 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
                     ));
                 }
             }
+            e.claims.extend(section33_claims(rtt, site, &by_download));
             let series: [Vec<f64>; 4] =
                 std::array::from_fn(|i| per[i].iter().map(|s| s * 1000.0).collect());
             cdf_chart(

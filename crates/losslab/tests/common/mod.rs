@@ -46,3 +46,40 @@ pub fn assert_pictures(dir: &Path, paper: &str, e: &Value) {
         assert!(f.exists(), "missing picture {}", f.display());
     }
 }
+
+/// Every claim row of the paper's experiments has a known verdict, an
+/// explanation where its verdict needs one, and a line in claims.csv.
+/// Returns how many claims there are.
+pub fn assert_claim_rows(dir: &Path, paper: &str, exps: &[Value]) -> usize {
+    let mut n = 0;
+    for e in exps {
+        for c in e["claims"].as_array().unwrap() {
+            n += 1;
+            let verdict = c["verdict"].as_str().unwrap();
+            assert!(
+                [
+                    "reproduced",
+                    "same-direction",
+                    "differs",
+                    "contradicted",
+                    "not-measured"
+                ]
+                .contains(&verdict),
+                "{verdict}"
+            );
+            if ["differs", "contradicted", "not-measured"].contains(&verdict) {
+                assert!(
+                    !c["explanation"].as_str().unwrap().is_empty(),
+                    "a {verdict} row without an explanation: {}",
+                    c["statement"]
+                );
+            }
+        }
+    }
+    let csv = std::fs::read_to_string(dir.join(paper).join("claims.csv")).unwrap();
+    assert!(csv.starts_with(
+        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation\n"
+    ));
+    assert_eq!(csv.lines().count(), 1 + n);
+    n
+}
