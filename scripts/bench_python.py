@@ -16,10 +16,9 @@ ended afterwards.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python" / "tests"))
+import ray_local  # noqa: E402  (the tests' single-node Ray head)
 CLI = os.environ.get("LOSSLAB_BIN") or str(REPO / "target/release/losslab")
 BASE = REPO / "examples/bulk-20mbps.toml"
 
@@ -56,44 +57,6 @@ def cli(*args: str, env=None) -> None:
 def median_ratio(name_a, a, name_b, b):
     ma, mb = statistics.median(a), statistics.median(b)
     return f"{name_a} {ma:.3f} s, {name_b} {mb:.3f} s (median of {len(a)}), ratio {mb / ma:.3f}"
-
-
-def start_ray(tmp: Path):
-    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_USAGE_STATS_ENABLED="0")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    head = subprocess.Popen(
-        ["ray", "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-         "--port", str(port), "--num-cpus", str(os.cpu_count()),
-         "--include-dashboard", "false", "--disable-usage-stats", "--temp-dir", str(tmp / "ray")],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    address = f"127.0.0.1:{port}"
-    for _ in range(90):
-        r = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address='{address}')"],
-                           env=env, capture_output=True)
-        if r.returncode == 0:
-            break
-        time.sleep(1)
-    os.environ.update({k: env[k] for k in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_USAGE_STATS_ENABLED")})
-    return head, address
-
-
-def end_session(sid: int) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for d in Path("/proc").iterdir():
-            if d.name.isdigit():
-                try:
-                    st = (d / "stat").read_text()
-                except OSError:
-                    continue
-                if int(st[st.rindex(")") + 2:].split()[3]) == sid:
-                    try:
-                        os.kill(int(d.name), sig)
-                    except ProcessLookupError:
-                        pass
-        time.sleep(3)
 
 
 def peak_rss_mb(args) -> float:
@@ -130,11 +93,12 @@ def main() -> None:
     # 2. A sweep of 200 short runs: command line, Python, Ray.
     f200 = tmp / "s200.toml"
     f200.write_text(sweep_text(40, "1..5", "10s"))
-    head = None
-    address = a.ray
-    if address is None:
-        head, address = start_ray(tmp)
-    try:
+    with contextlib.ExitStack() as stack:
+        address = a.ray
+        if address is None:
+            (tmp / "ray").mkdir()
+            address, env = stack.enter_context(ray_local.ray_head(tmp / "ray", os.cpu_count() or 1))
+            os.environ.update({k: env[k] for k in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_USAGE_STATS_ENABLED")})
         f1 = tmp / "s1.toml"
         f1.write_text(sweep_text(1, "1", "10s"))
         c, p, r, r1 = [], [], [], []
@@ -150,9 +114,6 @@ def main() -> None:
         fixed = statistics.median(r1)
         print(f"Ray, a 1-run sweep (driver start, connection, one task): {fixed:.3f} s; "
               f"the 200-run sweep beyond it: {(statistics.median(r) - fixed) / 199 * 1e3:.2f} ms per run")
-    finally:
-        if head is not None:
-            end_session(head.pid)
 
     # 3. One run at a time: `losslab run --json` per run vs losslab.run.
     c1, p1 = [], []

@@ -17,11 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use losslab::seeds::{document, results_value, run_seed_list, scenarios_for};
+use losslab::seeds::{checked_scenario, document, results_value, run_seed_list, scenarios_for};
 use losslab::sweep::{execute, parse_sweep, Backend, SweepOptions};
 use losslab::tables::Column;
 use losslab::{pool, Failure};
 use losslab_sim::stats::parse_seeds;
+use losslab_sim::RunResults;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -75,17 +76,24 @@ fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Sen
 }
 
 /// One run of a scenario (TOML `text`, named `origin` in messages) with
-/// `overrides` applied; the results document as `losslab run --json`
-/// prints it (pretty JSON, wall time included).
+/// `overrides` applied, to its end.
+fn simulate_text(
+    py: Python<'_>,
+    origin: &str,
+    text: &str,
+    overrides: &[String],
+) -> PyResult<RunResults> {
+    let sc = checked_scenario(origin, text, overrides).map_err(PyValueError::new_err)?;
+    interruptible(py, |stop| pool::simulate(&sc, stop))?
+        .ok_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))
+}
+
+/// One run's results document as `losslab run --json` prints it (pretty
+/// JSON, wall time included).
 #[pyfunction]
 #[pyo3(signature = (origin, text, overrides))]
 fn run_one(py: Python<'_>, origin: &str, text: &str, overrides: Vec<String>) -> PyResult<String> {
-    let sc = losslab_sim::parse::parse_scenario(origin, text, &overrides)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    losslab_sim::Simulation::new(&sc)
-        .map_err(|e| PyValueError::new_err(format!("{origin}: {e}")))?;
-    let r = interruptible(py, |stop| pool::simulate(&sc, stop))?;
-    let r = r.ok_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))?;
+    let r = simulate_text(py, origin, text, &overrides)?;
     Ok(serde_json::to_string_pretty(&r).expect("results serialise"))
 }
 
@@ -94,10 +102,7 @@ fn run_one(py: Python<'_>, origin: &str, text: &str, overrides: Vec<String>) -> 
 #[pyfunction]
 #[pyo3(signature = (origin, text, overrides))]
 fn run_json(py: Python<'_>, origin: &str, text: &str, overrides: Vec<String>) -> PyResult<String> {
-    let sc = losslab_sim::parse::parse_scenario(origin, text, &overrides)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let r = interruptible(py, |stop| pool::simulate(&sc, stop))?
-        .ok_or_else(|| PyValueError::new_err(format!("{origin}: the simulator refused it")))?;
+    let r = simulate_text(py, origin, text, &overrides)?;
     Ok(results_value(&r).to_string())
 }
 

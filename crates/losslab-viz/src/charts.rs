@@ -36,18 +36,13 @@ impl Picture for Cdf<'_> {
         let (x0, x1) = padded(lo, hi, 0.02);
         let mut chart = cartesian(&body, 72, x0..x1, 0.0..1.0)?;
         let span = x1 - x0;
-        chart
-            .configure_mesh()
+        mesh(&mut chart)
             .x_desc(self.x_label)
             .y_desc("fraction ≤ x (CDF)")
             .x_label_formatter(&|v| tick(*v, span))
             .y_label_formatter(&|v| format!("{v:.1}"))
             .x_labels(12)
             .y_labels(11)
-            .label_style((FONT, TICK_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
         for (k, (name, v)) in self.series.iter().enumerate() {
             if v.is_empty() {
@@ -129,18 +124,13 @@ impl Picture for Bars<'_> {
         let ng = self.groups.len().max(1);
         let mut chart = cartesian(&body, 84, 0.0..ng as f64, y0..y1)?;
         let yspan = y1 - y0;
-        chart
-            .configure_mesh()
+        mesh(&mut chart)
             .disable_x_mesh()
             .y_desc(self.y_label)
             // Group names are drawn below, at the group centres.
             .x_labels(0)
             .y_label_formatter(&|v| tick(*v, yspan))
             .y_labels(10)
-            .label_style((FONT, TICK_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
         let name_style = TextStyle::from((FONT, TICK_SIZE + 1).into_font())
             .color(&INK)
@@ -256,8 +246,7 @@ impl Picture for Bands<'_> {
                 }
             }
         };
-        chart
-            .configure_mesh()
+        mesh(&mut chart)
             .x_desc(self.x_label)
             .y_desc(self.y_label)
             .x_label_formatter(&x_fmt)
@@ -268,10 +257,6 @@ impl Picture for Bands<'_> {
                 cats.len() * 2 + 1
             })
             .y_labels(10)
-            .label_style((FONT, TICK_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
         for (k, (name, p)) in self.series.iter().enumerate() {
             let colour = SERIES[k % SERIES.len()];

@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use plotters::chart::MeshStyle;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -281,6 +283,20 @@ pub(crate) fn cartesian<'a, DB: DrawingBackend>(
         .x_label_area_size(52)
         .y_label_area_size(y_area)
         .build_cartesian_2d(x, y)?)
+}
+
+/// The axes every picture draws: the house fonts, grid lines at the
+/// labelled ticks and no minor lines. Callers add their axis titles, tick
+/// formats and counts, then draw.
+pub(crate) fn mesh<'a, 'b, DB: DrawingBackend>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+) -> MeshStyle<'a, 'b, RangedCoordf64, RangedCoordf64, DB> {
+    let mut m = chart.configure_mesh();
+    m.label_style((FONT, TICK_SIZE))
+        .axis_desc_style((FONT, AXIS_DESC_SIZE))
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT);
+    m
 }
 
 /// The legend every picture draws: the series' labels in a light box.

@@ -57,18 +57,13 @@ impl Picture for TimeLines<'_> {
         let (x0, x1) = padded(self.t0, self.t1, 0.01);
         let mut chart = cartesian(&body, 84, x0..x1, 0.0..ymax)?;
         let span = x1 - x0;
-        chart
-            .configure_mesh()
+        mesh(&mut chart)
             .x_desc("time (s)")
             .y_desc(self.y_desc)
             .x_label_formatter(&|v| tick(*v, span))
             .y_label_formatter(&|v| tick(*v, ymax))
             .x_labels(12)
             .y_labels(10)
-            .label_style((FONT, TICK_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
 
         let mut kinds: Vec<&str> = Vec::new();

@@ -464,8 +464,7 @@ impl Picture for Tsg<'_> {
         let mut chart = cartesian(&body, 84, x0..x1, y0..y1)?;
         let span = x1 - x0;
         let yspan = y1 - y0;
-        chart
-            .configure_mesh()
+        mesh(&mut chart)
             .x_desc("time at the sender (s)")
             .y_desc(format!(
                 "sequence number (segments of {} B from the flow's start)",
@@ -475,10 +474,6 @@ impl Picture for Tsg<'_> {
             .y_label_formatter(&|v| tick(*v, yspan))
             .x_labels(12)
             .y_labels(12)
-            .label_style((FONT, TICK_SIZE))
-            .axis_desc_style((FONT, AXIS_DESC_SIZE))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
 
         let area = chart.plotting_area().strip_coord_spec();

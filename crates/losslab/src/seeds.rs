@@ -102,6 +102,20 @@ pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A scenario from its TOML `text` with `overrides` applied, checked as
+/// the simulator would build it: the one gate in front of the runs of
+/// `run --seeds`, `sweep`, the Python package and its Ray workers. Errors
+/// name `origin`.
+pub fn checked_scenario(
+    origin: &str,
+    text: &str,
+    overrides: &[String],
+) -> Result<Scenario, String> {
+    let sc = parse_scenario(origin, text, overrides).map_err(|e| e.to_string())?;
+    Simulation::new(&sc).map_err(|e| format!("{origin}: {e}"))?;
+    Ok(sc)
+}
+
 /// The scenario once per seed (`overrides`, then `seed=N`), each checked
 /// as the simulator would build it, before any run starts. `origin` names
 /// the text in messages.
@@ -115,9 +129,7 @@ pub fn scenarios_for(
     for &s in seeds {
         let mut o = overrides.to_vec();
         o.push(format!("seed={s}"));
-        let sc = parse_scenario(origin, text, &o).map_err(|e| Failure::BadInput(e.to_string()))?;
-        Simulation::new(&sc).map_err(|e| Failure::BadInput(format!("{origin}: {e}")))?;
-        out.push(sc);
+        out.push(checked_scenario(origin, text, &o).map_err(Failure::BadInput)?);
     }
     Ok(out)
 }

@@ -20,12 +20,12 @@ use std::time::Instant;
 use clap::Args;
 use losslab_sim::parse::parse_scenario;
 use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows, ScopeSummary};
-use losslab_sim::{Scenario, Simulation};
+use losslab_sim::Scenario;
 use serde_json::{json, Value};
 
 use crate::pool;
 use crate::ray;
-use crate::seeds::{aggregate_json, progress_bar, results_value};
+use crate::seeds::{aggregate_json, checked_scenario, progress_bar, results_value};
 use crate::tables::{Column, Table};
 use crate::Failure;
 
@@ -321,9 +321,7 @@ fn point_overrides(s: &Sweep, p: &Point) -> Vec<String> {
 fn scenario(s: &Sweep, p: &Point, seed: u64) -> Result<Scenario, String> {
     let mut o = point_overrides(s, p);
     o.push(format!("seed={seed}"));
-    let sc = parse_scenario(&s.scenario_origin, &s.scenario_text, &o).map_err(|e| e.to_string())?;
-    Simulation::new(&sc).map_err(|e| format!("{}: {e}", s.scenario_origin))?;
-    Ok(sc)
+    checked_scenario(&s.scenario_origin, &s.scenario_text, &o)
 }
 
 /// Files a sweep writes into its output directory.

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 
+use crate::report::esc;
 use crate::Failure;
 
 #[derive(Args)]
@@ -270,12 +271,6 @@ fn ours_text(c: &claims::Claim) -> String {
         Some([lo, hi]) => format!("{} [{}, {}] (n {})", g(o.mean), g(lo), g(hi), o.n),
         None => format!("{} (n {})", g(o.mean), o.n),
     }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
