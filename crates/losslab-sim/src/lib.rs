@@ -4,6 +4,7 @@
 //! nanoseconds, every random element draws from its own seeded stream, and
 //! simultaneous events are ordered by a fixed rule.
 
+pub mod emit;
 pub mod loss;
 pub mod packet_log;
 pub mod parse;

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -262,20 +263,15 @@ pub(crate) fn file_safe(name: &str) -> String {
 }
 
 /// The plotting area every picture uses: the same margins and label
-/// areas (`y_area` wide for the y tick labels) over f64 ranges.
-pub(crate) fn cartesian<'a, DB: DrawingBackend>(
+/// areas (`y_area` wide for the y tick labels) over an f64 y range and an
+/// x axis that is an f64 range, or a decorated one (log scale, chosen
+/// ticks).
+pub(crate) fn cartesian<'a, DB: DrawingBackend, X: AsRangedCoord>(
     body: &'a DrawingArea<DB, Shift>,
     y_area: u32,
-    x: std::ops::Range<f64>,
+    x: X,
     y: std::ops::Range<f64>,
-) -> Result<
-    ChartContext<
-        'a,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    VizError,
-> {
+) -> Result<ChartContext<'a, DB, Cartesian2d<X::CoordDescType, RangedCoordf64>>, VizError> {
     Ok(ChartBuilder::on(body)
         .margin_left(16)
         .margin_right(28)
@@ -288,9 +284,9 @@ pub(crate) fn cartesian<'a, DB: DrawingBackend>(
 /// The axes every picture draws: the house fonts, grid lines at the
 /// labelled ticks and no minor lines. Callers add their axis titles, tick
 /// formats and counts, then draw.
-pub(crate) fn mesh<'a, 'b, DB: DrawingBackend>(
-    chart: &'b mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-) -> MeshStyle<'a, 'b, RangedCoordf64, RangedCoordf64, DB> {
+pub(crate) fn mesh<'a, 'b, DB: DrawingBackend, X: Ranged + ValueFormatter<X::ValueType>>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, RangedCoordf64>>,
+) -> MeshStyle<'a, 'b, X, RangedCoordf64, DB> {
     let mut m = chart.configure_mesh();
     m.label_style((FONT, TICK_SIZE))
         .axis_desc_style((FONT, AXIS_DESC_SIZE))
@@ -312,6 +308,393 @@ pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
         .background_style(WHITE.mix(0.92))
         .border_style(GREY)
         .draw()?;
+    Ok(())
+}
+
+/// Width of the slot a legend line swatch is drawn in: long enough to show
+/// a whole period of the longest dash pattern.
+pub(crate) const SWATCH: i32 = 40;
+
+/// Dash patterns in pixels (on, off, on, off, ...), paired with `SERIES`
+/// so that lines stay apart in greyscale prints and for readers who do not
+/// tell the colours apart: solid, dashed, dotted, dash-dot, long dash,
+/// dash-dot-dot, short dash, long dash-dot.
+pub(crate) const DASHES: [&[u32]; 8] = [
+    &[],
+    &[12, 6],
+    &[3, 4],
+    &[12, 5, 3, 5],
+    &[24, 6],
+    &[12, 4, 3, 4, 3, 4],
+    &[6, 5],
+    &[24, 5, 3, 5],
+];
+
+/// How a line is drawn. Lines (`draw_line`, `draw_line_px`) and their
+/// legend swatches (`Swatch::Line` in `legend_row`) both go through
+/// `draw_line_px`, so that a legend cannot show a style its line does not
+/// have. (Not plotters' own legend: its swatches must be elements, and a
+/// varying number of dashes needs either a custom `Drawable`, whose
+/// signature names a type plotters does not re-export, or nested
+/// `DynElement`s, which only 'static backends allow.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Stroke {
+    pub colour: RGBColor,
+    pub width: u32,
+    /// On and off lengths in pixels, repeated along the whole line; empty
+    /// for a solid line.
+    pub dash: &'static [u32],
+}
+
+impl Stroke {
+    /// The k-th series' colour and dash pattern, 2 px wide.
+    pub(crate) fn series(k: usize) -> Stroke {
+        Stroke {
+            colour: SERIES[k % SERIES.len()],
+            width: 2,
+            dash: DASHES[k % DASHES.len()],
+        }
+    }
+
+    pub(crate) fn style(self) -> ShapeStyle {
+        self.colour.stroke_width(self.width)
+    }
+}
+
+/// Draws a polyline given in the pixels of `area` with `stroke`.
+pub(crate) fn draw_line_px<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    points: &[(i32, i32)],
+    stroke: Stroke,
+) -> Result<(), VizError> {
+    let style = stroke.style();
+    for piece in dash_pieces(points, stroke.dash) {
+        area.draw(&PathElement::new(piece, style))?;
+    }
+    Ok(())
+}
+
+/// Draws a polyline given in a chart's data coordinates with `stroke`. The
+/// dash pattern is laid out in pixels, after mapping, and runs on across
+/// vertices, so that a staircase of many short steps still reads as
+/// dashed.
+pub(crate) fn draw_line<DB: DrawingBackend, CT: CoordTranslate>(
+    chart: &ChartContext<'_, DB, CT>,
+    points: &[CT::From],
+    stroke: Stroke,
+) -> Result<(), VizError> {
+    let area = chart.plotting_area().strip_coord_spec();
+    let (bx, by) = area.get_base_pixel();
+    let px: Vec<(i32, i32)> = points
+        .iter()
+        .map(|p| {
+            let (x, y) = chart.as_coord_spec().translate(p);
+            (x - bx, y - by)
+        })
+        .collect();
+    draw_line_px(&area, &px, stroke)
+}
+
+/// Cuts a pixel polyline into the pieces a dash pattern draws, starting
+/// with a whole "on" length. Pieces keep the polyline's corners and have
+/// no repeated points (a zero-length segment makes plotters' wide-line
+/// polygons NaN).
+pub(crate) fn dash_pieces(points: &[(i32, i32)], dash: &[u32]) -> Vec<Vec<(i32, i32)>> {
+    // An odd pattern repeats to an even one, as in SVG.
+    let dash: Vec<f64> = dash
+        .iter()
+        .chain(if dash.len() % 2 == 1 { dash } else { &[][..] })
+        .map(|&d| d as f64)
+        .collect();
+    let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
+    if dash.is_empty() || dash.iter().sum::<f64>() <= 0.0 {
+        pieces.push(points.iter().map(|&(x, y)| (x as f64, y as f64)).collect());
+    } else {
+        let mut k = 0;
+        let mut left = dash[0];
+        let mut cur: Vec<(f64, f64)> = Vec::new();
+        if let Some(&(x, y)) = points.first() {
+            cur.push((x as f64, y as f64));
+        }
+        for w in points.windows(2) {
+            let (a, b) = (
+                (w[0].0 as f64, w[0].1 as f64),
+                (w[1].0 as f64, w[1].1 as f64),
+            );
+            let len = (b.0 - a.0).hypot(b.1 - a.1);
+            let mut t = 0.0;
+            while len - t > left {
+                t += left;
+                let p = (a.0 + (b.0 - a.0) * t / len, a.1 + (b.1 - a.1) * t / len);
+                if k % 2 == 0 {
+                    cur.push(p);
+                    pieces.push(std::mem::take(&mut cur));
+                } else {
+                    cur = vec![p];
+                }
+                k = (k + 1) % dash.len();
+                left = dash[k];
+            }
+            left -= len - t;
+            if k % 2 == 0 {
+                cur.push(b);
+            }
+        }
+        if k % 2 == 0 {
+            pieces.push(cur);
+        }
+    }
+    pieces
+        .into_iter()
+        .map(|p| {
+            let mut q: Vec<(i32, i32)> = p
+                .into_iter()
+                .map(|(x, y)| (x.round() as i32, y.round() as i32))
+                .collect();
+            q.dedup();
+            q
+        })
+        .filter(|q| q.len() >= 2)
+        .collect()
+}
+
+/// What a legend entry shows left of its label.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Swatch {
+    /// A line drawn exactly as the series' line.
+    Line(Stroke),
+    /// A line with a point marker, as `draw_line` and `marker` draw them.
+    LineMarker(Stroke),
+    /// A filled box, for bars and shaded bands.
+    Fill(RGBColor),
+    /// A filled dot, as `dot` draws it.
+    Dot(RGBColor),
+    /// A hollow diamond, as `diamond` draws it.
+    Diamond(RGBColor),
+    /// A dot on a horizontal whisker, as `h_whisker` and `dot` draw them.
+    Whisker(RGBColor),
+    /// A whisker cut at the axis edge, as `h_whisker` draws it.
+    Clipped(RGBColor),
+    /// A vertical error bar, as `v_whisker` draws it.
+    ErrorBar(RGBColor),
+    /// An arrowhead pointing right, as `arrowhead` draws it.
+    Arrow(RGBColor),
+}
+
+impl Swatch {
+    fn width(&self) -> i32 {
+        match self {
+            Swatch::Line(_) | Swatch::LineMarker(_) | Swatch::Whisker(_) | Swatch::Clipped(_) => {
+                SWATCH
+            }
+            Swatch::Fill(_) => 22,
+            Swatch::Dot(_) | Swatch::Diamond(_) | Swatch::ErrorBar(_) | Swatch::Arrow(_) => 14,
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        a: &DrawingArea<DB, Shift>,
+        (x, y): (i32, i32),
+    ) -> Result<(), VizError> {
+        let mid = x + self.width() / 2;
+        match *self {
+            Swatch::Line(s) => draw_line_px(a, &[(x, y), (x + SWATCH, y)], s)?,
+            Swatch::LineMarker(s) => {
+                draw_line_px(a, &[(x, y), (x + SWATCH, y)], s)?;
+                marker(a, (mid, y), s.colour)?;
+            }
+            Swatch::Fill(c) => a.draw(&Rectangle::new(
+                [(x, y - 7), (x + self.width(), y + 7)],
+                c.filled(),
+            ))?,
+            Swatch::Dot(c) => dot(a, (mid, y), c)?,
+            Swatch::Diamond(c) => diamond(a, (mid, y), c)?,
+            Swatch::Whisker(c) => {
+                h_whisker(a, (x + 2, x + SWATCH - 2), y, c, (false, false))?;
+                dot(a, (mid, y), c)?;
+            }
+            Swatch::Clipped(c) => h_whisker(a, (x + 2, x + SWATCH - 2), y, c, (false, true))?,
+            Swatch::ErrorBar(c) => v_whisker(a, mid, (y - 8, y + 8), 5, c)?,
+            Swatch::Arrow(c) => arrowhead(a, (x + 12, y), 1, c)?,
+        }
+        Ok(())
+    }
+}
+
+/// One entry of a legend drawn with `legend_row`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+const LEGEND_LINE: i32 = 26;
+const LEGEND_GAP: i32 = 28;
+
+/// Width of `text` in the legend font, in pixels.
+fn legend_text_width(text: &str) -> i32 {
+    ensure_font();
+    (FONT, LEGEND_SIZE)
+        .into_font()
+        .box_size(text)
+        .map_or(text.chars().count() as i32 * LEGEND_SIZE as i32 / 2, |b| {
+            b.0 as i32
+        })
+}
+
+fn entry_width(e: &Entry) -> i32 {
+    e.swatch.width() + 8 + legend_text_width(&e.label)
+}
+
+/// Fills lines of `width` pixels with entries of the given widths, in
+/// order, `LEGEND_GAP` apart; returns each line's entries.
+pub(crate) fn legend_lines(widths: &[i32], width: i32) -> Vec<std::ops::Range<usize>> {
+    let mut lines = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (i, &w) in widths.iter().enumerate() {
+        if i > start && used + LEGEND_GAP + w > width {
+            lines.push(start..i);
+            start = i;
+            used = 0;
+        }
+        used += if i > start { LEGEND_GAP } else { 0 } + w;
+    }
+    if start < widths.len() {
+        lines.push(start..widths.len());
+    }
+    lines
+}
+
+/// Height `legend_row` takes for these entries on a picture `width` wide.
+pub(crate) fn legend_height(entries: &[Entry], width: u32) -> u32 {
+    if entries.is_empty() {
+        return 0;
+    }
+    let widths: Vec<i32> = entries.iter().map(entry_width).collect();
+    let lines = legend_lines(&widths, width as i32 - 2 * LEGEND_GAP).len();
+    (lines as i32 * LEGEND_LINE + 10) as u32
+}
+
+/// A legend in lines of its own, centred above the plot, so that it can
+/// never cover data; returns the area below it.
+pub(crate) fn legend_row<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+) -> Result<DrawingArea<DB, Shift>, VizError> {
+    let (w, _) = area.dim_in_pixel();
+    let h = legend_height(entries, w);
+    if h == 0 {
+        return Ok(area.clone());
+    }
+    let (top, rest) = area.split_vertically(h);
+    let widths: Vec<i32> = entries.iter().map(entry_width).collect();
+    let text = TextStyle::from((FONT, LEGEND_SIZE).into_font())
+        .color(&INK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (n, line) in legend_lines(&widths, w as i32 - 2 * LEGEND_GAP)
+        .into_iter()
+        .enumerate()
+    {
+        let total: i32 =
+            widths[line.clone()].iter().sum::<i32>() + LEGEND_GAP * (line.len() as i32 - 1);
+        let mut x = (w as i32 - total) / 2;
+        let y = n as i32 * LEGEND_LINE + LEGEND_LINE / 2 + 2;
+        for i in line {
+            let e = &entries[i];
+            e.swatch.draw(&top, (x, y))?;
+            let tx = x + e.swatch.width() + 8;
+            top.draw(&Text::new(e.label.clone(), (tx, y), text.clone()))?;
+            x += widths[i] + LEGEND_GAP;
+        }
+    }
+    Ok(rest)
+}
+
+/// A point on a line of means.
+pub(crate) fn marker<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    colour: RGBColor,
+) -> Result<(), VizError> {
+    a.draw(&Circle::new(at, 4, colour.filled()))?;
+    Ok(())
+}
+
+/// A filled dot: a mean.
+pub(crate) fn dot<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    colour: RGBColor,
+) -> Result<(), VizError> {
+    a.draw(&Circle::new(at, 5, colour.filled()))?;
+    a.draw(&Circle::new(at, 5, WHITE.stroke_width(1)))?;
+    Ok(())
+}
+
+/// A hollow diamond: a reference value.
+pub(crate) fn diamond<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    colour: RGBColor,
+) -> Result<(), VizError> {
+    let r = 7;
+    let pts = vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y), (x, y - r)];
+    a.draw(&Polygon::new(pts.clone(), WHITE.filled()))?;
+    a.draw(&PathElement::new(pts, colour.stroke_width(2)))?;
+    Ok(())
+}
+
+/// A horizontal interval from `x.0` to `x.1` with end caps; an end
+/// `clipped` by the axis gets a chevron pointing on instead of a cap.
+pub(crate) fn h_whisker<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    (x0, x1): (i32, i32),
+    y: i32,
+    colour: RGBColor,
+    clipped: (bool, bool),
+) -> Result<(), VizError> {
+    let s = colour.stroke_width(2);
+    a.draw(&PathElement::new(vec![(x0, y), (x1, y)], s))?;
+    for (x, out, clip) in [(x0, -1, clipped.0), (x1, 1, clipped.1)] {
+        let end = if clip {
+            vec![(x - 7 * out, y - 6), (x, y), (x - 7 * out, y + 6)]
+        } else {
+            vec![(x, y - 6), (x, y + 6)]
+        };
+        a.draw(&PathElement::new(end, s))?;
+    }
+    Ok(())
+}
+
+/// A filled arrowhead with its tip at `at`, pointing right (`out` 1) or
+/// left (-1): a value beyond the axis.
+pub(crate) fn arrowhead<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    out: i32,
+    colour: RGBColor,
+) -> Result<(), VizError> {
+    a.draw(&Polygon::new(
+        vec![(x - 11 * out, y - 7), (x, y), (x - 11 * out, y + 7)],
+        colour.filled(),
+    ))?;
+    Ok(())
+}
+
+/// A vertical error bar from `y.0` to `y.1` with caps `half` wide.
+pub(crate) fn v_whisker<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    x: i32,
+    (y0, y1): (i32, i32),
+    half: i32,
+    colour: RGBColor,
+) -> Result<(), VizError> {
+    let s = colour.stroke_width(2);
+    a.draw(&PathElement::new(vec![(x, y0), (x, y1)], s))?;
+    for y in [y0, y1] {
+        a.draw(&PathElement::new(vec![(x - half, y), (x + half, y)], s))?;
+    }
     Ok(())
 }
 
@@ -346,6 +729,36 @@ mod tests {
         assert_eq!(tick(0.25, 0.2), "0.25");
         assert_eq!(tick(12.0, 60.0), "12");
         assert_eq!(tick(-0.0001, 1.0), "0.0");
+    }
+
+    #[test]
+    fn dashes_run_on_across_corners() {
+        let solid = dash_pieces(&[(0, 0), (10, 0), (10, 0), (10, 10)], &[]);
+        assert_eq!(solid, vec![vec![(0, 0), (10, 0), (10, 10)]]);
+        // 10 on, 5 off over an L of 12 + 12 pixels: the first dash turns
+        // no corner, the second starts at 15 (3 down the leg) and ends at
+        // 24, the line's end.
+        let d = dash_pieces(&[(0, 0), (12, 0), (12, 12)], &[10, 5]);
+        assert_eq!(d, vec![vec![(0, 0), (10, 0)], vec![(12, 3), (12, 12)]]);
+        // A dash that spans the corner keeps it.
+        let d = dash_pieces(&[(0, 0), (8, 0), (8, 8)], &[12, 4]);
+        assert_eq!(d[0], vec![(0, 0), (8, 0), (8, 4)]);
+        // Odd patterns repeat, as in SVG: [3] is 3 on, 3 off.
+        let d = dash_pieces(&[(0, 0), (12, 0)], &[3]);
+        assert_eq!(d, vec![vec![(0, 0), (3, 0)], vec![(6, 0), (9, 0)]]);
+        // Every series' pattern shows at least one gap in a swatch.
+        for dash in &DASHES[1..] {
+            assert!(dash_pieces(&[(0, 0), (SWATCH, 0)], dash).len() >= 2);
+            assert!(dash.iter().sum::<u32>() as i32 <= SWATCH, "{dash:?}");
+        }
+    }
+
+    #[test]
+    fn legend_lines_wrap_in_order() {
+        assert_eq!(legend_lines(&[100, 100, 100], 400), vec![0..3]);
+        assert_eq!(legend_lines(&[200, 200, 100], 400), vec![0..1, 1..3]);
+        assert_eq!(legend_lines(&[900, 10], 400), vec![0..1, 1..2]);
+        assert!(legend_lines(&[], 400).is_empty());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use plotters::chart::SeriesAnno;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -375,40 +376,143 @@ fn line<DB: DrawingBackend>(
     Ok(())
 }
 
+/// How one kind of segment mark is drawn. The marks (`draw_marks`) and
+/// their legend swatches (`mark_legend`) are both made by `mark_paths`
+/// from one of these, so that the legend shows what the plot shows.
+#[derive(Clone, Copy)]
+struct MarkStyle {
+    colour: RGBColor,
+    width: u32,
+    /// At least this many pixels each side of the middle, so that one
+    /// segment stays visible in a zoomed-out view.
+    min_half: f64,
+    /// Draw marks covering the same pixels once.
+    thin: bool,
+    /// End caps when the mark is tall enough (`CAPS_FROM`).
+    caps: bool,
+}
+
+const ORIGINAL_MARK: MarkStyle = MarkStyle {
+    colour: ORIGINAL,
+    width: 1,
+    min_half: 1.5,
+    thin: true,
+    caps: true,
+};
+const RETRANSMIT_MARK: MarkStyle = MarkStyle {
+    colour: RETRANSMIT,
+    width: 3,
+    min_half: 5.0,
+    thin: false,
+    caps: false,
+};
+const SACK_MARK: MarkStyle = MarkStyle {
+    colour: SACK,
+    width: 1,
+    min_half: 1.0,
+    thin: true,
+    caps: true,
+};
+const DSACK_MARK: MarkStyle = MarkStyle {
+    colour: DSACK,
+    width: 3,
+    min_half: 4.0,
+    thin: false,
+    caps: false,
+};
+/// Half-height from which a mark gets its caps (I-beams when zoomed in).
+const CAPS_FROM: f64 = 5.0;
+/// Half-height of a mark in the legend.
+const SWATCH_HALF: i32 = 7;
+const CROSS_R: i32 = 5;
+const CROSS_WIDTH: u32 = 2;
+const UNA_WIDTH: u32 = 2;
+
+/// A mark's strokes, as offsets from the middle of its top end: the bar
+/// from `(0, 0)` to `(0, len)`, and caps when `caps`.
+fn mark_paths(len: i32, caps: bool) -> Vec<Vec<(i32, i32)>> {
+    let mut out = vec![vec![(0, 0), (0, len)]];
+    if caps {
+        out.push(vec![(-2, 0), (2, 0)]);
+        out.push(vec![(-2, len), (2, len)]);
+    }
+    out
+}
+
+/// A drop's X, as offsets from its centre.
+fn cross_paths() -> [Vec<(i32, i32)>; 2] {
+    let r = CROSS_R;
+    [vec![(-r, -r), (r, r)], vec![(-r, r), (r, -r)]]
+}
+
+/// Gives a legend entry the swatch for a kind of mark: its strokes from
+/// `mark_paths`, with caps when most marks in view have them.
+fn mark_legend<'a, DB: DrawingBackend + 'a>(
+    anno: &mut SeriesAnno<'a, DB>,
+    m: MarkStyle,
+    capped: bool,
+) {
+    let s = m.colour.stroke_width(m.width);
+    let paths = mark_paths(2 * SWATCH_HALF, capped);
+    let strokes = paths.len();
+    let at = |(x, y): (i32, i32)| EmptyElement::at((x + 10, y - SWATCH_HALF));
+    let path = move |k: usize| PathElement::new(paths[k].clone(), s);
+    // One closure per count of strokes: plotters' legend takes one
+    // element type per entry.
+    if strokes == 3 {
+        anno.legend(move |p| at(p) + path(0) + path(1) + path(2));
+    } else {
+        anno.legend(move |p| at(p) + path(0));
+    }
+}
+
+fn cross_legend<'a, DB: DrawingBackend + 'a>(anno: &mut SeriesAnno<'a, DB>, colour: RGBColor) {
+    let s = colour.stroke_width(CROSS_WIDTH);
+    anno.legend(move |(x, y)| {
+        let [a, b] = cross_paths();
+        EmptyElement::at((x + 10, y)) + PathElement::new(a, s) + PathElement::new(b, s)
+    });
+}
+
 /// Draws segment marks as vertical bars spanning their bytes (I-beams when
 /// zoomed in, like the double-ended arrows of the PRR paper), at least
-/// `min_half` pixels tall each side of the middle so that one segment is
-/// visible in a zoomed-out view.
+/// `m.min_half` pixels tall each side of the middle so that one segment is
+/// visible in a zoomed-out view. Returns whether most marks drawn got
+/// caps, for the legend's swatch.
 fn draw_marks<DB: DrawingBackend>(
     a: &DrawingArea<DB, Shift>,
     map: &Map,
     marks: &[Mark],
-    style: ShapeStyle,
-    min_half: f64,
-    thin: bool,
-    caps: bool,
-) -> Result<(), VizError> {
+    m: MarkStyle,
+) -> Result<bool, VizError> {
+    let style = m.colour.stroke_width(m.width);
     let mut seen = PixelSet::new();
-    for m in marks {
-        let x = map.x(m.t).round() as i32;
-        let (top, bot) = (map.y(m.hi), map.y(m.lo));
+    let (mut drawn, mut capped) = (0usize, 0usize);
+    for mk in marks {
+        let x = map.x(mk.t).round() as i32;
+        let (top, bot) = (map.y(mk.hi), map.y(mk.lo));
         let mid = (top + bot) / 2.0;
         // Half a pixel of air between adjacent segments.
-        let half = ((bot - top) / 2.0 - 0.5).max(min_half);
+        let half = ((bot - top) / 2.0 - 0.5).max(m.min_half);
         let (y0, y1) = (
             map.clamp_y(mid - half).round() as i32,
             map.clamp_y(mid + half).round() as i32,
         );
-        if thin && !seen.first((x, y0, y1)) {
+        if m.thin && !seen.first((x, y0, y1)) {
             continue;
         }
-        line(a, vec![(x, y0), (x, y1)], style)?;
-        if caps && half >= 5.0 {
-            line(a, vec![(x - 2, y0), (x + 2, y0)], style)?;
-            line(a, vec![(x - 2, y1), (x + 2, y1)], style)?;
+        let caps = m.caps && half >= CAPS_FROM;
+        drawn += 1;
+        capped += caps as usize;
+        for p in mark_paths(y1 - y0, caps) {
+            line(
+                a,
+                p.into_iter().map(|(dx, dy)| (x + dx, y0 + dy)).collect(),
+                style,
+            )?;
         }
     }
-    Ok(())
+    Ok(drawn > 0 && capped * 2 >= drawn)
 }
 
 fn draw_crosses<DB: DrawingBackend>(
@@ -417,19 +521,19 @@ fn draw_crosses<DB: DrawingBackend>(
     marks: &[Mark],
     colour: RGBColor,
 ) -> Result<(), VizError> {
-    let style = colour.stroke_width(2);
+    let style = colour.stroke_width(CROSS_WIDTH);
     for m in marks {
         let x = map.x(m.t).round() as i32;
         let y = map.clamp_y((map.y(m.hi) + map.y(m.lo)) / 2.0).round() as i32;
-        let r = 5;
-        line(a, vec![(x - r, y - r), (x + r, y + r)], style)?;
-        line(a, vec![(x - r, y + r), (x + r, y - r)], style)?;
+        for p in cross_paths() {
+            line(
+                a,
+                p.into_iter().map(|(dx, dy)| (x + dx, y + dy)).collect(),
+                style,
+            )?;
+        }
     }
     Ok(())
-}
-
-fn bar_legend(x: i32, y: i32, s: ShapeStyle) -> PathElement<(i32, i32)> {
-    PathElement::new(vec![(x + 10, y - 7), (x + 10, y + 7)], s)
 }
 
 impl Picture for Tsg<'_> {
@@ -506,17 +610,8 @@ impl Picture for Tsg<'_> {
             }
         }
 
-        let sack_style = SACK.stroke_width(1);
-        draw_marks(&area, &map, &p.sacks, sack_style, 1.0, true, true)?;
-        draw_marks(
-            &area,
-            &map,
-            &p.dsacks,
-            DSACK.stroke_width(3),
-            4.0,
-            false,
-            false,
-        )?;
+        let sack_caps = draw_marks(&area, &map, &p.sacks, SACK_MARK)?;
+        let dsack_caps = draw_marks(&area, &map, &p.dsacks, DSACK_MARK)?;
 
         let una_px: Vec<(f64, f64)> = staircase(&p.una, self.t1.min(x1))
             .into_iter()
@@ -528,27 +623,11 @@ impl Picture for Tsg<'_> {
                 .iter()
                 .map(|&(x, y)| (x.round() as i32, y.round() as i32))
                 .collect();
-            line(&area, pts, UNA.stroke_width(2))?;
+            line(&area, pts, UNA.stroke_width(UNA_WIDTH))?;
         }
 
-        draw_marks(
-            &area,
-            &map,
-            &p.originals,
-            ORIGINAL.stroke_width(1),
-            1.5,
-            true,
-            true,
-        )?;
-        draw_marks(
-            &area,
-            &map,
-            &p.retransmissions,
-            RETRANSMIT.stroke_width(3),
-            5.0,
-            false,
-            false,
-        )?;
+        let original_caps = draw_marks(&area, &map, &p.originals, ORIGINAL_MARK)?;
+        let rtx_caps = draw_marks(&area, &map, &p.retransmissions, RETRANSMIT_MARK)?;
         draw_crosses(&area, &map, &p.queue_drops, QUEUE_DROP)?;
         draw_crosses(&area, &map, &p.loss_drops, LOSS_DROP)?;
 
@@ -635,53 +714,55 @@ impl Picture for Tsg<'_> {
         // series because the marks themselves are pixel-space elements.
         type Coord = (f64, f64);
         let none = || std::iter::empty::<PathElement<Coord>>();
-        chart
-            .draw_series(none())?
-            .label("original transmission")
-            .legend(|(x, y)| bar_legend(x, y, ORIGINAL.stroke_width(2)));
+        mark_legend(
+            chart.draw_series(none())?.label("original transmission"),
+            ORIGINAL_MARK,
+            original_caps,
+        );
         if !p.retransmissions.is_empty() {
-            chart
-                .draw_series(none())?
-                .label("retransmission")
-                .legend(|(x, y)| bar_legend(x, y, RETRANSMIT.stroke_width(3)));
+            mark_legend(
+                chart.draw_series(none())?.label("retransmission"),
+                RETRANSMIT_MARK,
+                rtx_caps,
+            );
         }
         if !p.loss_drops.is_empty() {
-            chart
-                .draw_series(none())?
-                .label("dropped by the loss model (at send time)")
-                .legend(|(x, y)| {
-                    let s = LOSS_DROP.stroke_width(2);
-                    EmptyElement::at((x + 10, y))
-                        + PathElement::new(vec![(-5, -5), (5, 5)], s)
-                        + PathElement::new(vec![(-5, 5), (5, -5)], s)
-                });
+            cross_legend(
+                chart
+                    .draw_series(none())?
+                    .label("dropped by the loss model (at send time)"),
+                LOSS_DROP,
+            );
         }
         if !p.queue_drops.is_empty() {
-            chart
-                .draw_series(none())?
-                .label("dropped at the full queue")
-                .legend(|(x, y)| {
-                    let s = QUEUE_DROP.stroke_width(2);
-                    EmptyElement::at((x + 10, y))
-                        + PathElement::new(vec![(-5, -5), (5, 5)], s)
-                        + PathElement::new(vec![(-5, 5), (5, -5)], s)
-                });
+            cross_legend(
+                chart
+                    .draw_series(none())?
+                    .label("dropped at the full queue"),
+                QUEUE_DROP,
+            );
         }
         chart
             .draw_series(none())?
             .label("snd.una (cumulative ACK)")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], UNA.stroke_width(2)));
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], UNA.stroke_width(UNA_WIDTH))
+            });
         if !p.sacks.is_empty() {
-            chart
-                .draw_series(none())?
-                .label("SACK block (at ACK arrival)")
-                .legend(|(x, y)| bar_legend(x, y, SACK.stroke_width(2)));
+            mark_legend(
+                chart
+                    .draw_series(none())?
+                    .label("SACK block (at ACK arrival)"),
+                SACK_MARK,
+                sack_caps,
+            );
         }
         if !p.dsacks.is_empty() {
-            chart
-                .draw_series(none())?
-                .label("DSACK block")
-                .legend(|(x, y)| bar_legend(x, y, DSACK.stroke_width(3)));
+            mark_legend(
+                chart.draw_series(none())?.label("DSACK block"),
+                DSACK_MARK,
+                dsack_caps,
+            );
         }
         for kind in &band_kinds {
             let (colour, label) = if kind == "timeout" {

@@ -99,6 +99,9 @@ pub enum Expect {
     /// a relative change): ours is measured per seed against the same
     /// seed's baseline.
     Effect { paper: f64, band: Band },
+    /// A lower bound, e.g. "RTOR saves at least one RTT": ours may exceed
+    /// it by any amount, and may fall short of it by the band.
+    AtLeast { paper: f64, band: Band },
     /// An order without a size, e.g. "PRR recovers faster than RFC 3517":
     /// ours is the per-seed difference, whose sign the paper gives.
     Order { paper_positive: bool },
@@ -141,6 +144,13 @@ pub fn judge(expect: &Expect, ours: &Summary) -> Verdict {
     match *expect {
         Expect::Value { paper, band } => {
             if overlaps(band.around(paper)) {
+                Verdict::Reproduced
+            } else {
+                Verdict::Differs
+            }
+        }
+        Expect::AtLeast { paper, band } => {
+            if overlaps([band.around(paper)[0], f64::INFINITY]) {
                 Verdict::Reproduced
             } else {
                 Verdict::Differs
@@ -190,6 +200,20 @@ pub fn paired_relative(a: &[f64], b: &[f64], name: &str) -> Summary {
     summarize(&d, false, name)
 }
 
+/// A measurement of an experiment with no random input (the papers'
+/// hand-placed drops on an otherwise fixed path): every seed gives the
+/// same number, so one run is exact and its interval has zero width
+/// (docs/REPRODUCTIONS.md, "Verdicts"). Judged by the same rules.
+pub fn exact(x: f64) -> Summary {
+    Summary {
+        n: 1,
+        mean: x,
+        sd: 0.0,
+        ci95: Some([x, x]),
+        ci_method: "exact",
+    }
+}
+
 /// What a row that needs an explanation says until an experiment has
 /// tested one.
 pub const UNEXPLAINED: &str =
@@ -216,6 +240,13 @@ impl Claim {
         explanation: &str,
     ) -> Claim {
         let verdict = judge(&expect, &ours);
+        // An explanation prepared for a difference means nothing on a row
+        // that does not differ.
+        let explanation = if verdict.needs_explanation() {
+            explanation
+        } else {
+            ""
+        };
         Claim {
             paper: paper.into(),
             experiment: experiment.into(),
@@ -257,6 +288,7 @@ impl Claim {
         };
         match &self.expect {
             Expect::Value { paper, band: b } => format!("{paper} ({})", band(*b)),
+            Expect::AtLeast { paper, band: b } => format!(">= {paper} ({})", band(*b)),
             Expect::Effect { paper, band: b } => format!("{paper:+} ({})", band(*b)),
             Expect::Order { paper_positive } => {
                 (if *paper_positive { "> 0" } else { "< 0" }).to_string()
@@ -385,6 +417,36 @@ mod tests {
         // The PRR paper's Figure 5 as measured in issue 12: RFC 3517 64 ms,
         // PRR 80 ms, so RFC 3517 - PRR = -16 ms in every seed.
         assert_eq!(judge(&e, &ours(-16.0, -20.0, -12.0)), Verdict::Contradicted);
+    }
+
+    #[test]
+    fn a_lower_bound_has_no_upper_limit() {
+        // "RTOR saves at least one RTT" at 10 ms: band from 7.5 ms up.
+        let e = Expect::AtLeast {
+            paper: 10.0,
+            band: Band::QUANTITY,
+        };
+        assert_eq!(judge(&e, &ours(43.0, 37.0, 49.0)), Verdict::Reproduced);
+        assert_eq!(judge(&e, &ours(8.0, 7.6, 8.4)), Verdict::Reproduced);
+        assert_eq!(judge(&e, &ours(6.0, 5.0, 7.0)), Verdict::Differs);
+    }
+
+    #[test]
+    fn an_exact_value_is_judged_as_a_point() {
+        // Figure 2: RFC 3517 is silent for about half an RTT (50 ms, band
+        // [37.5, 62.5]).
+        let e = Expect::Value {
+            paper: 50.0,
+            band: Band::QUANTITY,
+        };
+        assert_eq!(judge(&e, &exact(62.0)), Verdict::Reproduced);
+        assert_eq!(judge(&e, &exact(63.0)), Verdict::Differs);
+        // An order of zero (a tie) is no order.
+        let o = Expect::Order {
+            paper_positive: true,
+        };
+        assert_eq!(judge(&o, &exact(0.0)), Verdict::Differs);
+        assert_eq!(judge(&o, &exact(-1.0)), Verdict::Contradicted);
     }
 
     #[test]

@@ -17,6 +17,8 @@ use losslab_sim::{RunResults, Simulation, Tracer};
 #[derive(Clone, Copy, Debug)]
 pub struct Tx {
     pub t: Time,
+    /// First byte of the segment.
+    pub seq: u64,
     pub tx_count: u32,
 }
 
@@ -70,6 +72,7 @@ impl Tracer for Collector {
         match (p.body, fate) {
             (Body::Data(s), PacketFate::Sent) => c.flows[f].sent.push(Tx {
                 t: at,
+                seq: s.seq,
                 tx_count: s.tx_count,
             }),
             (Body::Ack(a), PacketFate::Delivered) => {
@@ -89,6 +92,35 @@ impl Tracer for Collector {
 pub struct Run {
     pub results: RunResults,
     pub traces: Vec<FlowTrace>,
+}
+
+/// Runs `f(i)` for every i in `0..n` on every core; the results come back
+/// in index order, so the thread count never shows in the output.
+pub fn par_map<T: Send>(
+    n: usize,
+    f: impl Fn(usize) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, String> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |x| x.get())
+        .clamp(1, n.max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<Result<T, String>>> = (0..n).map(|_| None).collect();
+    let slots = std::sync::Mutex::new(&mut out);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = f(i);
+                slots.lock().expect("a worker panicked")[i] = Some(r);
+            });
+        }
+    });
+    out.into_iter()
+        .map(|r| r.expect("every index ran"))
+        .collect()
 }
 
 /// Runs a scenario. With `dir`, also leaves a run directory there
@@ -161,18 +193,6 @@ pub fn scenario(
     }
 }
 
-/// A flow with the named algorithms.
-pub fn flow(name: &str, cc: &str, recovery: &str, detection: &str) -> FlowSpec {
-    let mut f = FlowSpec::new(name);
-    f.cc = match cc {
-        "newreno" => CcSpec::NewReno,
-        other => CcSpec::Named(other.into()),
-    };
-    f.recovery = recovery.into();
-    f.detection = detection.into();
-    f
-}
-
 pub fn ms(t: Time) -> String {
     format!("{:.0} ms", t as f64 / MS as f64)
 }
@@ -215,4 +235,15 @@ impl Gen {
     pub fn exp(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.unit()).ln()
     }
+}
+
+/// Writes `sc` as DIR/<experiment>/<scenario name>.toml, which `losslab
+/// run` reads back as the same scenario (losslab-sim emit.rs). Scenario
+/// names are unique within a paper's experiment (a test checks it).
+pub fn export(dir: &Path, exp: &str, sc: &Scenario) -> Result<(), String> {
+    let d = dir.join(exp);
+    fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    let text = losslab_sim::emit::to_toml(sc).map_err(|e| format!("{}: {e}", sc.name))?;
+    let f = d.join(format!("{}.toml", sc.name));
+    fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))
 }

@@ -1,15 +1,21 @@
 //! `losslab reproduce [PAPER ...] [--quick] [--out DIR]`: the papers'
 //! experiments, run in the simulator, our figures printed beside theirs.
 //!
-//! Each experiment returns a table (metric, ours, the paper's) and a list
-//! of qualitative checks (who wins, which property holds). `--quick`
-//! variants run in seconds and are what CI asserts on; the full variants
-//! run the paper's sizes. Every experiment writes its runs' data and
-//! pictures under OUT/<paper>/<experiment>/ and an index.html per paper.
+//! Each experiment returns example rows (one run's numbers beside the
+//! paper's) and its claims: every quantitative statement of the paper it
+//! measures, over seeds, with a verdict computed by claims.rs. `--quick`
+//! runs in seconds with its own smaller seed set and is what CI asserts
+//! on; the default runs in minutes; `--full` runs the paper's sizes.
+//! Every experiment writes its runs' data and pictures under
+//! OUT/<paper>/<experiment>/, and claims.csv, results.json and an
+//! index.html per paper; `--export DIR` also writes every scenario it ran
+//! as TOML, for `losslab run`.
 
 pub mod claims;
 mod common;
 mod prr;
+mod prr_er;
+mod prr_web;
 mod tail;
 
 use std::fmt::Write as _;
@@ -26,9 +32,17 @@ use crate::Failure;
 pub struct ReproduceArgs {
     /// Papers to reproduce (default: all). Known: prr, tail.
     pub papers: Vec<String>,
-    /// Small versions that run in seconds.
-    #[arg(long)]
+    /// Small versions that run in seconds (fewer seeds and points).
+    #[arg(long, conflicts_with = "full")]
     pub quick: bool,
+    /// The paper-scale run counts (more seeds, downloads and flows).
+    #[arg(long)]
+    pub full: bool,
+    /// Also write every scenario run as a TOML file under DIR/<paper>/
+    /// <experiment>/, named after the scenario: `losslab run FILE` gives
+    /// the same numbers.
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
     /// Output directory.
     #[arg(long, default_value = "out/reproduce")]
     pub out: PathBuf,
@@ -45,27 +59,19 @@ pub struct Row {
     pub paper: String,
 }
 
-/// A qualitative finding of the paper, checked on our runs.
-#[derive(Clone, Debug, Serialize)]
-pub struct Check {
-    pub claim: String,
-    pub holds: bool,
-    pub detail: String,
-}
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Experiment {
     pub id: String,
     pub title: String,
     pub setup: String,
+    /// One run's numbers beside the paper's: an example, not a finding.
     pub rows: Vec<Row>,
-    pub checks: Vec<Check>,
     /// Pictures, relative to the paper's output directory.
     pub pictures: Vec<String>,
     /// What we think explains a difference from the paper.
     pub notes: Vec<String>,
     /// The paper's quantitative claims measured here, over seeds, with
-    /// computed verdicts (claims.rs; being filled in by issue 12).
+    /// computed verdicts (claims.rs).
     pub claims: Vec<claims::Claim>,
 }
 
@@ -76,7 +82,6 @@ impl Experiment {
             title: title.into(),
             setup: setup.into(),
             rows: vec![],
-            checks: vec![],
             pictures: vec![],
             notes: vec![],
             claims: vec![],
@@ -94,13 +99,6 @@ impl Experiment {
             paper: paper.into(),
         });
     }
-    pub fn check(&mut self, claim: impl Into<String>, holds: bool, detail: impl Into<String>) {
-        self.checks.push(Check {
-            claim: claim.into(),
-            holds,
-            detail: detail.into(),
-        });
-    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -108,16 +106,45 @@ pub struct PaperResult {
     pub paper: String,
     pub title: String,
     pub quick: bool,
+    pub full: bool,
     pub experiments: Vec<Experiment>,
 }
 
-/// Where an experiment writes, and whether it is the quick variant.
+/// Where an experiment writes, at which scale, and where it exports the
+/// scenarios it runs.
 pub struct Ctx {
     pub dir: PathBuf,
     pub quick: bool,
+    pub full: bool,
+    pub export: Option<PathBuf>,
 }
 
 impl Ctx {
+    /// The quick, default or full value of a size.
+    pub fn pick<T>(&self, quick: T, default: T, full: T) -> T {
+        if self.quick {
+            quick
+        } else if self.full {
+            full
+        } else {
+            default
+        }
+    }
+
+    /// Runs `sc` for experiment `exp` (common::run), first writing it to
+    /// the export directory when asked.
+    pub fn run(
+        &self,
+        exp: &str,
+        sc: &losslab_sim::Scenario,
+        dir: Option<&Path>,
+    ) -> Result<common::Run, String> {
+        if let Some(x) = &self.export {
+            common::export(x, exp, sc)?;
+        }
+        common::run(sc, dir)
+    }
+
     pub fn sub(&self, name: &str) -> Result<PathBuf, String> {
         let d = self.dir.join(name);
         fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
@@ -146,6 +173,8 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         let ctx = Ctx {
             dir: a.out.join(n),
             quick: a.quick,
+            full: a.full,
+            export: a.export.as_ref().map(|x| x.join(n)),
         };
         fs::create_dir_all(&ctx.dir)
             .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
@@ -153,6 +182,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         let json = serde_json::to_string_pretty(&r).expect("serialise");
         fs::write(ctx.dir.join("results.json"), format!("{json}\n"))
             .map_err(|e| Failure::Runtime(e.to_string()))?;
+        claims_chart(&ctx.dir, &r).map_err(Failure::Runtime)?;
         write_html(&ctx.dir, &r).map_err(Failure::Runtime)?;
         let all: Vec<claims::Claim> = r
             .experiments
@@ -176,30 +206,43 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The text shown on the terminal.
+/// The text shown on the terminal: the verdict counts, then per
+/// experiment its claims and its example rows.
 pub fn render(r: &PaperResult) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "\n=== {} ({}){}",
-        r.title,
-        r.paper,
-        if r.quick { " [quick]" } else { "" }
-    );
+    let _ = writeln!(s, "\n=== {} ({}){}", r.title, r.paper, scale_flag(r));
     let all: Vec<claims::Claim> = r
         .experiments
         .iter()
         .flat_map(|e| e.claims.iter().cloned())
         .collect();
-    if !all.is_empty() {
-        let _ = writeln!(
-            s,
-            "claims measured over seeds so far: {} (claims.csv; the rules: docs/REPRODUCTIONS.md, \"Verdicts\")",
-            claims::counts(&all)
-        );
-    }
+    let _ = writeln!(
+        s,
+        "{} claims: {}\n(ours: mean [95% CI] (n seeds); paper: value (tolerance band); rules: docs/REPRODUCTIONS.md, \"Verdicts\")",
+        all.len(),
+        claims::counts(&all)
+    );
     for e in &r.experiments {
         let _ = writeln!(s, "\n--- {}: {}\n{}", e.id, e.title, e.setup);
+        for c in &e.claims {
+            let _ = writeln!(
+                s,
+                "  {:<16} {}\n  {:<16} ours {}; paper {}{}",
+                format!("[{}]", c.verdict.name()),
+                c.statement,
+                "",
+                ours_text(c),
+                c.paper_text(),
+                if c.verdict.needs_explanation() {
+                    format!("\n  {:<16} why: {}", "", c.explanation)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        if e.rows.is_empty() {
+            continue;
+        }
         let w0 = e
             .rows
             .iter()
@@ -214,46 +257,29 @@ pub fn render(r: &PaperResult) -> String {
             .max()
             .unwrap_or(4)
             .max(4);
-        let _ = writeln!(s, "  {:<w0$}  {:>w1$}  paper", "metric", "ours");
+        let _ = writeln!(
+            s,
+            "  example (one seed)\n  {:<w0$}  {:>w1$}  paper",
+            "metric", "ours"
+        );
         for row in &e.rows {
             let _ = writeln!(s, "  {:<w0$}  {:>w1$}  {}", row.metric, row.ours, row.paper);
-        }
-        for c in &e.checks {
-            let _ = writeln!(
-                s,
-                "  [{}] {} ({})",
-                if c.holds { "ok" } else { "DIFFERS" },
-                c.claim,
-                c.detail
-            );
         }
         for n in &e.notes {
             let _ = writeln!(s, "  note: {n}");
         }
-        if !e.claims.is_empty() {
-            let _ = writeln!(
-                s,
-                "  claims (ours: mean [95% CI] over n seeds; paper: value (band)):"
-            );
-        }
-        for c in &e.claims {
-            let _ = writeln!(
-                s,
-                "  {:<15} {}\n  {:<15}   ours {}; paper {}{}",
-                format!("[{}]", c.verdict.name()),
-                c.statement,
-                "",
-                ours_text(c),
-                c.paper_text(),
-                if c.verdict.needs_explanation() {
-                    format!("; {}", c.explanation)
-                } else {
-                    String::new()
-                }
-            );
-        }
     }
     s
+}
+
+fn scale_flag(r: &PaperResult) -> &'static str {
+    if r.quick {
+        " [--quick]"
+    } else if r.full {
+        " [--full]"
+    } else {
+        ""
+    }
 }
 
 /// Our side of a claim: mean [CI] (n).
@@ -268,73 +294,131 @@ fn ours_text(c: &claims::Claim) -> String {
             .to_string()
     };
     match o.ci95 {
+        _ if o.ci_method == "exact" => format!("{} (exact, one run)", g(o.mean)),
         Some([lo, hi]) => format!("{} [{}, {}] (n {})", g(o.mean), g(lo), g(hi), o.n),
         None => format!("{} (n {})", g(o.mean), o.n),
     }
 }
 
+/// claims.png: every claim of the paper on one axis, ours against the
+/// paper's band. Units differ between claims, so each row is scaled to
+/// its own band: a value, effect or lower bound by the band's half-width
+/// around the paper's number (the band is then [-1, 1], or [-1, ...) for
+/// a lower bound); an order, whose paper side
+/// is a sign, by the largest magnitude of our interval (the band is the
+/// paper's side, 0 to 1.5 or -1.5 to 0).
+fn claims_chart(dir: &Path, r: &PaperResult) -> Result<(), String> {
+    use losslab_viz::charts::ClaimRow;
+    let rows: Vec<ClaimRow> = r
+        .experiments
+        .iter()
+        .flat_map(|e| &e.claims)
+        .map(|c| {
+            let ours = c.ours.as_ref();
+            let (mean, ci) = (ours.map(|o| o.mean), ours.and_then(|o| o.ci95));
+            let label = format!("{}: {}", c.experiment, c.id);
+            let verdict = c.verdict.name().to_string();
+            match &c.expect {
+                claims::Expect::Value { paper, band }
+                | claims::Expect::Effect { paper, band }
+                | claims::Expect::AtLeast { paper, band } => {
+                    let [lo, hi] = band.around(*paper);
+                    let half = ((hi - lo) / 2.0).max(f64::MIN_POSITIVE);
+                    let z = |x: f64| (x - paper) / half;
+                    // A lower bound's band has no top: drawn to 4 half-widths.
+                    let top = if matches!(c.expect, claims::Expect::AtLeast { .. }) {
+                        4.0
+                    } else {
+                        1.0
+                    };
+                    ClaimRow {
+                        label,
+                        verdict,
+                        paper: 0.0,
+                        band: [-1.0, top],
+                        mean: mean.map(z),
+                        ci: ci.map(|[a, b]| [z(a), z(b)]),
+                    }
+                }
+                claims::Expect::Order { paper_positive } => {
+                    let scale = ci
+                        .map(|[a, b]| a.abs().max(b.abs()))
+                        .filter(|s| *s > 0.0)
+                        .unwrap_or(1.0);
+                    let z = |x: f64| x / scale;
+                    let side = if *paper_positive { 1.0 } else { -1.0 };
+                    ClaimRow {
+                        label,
+                        verdict,
+                        paper: 0.75 * side,
+                        band: if *paper_positive {
+                            [0.0, 1.5]
+                        } else {
+                            [-1.5, 0.0]
+                        },
+                        mean: mean.map(z),
+                        ci: ci.map(|[a, b]| [z(a), z(b)]),
+                    }
+                }
+            }
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    losslab_viz::charts::claims(
+        &dir.join("claims"),
+        &format!("{}: our 95% CI against the paper's band", r.paper),
+        &rows,
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
 fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
+    let all: Vec<claims::Claim> = r
+        .experiments
+        .iter()
+        .flat_map(|e| e.claims.iter().cloned())
+        .collect();
     let mut h = String::new();
     let _ = write!(
         h,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>losslab \
          reproduce {p}</title><style>body{{font-family:system-ui,sans-serif;max-width:1100px;\
          margin:2em auto;padding:0 1em;color:#222}}table{{border-collapse:collapse}}td,th{{border:\
-         1px solid #ccc;padding:.3em .6em}}th{{background:#f3f3f3}}.ok{{color:#070}}.no{{color:\
-         #b00}}img{{max-width:100%;border:1px solid #ddd}}</style></head><body><h1>{t}</h1>\
-         <p>losslab reproduce {p}{q}</p>",
+         1px solid #ccc;padding:.3em .6em}}th{{background:#f3f3f3}}.reproduced{{color:#070}}\
+         .same-direction{{color:#770}}.differs{{color:#b60}}.contradicted{{color:#b00;\
+         font-weight:bold}}.not-measured{{color:#777}}img{{max-width:100%;border:1px solid #ddd}}\
+         </style></head><body><h1>{t}</h1><p>losslab reproduce {p}{q}</p><p><b>{n} claims: {c}\
+         </b> (claims.csv; the rules: docs/REPRODUCTIONS.md, \"Verdicts\")</p>\
+         <figure><img src=\"claims.png\" alt=\"every claim against the paper's band\"></figure>",
         p = esc(&r.paper),
         t = esc(&r.title),
-        q = if r.quick { " --quick" } else { "" }
+        q = scale_flag(r),
+        n = all.len(),
+        c = esc(&claims::counts(&all)),
     );
     for e in &r.experiments {
         let _ = write!(
             h,
-            "<h2>{}: {}</h2><p>{}</p><table><tr><th>metric</th><th>ours</th><th>paper</th></tr>",
+            "<h2>{}: {}</h2><p>{}</p>",
             esc(&e.id),
             esc(&e.title),
             esc(&e.setup)
         );
-        for row in &e.rows {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&row.metric),
-                esc(&row.ours),
-                esc(&row.paper)
-            );
-        }
-        h.push_str("</table><ul>");
-        for c in &e.checks {
-            let _ = write!(
-                h,
-                "<li class=\"{}\">{} {} <small>({})</small></li>",
-                if c.holds { "ok" } else { "no" },
-                if c.holds {
-                    "&#10003;"
-                } else {
-                    "&#10007; differs:"
-                },
-                esc(&c.claim),
-                esc(&c.detail)
-            );
-        }
-        h.push_str("</ul>");
-        for n in &e.notes {
-            let _ = write!(h, "<p><i>{}</i></p>", esc(n));
-        }
         if !e.claims.is_empty() {
             h.push_str(
                 "<table><tr><th>verdict</th><th>claim</th><th>ours: mean [95% CI] (n)</th>\
-                 <th>paper (band)</th><th>explanation</th></tr>",
+                 <th>paper (band)</th><th>why</th></tr>",
             );
             for c in &e.claims {
-                let _ =
-                    write!(
+                let v = c.verdict.name();
+                let _ = write!(
                     h,
                     "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    if c.verdict == claims::Verdict::Reproduced { "ok" } else { "no" },
-                    esc(c.verdict.name()),
+                    v.replace(' ', "-"),
+                    esc(v),
                     esc(&c.statement),
                     esc(&ours_text(c)),
                     esc(&c.paper_text()),
@@ -342,6 +426,24 @@ fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
                 );
             }
             h.push_str("</table>");
+        }
+        if !e.rows.is_empty() {
+            h.push_str(
+                "<h3>Example (one seed)</h3><table><tr><th>metric</th><th>ours</th><th>paper</th></tr>",
+            );
+            for row in &e.rows {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    esc(&row.metric),
+                    esc(&row.ours),
+                    esc(&row.paper)
+                );
+            }
+            h.push_str("</table>");
+        }
+        for n in &e.notes {
+            let _ = write!(h, "<p><i>{}</i></p>", esc(n));
         }
         for p in &e.pictures {
             let _ = write!(h, "<figure><img src=\"{0}\" alt=\"{0}\"></figure>", esc(p));

@@ -1,19 +1,21 @@
 //! Helpers for the `losslab reproduce` tests.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Runs `losslab reproduce PAPER --quick --json` into a fresh directory;
-/// returns the directory and the paper's experiments.
-pub fn reproduce_quick(paper: &str) -> (TempDir, Vec<Value>) {
+/// Runs `losslab reproduce PAPER --quick --json EXTRA...` into a fresh
+/// directory; returns the directory and the paper's experiments.
+pub fn reproduce_quick(paper: &str, extra: &[&str]) -> (TempDir, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_losslab"))
         .args(["reproduce", paper, "--quick", "--json", "--out"])
         .arg(dir.path())
+        .args(extra)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -25,18 +27,6 @@ pub fn reproduce_quick(paper: &str) -> (TempDir, Vec<Value>) {
 /// The experiments' ids, in order.
 pub fn ids(exps: &[Value]) -> Vec<&str> {
     exps.iter().map(|e| e["id"].as_str().unwrap()).collect()
-}
-
-/// "id: claim (detail)" for every check of `e` that does not hold;
-/// asserts that `e` checks something.
-pub fn failed_checks(e: &Value) -> Vec<String> {
-    let checks = e["checks"].as_array().unwrap();
-    assert!(!checks.is_empty(), "{} checks nothing", e["id"]);
-    checks
-        .iter()
-        .filter(|c| c["holds"] != true)
-        .map(|c| format!("{}: {} ({})", e["id"], c["claim"], c["detail"]))
-        .collect()
 }
 
 /// Every picture `e` lists exists under DIR/PAPER.
@@ -82,4 +72,143 @@ pub fn assert_claim_rows(dir: &Path, paper: &str, exps: &[Value]) -> usize {
     ));
     assert_eq!(csv.lines().count(), 1 + n);
     n
+}
+
+/// The band a value or effect claim is judged against, from its JSON.
+fn band(expect: &Value) -> [f64; 2] {
+    let paper = expect["paper"].as_f64().unwrap();
+    let b = &expect["band"];
+    match b["kind"].as_str().unwrap() {
+        "relative" => {
+            let r = b["r"].as_f64().unwrap();
+            let (x, y) = (paper * (1.0 - r), paper * (1.0 + r));
+            [x.min(y), x.max(y)]
+        }
+        "absolute" => {
+            let d = b["d"].as_f64().unwrap();
+            [paper - d, paper + d]
+        }
+        k => panic!("unknown band {k}"),
+    }
+}
+
+/// Independently of claims.rs: a `reproduced` row's CI meets the paper's
+/// band (a value or effect) or lies wholly on the paper's side of zero
+/// (an order), and an effect that reproduces excludes zero.
+pub fn assert_reproduced_rows_meet_their_bands(exps: &[Value]) {
+    for e in exps {
+        for c in e["claims"].as_array().unwrap() {
+            if c["verdict"] != "reproduced" {
+                continue;
+            }
+            let [lo, hi] = [0, 1].map(|i| c["ours"]["ci95"][i].as_f64().unwrap());
+            let x = &c["expect"];
+            let ok = match x["kind"].as_str().unwrap() {
+                "value" => {
+                    let [a, b] = band(x);
+                    lo <= b && a <= hi
+                }
+                "at-least" => {
+                    let [a, _] = band(x);
+                    hi >= a
+                }
+                "effect" => {
+                    let [a, b] = band(x);
+                    let paper = x["paper"].as_f64().unwrap();
+                    lo <= b
+                        && a <= hi
+                        && (paper == 0.0
+                            || (lo > 0.0) == (paper > 0.0) && (hi < 0.0) == (paper < 0.0))
+                }
+                "order" => {
+                    if x["paper_positive"] == true {
+                        lo > 0.0
+                    } else {
+                        hi < 0.0
+                    }
+                }
+                k => panic!("unknown claim kind {k}"),
+            };
+            assert!(
+                ok,
+                "reproduced, but its CI [{lo}, {hi}] misses the paper's band: {c}"
+            );
+        }
+    }
+}
+
+/// The recorded verdicts (crates/losslab/tests/verdicts.csv, written by
+/// scripts/reproductions.py): paper/id -> (quick, full, why they differ).
+pub fn recorded_verdicts() -> BTreeMap<String, (String, String, String)> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/verdicts.csv"))
+        .expect("tests/verdicts.csv: run scripts/reproductions.py");
+    let mut rdr = text.lines();
+    assert_eq!(rdr.next(), Some("paper,id,quick,full,why_quick_differs"));
+    rdr.map(|l| {
+        let f = split_csv(l);
+        assert_eq!(f.len(), 5, "{l}");
+        (
+            format!("{}/{}", f[0], f[1]),
+            (f[2].clone(), f[3].clone(), f[4].clone()),
+        )
+    })
+    .collect()
+}
+
+/// One CSV line's fields (quoted fields may hold commas and "").
+fn split_csv(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(String::new()),
+            _ => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+/// The quick run's verdicts are those recorded, row for row, and every row
+/// whose recorded quick verdict differs from the full run's says why.
+pub fn assert_recorded_verdicts(paper: &str, exps: &[Value]) {
+    let rec = recorded_verdicts();
+    let mut seen = Vec::new();
+    let mut wrong = Vec::new();
+    for e in exps {
+        for c in e["claims"].as_array().unwrap() {
+            let key = format!("{paper}/{}", c["id"].as_str().unwrap());
+            let got = c["verdict"].as_str().unwrap().replace('-', " ");
+            match rec.get(&key) {
+                None => wrong.push(format!("{key}: not in tests/verdicts.csv")),
+                Some((quick, _, _)) if *quick != got => {
+                    wrong.push(format!("{key}: quick verdict {got}, recorded {quick}"))
+                }
+                _ => {}
+            }
+            seen.push(key);
+        }
+    }
+    for (key, (quick, full, why)) in &rec {
+        if key.starts_with(&format!("{paper}/")) {
+            if !seen.contains(key) {
+                wrong.push(format!("{key}: recorded but no longer measured"));
+            }
+            if quick != full && why.is_empty() {
+                wrong.push(format!(
+                    "{key}: --quick says {quick}, the full run {full}, and the row does not say why"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "verdicts changed (rerun scripts/reproductions.py and explain):\n{}",
+        wrong.join("\n")
+    );
 }

@@ -1,0 +1,447 @@
+//! The PRR paper's section 5 stand-in: web responses over persistent
+//! connections, PRR (the paper's, RFC 6937) against RFC 3517 and Linux
+//! rate-halving on the Linux 3.2 sender, over seeds (Tables 5, 7, 8, 10
+//! and Figure 5).
+
+use losslab_core::time::{Time, MS, SEC};
+use losslab_sim::scenario::*;
+
+use super::claims::{paired_difference, paired_relative, Band, Claim, Expect};
+use super::common::{par_map, path, quantile, scenario, Gen};
+use super::prr::linux32;
+use super::{Ctx, Experiment};
+use losslab_sim::stats::summarize;
+
+/// Aggregates over the web workload's fast recoveries for one algorithm.
+#[derive(Default)]
+struct WebStats {
+    recovery_ms: Vec<f64>,
+    cwnd_after: Vec<f64>,
+    pipe_minus_ssthresh: Vec<f64>,
+    fast: u64,
+    timeouts_in_recovery: u64,
+    slow_start_after: u64,
+    retransmissions: u64,
+    retransmissions_dropped: u64,
+    largest_burst: usize,
+    bursts_over_10: u64,
+}
+
+/// The recovery algorithms of the web experiment, in the order of its
+/// rows: PRR, RFC 3517, and Linux rate-halving (the paper's baseline).
+const WEB_ALGS: [&str; 3] = ["prr-6937", "rfc3517", "rate-halving"];
+
+/// The web experiment once, with the workload and loss draws of seed `k`:
+/// each algorithm's statistics, in `WEB_ALGS` order.
+fn web_stats(
+    ctx: &Ctx,
+    rtts: &[u64],
+    rates: &[u64],
+    conns: usize,
+    responses: usize,
+    k: u64,
+) -> Result<Vec<WebStats>, String> {
+    let algs = WEB_ALGS;
+    let mut stats: Vec<WebStats> = algs.iter().map(|_| WebStats::default()).collect();
+    // Workload and path draws of seed k; k = 0 is the original example.
+    let mut g = Gen::new(7 + k);
+    for &rtt in rtts {
+        for &rate in rates {
+            // The same workload for every algorithm on this path.
+            let mut flows = Vec::new();
+            let mut end = 0;
+            for c in 0..conns {
+                let mut t = (g.unit() * 500.0) as Time * MS;
+                let mut writes = Vec::new();
+                for _ in 0..responses {
+                    let size = (g.lognormal_with_mean(7_500.0, 1.5) as u64).clamp(100, 2_000_000);
+                    writes.push((t, size));
+                    t += (g.exp(500.0) as Time + 10) * MS;
+                }
+                end = end.max(t);
+                let mut f = linux32(&format!("c{c}"), "cubic", "prr-6937");
+                f.app = AppSpec::Writes(writes);
+                flows.push(f);
+            }
+            // Shallow buffers, a quarter of the BDP: the paper's losses were
+            // mostly overflows, where bursts are what overflows.
+            let bdp_pkts = (rate / 8 * rtt / 1000 / 1500 / 4).max(8);
+            let loss = LossModel::GilbertElliott {
+                p_gb: 0.002,
+                p_bg: 0.2,
+                loss_good: 0.0,
+                loss_bad: 0.3,
+            };
+            let p = path(rate, rtt * MS / 2, QueueLimit::Packets(bdp_pkts), loss);
+            for (i, alg) in algs.iter().enumerate() {
+                let mut fl = flows.clone();
+                for f in &mut fl {
+                    f.recovery = alg.to_string();
+                }
+                let mut sc = scenario(
+                    &format!("web-seed{k}-{rtt}ms-{}mbps-{alg}", rate / 1_000_000),
+                    end + 60 * SEC,
+                    p.clone(),
+                    fl,
+                );
+                sc.seed = rtt * 1000 + rate / 1000 + k * 1_000_000_007;
+                let r = ctx.run("web", &sc, None)?;
+                let s = &mut stats[i];
+                for (fr, tr) in r.results.flows.iter().zip(&r.traces) {
+                    s.retransmissions += fr.retransmissions;
+                    s.retransmissions_dropped += tr.retransmissions_dropped;
+                    let recs = &fr.recoveries;
+                    for (k, x) in recs.iter().enumerate() {
+                        if x.kind != "fast" {
+                            continue;
+                        }
+                        s.fast += 1;
+                        s.pipe_minus_ssthresh
+                            .push(x.pipe_minus_ssthresh_at_start as f64);
+                        if let (Some(end_s), Some(cw)) = (x.end_s, x.cwnd_after) {
+                            s.recovery_ms.push((end_s - x.start_s) * 1000.0);
+                            // A fast recovery cut short by a timeout.
+                            let by_rto = recs.get(k + 1).is_some_and(|n| {
+                                n.kind == "timeout" && (n.start_s - end_s).abs() < 1e-9
+                            });
+                            if by_rto {
+                                s.timeouts_in_recovery += 1;
+                            } else {
+                                s.cwnd_after.push(cw as f64);
+                                if cw < x.ssthresh {
+                                    s.slow_start_after += 1;
+                                }
+                            }
+                            let (a, b) = (
+                                (x.start_s * SEC as f64) as Time,
+                                (end_s * SEC as f64) as Time,
+                            );
+                            let burst = super::prr::largest_burst(tr, a, b);
+                            s.largest_burst = s.largest_burst.max(burst);
+                            if burst > 10 {
+                                s.bursts_over_10 += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// The web experiment's claims, each measured over every seed and judged
+/// by the rules of docs/REPRODUCTIONS.md, "Verdicts". Differences between
+/// algorithms are paired: the same seed's workload and losses under each.
+fn web_claims(per_seed: &[Vec<WebStats>]) -> Vec<Claim> {
+    let median = |v: &[f64]| {
+        let mut c = v.to_vec();
+        quantile(&mut c, 0.5)
+    };
+    // Per seed, `f` of algorithms a and b, for the seeds where both exist.
+    let pairs = |a: usize, b: usize, f: &dyn Fn(&WebStats) -> Option<f64>| {
+        per_seed
+            .iter()
+            .filter_map(|s| Some((f(&s[a])?, f(&s[b])?)))
+            .unzip::<f64, f64, Vec<f64>, Vec<f64>>()
+    };
+    let values = |a: usize, f: &dyn Fn(&WebStats) -> Option<f64>| -> Vec<f64> {
+        per_seed.iter().filter_map(|s| f(&s[a])).collect()
+    };
+    let judge = Claim::or_unexplained;
+    let mut out = Vec::new();
+    let (prr, rfc, rh) = (0, 1, 2);
+    let recovery = |s: &WebStats| median(&s.recovery_ms);
+    for (b, name) in [(rfc, "RFC 3517"), (rh, "rate-halving")] {
+        let (x, y) = pairs(prr, b, &recovery);
+        out.push(judge(Claim::measured(
+            "prr",
+            "web",
+            &format!("fig5-recovery-prr-vs-{}", WEB_ALGS[b]),
+            &format!(
+                "Figure 5: PRR's recoveries are shorter than {name}'s (median recovery time, ms: {name} - PRR, per seed)"
+            ),
+            Expect::Order {
+                paper_positive: true,
+            },
+            paired_difference(&x, &y, "fig5"),
+            "",
+        )));
+    }
+    let (x, y) = pairs(prr, rfc, &|s| Some(s.retransmissions as f64));
+    out.push(judge(Claim::measured(
+        "prr",
+        "web",
+        "tab8-retransmissions-prr-vs-rfc3517",
+        "Table 8: PRR retransmits less than RFC 3517 (retransmissions: RFC 3517 - PRR, per seed)",
+        Expect::Order {
+            paper_positive: true,
+        },
+        paired_difference(&x, &y, "tab8"),
+        "",
+    )));
+    // Effects against Linux rate-halving, the paper's baseline.
+    let timeouts = |s: &WebStats| Some(s.timeouts_in_recovery as f64);
+    let lost = |s: &WebStats| Some(s.retransmissions_dropped as f64);
+    type Metric<'a> = &'a dyn Fn(&WebStats) -> Option<f64>;
+    let effects: [(usize, f64, &str, &str, Metric); 4] = [
+        (
+            prr,
+            -0.05,
+            "timeouts",
+            "PRR has 5% fewer timeouts in recovery",
+            &timeouts,
+        ),
+        (
+            rfc,
+            -0.025,
+            "timeouts",
+            "RFC 3517 has 2.5% fewer timeouts in recovery",
+            &timeouts,
+        ),
+        (
+            prr,
+            1.17,
+            "lost-retransmissions",
+            "PRR loses 117% more retransmissions",
+            &lost,
+        ),
+        (
+            rfc,
+            1.98,
+            "lost-retransmissions",
+            "RFC 3517 loses 198% more retransmissions",
+            &lost,
+        ),
+    ];
+    for (a, paper, id, what, f) in effects {
+        let (base, alg) = pairs(rh, a, f);
+        out.push(judge(Claim::measured(
+            "prr",
+            "web",
+            &format!("sec5-{id}-{}", WEB_ALGS[a]),
+            &format!("Section 5: {what} than Linux rate-halving (relative change, per seed)"),
+            Expect::Effect {
+                paper,
+                band: Band::EFFECT,
+            },
+            paired_relative(&base, &alg, id),
+            "",
+        )));
+    }
+    for (a, paper) in [(prr, 6.0), (rfc, 5.0), (rh, 3.0)] {
+        out.push(judge(Claim::measured(
+            "prr",
+            "web",
+            &format!("tab7-cwnd-median-{}", WEB_ALGS[a]),
+            &format!(
+                "Table 7: median cwnd after recovery of {} (segments; per-seed medians)",
+                WEB_ALGS[a]
+            ),
+            Expect::Value {
+                paper,
+                band: Band::QUANTITY,
+            },
+            summarize(&values(a, &|s| median(&s.cwnd_after)), false, "tab7"),
+            "",
+        )));
+    }
+    // PRR's and RFC 3517's shares are 0 by construction (both end
+    // recovery with cwnd = ssthresh: RFC 6937, RFC 6675 section 5), so they
+    // are unit tests of those algorithms, not claims.
+    let share = |s: &WebStats| {
+        (!s.cwnd_after.is_empty()).then(|| s.slow_start_after as f64 / s.cwnd_after.len() as f64)
+    };
+    out.push(judge(Claim::measured(
+        "prr",
+        "web",
+        "tab10-slow-start-share-rate-halving",
+        "Table 10: share of recoveries of rate-halving followed by slow start (cwnd < ssthresh)",
+        Expect::Value {
+            paper: 0.56,
+            band: Band::SHARE,
+        },
+        summarize(&values(rh, &share), false, "tab10"),
+        "",
+    )));
+    for (name, paper, f) in [
+        ("below", 0.32, (|x: f64| x < 0.0) as fn(f64) -> bool),
+        ("equal", 0.13, |x: f64| x == 0.0),
+        ("above", 0.45, |x: f64| x > 0.0),
+    ] {
+        let share = |s: &WebStats| {
+            let v = &s.pipe_minus_ssthresh;
+            (!v.is_empty()).then(|| v.iter().filter(|&&x| f(x)).count() as f64 / v.len() as f64)
+        };
+        out.push(judge(Claim::measured(
+            "prr",
+            "web",
+            &format!("tab5-pipe-{name}-ssthresh"),
+            &format!("Table 5: share of PRR's recoveries that start with pipe {name} ssthresh"),
+            Expect::Value {
+                paper,
+                band: Band::SHARE,
+            },
+            summarize(&values(prr, &share), false, "tab5"),
+            "",
+        )));
+    }
+    out
+}
+
+/// A synthetic web workload standing in for section 5's Google traffic:
+/// short responses over persistent connections, bursty loss, a spread of
+/// RTTs and bandwidths; PRR, RFC 3517 and rate-halving with FACK and CUBIC.
+pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
+    let (rtts, rates, conns, responses): (&[u64], &[u64], usize, usize) = ctx.pick(
+        (&[50, 200], &[2_000_000, 10_000_000], 6, 15),
+        (
+            &[20, 50, 100, 200, 400],
+            &[5_000_000, 10_000_000, 30_000_000, 100_000_000],
+            20,
+            40,
+        ),
+        (
+            &[20, 50, 100, 200, 400],
+            &[5_000_000, 10_000_000, 30_000_000, 100_000_000],
+            20,
+            40,
+        ),
+    );
+    // Seed 0 is the example the rows below show; the claims use them all.
+    let seeds = ctx.pick(10, 20, 40);
+    let mut e = Experiment::new(
+        "web",
+        "Web responses over persistent connections (standing in for section 5)",
+        &format!(
+            "{} paths (RTT {:?} ms x rate {:?} Mbit/s), {conns} persistent connections each, \
+             {responses} responses per connection, log-normal sizes (sigma 1.5) of mean 7.5 kB, \
+             exponential think times of mean 500 ms, Gilbert-Elliott loss (p_gb 0.002, p_bg 0.2, \
+             loss 0.3 in the bad state), drop-tail queues of a quarter BDP (at least 8 packets), \
+             the Linux 3.2 sender (CUBIC, FACK) with each recovery algorithm; {seeds} seeds \
+             (workload and loss draws), paired across algorithms.",
+            rtts.len() * rates.len(),
+            rtts,
+            rates.iter().map(|r| r / 1_000_000).collect::<Vec<_>>()
+        ),
+    );
+    let algs = WEB_ALGS;
+    let per_seed: Vec<Vec<WebStats>> = par_map(seeds, |k| {
+        web_stats(ctx, rtts, rates, conns, responses, k as u64)
+    })?;
+    e.claims = web_claims(&per_seed);
+    let dir = ctx.sub("web")?;
+    for (name, title, x_label, f) in [
+        (
+            "fig5-recovery-time",
+            "Figure 5: time in fast recovery, every seed",
+            "recovery time (ms)",
+            (|s: &WebStats| s.recovery_ms.clone()) as fn(&WebStats) -> Vec<f64>,
+        ),
+        (
+            "tab7-cwnd-after",
+            "Table 7: cwnd after fast recovery, every seed",
+            "cwnd after recovery (segments)",
+            |s: &WebStats| s.cwnd_after.clone(),
+        ),
+    ] {
+        let series: Vec<(String, Vec<f64>)> = WEB_ALGS
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                (
+                    a.to_string(),
+                    per_seed.iter().flat_map(|s| f(&s[i])).collect(),
+                )
+            })
+            .collect();
+        losslab_viz::charts::cdf(&dir.join(name), title, x_label, &series)
+            .map_err(|x| x.to_string())?;
+        e.pictures.push(format!("web/{name}.png"));
+    }
+    let stats = &per_seed[0];
+    let q = |v: &Vec<f64>, x: f64| {
+        let mut c = v.clone();
+        quantile(&mut c, x).map_or("-".into(), |y| format!("{y:.0}"))
+    };
+    let paper_cwnd = ["2 3 6 9 15 21 35", "2 3 5 8 14 19 31", "1 2 3 5 9 12 19"];
+    let paper_lost = ["+117% vs Linux", "+198% vs Linux", "baseline"];
+    let paper_ss = ["0%", "1%", "56%"];
+    for (i, alg) in algs.iter().enumerate() {
+        let s = &stats[i];
+        e.row(format!("{alg}: fast recoveries"), s.fast.to_string(), "-");
+        e.row(
+            format!("{alg}: recovery time p50 / p90 ms"),
+            format!("{} / {}", q(&s.recovery_ms, 0.5), q(&s.recovery_ms, 0.9)),
+            "Figure 5: PRR shortest",
+        );
+        e.row(
+            format!("{alg}: timeouts in recovery"),
+            s.timeouts_in_recovery.to_string(),
+            match *alg {
+                "prr" => "-5.0% vs Linux",
+                "rfc3517" => "-2.5% vs Linux",
+                _ => "baseline",
+            },
+        );
+        e.row(
+            format!("{alg}: retransmissions dropped (lost retransmissions)"),
+            format!("{} of {}", s.retransmissions_dropped, s.retransmissions),
+            paper_lost[i],
+        );
+        e.row(
+            format!("{alg}: cwnd after recovery q10 25 50 75 90 95 99"),
+            [0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99]
+                .iter()
+                .map(|&x| q(&s.cwnd_after, x))
+                .collect::<Vec<_>>()
+                .join(" "),
+            paper_cwnd[i],
+        );
+        e.row(
+            format!("{alg}: slow start after recovery (cwnd < ssthresh)"),
+            format!(
+                "{:.0}%",
+                100.0 * s.slow_start_after as f64 / s.cwnd_after.len().max(1) as f64
+            ),
+            paper_ss[i],
+        );
+        e.row(
+            format!("{alg}: largest burst in recovery / recoveries with bursts > 10"),
+            format!("{} / {}", s.largest_burst, s.bursts_over_10),
+            if *alg == "rfc3517" {
+                "up to 338; about 1% > 10"
+            } else {
+                "-"
+            },
+        );
+    }
+    let p = &stats[0];
+    e.row(
+        "pipe - ssthresh at recovery start: share <0 / =0 / >0",
+        {
+            let n = p.pipe_minus_ssthresh.len().max(1) as f64;
+            let c = |f: fn(f64) -> bool| {
+                100.0 * p.pipe_minus_ssthresh.iter().filter(|&&x| f(x)).count() as f64 / n
+            };
+            format!(
+                "{:.0}% / {:.0}% / {:.0}%",
+                c(|x| x < 0.0),
+                c(|x| x == 0.0),
+                c(|x| x > 0.0)
+            )
+        },
+        "32% / 13% / 45% (Table 5)",
+    );
+    e.row(
+        "pipe - ssthresh at recovery start: q1 / q50 / q99",
+        format!(
+            "{} / {} / {}",
+            q(&p.pipe_minus_ssthresh, 0.01),
+            q(&p.pipe_minus_ssthresh, 0.5),
+            q(&p.pipe_minus_ssthresh, 0.99)
+        ),
+        "-10 / +1 / +11 (Table 5)",
+    );
+    Ok(e)
+}

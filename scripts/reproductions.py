@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Regenerates docs/REPRODUCTIONS.md and crates/losslab/tests/verdicts.csv
+from the claims tables of `losslab reproduce` (results.json per paper).
+
+    python3 scripts/reproductions.py                 # runs --quick and --full
+    python3 scripts/reproductions.py --quick-dir Q --full-dir F   # reuses runs
+
+No number in docs/REPRODUCTIONS.md is typed by hand: the prose below is
+fixed text, every figure comes from the full run's results.json. The
+verdicts file records, per claim, the --quick and the full verdict; CI
+(crates/losslab/tests/reproduce_*.rs) asserts the quick ones and that a
+row whose verdict changes between the two says why. Where a change is
+mechanical (--quick's wider interval also holds the full run's mean) this
+script writes that reason, with the numbers; any other change needs a
+reason typed into the why_quick_differs column, which is kept across
+runs; the script lists the rows that lack one and exits non-zero.
+"""
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "REPRODUCTIONS.md")
+VERDICTS = os.path.join(ROOT, "crates", "losslab", "tests", "verdicts.csv")
+ORDER = ["contradicted", "differs", "same direction", "not measured", "reproduced"]
+
+
+def run(flag, out):
+    exe = os.path.join(ROOT, "target", "release", "losslab")
+    if not os.path.exists(exe):
+        subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+    subprocess.run([exe, "reproduce", flag, "--out", out], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def load(out):
+    papers = []
+    for name in sorted(os.listdir(out)):
+        f = os.path.join(out, name, "results.json")
+        if os.path.exists(f):
+            with open(f) as fh:
+                papers.append(json.load(fh))
+    if not papers:
+        sys.exit(f"{out}: no <paper>/results.json (run losslab reproduce --out {out})")
+    return papers
+
+
+def verdict(c):
+    return c["verdict"].replace("-", " ")
+
+
+def num(x):
+    if x is None:
+        return "-"
+    if x != 0 and (abs(x) < 0.01 or abs(x) >= 1e5):
+        return f"{x:.2e}"
+    s = f"{x:.3f}".rstrip("0").rstrip(".")
+    return "0" if s == "-0" else s
+
+
+def ours(c):
+    o = c.get("ours")
+    if not o:
+        return "-"
+    ci = o.get("ci95")
+    if ci is None:
+        return f"{num(o['mean'])} (n {o['n']})"
+    if o.get("ci_method") == "exact":
+        return f"{num(o['mean'])} (exact)"
+    return f"{num(o['mean'])} [{num(ci[0])}, {num(ci[1])}] (n {o['n']})"
+
+
+def paper(c):
+    x = c["expect"]
+    if x["kind"] == "order":
+        return "> 0" if x["paper_positive"] else "< 0"
+    b = x["band"]
+    band = f"±{b['r'] * 100:.0f}%" if b["kind"] == "relative" else f"±{b['d']}"
+    sign = "+" if x["kind"] == "effect" and x["paper"] > 0 else ""
+    if x["kind"] == "at-least":
+        sign = ">= "
+    return f"{sign}{num(x['paper'])} ({band})"
+
+
+def cell(s):
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def claims(p):
+    return [c for e in p["experiments"] for c in e["claims"]]
+
+
+def counts(cs):
+    return ", ".join(f"{sum(verdict(c) == v for c in cs)} {v}"
+                     for v in ["reproduced", "same direction", "differs", "contradicted", "not measured"])
+
+
+def verdict_rows(quick, full):
+    old = {}
+    if os.path.exists(VERDICTS):
+        with open(VERDICTS, newline="") as fh:
+            for r in csv.DictReader(fh):
+                old[(r["paper"], r["id"])] = r["why_quick_differs"]
+    q = {(p["paper"], c["id"]): c for p in quick for c in claims(p)}
+    rows, missing = [], []
+    for p in full:
+        for c in claims(p):
+            key = (p["paper"], c["id"])
+            qc = q.get(key)
+            if qc is None:
+                continue  # measured at full scale only (e.g. an RTT --quick skips)
+            why = ""
+            if verdict(qc) != verdict(c):
+                qo, fo = qc.get("ours") or {}, c.get("ours") or {}
+                ci = qo.get("ci95")
+                if ci and fo and ci[0] <= fo["mean"] <= ci[1] and qo["n"] < fo["n"]:
+                    why = (f"--quick has fewer seeds (n {qo['n']} against {fo['n']}); its interval "
+                           f"[{num(ci[0])}, {num(ci[1])}] also holds the full run's mean {num(fo['mean'])}")
+                else:
+                    why = old.get(key, "")
+                    if not why or why.startswith("--quick has fewer seeds"):
+                        missing.append(f"{key[0]}/{key[1]}: --quick {verdict(qc)} {ours(qc)}, "
+                                       f"full {verdict(c)} {ours(c)}")
+                        why = ""
+            rows.append([p["paper"], c["id"], verdict(qc), verdict(c), why])
+    for p in quick:
+        for c in claims(p):
+            if not any(r[0] == p["paper"] and r[1] == c["id"] for r in rows):
+                rows.append([p["paper"], c["id"], verdict(c), "(not in the full run)", ""])
+    return rows, missing
+
+
+HEAD = """# Reproductions
+
+<!-- Generated by scripts/reproductions.py from `losslab reproduce --full`
+and `--quick`; edit the script, not this file. -->
+
+`losslab reproduce [PAPER ...] [--quick | --full] [--out DIR] [--export DIR]`
+runs each paper's experiments in the simulator and judges every
+quantitative claim of the reproduced figures and tables against our
+numbers. It prints and writes, per paper, `DIR/<paper>/claims.csv`,
+`results.json`, `index.html` (the claims table, `claims.png`, example rows
+and every picture) and each run's directory. `--export DIR` writes every
+scenario it runs as a TOML file that `losslab run` reads back to the same
+numbers. The code is `crates/losslab/src/reproduce/`.
+
+Scales: `--quick` (seconds; its own smaller seed set, what CI asserts),
+the default (under three minutes on 2 cores) and `--full` (the run
+counts below). This page shows the `--full` run; CI regenerates it and
+fails if it differs from the committed page.
+
+## Verdicts: the rules, fixed before any run
+
+Every claim is a row: the paper's value, ours as the mean and 95%
+confidence interval over seeds (Student's t, the statistics of `losslab
+run --seeds`), a tolerance set by the kind of claim, and a verdict
+computed from those numbers alone (`crates/losslab/src/reproduce/
+claims.rs`, whose unit tests work each rule by hand). The bands are not
+widened after a run.
+
+| kind of claim | example | tolerance band |
+|---|---|---|
+| a quantity (duration, count, rate) | "median recovery 80 ms" | the paper's value ± 25% |
+| a share of a total (0..1) | "70% of objects under 1 s" | the paper's value ± 0.10 |
+| an effect, relative to a baseline on the same seeds (B/A - 1) | "PRR: 5% fewer timeouts than Linux" | the paper's effect ± 25% of its size |
+| a lower bound | "RTOR saves at least one RTT" | from the paper's value - 25% upwards |
+| an order without a size | "PRR recovers faster than RFC 3517" | the paper's side of zero |
+
+- **reproduced**: our CI overlaps the band; an effect's CI must also
+  exclude zero on the paper's side; an order's per-seed difference
+  excludes zero on the paper's side.
+- **same direction**: an effect whose CI excludes zero on the paper's
+  side but misses the band.
+- **differs**: a quantity or share whose CI misses the band, or an effect
+  or order whose CI holds zero.
+- **contradicted**: an effect or order whose CI excludes zero on the
+  other side.
+- **not measured**: our model cannot express what the paper measured; the
+  row says why.
+
+Effects and orders are measured on paired runs (the same seed, workload
+and losses under each setting). The papers' hand-placed examples (PRR
+Figures 2-4, tail Figures 1-2) have no random input: one run is exact,
+shown as "(exact)", and judged by the same rules as a point. A row that
+differs or is contradicted carries its explanation; "not yet explained"
+marks one no experiment has tested yet. CI checks that every `--quick`
+verdict is the one recorded in `crates/losslab/tests/verdicts.csv` and
+that every row whose verdict changes between `--quick` and `--full` is
+listed below with the reason; and, independently of `claims.rs`, that a
+`reproduced` row's interval meets the paper's band.
+"""
+
+
+def paper_section(p, quick_rows):
+    cs = claims(p)
+    out = [f"\n## {p['title']}: `losslab reproduce {p['paper']}`\n",
+           f"**{len(cs)} claims: {counts(cs)}.**\n"]
+    bad = [c for c in cs if verdict(c) in ("contradicted", "differs", "not measured")]
+    if bad:
+        out.append("\n### Contradicted and differing claims, with what explains them\n")
+        for v in ("contradicted", "differs", "not measured"):
+            for c in [c for c in bad if verdict(c) == v]:
+                out.append(f"- **{v}** ({c['experiment']}) {c['statement']}: ours {ours(c)}, "
+                           f"paper {paper(c)}. *Why:* {c['explanation']}")
+    for e in p["experiments"]:
+        out.append(f"\n### {e['id']}: {e['title']}\n")
+        out.append(e["setup"] + "\n")
+        out.append("| verdict | claim | ours: mean [95% CI] (n) | paper (band) |")
+        out.append("|---|---|---|---|")
+        for c in sorted(e["claims"], key=lambda c: ORDER.index(verdict(c))):
+            out.append(f"| {verdict(c)} | {cell(c['statement'])} | {ours(c)} | {paper(c)} |")
+    changed = [r for r in quick_rows if r[0] == p["paper"] and r[2] != r[3]
+               and r[3] != "(not in the full run)"]
+    out.append("\n### Verdicts that change between `--quick` and `--full`\n")
+    if changed:
+        for r in changed:
+            out.append(f"- `{r[1]}`: --quick {r[2]}, full {r[3]}: {r[4]}")
+    else:
+        out.append("None.")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick-dir")
+    ap.add_argument("--full-dir")
+    a = ap.parse_args()
+    qd = a.quick_dir or os.path.join(ROOT, "target", "reproduce-quick")
+    fd = a.full_dir or os.path.join(ROOT, "target", "reproduce-full")
+    if not a.quick_dir:
+        run("--quick", qd)
+    if not a.full_dir:
+        run("--full", fd)
+    quick, full = load(qd), load(fd)
+    rows, missing = verdict_rows(quick, full)
+    with open(VERDICTS, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["paper", "id", "quick", "full", "why_quick_differs"])
+        w.writerows(rows)
+    doc = HEAD + "".join(paper_section(p, rows) for p in full)
+    with open(DOC, "w") as fh:
+        fh.write(doc)
+    print(f"wrote {os.path.relpath(DOC, ROOT)} and {os.path.relpath(VERDICTS, ROOT)}: "
+          + "; ".join(f"{p['paper']} {counts(claims(p))}" for p in full))
+    if missing:
+        sys.exit("verdicts that change between --quick and --full for a reason this script "
+                 "cannot see; type one into the why_quick_differs column of "
+                 f"{os.path.relpath(VERDICTS, ROOT)} and run again:\n" + "\n".join(missing))
+
+
+if __name__ == "__main__":
+    main()
