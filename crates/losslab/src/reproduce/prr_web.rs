@@ -6,7 +6,7 @@
 use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::scenario::*;
 
-use super::claims::{paired_difference, paired_relative, Band, Claim, Expect};
+use super::claims::{paired_difference, paired_relative, Band, Claim, Expect, Verdict};
 use super::common::{par_map, path, quantile, scenario, Gen};
 use super::prr::linux32;
 use super::{Ctx, Experiment};
@@ -33,8 +33,20 @@ const WEB_ALGS: [&str; 3] = ["prr-6937", "rfc3517", "rate-halving"];
 
 /// The web experiment once, with the workload and loss draws of seed `k`:
 /// each algorithm's statistics, in `WEB_ALGS` order.
+/// The web experiment's path: the stand-in's bursty loss over shallow
+/// queues, or the explanation experiment's random loss over deep ones.
+#[derive(Clone, Copy, PartialEq)]
+enum WebPath {
+    /// Gilbert-Elliott loss (0.3% on average, in bursts) and a quarter-BDP
+    /// drop-tail queue.
+    Bursty,
+    /// Bernoulli loss of the same average rate and a one-BDP queue.
+    Random,
+}
+
 fn web_stats(
     ctx: &Ctx,
+    kind: WebPath,
     rtts: &[u64],
     rates: &[u64],
     conns: usize,
@@ -65,12 +77,24 @@ fn web_stats(
             }
             // Shallow buffers, a quarter of the BDP: the paper's losses were
             // mostly overflows, where bursts are what overflows.
-            let bdp_pkts = (rate / 8 * rtt / 1000 / 1500 / 4).max(8);
-            let loss = LossModel::GilbertElliott {
-                p_gb: 0.002,
-                p_bg: 0.2,
-                loss_good: 0.0,
-                loss_bad: 0.3,
+            let bdp = rate / 8 * rtt / 1000 / 1500;
+            let (bdp_pkts, loss) = match kind {
+                WebPath::Bursty => (
+                    (bdp / 4).max(8),
+                    LossModel::GilbertElliott {
+                        p_gb: 0.002,
+                        p_bg: 0.2,
+                        loss_good: 0.0,
+                        loss_bad: 0.3,
+                    },
+                ),
+                // The bursty model's mean loss: 0.002 / (0.002 + 0.2) x 0.3.
+                WebPath::Random => (
+                    bdp.max(8),
+                    LossModel::Bernoulli {
+                        p: 0.002 / 0.202 * 0.3,
+                    },
+                ),
             };
             let p = path(rate, rtt * MS / 2, QueueLimit::Packets(bdp_pkts), loss);
             for (i, alg) in algs.iter().enumerate() {
@@ -79,7 +103,15 @@ fn web_stats(
                     f.recovery = alg.to_string();
                 }
                 let mut sc = scenario(
-                    &format!("web-seed{k}-{rtt}ms-{}mbps-{alg}", rate / 1_000_000),
+                    &format!(
+                        "web{}-seed{k}-{rtt}ms-{}mbps-{alg}",
+                        if kind == WebPath::Random {
+                            "-random"
+                        } else {
+                            ""
+                        },
+                        rate / 1_000_000
+                    ),
                     end + 60 * SEC,
                     p.clone(),
                     fl,
@@ -319,7 +351,8 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
              exponential think times of mean 500 ms, Gilbert-Elliott loss (p_gb 0.002, p_bg 0.2, \
              loss 0.3 in the bad state), drop-tail queues of a quarter BDP (at least 8 packets), \
              the Linux 3.2 sender (CUBIC, FACK) with each recovery algorithm; {seeds} seeds \
-             (workload and loss draws), paired across algorithms.",
+             (workload and loss draws), paired across algorithms. Rows that differ are tested \
+             again with random loss of the same mean over one-BDP queues.",
             rtts.len() * rates.len(),
             rtts,
             rates.iter().map(|r| r / 1_000_000).collect::<Vec<_>>()
@@ -327,9 +360,59 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
     );
     let algs = WEB_ALGS;
     let per_seed: Vec<Vec<WebStats>> = par_map(seeds, |k| {
-        web_stats(ctx, rtts, rates, conns, responses, k as u64)
+        web_stats(
+            ctx,
+            WebPath::Bursty,
+            rtts,
+            rates,
+            conns,
+            responses,
+            k as u64,
+        )
     })?;
     e.claims = web_claims(&per_seed);
+    // The explanation experiment for every row that differs: is it our
+    // stand-in's loss process (bursts into shallow queues)? The same
+    // workloads with random loss of the same mean rate over one-BDP queues.
+    let random: Vec<Vec<WebStats>> = par_map(seeds, |k| {
+        web_stats(
+            ctx,
+            WebPath::Random,
+            rtts,
+            rates,
+            conns,
+            responses,
+            k as u64,
+        )
+    })?;
+    let alt = web_claims(&random);
+    for c in e
+        .claims
+        .iter_mut()
+        .filter(|c| c.verdict.needs_explanation())
+    {
+        let Some(a) = alt.iter().find(|a| a.id == c.id) else {
+            continue;
+        };
+        let o = a.ours.as_ref().expect("measured");
+        let ours = match o.ci95 {
+            Some([lo, hi]) => format!("{:.3} [{lo:.3}, {hi:.3}]", o.mean),
+            None => format!("{:.3}", o.mean),
+        };
+        let fixed = matches!(a.verdict, Verdict::Reproduced | Verdict::SameDirection);
+        c.explanation = format!(
+            "{}tested whether our stand-in's bursty loss into quarter-BDP queues causes it: \
+             with random loss of the same mean rate (0.3%) over one-BDP queues, the same \
+             workloads give {ours}, {}{}",
+            if fixed { "" } else { "not yet explained; " },
+            a.verdict.name(),
+            if fixed {
+                ": the loss process explains the difference"
+            } else {
+                ": the loss process does not explain it"
+            }
+        );
+    }
     let dir = ctx.sub("web")?;
     for (name, title, x_label, f) in [
         (
