@@ -205,6 +205,10 @@ pub struct RecoveryRecord {
     pub end: Option<Time>,
     pub cwnd_before: u64,
     pub cwnd_after: Option<u64>,
+    /// cwnd just before the exit's own adjustment (a fast recovery's
+    /// end_cwnd_reduction(), e.g. PRR's cwnd = ssthresh): the PRR paper's
+    /// Table 6. Equal to `cwnd_after` for episodes that end otherwise.
+    pub cwnd_before_exit: Option<u64>,
     pub ssthresh: u64,
     pub pipe_minus_ssthresh_at_start: i64,
     /// DSACKs later showed the episode spurious and its reduction was undone.
@@ -1156,6 +1160,9 @@ impl Sender {
 
     fn exit_fast_recovery(&mut self, now: Time, cum_advanced: bool, new_loss: bool) {
         let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+        if let Some(r) = self.recoveries.last_mut().filter(|r| r.end.is_none()) {
+            r.cwnd_before_exit = Some(self.win.cwnd);
+        }
         self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
         self.state = State::Open;
         self.high_rxt = None;
@@ -1277,6 +1284,7 @@ impl Sender {
             end: None,
             cwnd_before,
             cwnd_after: None,
+            cwnd_before_exit: None,
             ssthresh: self.win.ssthresh,
             pipe_minus_ssthresh_at_start: self.pipe() as i64 - self.win.ssthresh as i64,
             undone: false,
@@ -1291,6 +1299,7 @@ impl Sender {
             if r.end.is_none() {
                 r.end = Some(now);
                 r.cwnd_after = Some(self.win.cwnd);
+                r.cwnd_before_exit = r.cwnd_before_exit.or(r.cwnd_after);
                 self.recovery_epoch += 1;
                 let kind = r.kind;
                 let state = self.window_state();

@@ -104,6 +104,10 @@ pub struct RecoveryResult {
     pub kind: String,
     pub cwnd_before: u64,
     pub cwnd_after: Option<u64>,
+    /// cwnd just before the exit's own adjustment (added; the PRR paper's
+    /// Table 6); `cwnd_after` for episodes not ended by a fast recovery's
+    /// exit.
+    pub cwnd_before_exit: Option<u64>,
     pub ssthresh: u64,
     pub pipe_minus_ssthresh_at_start: i64,
     pub link_utilization: Option<f64>,
@@ -253,6 +257,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                                 kind: r.kind.as_str().to_string(),
                                 cwnd_before: r.cwnd_before,
                                 cwnd_after: r.cwnd_after,
+                                cwnd_before_exit: r.cwnd_before_exit,
                                 ssthresh: r.ssthresh,
                                 pipe_minus_ssthresh_at_start: r.pipe_minus_ssthresh_at_start,
                                 link_utilization: util,

@@ -29,6 +29,9 @@ struct WebStats {
     /// responses that had at least one retransmission: Table 9's
     /// population.
     retx_latency_ms: Vec<f64>,
+    /// cwnd - ssthresh just before each fast recovery's exit (not those a
+    /// timeout ended): Table 6.
+    cwnd_minus_ssthresh_before_exit: Vec<f64>,
 }
 
 /// The recovery algorithms of the web experiment, in the order of its
@@ -158,6 +161,10 @@ fn web_stats(
                                 s.timeouts_in_recovery += 1;
                             } else {
                                 s.cwnd_after.push(cw as f64);
+                                if let Some(b) = x.cwnd_before_exit {
+                                    s.cwnd_minus_ssthresh_before_exit
+                                        .push(b as f64 - x.ssthresh as f64);
+                                }
                                 if cw < x.ssthresh {
                                     s.slow_start_after += 1;
                                 }
@@ -325,6 +332,45 @@ fn web_claims(per_seed: &[Vec<WebStats>]) -> Vec<Claim> {
         summarize(&values(rh, &share), false, "tab10"),
         "",
     )));
+    // Table 6: PRR's cwnd - ssthresh just before leaving recovery.
+    let before_exit = |s: &WebStats| s.cwnd_minus_ssthresh_before_exit.clone();
+    let reached: Vec<f64> = values(prr, &|s| {
+        let v = before_exit(s);
+        (!v.is_empty()).then(|| v.iter().filter(|&&x| x >= 0.0).count() as f64 / v.len() as f64)
+    });
+    out.push(judge(Claim::measured(
+        "prr",
+        "web",
+        "tab6-reaches-ssthresh-share-prr-6937",
+        "Table 6 / section 5.2: in about 90% of recoveries PRR's cwnd reaches ssthresh by the end (share with cwnd >= ssthresh just before the exit, per seed)",
+        Expect::Value {
+            paper: 0.90,
+            band: Band::SHARE,
+        },
+        summarize(&reached, false, "tab6-share"),
+        "",
+    )));
+    for (q, paper) in [(0.05, -8.0), (0.10, -3.0)] {
+        let pct = (q * 100.0) as u32;
+        out.push(judge(Claim::measured(
+            "prr",
+            "web",
+            &format!("tab6-q{pct}-prr-6937"),
+            &format!(
+                "Table 6: the {pct}th percentile of PRR's cwnd - ssthresh just before the exit is {paper} segments (per-seed quantiles)"
+            ),
+            Expect::Value {
+                paper,
+                band: Band::QUANTITY,
+            },
+            summarize(
+                &values(prr, &|s| quantile(&mut before_exit(s), q)),
+                false,
+                "tab6-q",
+            ),
+            "",
+        )));
+    }
     // Table 8's totals against Linux rate-halving.
     for (a, paper) in [(prr, 0.025), (rfc, 0.037)] {
         let (base, alg) = pairs(rh, a, &|s| Some(s.retransmissions as f64));
