@@ -300,13 +300,17 @@ impl Claim {
 /// How many rows have each verdict, for the top of the printout:
 /// "12 reproduced, 3 same direction, 2 differs, 1 contradicted, 4 not
 /// measured".
-pub fn counts(claims: &[Claim]) -> String {
+pub fn counts<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) -> String {
     Verdict::ALL
         .iter()
         .map(|v| {
             format!(
                 "{} {}",
-                claims.iter().filter(|c| c.verdict == *v).count(),
+                claims
+                    .clone()
+                    .into_iter()
+                    .filter(|c| c.verdict == *v)
+                    .count(),
                 v.name()
             )
         })
@@ -315,7 +319,7 @@ pub fn counts(claims: &[Claim]) -> String {
 }
 
 /// claims.csv: one row per claim.
-pub fn to_csv(claims: &[Claim]) -> String {
+pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
     use crate::tables::csv_field;
     let mut s = String::from(
         "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation\n",

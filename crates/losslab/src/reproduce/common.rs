@@ -53,6 +53,30 @@ impl FlowTrace {
     pub fn acked_by(&self, seq: u64) -> Option<Time> {
         self.acks.iter().find(|a| a.ack >= seq).map(|a| a.t)
     }
+    /// Latency in ms, from its write to the ACK of its last byte, of each
+    /// response of `flow` (an app of writes) that `keep(first byte, end,
+    /// bytes)` selects and whose last byte was acknowledged.
+    pub fn response_latencies_ms(
+        &self,
+        flow: &FlowSpec,
+        keep: impl Fn(u64, u64, u64) -> bool,
+    ) -> Vec<f64> {
+        let AppSpec::Writes(w) = &flow.app else {
+            return vec![];
+        };
+        let mut out = Vec::new();
+        let mut from = 0;
+        for &(at, bytes) in w {
+            let to = from + bytes;
+            if keep(from, to, bytes) {
+                if let Some(done) = self.acked_by(to) {
+                    out.push(done.saturating_sub(flow.start + at) as f64 / MS as f64);
+                }
+            }
+            from = to;
+        }
+        out
+    }
 }
 
 #[derive(Default)]
@@ -94,30 +118,22 @@ pub struct Run {
     pub traces: Vec<FlowTrace>,
 }
 
-/// Runs `f(i)` for every i in `0..n` on every core; the results come back
-/// in index order, so the thread count never shows in the output.
+/// Runs `f(i)` for every i in `0..n` on every core (pool.rs, as `run
+/// --seeds` and `sweep` do); the results come back in index order, so the
+/// thread count never shows in the output.
 pub fn par_map<T: Send>(
     n: usize,
     f: impl Fn(usize) -> Result<T, String> + Sync,
 ) -> Result<Vec<T>, String> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |x| x.get())
-        .clamp(1, n.max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let mut out: Vec<Option<Result<T, String>>> = (0..n).map(|_| None).collect();
-    let slots = std::sync::Mutex::new(&mut out);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = f(i);
-                slots.lock().expect("a worker panicked")[i] = Some(r);
-            });
-        }
-    });
+    let never = std::sync::atomic::AtomicBool::new(false);
+    crate::pool::run_all(
+        n,
+        crate::pool::jobs(None, n),
+        &never,
+        |i| Some(f(i)),
+        |i, r| out[i] = Some(r),
+    );
     out.into_iter()
         .map(|r| r.expect("every index ran"))
         .collect()
@@ -205,6 +221,40 @@ pub fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
     v.sort_by(|a, b| a.total_cmp(b));
     let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
     Some(v[rank - 1])
+}
+
+/// Responses written on one persistent connection, as the web-like
+/// workloads draw them: the first within `first_ms` of the flow's start,
+/// log-normal sizes of mean `mean_bytes` and shape `sigma` clamped to
+/// `bytes`, then an exponential think time of mean `think_ms` plus
+/// `min_gap_ms` before the next.
+pub struct Responses {
+    pub first_ms: f64,
+    pub mean_bytes: f64,
+    pub sigma: f64,
+    pub bytes: (u64, u64),
+    pub think_ms: f64,
+    pub min_gap_ms: Time,
+}
+
+impl Responses {
+    /// Writes while `more(written so far, next write time)` holds; also
+    /// the time after the last think, when the connection would write next.
+    pub fn draw(
+        &self,
+        g: &mut Gen,
+        mut more: impl FnMut(usize, Time) -> bool,
+    ) -> (Vec<(Time, u64)>, Time) {
+        let mut t = (g.unit() * self.first_ms) as Time * MS;
+        let mut writes = Vec::new();
+        while more(writes.len(), t) {
+            let size = (g.lognormal_with_mean(self.mean_bytes, self.sigma) as u64)
+                .clamp(self.bytes.0, self.bytes.1);
+            writes.push((t, size));
+            t += (g.exp(self.think_ms) as Time + self.min_gap_ms) * MS;
+        }
+        (writes, t)
+    }
 }
 
 /// A small deterministic generator for workloads (xorshift64*), so that

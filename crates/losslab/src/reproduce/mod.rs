@@ -110,6 +110,13 @@ pub struct PaperResult {
     pub experiments: Vec<Experiment>,
 }
 
+impl PaperResult {
+    /// Every claim of the paper, in experiment order.
+    pub fn claims(&self) -> impl Iterator<Item = &claims::Claim> + Clone {
+        self.experiments.iter().flat_map(|e| &e.claims)
+    }
+}
+
 /// Where an experiment writes, at which scale, and where it exports the
 /// scenarios it runs.
 pub struct Ctx {
@@ -184,12 +191,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Runtime(e.to_string()))?;
         claims_chart(&ctx.dir, &r).map_err(Failure::Runtime)?;
         write_html(&ctx.dir, &r).map_err(Failure::Runtime)?;
-        let all: Vec<claims::Claim> = r
-            .experiments
-            .iter()
-            .flat_map(|e| e.claims.iter().cloned())
-            .collect();
-        fs::write(ctx.dir.join("claims.csv"), claims::to_csv(&all))
+        fs::write(ctx.dir.join("claims.csv"), claims::to_csv(r.claims()))
             .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
         if !a.json {
             print!("{}", render(&r));
@@ -211,16 +213,11 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
 pub fn render(r: &PaperResult) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n=== {} ({}){}", r.title, r.paper, scale_flag(r));
-    let all: Vec<claims::Claim> = r
-        .experiments
-        .iter()
-        .flat_map(|e| e.claims.iter().cloned())
-        .collect();
     let _ = writeln!(
         s,
         "{} claims: {}\n(ours: mean [95% CI] (n seeds); paper: value (tolerance band); rules: docs/REPRODUCTIONS.md, \"Verdicts\")",
-        all.len(),
-        claims::counts(&all)
+        r.claims().count(),
+        claims::counts(r.claims())
     );
     for e in &r.experiments {
         let _ = writeln!(s, "\n--- {}: {}\n{}", e.id, e.title, e.setup);
@@ -310,9 +307,7 @@ fn ours_text(c: &claims::Claim) -> String {
 fn claims_chart(dir: &Path, r: &PaperResult) -> Result<(), String> {
     use losslab_viz::charts::ClaimRow;
     let rows: Vec<ClaimRow> = r
-        .experiments
-        .iter()
-        .flat_map(|e| &e.claims)
+        .claims()
         .map(|c| {
             let ours = c.ours.as_ref();
             let (mean, ci) = (ours.map(|o| o.mean), ours.and_then(|o| o.ci95));
@@ -376,11 +371,6 @@ fn claims_chart(dir: &Path, r: &PaperResult) -> Result<(), String> {
 }
 
 fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
-    let all: Vec<claims::Claim> = r
-        .experiments
-        .iter()
-        .flat_map(|e| e.claims.iter().cloned())
-        .collect();
     let mut h = String::new();
     let _ = write!(
         h,
@@ -396,8 +386,8 @@ fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
         p = esc(&r.paper),
         t = esc(&r.title),
         q = scale_flag(r),
-        n = all.len(),
-        c = esc(&claims::counts(&all)),
+        n = r.claims().count(),
+        c = esc(&claims::counts(r.claims())),
     );
     for e in &r.experiments {
         let _ = write!(

@@ -16,7 +16,7 @@
 use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::scenario::*;
 
-use super::claims::{exact, Band, Claim, Expect};
+use super::claims::{exact, judge, Band, Claim, Expect, Verdict};
 use super::common::{self, ms, path, scenario, FlowTrace, Run};
 use super::{prr_er, prr_web, Ctx, Experiment, PaperResult};
 
@@ -163,6 +163,24 @@ fn example_claim(
             expect,
             "the run did not show the event this claim measures (see the example rows)",
         ),
+    }
+}
+
+/// Whether an exact measurement `x` meets the band of `expect`: how an
+/// explanation experiment's variant is judged against the claim it
+/// explains.
+fn meets(expect: &Expect, x: f64) -> bool {
+    judge(expect, &exact(x)) == Verdict::Reproduced
+}
+
+/// "lo-hi" of a value claim's band, for an explanation's text.
+fn band_text(expect: &Expect, unit: &str) -> String {
+    match expect {
+        Expect::Value { paper, band } => {
+            let [lo, hi] = band.around(*paper);
+            format!("{lo}-{hi}{unit}")
+        }
+        _ => String::new(),
     }
 }
 
@@ -485,52 +503,44 @@ fn figure2(ctx: &Ctx) -> Result<Experiment, String> {
     );
     rfc_marking.flows[0].detection = "dupthresh".into();
     let rm = ctx.run("fig2", &rfc_marking, None)?;
-    let rm_gaps = first_recovery(&rm)
-        .and_then(|v| mean(&ack_gaps(&rm.traces[0], v.start, v.end.unwrap_or(v.start))));
+    let span = |r: &Run| first_recovery(r).map(|v| (v.start, v.end.unwrap_or(v.start)));
+    let gap_list = |r: &Run| span(r).map(|(a, b)| ack_gaps(&r.traces[0], a, b));
+    let gaps = |r: &Run| gap_list(r).and_then(|g| mean(&g));
+    let rm_gaps = gaps(&rm);
     e.row(
         "rate-halving with RFC 6675 loss marking: ACKs between retransmissions",
-        first_recovery(&rm).map_or("-".into(), |v| {
-            format!(
-                "{:?}",
-                ack_gaps(&rm.traces[0], v.start, v.end.unwrap_or(v.start))
-            )
-        }),
+        gap_list(&rm).map_or("-".into(), |g| format!("{g:?}")),
         "2 (one every other ACK)",
     );
-    let rm_fits = rm_gaps.is_some_and(|g| (1.5..=2.5).contains(&g));
+    // Each variant is judged against the band of the claim it explains.
+    let (every_other, exit_at) = (value(2.0), value(460.0));
+    let rm_fits = rm_gaps.is_some_and(|g| meets(&every_other, g));
     let why_rh = format!(
         "{}tested whether Linux's FACK loss marking causes it (fackets_out - reordering \
          segments marked lost: one more hole per ACK at first, so pipe falls by two per ACK and \
          the pipe + 1 clip sends on each): with RFC 6675's marking the mean is {} ACKs per \
-         retransmission, {} the band 1.5-2.5{}",
+         retransmission, {} the band {}{}",
         if rm_fits { "" } else { "not yet explained; " },
         rm_gaps.map_or("-".into(), |g| format!("{g:.2}")),
         if rm_fits { "inside" } else { "outside" },
+        band_text(&every_other, ""),
         if rm_fits {
             ": the paper's trace fits a marking that declares the holes lost together"
         } else {
             ": the marking does not explain it"
         }
     );
+    let hs_fits = hs_exit.is_some_and(|t| meets(&exit_at, (t / MS) as f64));
     let why_exit = format!(
         "our clock starts at the first write on an open connection; the paper does not say \
          where its clock starts. Tested: with the handshake simulated (time from the SYN, the \
-         first write waiting for the connection), PRR exits at {}, {} the band 345-575 ms, so \
-         the difference {} the clock's origin.",
+         first write waiting for the connection), PRR exits at {}, {} the band {}, so the \
+         difference {} the clock's origin.",
         hs_exit.map_or("-".into(), ms),
-        if hs_exit.is_some_and(|t| (345 * MS..=575 * MS).contains(&t)) {
-            "inside"
-        } else {
-            "outside"
-        },
-        if hs_exit.is_some_and(|t| (345 * MS..=575 * MS).contains(&t)) {
-            "can be"
-        } else {
-            "is not"
-        }
+        if hs_fits { "inside" } else { "outside" },
+        band_text(&exit_at, " ms"),
+        if hs_fits { "can be" } else { "is not" }
     );
-    let span = |r: &Run| first_recovery(r).map(|v| (v.start, v.end.unwrap_or(v.start)));
-    let gaps = |r: &Run| span(r).and_then(|(a, b)| mean(&ack_gaps(&r.traces[0], a, b)));
     let c = |id: &str, st: &str, ex: Expect, ours: Option<f64>| {
         example_claim("fig2", id, st, ex, ours, "").or_unexplained()
     };

@@ -26,7 +26,7 @@ use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::scenario::*;
 
 use super::claims::{paired_difference, paired_relative, Band, Claim, Expect};
-use super::common::{path, quantile, scenario, FlowTrace, Gen, Run};
+use super::common::{path, quantile, scenario, FlowTrace, Gen, Responses, Run};
 use super::prr::{linux32, RTT};
 use super::{Ctx, Experiment};
 use losslab_sim::stats::summarize;
@@ -82,9 +82,9 @@ fn dupacks_before(tr: &FlowTrace, t: Time) -> usize {
         .saturating_sub(1)
 }
 
-fn stats_of(r: &Run, writes: &[Vec<(Time, u64)>]) -> ErStats {
+fn stats_of(r: &Run, flows: &[FlowSpec]) -> ErStats {
     let mut s = ErStats::default();
-    for ((f, tr), w) in r.results.flows.iter().zip(&r.traces).zip(writes) {
+    for ((f, tr), spec) in r.results.flows.iter().zip(&r.traces).zip(flows) {
         s.fast += f.fast_recoveries as f64;
         s.timeouts += f.timeouts as f64;
         s.retransmissions += f.retransmissions as f64;
@@ -122,18 +122,10 @@ fn stats_of(r: &Run, writes: &[Vec<(Time, u64)>]) -> ErStats {
                 _ => {}
             }
         }
-        let mut from = 0;
-        for &(at, bytes) in w {
-            let to = from + bytes;
-            let lossy = dropped.iter().any(|&x| x >= from && x < to);
-            if bytes > MSS && lossy {
-                if let Some(done) = tr.acked_by(to) {
-                    s.lossy_latency_ms
-                        .push(done.saturating_sub(at) as f64 / MS as f64);
-                }
-            }
-            from = to;
-        }
+        s.lossy_latency_ms
+            .extend(tr.response_latencies_ms(spec, |from, to, bytes| {
+                bytes > MSS && dropped.iter().any(|&x| x >= from && x < to)
+            }));
     }
     s
 }
@@ -143,21 +135,21 @@ fn stats_of(r: &Run, writes: &[Vec<(Time, u64)>]) -> ErStats {
 fn er_seed(ctx: &Ctx, conns: usize, responses: usize, k: u64) -> Result<Vec<ErStats>, String> {
     let mut g = Gen::new(60_000 + k);
     let mut flows = Vec::new();
-    let mut writes = Vec::new();
     let mut end = 0;
+    let mix = Responses {
+        first_ms: 1000.0,
+        mean_bytes: 7_500.0,
+        sigma: 1.0,
+        bytes: (200, 200_000),
+        think_ms: 1000.0,
+        min_gap_ms: 50,
+    };
     for c in 0..conns {
-        let mut t = (g.unit() * 1000.0) as Time * MS;
-        let mut w = Vec::new();
-        for _ in 0..responses {
-            let size = (g.lognormal_with_mean(7_500.0, 1.0) as u64).clamp(200, 200_000);
-            w.push((t, size));
-            t += (g.exp(1000.0) as Time + 50) * MS;
-        }
+        let (w, t) = mix.draw(&mut g, |n, _| n < responses);
         end = end.max(t);
         let mut f = linux32(&format!("c{c}"), "cubic", "prr-6937");
-        f.app = AppSpec::Writes(w.clone());
+        f.app = AppSpec::Writes(w);
         flows.push(f);
-        writes.push(w);
     }
     let mut p = path(
         RATE,
@@ -188,7 +180,7 @@ fn er_seed(ctx: &Ctx, conns: usize, responses: usize, k: u64) -> Result<Vec<ErSt
                 return Err(format!("{}: {} did not finish", sc.name, f.name));
             }
         }
-        out.push(stats_of(&r, &writes));
+        out.push(stats_of(&r, &sc.flows));
     }
     Ok(out)
 }

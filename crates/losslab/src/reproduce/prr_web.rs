@@ -7,7 +7,7 @@ use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::scenario::*;
 
 use super::claims::{paired_difference, paired_relative, Band, Claim, Expect, Verdict};
-use super::common::{par_map, path, quantile, scenario, Gen};
+use super::common::{par_map, path, quantile, scenario, Gen, Responses};
 use super::prr::linux32;
 use super::{Ctx, Experiment};
 use losslab_sim::stats::summarize;
@@ -69,14 +69,16 @@ fn web_stats(
             // The same workload for every algorithm on this path.
             let mut flows = Vec::new();
             let mut end = 0;
+            let mix = Responses {
+                first_ms: 500.0,
+                mean_bytes: 7_500.0,
+                sigma: 1.5,
+                bytes: (100, 2_000_000),
+                think_ms: 500.0,
+                min_gap_ms: 10,
+            };
             for c in 0..conns {
-                let mut t = (g.unit() * 500.0) as Time * MS;
-                let mut writes = Vec::new();
-                for _ in 0..responses {
-                    let size = (g.lognormal_with_mean(7_500.0, 1.5) as u64).clamp(100, 2_000_000);
-                    writes.push((t, size));
-                    t += (g.exp(500.0) as Time + 10) * MS;
-                }
+                let (writes, t) = mix.draw(&mut g, |n, _| n < responses);
                 end = end.max(t);
                 let mut f = linux32(&format!("c{c}"), "cubic", "prr-6937");
                 f.app = AppSpec::Writes(writes);
@@ -127,20 +129,10 @@ fn web_stats(
                 let r = ctx.run("web", &sc, None)?;
                 let s = &mut stats[i];
                 for ((fr, tr), spec) in r.results.flows.iter().zip(&r.traces).zip(&sc.flows) {
-                    if let AppSpec::Writes(w) = &spec.app {
-                        let mut from = 0;
-                        for &(at, bytes) in w {
-                            let to = from + bytes;
-                            let retransmitted =
-                                tr.retransmissions().any(|x| x.seq >= from && x.seq < to);
-                            if let (true, Some(done)) = (retransmitted, tr.acked_by(to)) {
-                                let written = spec.start + at;
-                                s.retx_latency_ms
-                                    .push(done.saturating_sub(written) as f64 / MS as f64);
-                            }
-                            from = to;
-                        }
-                    }
+                    s.retx_latency_ms
+                        .extend(tr.response_latencies_ms(spec, |from, to, _| {
+                            tr.retransmissions().any(|x| x.seq >= from && x.seq < to)
+                        }));
                     s.retransmissions += fr.retransmissions;
                     s.retransmissions_dropped += tr.retransmissions_dropped;
                     let recs = &fr.recoveries;
@@ -483,32 +475,17 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
         ),
     );
     let algs = WEB_ALGS;
-    let per_seed: Vec<Vec<WebStats>> = par_map(seeds, |k| {
-        web_stats(
-            ctx,
-            WebPath::Bursty,
-            rtts,
-            rates,
-            conns,
-            responses,
-            k as u64,
-        )
-    })?;
+    let run = |path: WebPath| -> Result<Vec<Vec<WebStats>>, String> {
+        par_map(seeds, |k| {
+            web_stats(ctx, path, rtts, rates, conns, responses, k as u64)
+        })
+    };
+    let per_seed = run(WebPath::Bursty)?;
     e.claims = web_claims(&per_seed);
     // The explanation experiment for every row that differs: is it our
     // stand-in's loss process (bursts into shallow queues)? The same
     // workloads with random loss of the same mean rate over one-BDP queues.
-    let random: Vec<Vec<WebStats>> = par_map(seeds, |k| {
-        web_stats(
-            ctx,
-            WebPath::Random,
-            rtts,
-            rates,
-            conns,
-            responses,
-            k as u64,
-        )
-    })?;
+    let random = run(WebPath::Random)?;
     let alt = web_claims(&random);
     for c in e
         .claims

@@ -18,7 +18,7 @@ use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::scenario::*;
 
 use super::claims::{exact, paired_difference, Band, Claim, Expect};
-use super::common::{par_map, path, quantile, scenario, Gen, Run};
+use super::common::{par_map, path, quantile, scenario, Gen, Responses, Run};
 use super::{Ctx, Experiment, PaperResult};
 use losslab_sim::stats::summarize;
 
@@ -386,13 +386,15 @@ const PATH_DELAY: Time = MS;
 fn background(g: &mut Gen, dur: Time, conns: usize) -> Vec<FlowSpec> {
     (0..conns)
         .map(|c| {
-            let mut t = (g.unit() * 1000.0) as Time * MS;
-            let mut writes = Vec::new();
-            while t < dur {
-                let size = (g.lognormal_with_mean(60_000.0, 1.5) as u64).clamp(200, 5_000_000);
-                writes.push((t, size));
-                t += (g.exp(3000.0) as Time + 1) * MS;
+            let (writes, _) = Responses {
+                first_ms: 1000.0,
+                mean_bytes: 60_000.0,
+                sigma: 1.5,
+                bytes: (200, 5_000_000),
+                think_ms: 3000.0,
+                min_gap_ms: 1,
             }
+            .draw(g, |_, t| t < dur);
             let mut f = linux_flow(&format!("bg{c}"), "rto", AckSpec::Delayed);
             f.app = AppSpec::Writes(writes);
             f.delay = (5 + (g.unit() * 95.0) as Time) * MS;
