@@ -186,8 +186,16 @@ Effects and orders are measured on paired runs (the same seed, workload
 and losses under each setting). The papers' hand-placed examples (PRR
 Figures 2-4, tail Figures 1-2) have no random input: one run is exact,
 shown as "(exact)", and judged by the same rules as a point. A row that
-differs or is contradicted carries its explanation; "not yet explained"
-marks one no experiment has tested yet. CI checks that every `--quick`
+differs or is contradicted carries its explanation, and every explanation
+is an experiment: "Explained by ..." says what was supposed, how it was
+tested (a variant of the experiment, the same runs restricted to one
+population, the paper's own estimator on our runs, a sign test, or the
+seeds a small effect would need) and what came out; "not yet explained"
+lists the explanations tested and rejected. A variant supports an
+explanation when it meets the paper, or, for a value, when the paper's
+number lies strictly between our interval and the variant's (some mix
+of the two settings gives it); an effect or an order needs the variant
+itself to show the paper's sign. CI checks that every `--quick`
 verdict is the one recorded in `crates/losslab/tests/verdicts.csv` and
 that every row whose verdict changes between `--quick` and `--full` is
 listed below with the reason; and, independently of `claims.rs`, that a
@@ -200,6 +208,12 @@ def paper_section(p, quick_rows):
     out = [f"\n## {p['title']}: `losslab reproduce {p['paper']}`\n",
            f"**{len(cs)} claims: {counts(cs)}.**\n"]
     bad = [c for c in cs if verdict(c) in ("contradicted", "differs", "not measured")]
+    off = [c for c in bad if verdict(c) != "not measured"]
+    if off:
+        done = sum(1 for c in off if c["explanation"].startswith("Explained"))
+        out.append(f"{done} of the {len(off)} contradicted or differing claims have an explanation "
+                   f"an experiment supports; the other {len(off) - done} are not yet explained, "
+                   "and say which explanations were tested and rejected.\n")
     if bad:
         out.append("\n### Contradicted and differing claims, with what explains them\n")
         for v in ("contradicted", "differs", "not measured"):

@@ -67,6 +67,12 @@ pub struct SenderConfig {
     pub lost_retransmission_detection: bool,
     /// Undo a cwnd reduction that DSACKs show was spurious.
     pub dsack_undo: bool,
+    /// Restart the retransmission timer, a full RTO, whenever the first
+    /// outstanding segment is retransmitted (Linux
+    /// tcp_xmit_retransmit_queue(): inet_csk_reset_xmit_timer(..., icsk_rto)
+    /// when skb == tcp_write_queue_head(sk), every version since 2.6).
+    /// RFC 6298 restarts it only on an ACK of new data (5.3).
+    pub rto_rearm_on_head_retransmit: bool,
     /// RFC 5681 section 4.1: after an idle period longer than the RTO,
     /// start again from the restart window, min(IW, cwnd) (Linux
     /// tcp_slow_start_after_idle, on by default there).
@@ -97,6 +103,7 @@ impl Default for SenderConfig {
             dupthresh: 3,
             lost_retransmission_detection: true,
             dsack_undo: true,
+            rto_rearm_on_head_retransmit: false,
             restart_after_idle: false,
             handshake: Handshake::None,
             handshake_rules: HandshakeRules::Linux,
@@ -211,6 +218,13 @@ pub struct RecoveryRecord {
     pub cwnd_before_exit: Option<u64>,
     pub ssthresh: u64,
     pub pipe_minus_ssthresh_at_start: i64,
+    /// Segments outstanding (sent, not cumulatively acknowledged) and
+    /// segments marked lost when the episode began: with cwnd_before they
+    /// tell an application-limited start (flight below cwnd) from a heavy
+    /// loss (many marked lost), the two ways pipe starts below ssthresh
+    /// (the PRR paper's Table 5).
+    pub flight_at_start: u64,
+    pub lost_at_start: u64,
     /// DSACKs later showed the episode spurious and its reduction was undone.
     pub undone: bool,
 }
@@ -1287,6 +1301,8 @@ impl Sender {
             cwnd_before_exit: None,
             ssthresh: self.win.ssthresh,
             pipe_minus_ssthresh_at_start: self.pipe() as i64 - self.win.ssthresh as i64,
+            flight_at_start: self.board.packets_out(),
+            lost_at_start: self.board.lost_out(),
             undone: false,
         });
         let state = self.window_state();
@@ -1442,6 +1458,10 @@ impl Sender {
                 }
                 let tctx = self.timer_ctx(now);
                 self.timer = self.alg.timers.on_send(&tctx, self.timer);
+                if self.cfg.rto_rearm_on_head_retransmit && s.tx_count > 1 && s.seq == self.snd_una
+                {
+                    self.timer = Some((now + self.rtt.rto(), TimerKind::Rto));
+                }
                 Some(s)
             }
             None => {

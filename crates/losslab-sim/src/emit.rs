@@ -270,6 +270,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         receiver,
         count,
         lost_retransmission_detection,
+        rto_rearm_on_head_retransmit,
         dsack_undo,
         early_retransmit,
     } = f;
@@ -351,6 +352,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             "lost_retransmission_detection",
             lost_retransmission_detection,
         );
+    }
+    if *rto_rearm_on_head_retransmit != base.rto_rearm_on_head_retransmit {
+        out.kv("rto_rearm_on_head_retransmit", rto_rearm_on_head_retransmit);
     }
     if *dsack_undo != base.dsack_undo {
         out.kv("dsack_undo", dsack_undo);
@@ -983,6 +987,7 @@ app = { kind = "bulk" }
         };
         f.count = 4;
         f.lost_retransmission_detection = false;
+        f.rto_rearm_on_head_retransmit = true;
         f.dsack_undo = false;
         round_trip(&sc);
 
@@ -1367,6 +1372,7 @@ app = { kind = "bulk" }
         }
         maybe!(f.count, rng.gen_range(1..4));
         maybe!(f.lost_retransmission_detection, rng.gen_bool(0.5));
+        maybe!(f.rto_rearm_on_head_retransmit, rng.gen_bool(0.5));
         maybe!(f.dsack_undo, rng.gen_bool(0.5));
         f
     }

@@ -452,6 +452,7 @@ const FLOW_KEYS: &[&str] = &[
     "receiver",
     "count",
     "lost_retransmission_detection",
+    "rto_rearm_on_head_retransmit",
     "dsack_undo",
     "rto_formula",
     "delay",
@@ -1419,6 +1420,10 @@ impl Cx<'_> {
                 i64::from(u32::MAX),
                 "the number of identical flows",
             )? as u32;
+        }
+        if let Some(v) = t.get("rto_rearm_on_head_retransmit") {
+            f.rto_rearm_on_head_retransmit =
+                self.boolean(v, &loc.key("rto_rearm_on_head_retransmit"))?;
         }
         if let Some(v) = t.get("lost_retransmission_detection") {
             f.lost_retransmission_detection =

@@ -29,8 +29,9 @@ pub const NAMES: &[&str] = &[
 /// receiver on the other end),
 /// Linux's RTO formula (tcp_set_rto(): SRTT + max(4 RTTVAR, 200 ms)),
 /// TCP_RTO_MIN 200 ms, restart after idle (tcp_slow_start_after_idle = 1),
-/// DSACK undo (tcp_try_undo_dsack()) and lost-retransmission detection
-/// (tcp_mark_lost_retrans(), RACK since 4.4).
+/// DSACK undo (tcp_try_undo_dsack()), lost-retransmission detection
+/// (tcp_mark_lost_retrans(), RACK since 4.4) and the RTO restarted on a
+/// retransmission of the first outstanding segment.
 fn linux_common(f: &mut FlowSpec) {
     // F-RTO (tcp_frto = 2 since 2.6.24) and ssthresh kept on a timeout in
     // fast recovery (tcp_enter_loss()).
@@ -46,6 +47,9 @@ fn linux_common(f: &mut FlowSpec) {
     f.slow_start_after_idle = true;
     f.dsack_undo = true;
     f.lost_retransmission_detection = true;
+    // tcp_xmit_retransmit_queue() restarts the RTO on retransmitting the
+    // head of the write queue.
+    f.rto_rearm_on_head_retransmit = true;
 }
 
 /// Sets `f` to profile `name`; false when there is no such profile.
@@ -146,6 +150,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.slow_start_after_idle = true;
             f.dsack_undo = false;
             f.lost_retransmission_detection = false;
+            f.rto_rearm_on_head_retransmit = false;
         }
         _ => return false,
     }

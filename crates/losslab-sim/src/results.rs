@@ -110,6 +110,10 @@ pub struct RecoveryResult {
     pub cwnd_before_exit: Option<u64>,
     pub ssthresh: u64,
     pub pipe_minus_ssthresh_at_start: i64,
+    /// Added: segments outstanding and segments marked lost when the
+    /// episode began (flight below cwnd_before: application-limited).
+    pub flight_at_start: u64,
+    pub lost_at_start: u64,
     pub link_utilization: Option<f64>,
     /// DSACKs showed the episode spurious and its reduction was undone.
     pub undone: bool,
@@ -260,6 +264,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                                 cwnd_before_exit: r.cwnd_before_exit,
                                 ssthresh: r.ssthresh,
                                 pipe_minus_ssthresh_at_start: r.pipe_minus_ssthresh_at_start,
+                                flight_at_start: r.flight_at_start,
+                                lost_at_start: r.lost_at_start,
                                 link_utilization: util,
                                 undone: r.undone,
                             }

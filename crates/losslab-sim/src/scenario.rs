@@ -278,6 +278,10 @@ pub struct FlowSpec {
     /// Retransmit again a retransmission that later-sent data overtook
     /// (added key `lost_retransmission_detection`).
     pub lost_retransmission_detection: bool,
+    /// Restart the RTO when the first outstanding segment is retransmitted,
+    /// as Linux does (added key `rto_rearm_on_head_retransmit`, default
+    /// false as in RFC 6298; on in every Linux profile).
+    pub rto_rearm_on_head_retransmit: bool,
     /// Undo a cwnd reduction that DSACKs show was spurious (added key
     /// `dsack_undo`).
     pub dsack_undo: bool,
@@ -327,6 +331,7 @@ impl FlowSpec {
             receiver: ReceiverSpec::default(),
             count: 1,
             lost_retransmission_detection: true,
+            rto_rearm_on_head_retransmit: false,
             dsack_undo: true,
             early_retransmit: EarlyRetransmitSpec::default(),
         }

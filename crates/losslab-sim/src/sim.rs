@@ -1056,6 +1056,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         lost_retransmission_detection: spec.lost_retransmission_detection,
         dsack_undo: spec.dsack_undo,
         restart_after_idle: spec.slow_start_after_idle,
+        rto_rearm_on_head_retransmit: spec.rto_rearm_on_head_retransmit,
         handshake: match (spec.handshake, &spec.app) {
             (false, _) => Handshake::None,
             (true, AppSpec::Objects { .. }) => Handshake::Passive,

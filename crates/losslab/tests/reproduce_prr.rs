@@ -73,9 +73,26 @@ fn prr_quick_claims_pictures_and_export() {
     }
     let web = exps.iter().find(|e| e["id"] == "web").unwrap();
     for c in web["claims"].as_array().unwrap() {
-        // Ten seeds run; an effect skips the seeds whose baseline is zero.
-        assert!(c["ours"]["n"].as_u64().unwrap() >= 5, "{c}");
+        // Ten seeds run; an effect skips the seeds whose baseline is zero,
+        // and --quick's four paths see about one timeout in recovery per
+        // seed since the Linux profiles restart the RTO on retransmitting
+        // the first outstanding segment.
+        assert!(c["ours"]["n"].as_u64().unwrap() >= 3, "{c}");
     }
+    // The ER experiment's classifier of early retransmits finds none in
+    // the arm without ER (it once counted RFC 6675 fast retransmits whose
+    // first SACK came on an ACK that also advanced the cumulative ACK).
+    let er = exps.iter().find(|e| e["id"] == "er").unwrap();
+    let row = er["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "baseline: early retransmits (spurious) / lossy responses")
+        .expect("the baseline's early-retransmit row");
+    assert!(
+        row["ours"].as_str().unwrap().starts_with("0 (0) / "),
+        "{row}"
+    );
 }
 
 #[test]

@@ -216,10 +216,185 @@ pub fn exact(x: f64) -> Summary {
 
 /// What a row that needs an explanation says until an experiment has
 /// tested one.
-pub const UNEXPLAINED: &str =
-    "not yet explained: issue 12 will test an explanation for each such row";
+/// A sign test's statistic: of the paired differences `d` that are not
+/// zero, the share that are positive, with the Wilson score interval
+/// (95%), which stays inside 0..1 for small counts and extreme shares.
+pub fn positive_share(d: &[f64]) -> Summary {
+    let n = d.iter().filter(|x| **x != 0.0).count();
+    let k = d.iter().filter(|x| **x > 0.0).count();
+    if n == 0 {
+        return Summary {
+            n,
+            mean: f64::NAN,
+            sd: 0.0,
+            ci95: None,
+            ci_method: "wilson",
+        };
+    }
+    let (nf, p, z) = (n as f64, k as f64 / n as f64, 1.959_964);
+    let centre = (p + z * z / (2.0 * nf)) / (1.0 + z * z / nf);
+    let half = z / (1.0 + z * z / nf) * (p * (1.0 - p) / nf + z * z / (4.0 * nf * nf)).sqrt();
+    Summary {
+        n,
+        mean: p,
+        sd: (p * (1.0 - p)).sqrt(),
+        ci95: Some([centre - half, centre + half]),
+        ci_method: "wilson",
+    }
+}
+
+/// The explanation experiment for an order the mean of paired
+/// differences does not show: that a few pairs with huge differences (a
+/// timeout backed off, a probe that raced a delayed ACK) hide what most
+/// pairs show. Tested with a sign test on the same pairs: supported when
+/// the share of pairs going the paper's way is above one half with 95%
+/// confidence. `what` names a pair, e.g. "downloads".
+pub fn heavy_tail_explanation(expect: &Expect, d: &[f64], what: &str) -> String {
+    let Expect::Order { paper_positive } = *expect else {
+        return String::new();
+    };
+    let s = positive_share(d);
+    let [lo, hi] = s.ci95.unwrap_or([f64::NAN, f64::NAN]);
+    let (share, lo, hi) = if paper_positive {
+        (s.mean, lo, hi)
+    } else {
+        (1.0 - s.mean, 1.0 - hi, 1.0 - lo)
+    };
+    let ties = d.iter().filter(|x| **x == 0.0).count();
+    let mut sorted = d.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = if sorted.is_empty() {
+        f64::NAN
+    } else {
+        sorted[sorted.len() / 2]
+    };
+    let test = format!(
+        "a sign test on the same pairs: the paper's order holds in {:.0}% [{:.0}%, {:.0}%] of \
+         the {} {what} that differ ({ties} tie), median difference {median:.1}",
+        share * 100.0,
+        lo * 100.0,
+        hi * 100.0,
+        s.n
+    );
+    if lo > 0.5 {
+        format!(
+            "Explained by heavy tails: most {what} go the paper's way, a few with far larger \
+             differences the other way (a backed-off timeout, a probe that raced a delayed \
+             ACK) move the mean. Tested by {test}."
+        )
+    } else if hi < 0.5 {
+        format!(
+            "{UNEXPLAINED}; tested and rejected that heavy tails hide the paper's order: by {test}, \
+             most {what} go against the paper"
+        )
+    } else {
+        format!(
+            "{UNEXPLAINED}; tested and rejected that heavy tails hide the paper's order: by {test}, \
+             no majority either way"
+        )
+    }
+}
+
+pub fn ours_text(c: &Claim) -> String {
+    c.ours.as_ref().map_or("nothing".into(), summary_text)
+}
+
+/// "mean [low, high]" of a measurement, three decimals.
+pub fn summary_text(o: &Summary) -> String {
+    match o.ci95 {
+        Some([lo, hi]) => format!("{:.3} [{lo:.3}, {hi:.3}]", o.mean),
+        None => format!("{:.3}", o.mean),
+    }
+}
+
+/// Whether a variant's measurement supports it as the cause of `c`'s
+/// difference: the variant meets the paper (reproduced, or the paper's
+/// direction), or, for a value, the paper's number lies strictly between
+/// our interval and the variant's, so that some mix of the two
+/// populations gives it. An effect or an order needs the variant itself
+/// to show the paper's sign.
+pub fn supports(c: &Claim, variant: &Claim) -> bool {
+    if matches!(
+        variant.verdict,
+        Verdict::Reproduced | Verdict::SameDirection
+    ) {
+        return true;
+    }
+    let Expect::Value { paper, .. } = c.expect else {
+        return false;
+    };
+    let (Some([a_lo, a_hi]), Some([b_lo, b_hi])) = (
+        c.ours.as_ref().and_then(|o| o.ci95),
+        variant.ours.as_ref().and_then(|o| o.ci95),
+    ) else {
+        return false;
+    };
+    (a_hi < paper && paper < b_lo) || (b_hi < paper && paper < a_lo)
+}
+
+/// `c` needs an explanation, its effect is one our seeds cannot resolve:
+/// the interval holds both zero and the paper's band. Says so with the
+/// seeds a resolution would take (a 95% half-width below the paper's
+/// effect at our per-seed spread); None when the row is not such a case.
+pub fn underpowered_explanation(c: &Claim) -> Option<String> {
+    let Expect::Effect { paper, band } = c.expect else {
+        return None;
+    };
+    let o = c.ours.as_ref()?;
+    let [lo, hi] = o.ci95?;
+    let [a, b] = band.around(paper);
+    if !(lo <= 0.0 && 0.0 <= hi && lo <= b && a <= hi) || paper == 0.0 {
+        return None;
+    }
+    // Seeds for a two-sided test at 5% to find an effect of the paper's
+    // size with 80% power: ((z_0.975 + z_0.80) sd / effect)^2.
+    let needed = ((1.959_964 + 0.841_621) * o.sd / paper.abs())
+        .powi(2)
+        .ceil();
+    if needed <= o.n as f64 {
+        // Enough seeds to see the paper's effect had ours been as large.
+        return None;
+    }
+    Some(format!(
+        "Explained by resolution: the paper's effect ({:+.1}%) is smaller than our seeds can \
+         resolve; ours, {:+.1}% [{:+.1}%, {:+.1}%] over {} seeds, holds both no effect and the \
+         paper's. Tested by the seeds it would take at our per-seed spread (sd {:.1} points) \
+         to find an effect of the paper's size with 80% power at the 5% level: about {needed}.",
+        paper * 100.0,
+        o.mean * 100.0,
+        lo * 100.0,
+        hi * 100.0,
+        o.n,
+        o.sd * 100.0
+    ))
+}
+
+pub const UNEXPLAINED: &str = "not yet explained";
 
 impl Claim {
+    /// This claim judged on another measurement: an explanation
+    /// experiment's variant, to compare with it (`supports`).
+    pub fn on(&self, ours: Summary) -> Claim {
+        Claim::measured(
+            &self.paper,
+            &self.experiment,
+            &self.id,
+            &self.statement,
+            self.expect.clone(),
+            ours,
+            "",
+        )
+    }
+
+    /// The claim with `why()` as its explanation if its verdict needs one
+    /// and it has none yet (the explanation experiment runs only then).
+    pub fn explained_by(mut self, why: impl FnOnce(&Claim) -> String) -> Claim {
+        if self.verdict.needs_explanation() && self.explanation.is_empty() {
+            self.explanation = why(&self);
+        }
+        self
+    }
+
     /// The claim, saying `UNEXPLAINED` if its verdict needs an explanation
     /// and it has none.
     pub fn or_unexplained(mut self) -> Claim {
@@ -460,6 +635,102 @@ mod tests {
             paper_positive: true,
         };
         assert_eq!(judge(&e, &one), Verdict::NotMeasured);
+    }
+
+    #[test]
+    fn a_sign_test_sees_the_majority_under_a_heavy_tail() {
+        // Nine pairs 10 ms the paper's way, one 1000 ms against: the mean
+        // says "against", the pairs say "with".
+        let mut d = vec![10.0; 9];
+        d.push(-1000.0);
+        d.push(0.0);
+        let e = Expect::Order {
+            paper_positive: true,
+        };
+        let s = positive_share(&d);
+        assert_eq!((s.n, s.mean), (10, 0.9));
+        // Wilson by hand: centre (0.9 + 0.1921) / 1.3841, half-width
+        // 1.96 / 1.3841 x sqrt(0.009 + 0.0096): [0.596, 0.982].
+        let [lo, hi] = s.ci95.unwrap();
+        assert!(
+            (lo - 0.596).abs() < 1e-3 && (hi - 0.982).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        let why = heavy_tail_explanation(&e, &d, "downloads");
+        assert!(why.starts_with("Explained by heavy tails"), "{why}");
+        assert!(why.contains("90% ["), "{why}");
+        let against: Vec<f64> = d.iter().map(|x| -x).collect();
+        let why = heavy_tail_explanation(&e, &against, "downloads");
+        assert!(why.contains("most downloads go against the paper"), "{why}");
+    }
+
+    #[test]
+    fn an_effect_below_resolution_is_said_to_be_one() {
+        let c = |mean: f64, sd: f64, lo: f64, hi: f64| {
+            Claim::measured(
+                "p",
+                "e",
+                "id",
+                "s",
+                Expect::Effect {
+                    paper: 0.01,
+                    band: Band::EFFECT,
+                },
+                Summary {
+                    n: 20,
+                    mean,
+                    sd,
+                    ci95: Some([lo, hi]),
+                    ci_method: "student-t",
+                },
+                "",
+            )
+        };
+        // sd 5 points: (2.8016 x 0.05 / 0.01)^2 = 196.2, so 197 seeds.
+        let why = underpowered_explanation(&c(0.017, 0.05, -0.007, 0.041)).unwrap();
+        assert!(why.contains("about 197"), "{why}");
+        // With sd 1 point, 8 seeds would do: 20 seeds could have seen it.
+        assert_eq!(
+            underpowered_explanation(&c(0.001, 0.01, -0.004, 0.006)),
+            None
+        );
+        // An interval that excludes the paper's band is not a resolution
+        // problem.
+        assert_eq!(
+            underpowered_explanation(&c(-0.02, 0.05, -0.044, 0.004)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_variant_supports_a_cause_by_meeting_the_paper_or_bracketing_a_value() {
+        let claim = |expect: Expect, lo: f64, hi: f64| {
+            Claim::measured(
+                "p",
+                "e",
+                "id",
+                "s",
+                expect,
+                ours((lo + hi) / 2.0, lo, hi),
+                "",
+            )
+        };
+        let v = Expect::Value {
+            paper: 0.45,
+            band: Band::SHARE,
+        };
+        let base = claim(v.clone(), 0.27, 0.30);
+        assert!(supports(&base, &claim(v.clone(), 0.40, 0.50)));
+        // 0.45 lies between [0.27, 0.30] and [0.60, 0.66]: a mix gives it.
+        assert!(supports(&base, &claim(v.clone(), 0.60, 0.66)));
+        assert!(!supports(&base, &claim(v, 0.20, 0.22)));
+        let e = Expect::Effect {
+            paper: -0.05,
+            band: Band::EFFECT,
+        };
+        let base = claim(e.clone(), 0.09, 0.41);
+        assert!(!supports(&base, &claim(e.clone(), -1.07, 0.07)));
+        assert!(supports(&base, &claim(e, -0.09, -0.02)));
     }
 
     #[test]

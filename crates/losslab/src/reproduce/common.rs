@@ -27,6 +27,10 @@ pub struct Tx {
 pub struct AckRx {
     pub t: Time,
     pub ack: u64,
+    /// The ACK reports data above `ack` (a SACK block other than a DSACK):
+    /// the sender's scoreboard then holds SACKed segments (Linux's
+    /// Disorder state, when not in recovery).
+    pub sacks: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -99,9 +103,11 @@ impl Tracer for Collector {
                 seq: s.seq,
                 tx_count: s.tx_count,
             }),
-            (Body::Ack(a), PacketFate::Delivered) => {
-                c.flows[f].acks.push(AckRx { t: at, ack: a.ack })
-            }
+            (Body::Ack(a), PacketFate::Delivered) => c.flows[f].acks.push(AckRx {
+                t: at,
+                ack: a.ack,
+                sacks: a.sack.len() > usize::from(a.dsack),
+            }),
             (Body::Data(s), PacketFate::LossDrop | PacketFate::QueueDrop) => {
                 c.flows[f].dropped_seqs.push(s.seq);
                 if s.tx_count > 1 {

@@ -17,10 +17,10 @@
 use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::scenario::*;
 
-use super::claims::{exact, paired_difference, Band, Claim, Expect};
+use super::claims::{exact, heavy_tail_explanation, paired_difference, Band, Claim, Expect};
 use super::common::{par_map, path, quantile, scenario, Gen, Responses, Run};
 use super::{Ctx, Experiment, PaperResult};
-use losslab_sim::stats::summarize;
+use losslab_sim::stats::{summarize, Summary};
 
 const TIMERS: [&str; 4] = ["rto", "rtor", "tlp", "tlpr"];
 const LABELS: [&str; 4] = ["baseline", "RTOR", "TLP", "TLPR"];
@@ -208,7 +208,65 @@ fn ratios(v: &[Time; 4]) -> String {
 /// A claim of section 3.1: no random input ("no variation was observed
 /// in the results"), so one exact run.
 fn controlled(exp: &str, id: String, statement: String, expect: Expect, ours_ms: f64) -> Claim {
-    Claim::measured("tail", exp, &id, &statement, expect, exact(ours_ms), "").or_unexplained()
+    Claim::measured("tail", exp, &id, &statement, expect, exact(ours_ms), "")
+}
+
+/// The explanation experiment for RTOR's saving under delayed ACKs when
+/// it is not the paper's RTT + 200 ms. Supposed: the baseline retransmits
+/// one RTO after its last ACK, and that ACK is the delayed one, whose RTT
+/// sample (RTT + 200 ms) has just raised Linux's RTO (srtt + rttvar)
+/// above RTT + 200 ms; RTOR retransmits when that ACK arrives, so it saves
+/// the raised RTO. Tested on the baseline's run: how long it waits after
+/// its last ACK before retransmitting, against RTOR's saving.
+fn baseline_wait_explanation(ctx: &Ctx, rtt: u64, saved_ms: f64) -> String {
+    let wait = (|| -> Result<f64, String> {
+        let loss = LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Tail(1),
+        };
+        let mut f = linux_flow("a", "rto", AckSpec::Delayed);
+        f.app = AppSpec::Bytes(10 * MSS);
+        let sc = scenario(
+            &format!("tail-{rtt}ms-1lost-delack-rto"),
+            60 * SEC,
+            path(1_000_000_000, rtt * MS / 2, QueueLimit::Packets(100), loss),
+            vec![f],
+        );
+        // The same scenario as Figure 1's baseline run (same name, same file).
+        let r = ctx.run("fig1", &sc, None)?;
+        let t = &r.traces[0];
+        let retx = t
+            .retransmissions()
+            .next()
+            .ok_or("the baseline never retransmitted")?
+            .t;
+        let last_ack = t
+            .acks
+            .iter()
+            .rfind(|a| a.t <= retx)
+            .ok_or("no ACK before the retransmission")?
+            .t;
+        Ok((retx - last_ack) as f64 / MS as f64)
+    })();
+    match wait {
+        Ok(w) if (w - saved_ms).abs() <= 1.0 && w > (rtt + 200) as f64 => format!(
+            "Explained: the baseline retransmits one RTO after its last ACK, which is the \
+             delayed one; that ACK's own RTT sample (RTT + 200 ms) has just raised Linux's RTO \
+             (srtt + rttvar) above the paper's RTT + 200 ms, and RTOR retransmits when that ACK \
+             arrives, so it saves the raised RTO. Tested on the baseline's run (experiment \
+             fig1): it waits {w:.1} ms after its last ACK, against RTOR's saving of \
+             {saved_ms:.1} ms."
+        ),
+        Ok(w) => format!(
+            "{}; tested and rejected that RTOR saves the RTO the delayed last ACK raised: the \
+             baseline waits {w:.1} ms after its last ACK, RTOR saves {saved_ms:.1} ms",
+            super::claims::UNEXPLAINED
+        ),
+        Err(x) => format!(
+            "{}; the explanation experiment failed: {x}",
+            super::claims::UNEXPLAINED
+        ),
+    }
 }
 
 fn saved_ms(v: &[Time; 4], i: usize) -> f64 {
@@ -270,7 +328,10 @@ fn figure1(ctx: &Ctx) -> Result<Experiment, String> {
                             band: Band::QUANTITY,
                         },
                         saved_ms(&v, 1),
-                    ));
+                    ).explained_by(|c| {
+                        let saved = c.ours.as_ref().map_or(f64::NAN, |o| o.mean);
+                        baseline_wait_explanation(ctx, rtt, saved)
+                    }));
                     if rtt <= 80 {
                         e.claims.push(controlled(
                             "fig1",
@@ -299,6 +360,7 @@ fn figure1(ctx: &Ctx) -> Result<Experiment, String> {
             &all,
         )?;
     }
+    e.claims = e.claims.into_iter().map(Claim::or_unexplained).collect();
     Ok(e)
 }
 
@@ -366,6 +428,7 @@ fn figure2(ctx: &Ctx) -> Result<Experiment, String> {
             &all,
         )?;
     }
+    e.claims = e.claims.into_iter().map(Claim::or_unexplained).collect();
     Ok(e)
 }
 
@@ -414,6 +477,9 @@ struct FgConfig {
 struct FgOutcome {
     /// FCTs of flows with a loss among their last four segments.
     tail_fct: Vec<f64>,
+    /// FCTs of flows that lost their last segment and nothing else (the
+    /// paper's Figure 1 case).
+    last_only_fct: Vec<f64>,
     flows: usize,
     segments: u64,
     spurious: u64,
@@ -515,6 +581,9 @@ fn foreground_run(
                 .fct_s
                 .ok_or_else(|| format!("{}: flow {} did not finish", sc.name, f.name))?;
             o.tail_fct.push(fct);
+            if tr.dropped_seqs.iter().all(|&s| s + MSS >= total) {
+                o.last_only_fct.push(fct);
+            }
         }
     }
     Ok(o)
@@ -538,10 +607,11 @@ fn section32_claims(configs: &[FgConfig], outs: &[Vec<[FgOutcome; 4]>]) -> Vec<C
             "sec32",
             &id,
             &statement,
-            expect,
+            expect.clone(),
             summarize(&v, false, &id),
             "",
         )
+        .explained_by(|_| heavy_tail_explanation(&expect, &v, "seeds"))
         .or_unexplained()
     };
     for (c, cfg) in configs.iter().enumerate() {
@@ -573,15 +643,58 @@ fn section32_claims(configs: &[FgConfig], outs: &[Vec<[FgOutcome; 4]>]) -> Vec<C
                 AckSpec::Quick => (rtt, "one RTT"),
                 AckSpec::Delayed => (rtt + 200.0, "one RTT plus 200 ms"),
             };
-            out.push(claim(
+            let expect = Expect::AtLeast {
+                paper,
+                band: Band::QUANTITY,
+            };
+            // The explanation experiment: the same runs, only the flows
+            // that lost their last segment and nothing else, the case
+            // RTOR is for; the population above also holds flows whose
+            // losses duplicate ACKs repair, where RTOR has nothing to do.
+            let last_only: Vec<f64> = outs
+                .iter()
+                .filter_map(|seed| {
+                    let b = median(&seed[c][0].last_only_fct)?;
+                    let r = median(&seed[c][1].last_only_fct)?;
+                    Some((b - r) * 1000.0)
+                })
+                .collect();
+            let saving = claim(
                 format!("{slug}-rtor-saving"),
                 format!("Figure 3, {label}: RTOR saves at least {what} against the baseline (difference of median FCTs, ms, per seed)"),
-                Expect::AtLeast {
-                    paper,
-                    band: Band::QUANTITY,
-                },
+                expect.clone(),
                 medians.iter().map(|m| m[0] - m[1]).collect(),
-            ));
+            );
+            let why = |_: &Claim| {
+                let v = summarize(&last_only, false, "last-only");
+                let tested = format!(
+                    "on the same runs, over the flows that lost their last segment and nothing \
+                     else, RTOR saves {} ms per seed",
+                    super::claims::summary_text(&v)
+                );
+                if super::claims::judge(&expect, &v) == super::claims::Verdict::Reproduced {
+                    format!(
+                        "Explained by the population: flows with a loss among their last four \
+                         segments include losses that duplicate ACKs repair, where RTOR has \
+                         nothing to restart. Tested: {tested}, meeting the paper's bound."
+                    )
+                } else {
+                    format!(
+                        "{}; tested and rejected that the population causes it: {tested}, short \
+                         of the paper's bound",
+                        super::claims::UNEXPLAINED
+                    )
+                }
+            };
+            out.push(if saving.explanation == super::claims::UNEXPLAINED {
+                Claim {
+                    explanation: String::new(),
+                    ..saving
+                }
+                .explained_by(why)
+            } else {
+                saving
+            });
         }
         if cfg.segments <= 10 {
             out.push(claim(
@@ -693,7 +806,7 @@ fn spurious_by_ack_policy(expect: &Expect, quick: &[f64], delayed: &[f64]) -> St
     );
     if super::claims::judge(expect, &q) == super::claims::Verdict::Reproduced {
         format!(
-            "Tested by {split}: with quick ACKs alone the fraction meets the paper's band, so the \
+            "Explained by delayed ACKs: tested by {split}: with quick ACKs alone the fraction meets the paper's band, so the \
              excess comes with delayed ACKs, whose 200 ms wait races the retransmission timer and \
              the probe timeout."
         )
@@ -869,12 +982,12 @@ const CONNECTIONS: usize = 6;
 /// on c1..c5 requested once the HTML has arrived, each connection fetching
 /// its objects one after another. Sizes are log-normal (sigma 1) around
 /// the site's mean: the paper gives only object counts and mean sizes.
-fn page(site: &Site, download: u64, timers: &str) -> Vec<FlowSpec> {
+fn page(site: &Site, download: u64, timers: &str, conns: usize) -> Vec<FlowSpec> {
     let mut g = Gen::new(33_000 + download * 7 + site.objects as u64);
     let sizes: Vec<u64> = (0..site.objects)
         .map(|_| (g.lognormal_with_mean(site.mean_bytes, 1.0) as u64).clamp(300, 3_000_000))
         .collect();
-    (0..CONNECTIONS)
+    (0..conns)
         .filter_map(|c| {
             let mut objs: Vec<u64> = Vec::new();
             if c == 0 {
@@ -882,7 +995,7 @@ fn page(site: &Site, download: u64, timers: &str) -> Vec<FlowSpec> {
             }
             objs.extend(
                 (1..sizes.len())
-                    .filter(|j| (j - 1) % CONNECTIONS == c)
+                    .filter(|j| (j - 1) % conns == c)
                     .map(|j| sizes[j]),
             );
             if objs.is_empty() {
@@ -903,9 +1016,11 @@ fn page(site: &Site, download: u64, timers: &str) -> Vec<FlowSpec> {
 /// qualifies). The paper selected on retransmissions there; we select on
 /// the path's drops (ground truth), because a selection on retransmissions
 /// lets a mechanism's own spurious retransmissions pick which downloads
-/// it is judged on.
-fn download_objects(r: &Run) -> Vec<f64> {
+/// it is judged on. Also, apart: the completion times of the objects
+/// that themselves lost a packet among their last four segments.
+fn download_objects(r: &Run) -> (Vec<f64>, Vec<f64>) {
     let mut octs = Vec::new();
+    let mut tail_lost = Vec::new();
     for (f, tr) in r.results.flows.iter().zip(&r.traces) {
         let mut start = 0u64;
         let mut qualifies = false;
@@ -914,6 +1029,7 @@ fn download_objects(r: &Run) -> Vec<f64> {
             let tail_from = start.max(end.saturating_sub(4 * MSS));
             if tr.dropped_seqs.iter().any(|&x| x >= tail_from && x < end) {
                 qualifies = true;
+                tail_lost.extend(o.oct_s);
             }
             start = end;
         }
@@ -921,7 +1037,7 @@ fn download_objects(r: &Run) -> Vec<f64> {
             octs.extend(f.objects.iter().filter_map(|o| o.oct_s));
         }
     }
-    octs
+    (octs, tail_lost)
 }
 
 /// Their mean: the download's average OCT, or None.
@@ -953,17 +1069,20 @@ fn section33_claims(
             x.iter().map(|v| v * 1000.0).collect(),
             y.iter().map(|v| v * 1000.0).collect(),
         );
+        let expect = Expect::Order {
+            paper_positive: true,
+        };
+        let d: Vec<f64> = x.iter().zip(&y).map(|(a, b)| b - a).collect();
         Claim::measured(
             "tail",
             "sec33",
             &id,
             &statement,
-            Expect::Order {
-                paper_positive: true,
-            },
+            expect.clone(),
             paired_difference(&x, &y, &id),
             "",
         )
+        .explained_by(|_| heavy_tail_explanation(&expect, &d, "downloads"))
     };
     let mut out = Vec::new();
     let objs = site.objects;
@@ -1016,7 +1135,8 @@ fn section33_claims(
             },
             summarize(&diffs, false, &id),
             "",
-        ));
+        )
+        .explained_by(|c| heavy_tail_explanation(&c.expect, &diffs, "downloads")));
     }
     if rtt == 160 && objs == 164 {
         let under = |v: &mut dyn Iterator<Item = f64>| -> Vec<f64> {
@@ -1036,7 +1156,11 @@ fn section33_claims(
                 "{}tested whether the paper's CDF counts objects rather than download means: \
                  over every object of the qualifying connections the share is {:.3} [{:.3}, \
                  {:.3}] (n {}), {}",
-                if fits { "" } else { "not yet explained; " },
+                if fits {
+                    "Explained by the CDF's unit: "
+                } else {
+                    "not yet explained; "
+                },
                 per_object.mean,
                 per_object.ci95.map_or(f64::NAN, |c| c[0]),
                 per_object.ci95.map_or(f64::NAN, |c| c[1]),
@@ -1068,6 +1192,141 @@ fn section33_claims(
     out.into_iter().map(Claim::or_unexplained).collect()
 }
 
+/// Spurious retransmissions per segment as the paper computes them, a
+/// ratio of totals: over 20 batches of downloads (download index mod 20),
+/// mean and 95% CI.
+fn pooled_spurious(per_download: &[(usize, u64, u64)]) -> Summary {
+    const BATCHES: usize = 20;
+    let mut totals = [(0u64, 0u64); BATCHES];
+    for &(d, sp, n) in per_download {
+        totals[d % BATCHES].0 += sp;
+        totals[d % BATCHES].1 += n;
+    }
+    let ratios: Vec<f64> = totals
+        .iter()
+        .filter(|t| t.1 > 0)
+        .map(|&(sp, n)| sp as f64 / n as f64)
+        .collect();
+    summarize(&ratios, false, "pooled")
+}
+
+fn sci(s: &Summary) -> String {
+    let [lo, hi] = s.ci95.unwrap_or([f64::NAN; 2]);
+    format!("{:.2e} [{lo:.2e}, {hi:.2e}]", s.mean)
+}
+
+/// The explanation experiment for a section 3.3 spurious fraction that
+/// differs. Supposed: the paper's fraction is spurious retransmissions
+/// over all segments of the experiment, a ratio of totals, while the row
+/// averages each download's own fraction, which weights the small
+/// downloads (one probe of a short page is a large share of its
+/// segments). Tested on the same runs: `pooled_spurious`.
+fn pooled_spurious_explanation(expect: &Expect, per_download: &[(usize, u64, u64)]) -> String {
+    let pooled = pooled_spurious(per_download);
+    let tested = format!(
+        "the ratio of totals, over {} batches of downloads, is {}",
+        pooled.n,
+        sci(&pooled)
+    );
+    if super::claims::judge(expect, &pooled) == super::claims::Verdict::Reproduced {
+        format!(
+            "Explained by the estimator: the paper's fraction is a ratio of totals over the \
+             experiment, the row a mean of each download's fraction, which weights small \
+             downloads where one probe is a large share. Tested on the same runs: {tested}, in \
+             the paper's band."
+        )
+    } else {
+        format!(
+            "{}; tested and rejected that the estimator alone causes it (a mean of per-download \
+             fractions against the paper's ratio of totals): on the same runs {tested}, outside \
+             the paper's band",
+            super::claims::UNEXPLAINED
+        )
+    }
+}
+
+/// How a page is fetched: the receivers' ACK policy and how many
+/// connections carry its objects.
+#[derive(Clone)]
+struct Fetch {
+    ack: AckSpec,
+    conns: usize,
+}
+
+/// The paper's: delayed ACKs, six connections.
+const PAPER_FETCH: Fetch = Fetch {
+    ack: AckSpec::Delayed,
+    conns: CONNECTIONS,
+};
+
+/// What one download gave: `download_objects`' two lists, and the
+/// spurious retransmissions and segments sent over its connections.
+struct PageLoad {
+    octs: Vec<f64>,
+    tail_octs: Vec<f64>,
+    spurious: u64,
+    segments: u64,
+}
+
+/// One download of `site` over the section 3.3 path: the qualifying
+/// objects' completion times and (spurious retransmissions, segments
+/// sent) over its connections.
+fn page_load(
+    ctx: &Ctx,
+    site: &Site,
+    rtt: u64,
+    d: u64,
+    timers: &str,
+    fetch: &Fetch,
+    loss: &LossModel,
+) -> Result<PageLoad, String> {
+    let Fetch { ack, conns } = fetch.clone();
+    let mut flows = page(site, d, timers, conns);
+    let mut slug = match ack {
+        AckSpec::Delayed => String::new(),
+        _ => {
+            for f in &mut flows {
+                f.receiver.ack = ack.clone();
+            }
+            format!("-{}", ack_slug(&ack))
+        }
+    };
+    if conns != CONNECTIONS {
+        slug.push_str(&format!("-{conns}conns"));
+    }
+    let mut sc = scenario(
+        &format!("page-{}obj-{rtt}ms-{d}-{timers}{slug}", site.objects),
+        // Long enough for a tail retransmission lost 20 times in a row
+        // under exponential backoff (a Gilbert-Elliott bad state with
+        // nothing else sending: it happened once in 6000 runs at 600 s).
+        3600 * SEC,
+        path(
+            BOTTLENECK,
+            rtt * MS / 2,
+            QueueLimit::Packets(100),
+            loss.clone(),
+        ),
+        flows,
+    );
+    sc.seed = 1000 + d;
+    let r = ctx.run("sec33", &sc, None)?;
+    let (mut sp, mut n) = (0, 0);
+    for f in &r.results.flows {
+        if f.fct_s.is_none() {
+            return Err(format!("{}: {} did not finish", sc.name, f.name));
+        }
+        sp += f.spurious_retransmissions;
+        n += f.segments_sent;
+    }
+    let (octs, tail_octs) = download_objects(&r);
+    Ok(PageLoad {
+        octs,
+        tail_octs,
+        spurious: sp,
+        segments: n,
+    })
+}
+
 fn section33(ctx: &Ctx) -> Result<Experiment, String> {
     let (rtts, downloads): (&[u64], usize) = ctx.pick(
         (&[10, 160], 12),
@@ -1095,46 +1354,21 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
              baseline / RTOR / TLP / TLPR (n downloads)."
         ),
     );
-    // Per download and mechanism, over every RTT and site: spurious
-    // retransmissions per segment sent.
-    let mut spurious: [Vec<f64>; 4] = Default::default();
+    // Per download and mechanism, over every RTT and site: the download's
+    // index, its spurious retransmissions and the segments it sent.
+    let mut spurious: [Vec<(usize, u64, u64)>; 4] = Default::default();
     for &rtt in rtts {
         for site in &SITES {
             let runs = par_map(4 * downloads, |j| {
                 let (i, d) = (j / downloads, (j % downloads) as u64);
-                let timers = TIMERS[i];
-                let mut sc = scenario(
-                    &format!("page-{}obj-{rtt}ms-{d}-{timers}", site.objects),
-                    // Long enough for a tail retransmission lost 20 times in a row
-                    // under exponential backoff (a Gilbert-Elliott bad state with
-                    // nothing else sending: it happened once in 6000 runs at 600 s).
-                    3600 * SEC,
-                    path(
-                        BOTTLENECK,
-                        rtt * MS / 2,
-                        QueueLimit::Packets(100),
-                        loss.clone(),
-                    ),
-                    page(site, d, timers),
-                );
-                sc.seed = 1000 + d;
-                let r = ctx.run("sec33", &sc, None)?;
-                let (mut sp, mut n) = (0, 0);
-                for f in &r.results.flows {
-                    if f.fct_s.is_none() {
-                        return Err(format!("{}: {} did not finish", sc.name, f.name));
-                    }
-                    sp += f.spurious_retransmissions;
-                    n += f.segments_sent;
-                }
-                Ok((download_objects(&r), sp as f64 / n.max(1) as f64))
+                page_load(ctx, site, rtt, d, TIMERS[i], &PAPER_FETCH, &loss)
             })?;
             // Per download (the unit the claims pair on): its mean OCT
             // under each mechanism, when it qualifies.
             let by_download: [Vec<Option<f64>>; 4] = std::array::from_fn(|i| {
                 runs[i * downloads..(i + 1) * downloads]
                     .iter()
-                    .map(|x| mean_oct(&x.0))
+                    .map(|x| mean_oct(&x.octs))
                     .collect()
             });
             // Every object of the qualifying connections, pooled: the
@@ -1142,11 +1376,16 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
             let objects: [Vec<f64>; 4] = std::array::from_fn(|i| {
                 runs[i * downloads..(i + 1) * downloads]
                     .iter()
-                    .flat_map(|x| x.0.iter().copied())
+                    .flat_map(|x| x.octs.iter().copied())
                     .collect()
             });
             for (i, sp) in spurious.iter_mut().enumerate() {
-                sp.extend(runs[i * downloads..(i + 1) * downloads].iter().map(|x| x.1));
+                sp.extend(
+                    runs[i * downloads..(i + 1) * downloads]
+                        .iter()
+                        .enumerate()
+                        .map(|(d, x)| (d, x.spurious, x.segments)),
+                );
             }
             let per: [Vec<f64>; 4] =
                 std::array::from_fn(|i| by_download[i].iter().flatten().copied().collect());
@@ -1177,8 +1416,17 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
                     "-"
                 },
             );
-            e.claims
-                .extend(section33_claims(rtt, site, &by_download, &objects));
+            let mut claims = section33_claims(rtt, site, &by_download, &objects);
+            if rtt == 160 {
+                let by_tail_object: [Vec<Option<f64>>; 4] = std::array::from_fn(|i| {
+                    runs[i * downloads..(i + 1) * downloads]
+                        .iter()
+                        .map(|x| mean_oct(&x.tail_octs))
+                        .collect()
+                });
+                explain_rtor_vs_tlp(&mut claims, site, &by_tail_object);
+            }
+            e.claims.extend(claims);
             cdf_chart(
                 ctx,
                 &mut e,
@@ -1214,11 +1462,217 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
                     paper,
                     band: Band::QUANTITY,
                 },
-                summarize(&spurious[i], false, &id),
+                summarize(
+                    &spurious[i]
+                        .iter()
+                        .map(|&(_, sp, n)| sp as f64 / n.max(1) as f64)
+                        .collect::<Vec<_>>(),
+                    false,
+                    &id,
+                ),
                 "",
             )
+            .explained_by(|c| pooled_spurious_explanation(&c.expect, &spurious[i]))
             .or_unexplained(),
         );
     }
+    explain_spurious_by_delack(ctx, &mut e.claims, &spurious, rtts, downloads, &loss)?;
+    if rtts.contains(&160) {
+        explain_fig4f_by_connections(ctx, &mut e.claims, downloads, &loss)?;
+    }
     Ok(e)
+}
+
+/// The explanation experiment for "at 160 ms RTOR does better than TLP"
+/// where ours does not show it. Supposed: the row's mean OCT spans every
+/// object of a connection with a tail loss, and after RTOR's timeout the
+/// connection's later objects start from cwnd = 1 (a timeout is a
+/// timeout, restarted or not), while TLP's probe repairs the loss without
+/// one; the objects that lost their tail are where the mechanisms differ
+/// in how fast they repair. Tested on the same runs: the per-download
+/// mean over those objects only, TLP - RTOR, paired.
+fn explain_rtor_vs_tlp(claims: &mut [Claim], site: &Site, by_tail_object: &[Vec<Option<f64>>; 4]) {
+    let id = format!("sec33-{}obj-160ms-rtor-beats-tlp", site.objects);
+    let Some(c) = claims.iter_mut().find(|c| {
+        c.id == id
+            && c.verdict.needs_explanation()
+            && c.explanation.starts_with(super::claims::UNEXPLAINED)
+    }) else {
+        return;
+    };
+    let d: Vec<f64> = by_tail_object[2]
+        .iter()
+        .zip(&by_tail_object[1])
+        .filter_map(|(t, r)| Some(((*t)? - (*r)?) * 1000.0))
+        .collect();
+    let variant = c.on(summarize(&d, false, "tail-objects"));
+    let tested = format!(
+        "on the same runs, averaging only the objects that lost a packet among their last \
+         four segments, TLP - RTOR is {} ms per download, {}",
+        super::claims::ours_text(&variant),
+        variant.verdict.name()
+    );
+    c.explanation = if super::claims::supports(c, &variant) {
+        format!(
+            "Explained by the objects after the repair: the row averages every object of a \
+             connection with a tail loss, and after RTOR's timeout the connection's later \
+             objects start from cwnd = 1 while TLP's probe repairs without one. Tested: {tested}."
+        )
+    } else {
+        format!(
+            "{}; also tested and rejected that the connection's later objects cause it: \
+             {tested}",
+            c.explanation
+        )
+    };
+}
+
+/// Connections of the Figure 4f explanation experiment: the paper's six
+/// per sub-domain over five sub-domains, chosen before the run (a 2014
+/// newspaper page drew on many hosts; the paper gives no number).
+const SUBDOMAIN_CONNECTIONS: usize = 30;
+
+/// The explanation experiment for Figure 4f's shares. Supposed: the
+/// paper's browser opened six connections per sub-domain, and a
+/// newspaper's objects come from several sub-domains, where we model one:
+/// more connections then share the 10 Mbit/s, each object takes longer,
+/// and fewer downloads average under a second. Tested: the newspaper at
+/// 160 ms over `SUBDOMAIN_CONNECTIONS` connections, the same downloads.
+fn explain_fig4f_by_connections(
+    ctx: &Ctx,
+    claims: &mut [Claim],
+    downloads: usize,
+    loss: &LossModel,
+) -> Result<(), String> {
+    let site = &SITES[2];
+    for (i, timers) in TIMERS.iter().enumerate().take(3) {
+        let id = format!("fig4f-share-under-1s-{timers}");
+        let Some(c) = claims
+            .iter_mut()
+            .find(|c| c.id == id && c.explanation.starts_with(super::claims::UNEXPLAINED))
+        else {
+            continue;
+        };
+        let runs = par_map(downloads, |d| {
+            let fetch = Fetch {
+                ack: AckSpec::Delayed,
+                conns: SUBDOMAIN_CONNECTIONS,
+            };
+            page_load(ctx, site, 160, d as u64, timers, &fetch, loss)
+        })?;
+        let under: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| mean_oct(&r.octs))
+            .map(|m| if m < 1.0 { 1.0 } else { 0.0 })
+            .collect();
+        let variant = c.on(summarize(&under, false, "fig4f-conns"));
+        let tested = format!(
+            "the newspaper at 160 ms over {SUBDOMAIN_CONNECTIONS} connections (six for each of \
+             five sub-domains; experiment sec33, page-164obj-160ms-*-{SUBDOMAIN_CONNECTIONS}conns \
+             runs) gives {} of {} downloads under 1 s, {}",
+            super::claims::ours_text(&variant),
+            LABELS[i],
+            variant.verdict.name()
+        );
+        c.explanation = if super::claims::supports(c, &variant) {
+            format!(
+                "Explained by the number of connections: the paper's browser opened six per \
+                 sub-domain and a newspaper draws on several, where our page has one, so more \
+                 connections share the 10 Mbit/s and objects take longer. Tested: {tested}{}.",
+                if variant.verdict == super::claims::Verdict::Reproduced {
+                    ""
+                } else {
+                    "; the paper's value lies between that and ours"
+                }
+            )
+        } else {
+            format!(
+                "{}; also tested and rejected that the number of connections causes it: {tested}",
+                c.explanation
+            )
+        };
+    }
+    Ok(())
+}
+
+/// The second explanation experiment for a section 3.3 spurious fraction
+/// that the estimator does not explain. Supposed: delayed ACKs. Each
+/// mechanism's timer expires about RTT + 200 ms after a segment goes out
+/// (Linux's RTO floor, RTO Restart's count from the earliest outstanding
+/// segment, the probe timeout for a lone segment), which is when a lone
+/// segment's ACK held 200 ms comes back if the RTT then is srtt, so
+/// queueing above srtt fires the timer first. Tested: the
+/// same downloads with quick ACKs, as a ratio of totals; supported when it
+/// meets the paper or the paper's value lies between the two (some share
+/// of delayed ACKs gives it).
+fn explain_spurious_by_delack(
+    ctx: &Ctx,
+    claims: &mut [Claim],
+    spurious: &[Vec<(usize, u64, u64)>; 4],
+    rtts: &[u64],
+    downloads: usize,
+    loss: &LossModel,
+) -> Result<(), String> {
+    for (i, timers) in TIMERS.iter().enumerate() {
+        let id = format!("sec33-spurious-{timers}");
+        let Some(c) = claims
+            .iter_mut()
+            .find(|c| c.id == id && c.explanation.starts_with(super::claims::UNEXPLAINED))
+        else {
+            continue;
+        };
+        let mut per_download = Vec::new();
+        for &rtt in rtts {
+            for site in &SITES {
+                let runs = par_map(downloads, |d| {
+                    let fetch = Fetch {
+                        ack: AckSpec::Quick,
+                        conns: CONNECTIONS,
+                    };
+                    page_load(ctx, site, rtt, d as u64, timers, &fetch, loss)
+                })?;
+                per_download.extend(
+                    runs.iter()
+                        .enumerate()
+                        .map(|(d, x)| (d, x.spurious, x.segments)),
+                );
+            }
+        }
+        let quick = pooled_spurious(&per_download);
+        let variant = c.on(quick.clone());
+        let tested = format!(
+            "the same downloads with quick ACKs (experiment sec33, page-*-quickack runs) give, \
+             as a ratio of totals, {}",
+            sci(&quick)
+        );
+        // Both as ratios of totals, the paper's definition.
+        let main = pooled_spurious(&spurious[i]);
+        let ours_pooled = c.on(main.clone());
+        c.explanation = if super::claims::supports(&ours_pooled, &variant) {
+            format!(
+                "Explained by delayed ACKs: {}'s timer expires about RTT + 200 ms after a \
+                 segment goes out ({}), when a lone segment's ACK held 200 ms comes back, so \
+                 queueing above srtt fires the timer first. Tested: {tested}; the paper's value \
+                 lies between that and ours with delayed ACKs, so fewer delayed ACKs than our \
+                 every-other-segment receiver holds would give it. Ours with delayed ACKs, as a \
+                 ratio of totals: {} (the estimator alone does not explain it).",
+                LABELS[i],
+                match *timers {
+                    "rto" => "the RTO, srtt + 200 ms at Linux's floor, restarted by each ACK",
+                    "rtor" | "tlpr" => {
+                        "RTO Restart counts the RTO from the earliest outstanding segment"
+                    }
+                    _ => "the probe timeout for a lone segment is 1.5 srtt + 200 ms",
+                },
+                sci(&main)
+            )
+        } else {
+            format!(
+                "{}; also tested and rejected that delayed ACKs cause it: {tested}, and the \
+                 paper's value does not lie between that and ours",
+                c.explanation
+            )
+        };
+    }
+    Ok(())
 }

@@ -64,6 +64,17 @@ pub fn assert_claim_rows(dir: &Path, paper: &str, exps: &[Value]) -> usize {
                     c["statement"]
                 );
             }
+            if ["differs", "contradicted"].contains(&verdict) {
+                // Supported by an experiment, or saying which tests
+                // rejected what was tried: never a bare assertion.
+                let why = c["explanation"].as_str().unwrap();
+                assert!(
+                    (why.starts_with("Explained") || why.starts_with("not yet explained"))
+                        && why.to_lowercase().contains("test"),
+                    "a {verdict} row whose explanation names no test: {}: {why}",
+                    c["statement"]
+                );
+            }
         }
     }
     let csv = std::fs::read_to_string(dir.join(paper).join("claims.csv")).unwrap();
