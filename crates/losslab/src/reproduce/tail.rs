@@ -480,6 +480,9 @@ struct FgOutcome {
     /// FCTs of flows that lost their last segment and nothing else (the
     /// paper's Figure 1 case).
     last_only_fct: Vec<f64>,
+    /// FCTs of the flows with a tail loss that lost one segment only
+    /// (each of its transmissions may have been dropped).
+    single_loss_fct: Vec<f64>,
     flows: usize,
     segments: u64,
     spurious: u64,
@@ -583,6 +586,9 @@ fn foreground_run(
             o.tail_fct.push(fct);
             if tr.dropped_seqs.iter().all(|&s| s + MSS >= total) {
                 o.last_only_fct.push(fct);
+            }
+            if tr.dropped_seqs.iter().all(|&s| s == tr.dropped_seqs[0]) {
+                o.single_loss_fct.push(fct);
             }
         }
     }
@@ -697,14 +703,15 @@ fn section32_claims(configs: &[FgConfig], outs: &[Vec<[FgOutcome; 4]>]) -> Vec<C
             });
         }
         if cfg.segments <= 10 {
-            out.push(claim(
+            let best = claim(
                 format!("{slug}-tlpr-best"),
                 format!("Section 3.2, {label}: TLPR outperforms the other mechanisms (lowest other median FCT - TLPR's, ms, per seed)"),
                 Expect::Order {
                     paper_positive: true,
                 },
                 medians.iter().map(|m| m[0].min(m[1]).min(m[2]) - m[3]).collect(),
-            ));
+            );
+            out.push(tlpr_best_by_burst(best, outs, c));
         }
         if cfg.segments == 100 && cfg.owd == 160 * MS {
             for (i, name) in [(2, "TLP"), (3, "TLPR")] {
@@ -790,6 +797,50 @@ fn section32_claims(configs: &[FgConfig], outs: &[Vec<[FgOutcome; 4]>]) -> Vec<C
         ));
     }
     out
+}
+
+/// The explanation experiment for a "TLPR is best" row that does not show
+/// it. Supposed: the losses. The paper finds TLP and TLPR best for a
+/// single tail loss and RTOR slightly better when the last two or three
+/// segments are lost (TLP repairs the last first and the others wait for
+/// a delayed early retransmit), and our background's drop-tail overflows
+/// take several segments of a short flow at once more often than its
+/// Tmix trace may have. Tested on the same runs: the per-seed medians
+/// over the flows that lost one segment only.
+fn tlpr_best_by_burst(c: Claim, outs: &[Vec<[FgOutcome; 4]>], config: usize) -> Claim {
+    if !c.explanation.starts_with(super::claims::UNEXPLAINED) {
+        return c;
+    }
+    let d: Vec<f64> = outs
+        .iter()
+        .filter_map(|seed| {
+            let m: Vec<f64> = (0..4)
+                .map(|i| median(&seed[config][i].single_loss_fct))
+                .collect::<Option<_>>()?;
+            Some((m[0].min(m[1]).min(m[2]) - m[3]) * 1000.0)
+        })
+        .collect();
+    let variant = c.on(summarize(&d, false, "single-loss"));
+    let tested = format!(
+        "on the same runs, over the flows that lost one segment only, lowest other median FCT - \
+         TLPR's is {} ms per seed, {}",
+        super::claims::ours_text(&variant),
+        variant.verdict.name()
+    );
+    let explanation = if super::claims::supports(&c, &variant) {
+        format!(
+            "Explained by the losses: for a single tail loss TLPR is best, and our background's \
+             drop-tail overflows often take several segments of a short flow, where the paper \
+             itself finds RTOR slightly better (TLP repairs the last segment first and the \
+             others wait for a delayed early retransmit). Tested: {tested}."
+        )
+    } else {
+        format!(
+            "{}; also tested and rejected that multi-segment losses cause it: {tested}",
+            c.explanation
+        )
+    };
+    Claim { explanation, ..c }
 }
 
 /// The explanation tested for a spurious-retransmission fraction that
