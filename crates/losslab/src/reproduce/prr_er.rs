@@ -308,15 +308,13 @@ fn er_claims(per_seed: &[Vec<ErStats>]) -> Vec<Claim> {
     let fits = super::claims::judge(&expect, &by_dsack) == super::claims::Verdict::Reproduced;
     let why = format!(
         "{}tested whether the way of counting causes it: counting as the paper did, early \
-         retransmits whose recovery a DSACK undid, the share is {:.3} [{:.3}, {:.3}], {}",
+         retransmits whose recovery a DSACK undid, the share is {}, {}",
         if fits {
             "Explained by the way of counting: "
         } else {
             "not yet explained; "
         },
-        by_dsack.mean,
-        by_dsack.ci95.map_or(f64::NAN, |c| c[0]),
-        by_dsack.ci95.map_or(f64::NAN, |c| c[1]),
+        super::claims::summary_text(&by_dsack),
         if fits {
             "in the paper's band: the way of counting explains the difference"
         } else {

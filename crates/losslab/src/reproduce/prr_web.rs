@@ -163,9 +163,10 @@ fn web_stats(
                         if x.kind != "fast" {
                             continue;
                         }
-                        add_recovery(s, recs, k, tr);
+                        let burst = largest_burst_in(x, tr);
+                        add_recovery(s, recs, k, burst);
                         if x.flight_at_start >= x.cwnd_before {
-                            add_recovery(&mut limited[i], recs, k, tr);
+                            add_recovery(&mut limited[i], recs, k, burst);
                         }
                     }
                 }
@@ -178,12 +179,27 @@ fn web_stats(
     })
 }
 
-/// One fast recovery (`recs[k]`) into `s`'s recovery statistics.
+/// The largest burst a recovery sent (0 while it never ended).
+fn largest_burst_in(
+    x: &losslab_sim::results::RecoveryResult,
+    tr: &super::common::FlowTrace,
+) -> usize {
+    x.end_s.map_or(0, |end_s| {
+        super::prr::largest_burst(
+            tr,
+            (x.start_s * SEC as f64) as Time,
+            (end_s * SEC as f64) as Time,
+        )
+    })
+}
+
+/// One fast recovery (`recs[k]`), whose largest burst was `burst`, into
+/// `s`'s recovery statistics.
 fn add_recovery(
     s: &mut WebStats,
     recs: &[losslab_sim::results::RecoveryResult],
     k: usize,
-    tr: &super::common::FlowTrace,
+    burst: usize,
 ) {
     let x = &recs[k];
     s.fast += 1;
@@ -209,11 +225,6 @@ fn add_recovery(
             s.slow_start_after += 1;
         }
     }
-    let (a, b) = (
-        (x.start_s * SEC as f64) as Time,
-        (end_s * SEC as f64) as Time,
-    );
-    let burst = super::prr::largest_burst(tr, a, b);
     s.largest_burst = s.largest_burst.max(burst);
     if burst > 10 {
         s.bursts_over_10 += 1;

@@ -152,6 +152,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
 
 /// FCT from connection establishment (the paper's definition) of a
 /// 10-segment flow losing its last `tail` segments.
+/// One run of Figures 1-2: the FCT from connection establishment, and
+/// the run.
 fn fct(
     ctx: &Ctx,
     exp: &str,
@@ -159,7 +161,7 @@ fn fct(
     tail: u64,
     timers: &str,
     ack: AckSpec,
-) -> Result<Time, String> {
+) -> Result<(Time, Run), String> {
     let loss = LossModel::Drop {
         flow: "a".into(),
         which: DropSpec::Tail(tail),
@@ -184,15 +186,24 @@ fn fct(
     let (Some(s), Some(h)) = (f.fct_s, f.handshake_s) else {
         return Err(format!("{}: the flow did not finish", sc.name));
     };
-    Ok(((s - h) * SEC as f64).round() as Time)
+    let fct = ((s - h) * SEC as f64).round() as Time;
+    Ok((fct, r))
 }
 
-fn four(ctx: &Ctx, exp: &str, rtt: u64, tail: u64, ack: &AckSpec) -> Result<[Time; 4], String> {
-    let mut v = [0; 4];
-    for (i, t) in TIMERS.iter().enumerate() {
-        v[i] = fct(ctx, exp, rtt, tail, t, ack.clone())?;
+/// The four mechanisms' FCTs, and the baseline's run.
+fn four(
+    ctx: &Ctx,
+    exp: &str,
+    rtt: u64,
+    tail: u64,
+    ack: &AckSpec,
+) -> Result<([Time; 4], Run), String> {
+    let (base, baseline) = fct(ctx, exp, rtt, tail, TIMERS[0], ack.clone())?;
+    let mut v = [base; 4];
+    for (i, t) in TIMERS.iter().enumerate().skip(1) {
+        v[i] = fct(ctx, exp, rtt, tail, t, ack.clone())?.0;
     }
-    Ok(v)
+    Ok((v, baseline))
 }
 
 fn ratios(v: &[Time; 4]) -> String {
@@ -218,23 +229,9 @@ fn controlled(exp: &str, id: String, statement: String, expect: Expect, ours_ms:
 /// above RTT + 200 ms; RTOR retransmits when that ACK arrives, so it saves
 /// the raised RTO. Tested on the baseline's run: how long it waits after
 /// its last ACK before retransmitting, against RTOR's saving.
-fn baseline_wait_explanation(ctx: &Ctx, rtt: u64, saved_ms: f64) -> String {
+fn baseline_wait_explanation(baseline: &Run, rtt: u64, saved_ms: f64) -> String {
     let wait = (|| -> Result<f64, String> {
-        let loss = LossModel::Drop {
-            flow: "a".into(),
-            which: DropSpec::Tail(1),
-        };
-        let mut f = linux_flow("a", "rto", AckSpec::Delayed);
-        f.app = AppSpec::Bytes(10 * MSS);
-        let sc = scenario(
-            &format!("tail-{rtt}ms-1lost-delack-rto"),
-            60 * SEC,
-            path(1_000_000_000, rtt * MS / 2, QueueLimit::Packets(100), loss),
-            vec![f],
-        );
-        // The same scenario as Figure 1's baseline run (same name, same file).
-        let r = ctx.run("fig1", &sc, None)?;
-        let t = &r.traces[0];
+        let t = &baseline.traces[0];
         let retx = t
             .retransmissions()
             .next()
@@ -290,7 +287,7 @@ fn figure1(ctx: &Ctx) -> Result<Experiment, String> {
     for ack in [AckSpec::Delayed, AckSpec::Quick] {
         let mut all = Vec::new();
         for &rtt in rtts {
-            let v = four(ctx, "fig1", rtt, 1, &ack)?;
+            let (v, baseline) = four(ctx, "fig1", rtt, 1, &ack)?;
             e.row(
                 format!(
                     "{}, RTT {rtt} ms (baseline {} ms)",
@@ -330,7 +327,7 @@ fn figure1(ctx: &Ctx) -> Result<Experiment, String> {
                         saved_ms(&v, 1),
                     ).explained_by(|c| {
                         let saved = c.ours.as_ref().map_or(f64::NAN, |o| o.mean);
-                        baseline_wait_explanation(ctx, rtt, saved)
+                        baseline_wait_explanation(&baseline, rtt, saved)
                     }));
                     if rtt <= 80 {
                         e.claims.push(controlled(
@@ -377,7 +374,7 @@ fn figure2(ctx: &Ctx) -> Result<Experiment, String> {
         let mut all = Vec::new();
         let slug = ack_slug(&ack);
         for n in 1..=5u64 {
-            let v = four(ctx, "fig2", 80, n, &ack)?;
+            let (v, _) = four(ctx, "fig2", 80, n, &ack)?;
             e.row(
                 format!("{}, {n} lost (baseline {} ms)", ack_label(&ack), v[0] / MS),
                 ratios(&v),
@@ -1205,16 +1202,13 @@ fn section33_claims(
                 super::claims::judge(&expect, &per_object) == super::claims::Verdict::Reproduced;
             let why = format!(
                 "{}tested whether the paper's CDF counts objects rather than download means: \
-                 over every object of the qualifying connections the share is {:.3} [{:.3}, \
-                 {:.3}] (n {}), {}",
+                 over every object of the qualifying connections the share is {} (n {}), {}",
                 if fits {
                     "Explained by the CDF's unit: "
                 } else {
                     "not yet explained; "
                 },
-                per_object.mean,
-                per_object.ci95.map_or(f64::NAN, |c| c[0]),
-                per_object.ci95.map_or(f64::NAN, |c| c[1]),
+                super::claims::summary_text(&per_object),
                 per_object.n,
                 if fits {
                     "in the paper's band: the unit of the CDF explains the difference"
