@@ -167,3 +167,15 @@ impl Default for RtoConfig {
         }
     }
 }
+
+/// Whether the sender paces (`pacing` key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pacing {
+    /// Segments leave as soon as cwnd and the receive window allow.
+    #[default]
+    Off,
+    /// Linux's internal/fq pacing: each burst of segments (one TSO-sized
+    /// skb) leaves at the departure time its predecessors earned at the
+    /// pacing rate (sender.rs `Pacer`).
+    Rate,
+}

@@ -13,6 +13,8 @@ pub mod frto;
 pub mod handshake;
 pub mod minmax;
 pub mod nextseg;
+pub mod pacing;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -24,7 +26,9 @@ pub mod window;
 pub mod wire;
 
 pub use app::App;
-pub use config::{AckMode, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula, RtoSsthresh};
+pub use config::{
+    AckMode, Pacing, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula, RtoSsthresh,
+};
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
 pub use frto::FrtoMode;
 pub use handshake::{Handshake, HandshakeRules};

@@ -16,6 +16,9 @@ pub struct RttEstimator {
     min_rtt: Time,
     latest: Time,
     has_sample: bool,
+    /// The congestion controller's RTO factor in thousandths (TCP-RR's
+    /// shortened timeout; 1000 for everyone else).
+    factor_permille: u64,
 }
 
 impl RttEstimator {
@@ -29,7 +32,15 @@ impl RttEstimator {
             min_rtt: Time::MAX,
             latest: 0,
             has_sample: false,
+            factor_permille: 1000,
         }
+    }
+
+    /// Scales every RTO by `factor` (`CongestionControl::rto_factor`),
+    /// applied after the bounds and the backoff, so a factor below one
+    /// shortens even a timeout held at min_rto (TCP-RR, LE paper 5.2.2).
+    pub fn set_factor(&mut self, factor: f64) {
+        self.factor_permille = (factor * 1000.0).round().clamp(1.0, 1e6) as u64;
     }
 
     /// Feeds one RTT measurement R (RFC 6298 sections 2.2 and 2.3, with
@@ -73,7 +84,11 @@ impl RttEstimator {
             .checked_shl(self.backoff)
             .unwrap_or(Time::MAX)
             .max(self.base_rto);
-        shifted.min(self.cfg.max_rto)
+        let rto = shifted.min(self.cfg.max_rto);
+        if self.factor_permille == 1000 {
+            return rto;
+        }
+        (rto as u128 * self.factor_permille as u128 / 1000).min(self.cfg.max_rto as u128) as Time
     }
 
     /// RFC 6298 5.7 (Linux TCP_TIMEOUT_FALLBACK): the handshake ended

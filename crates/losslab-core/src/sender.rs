@@ -32,13 +32,15 @@
 //! detector had marked it lost (the original was late, not lost).
 
 use crate::app::{App, AppState};
-use crate::cc::{CcCtx, CcParams, CongestionControl};
-use crate::config::{RecoveryExit, RtoConfig, RtoSsthresh};
+use crate::cc::{CaState, CcCtx, CcParams, CongestionControl};
+use crate::config::{Pacing, RecoveryExit, RtoConfig, RtoSsthresh};
 use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
 use crate::frto::{Frto, FrtoAck, FrtoMode, FrtoVerdict};
 use crate::handshake::{Handshake, HandshakeRules, Opening, FALLBACK_RTO};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
+use crate::pacing::{burst_segments, default_rate, Pacer};
+use crate::rate::{Chosen, RateSampler};
 use crate::recovery::{RecoveryCtx, RecoveryOps};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS};
@@ -88,6 +90,8 @@ pub struct SenderConfig {
     /// Without SACK, whether an ACK of exactly the recovery point ends
     /// recovery (RFC 6582) or holds it for one more ACK (Linux).
     pub recovery_exit: RecoveryExit,
+    /// Pace transmissions at the controller's rate (pacing.rs).
+    pub pacing: Pacing,
 }
 
 impl Default for SenderConfig {
@@ -110,6 +114,7 @@ impl Default for SenderConfig {
             rto_ssthresh: RtoSsthresh::Linux,
             frto: FrtoMode::Off,
             recovery_exit: RecoveryExit::Rfc6582,
+            pacing: Pacing::Off,
         }
     }
 }
@@ -192,6 +197,15 @@ struct TlpEpisode {
 
 /// Linux's sysctl_tcp_max_reordering default: the cap on tp->reordering.
 const MAX_REORDERING: u64 = 300;
+
+/// The facts of one ACK a congestion controller's context is built from.
+struct AckFacts {
+    rtt_sample: Option<Time>,
+    bytes_acked: u64,
+    delivered: u64,
+    losses: u64,
+    prior_in_flight: u64,
+}
 
 /// What the TLP episode logic needs to know of an ACK.
 #[derive(Clone, Copy, Debug)]
@@ -348,6 +362,10 @@ pub struct Sender {
     undo: Option<UndoEpisode>,
     /// An F-RTO episode after a timeout (frto.rs).
     frto: Option<Frto>,
+    /// Delivery-rate sampling, for controllers that ask for it (rate.rs).
+    rate: Option<RateSampler>,
+    /// Departure times, when the flow paces (pacing.rs).
+    pacer: Option<Pacer>,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -414,9 +432,12 @@ impl Sender {
             reordering: 0,
             frto: None,
             undo: None,
+            rate: alg.cc.wants_rate_samples().then(RateSampler::new),
+            pacer: (cfg.pacing == Pacing::Rate).then(Pacer::default),
             cfg,
             alg,
         };
+        s.rtt.set_factor(s.alg.cc.rto_factor());
         s.app.advance(now, 0, s.cfg.sndbuf);
         s
     }
@@ -549,6 +570,7 @@ impl Sender {
             self.persist,
             self.alg.detect.poll_timeout(),
             self.app.next_write_time(),
+            self.pacer.as_ref().and_then(Pacer::wake_at),
         ]
         .into_iter()
         .flatten()
@@ -562,6 +584,9 @@ impl Sender {
         }
         if self.app.next_write_time().is_some_and(|t| t <= now) {
             self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+        }
+        if let Some(p) = &mut self.pacer {
+            p.clear_wait(now);
         }
         if self.alg.detect.poll_timeout().is_some_and(|t| t <= now) {
             self.events.emit(now, || Event::TimerFired {
@@ -577,6 +602,9 @@ impl Sender {
                     .on_timeout(&ctx, &mut self.board, &mut on_mark)
             };
             self.stats.lost_retransmissions += marks.lost_retransmissions;
+            if let Some(r) = &mut self.rate {
+                r.on_lost(marks.marked);
+            }
             if enter && self.state == State::Open {
                 self.enter_fast_recovery(now, 0);
             }
@@ -659,7 +687,11 @@ impl Sender {
         self.win.cwnd = self.alg.cc.loss_window();
         self.win.cwnd_cnt = 0;
         let dctx = self.detect_ctx(now, false);
+        let lost_before = self.board.lost_out();
         self.alg.detect.on_rto(&dctx, &mut self.board);
+        if let Some(r) = &mut self.rate {
+            r.on_lost(self.board.lost_out().saturating_sub(lost_before));
+        }
         self.rto_rexmit_pending = true;
         self.dupacks = 0;
         self.reno_sacked = 0;
@@ -669,6 +701,7 @@ impl Sender {
         self.state = State::Loss {
             recovery_point: self.snd_nxt,
         };
+        self.alg.cc.on_state(CaState::Loss, &self.win);
         self.rtt.back_off();
         self.open_recovery_record(now, RecoveryKind::Timeout, cwnd_before);
         self.emit_cwnd(now);
@@ -795,6 +828,7 @@ impl Sender {
         }
         let prior_una = self.snd_una;
         let prior_out = self.board.packets_out();
+        let prior_in_flight = self.pipe();
         let old_ack = ack.ack < prior_una;
         let blocks = ack.sack.as_slice();
 
@@ -1002,6 +1036,7 @@ impl Sender {
                 if self.snd_una >= recovery_point && !self.recovery_held() =>
             {
                 self.state = State::Open;
+                self.alg.cc.on_state(CaState::Open, &self.win);
                 self.high_rxt = None;
                 self.close_recovery_record(now);
             }
@@ -1011,32 +1046,25 @@ impl Sender {
         // while a segment was still marked lost whose original has now
         // arrived.
         self.try_undo_dsack(now, cum_advanced, new_loss);
-        match self.state {
-            State::Open if wants_recovery => self.enter_fast_recovery(now, delivered),
-            State::Fast { .. } => {
-                let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
-                self.alg
-                    .recovery
-                    .cwnd_reduction(&mut self.win, &rctx, delivered, false);
-            }
-            State::Open | State::Loss { .. } => {
-                if cum_advanced && self.cwnd_limited() {
-                    let cctx = CcCtx {
-                        now,
-                        srtt: self.rtt.srtt(),
-                        min_rtt: self.rtt.min_rtt(),
-                        packets_out: self.board.packets_out(),
-                        rtt_sample,
-                        snd_una: self.snd_una,
-                        snd_nxt: self.snd_nxt,
-                    };
-                    // What this ACK delivered, less the duplicates that
-                    // already counted (Linux tcp_cong_control()'s
-                    // acked_sacked from tcp_newly_delivered()).
-                    self.alg.cc.cong_avoid(&mut self.win, delivered, &cctx);
-                }
-            }
+        let entering = self.state == State::Open && wants_recovery;
+        if entering {
+            self.enter_fast_recovery(now, delivered);
         }
+
+        // Congestion control (Linux tcp_rate_gen() then
+        // tcp_cong_control()).
+        let cctx = self.cc_ctx(
+            now,
+            AckFacts {
+                rtt_sample,
+                bytes_acked: ack.ack.saturating_sub(prior_una),
+                delivered,
+                losses: marks.marked,
+                prior_in_flight,
+            },
+        );
+        self.alg.cc.on_ack(&cctx);
+        self.update_cwnd(&cctx, entering, cum_advanced, new_loss);
 
         self.process_tlp_ack(
             now,
@@ -1069,6 +1097,84 @@ impl Sender {
                 dsack,
                 state,
             });
+        }
+    }
+
+    /// What a congestion controller sees of this ACK, with its
+    /// delivery-rate sample when the controller takes them.
+    fn cc_ctx(&mut self, now: Time, f: AckFacts) -> CcCtx {
+        let rate = self.rate.as_mut().map(|r| {
+            // The most recently sent of the newly delivered segments
+            // (Linux tcp_rate_skb_delivered()); one still on the
+            // scoreboard was SACKed.
+            let d = self.board.delivered();
+            let chosen: Option<Chosen> = [d.latest_original, d.latest_retransmitted]
+                .into_iter()
+                .flatten()
+                .max_by_key(|x| x.tx_order)
+                .and_then(|x| r.choose(x.seg_no, x.seg_no >= self.board.base()));
+            r.on_lost(f.losses);
+            r.generate(
+                now,
+                f.delivered,
+                f.losses,
+                chosen,
+                self.rtt.min_rtt(),
+                self.board.base(),
+            )
+        });
+        CcCtx {
+            now,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            packets_out: self.board.packets_out(),
+            rtt_sample: f.rtt_sample,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            bytes_acked: f.bytes_acked,
+            delivered: f.delivered,
+            losses: f.losses,
+            prior_in_flight: f.prior_in_flight,
+            in_flight: self.pipe(),
+            state: self.cc_state(),
+            cwnd_limited: self.cwnd_limited(),
+            mss: self.cfg.mss,
+            rate,
+        }
+    }
+
+    fn cc_state(&self) -> CaState {
+        match self.state {
+            State::Open => CaState::Open,
+            State::Fast { .. } => CaState::Recovery,
+            State::Loss { .. } => CaState::Loss,
+        }
+    }
+
+    /// cwnd on this ACK: a controller that owns cwnd sets it (Linux
+    /// cong_control()); otherwise the RecoveryOps during fast recovery
+    /// (the entering ACK was handled by enter_fast_recovery), and the
+    /// controller's growth outside it while the flow is cwnd-limited.
+    fn update_cwnd(&mut self, cctx: &CcCtx, entering: bool, cum_advanced: bool, new_loss: bool) {
+        if self.alg.cc.owns_cwnd() {
+            self.alg.cc.cong_control(&mut self.win, cctx);
+            self.win.cwnd = self.win.cwnd.max(1);
+            return;
+        }
+        match self.state {
+            State::Fast { .. } if !entering => {
+                let rctx = self.recovery_ctx(cctx.now, cum_advanced, new_loss);
+                self.alg
+                    .recovery
+                    .cwnd_reduction(&mut self.win, &rctx, cctx.delivered, false);
+            }
+            State::Open | State::Loss { .. } if cum_advanced && self.cwnd_limited() => {
+                // What this ACK delivered, less the duplicates that
+                // already counted (Linux tcp_cong_control()'s acked_sacked
+                // from tcp_newly_delivered()).
+                self.alg.cc.cong_avoid(&mut self.win, cctx.delivered, cctx);
+            }
+            _ => {}
         }
     }
 
@@ -1117,9 +1223,15 @@ impl Sender {
             self.tlp = None;
         } else if ack.ack > ep.end_seq {
             self.tlp = None;
+            // Linux enters and leaves CWR at once; a controller that owns
+            // cwnd keeps it (tcp_end_cwnd_reduction() returns early).
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, prior_out);
-            self.win.cwnd = self.win.ssthresh.max(1);
-            self.win.cwnd_cnt = 0;
+            self.alg.cc.on_state(CaState::Cwr, &self.win);
+            if !self.alg.cc.owns_cwnd() {
+                self.win.cwnd = self.win.ssthresh.max(1);
+                self.win.cwnd_cnt = 0;
+            }
+            self.alg.cc.on_state(CaState::Open, &self.win);
             self.emit_cwnd(now);
         } else if !cum_advanced && newly_sacked == 0 && !window_update {
             self.tlp = None;
@@ -1163,12 +1275,18 @@ impl Sender {
         self.rescue_rxt = None;
         self.fast_rexmit_pending = true;
         self.stats.fast_recoveries += 1;
+        self.alg.cc.on_state(CaState::Recovery, &self.win);
         let rctx = self.recovery_ctx(now, false, true);
-        self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
+        let owns = self.alg.cc.owns_cwnd();
+        if !owns {
+            self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
+        }
         self.open_recovery_record(now, RecoveryKind::Fast, cwnd_before);
-        self.alg
-            .recovery
-            .cwnd_reduction(&mut self.win, &rctx, delivered, true);
+        if !owns {
+            self.alg
+                .recovery
+                .cwnd_reduction(&mut self.win, &rctx, delivered, true);
+        }
         self.emit_cwnd(now);
     }
 
@@ -1177,8 +1295,11 @@ impl Sender {
         if let Some(r) = self.recoveries.last_mut().filter(|r| r.end.is_none()) {
             r.cwnd_before_exit = Some(self.win.cwnd);
         }
-        self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+        if !self.alg.cc.owns_cwnd() {
+            self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+        }
         self.state = State::Open;
+        self.alg.cc.on_state(CaState::Open, &self.win);
         self.high_rxt = None;
         self.rescue_rxt = None;
         self.fast_rexmit_pending = false;
@@ -1268,14 +1389,17 @@ impl Sender {
         if let State::Fast { .. } = self.state {
             // Let the recovery algorithm finish its bookkeeping; its cwnd
             // is replaced just below.
-            let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
-            self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+            if !self.alg.cc.owns_cwnd() {
+                let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+                self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+            }
         }
-        self.win.cwnd = self.win.cwnd.max(u.prior_cwnd);
+        self.win.cwnd = self.alg.cc.undo_cwnd(&self.win, u.prior_cwnd).max(1);
         self.win.ssthresh = self.win.ssthresh.max(u.prior_ssthresh);
         self.win.cwnd_cnt = 0;
         if leaving {
             self.state = State::Open;
+            self.alg.cc.on_state(CaState::Open, &self.win);
             self.high_rxt = None;
             self.rescue_rxt = None;
             self.fast_rexmit_pending = false;
@@ -1437,10 +1561,15 @@ impl Sender {
         if self.opening.is_some() {
             return self.opening_transmit(now);
         }
+        if !self.pacing_allows(now) {
+            return None;
+        }
+        let idle = self.pipe() == 0;
         if self.tlp_pending {
             self.tlp_pending = false;
             if self.state == State::Open && !self.board.is_empty() {
                 if let Some(seg) = self.send_loss_probe(now) {
+                    self.on_paced_send(now, seg.len);
                     return Some(seg);
                 }
             }
@@ -1456,6 +1585,10 @@ impl Sender {
                 if self.state != State::Open {
                     self.alg.recovery.on_sent(1);
                 }
+                if idle {
+                    self.alg.cc.on_tx_start(now);
+                }
+                self.on_paced_send(now, s.len);
                 let tctx = self.timer_ctx(now);
                 self.timer = self.alg.timers.on_send(&tctx, self.timer);
                 if self.cfg.rto_rearm_on_head_retransmit && s.tx_count > 1 && s.seq == self.snd_una
@@ -1473,12 +1606,97 @@ impl Sender {
                 };
                 let limited = used >= self.win.cwnd && self.has_something_to_send();
                 self.validate_cwnd(limited);
+                self.check_app_limited(used);
                 self.maybe_arm_persist(now);
                 if self.probe_pending {
                     return self.send_probe(now);
                 }
                 None
             }
+        }
+    }
+
+    /// The pacing gate (pacing.rs): closed until the departure time the
+    /// last burst earned. A closed gate with something to send asks for a
+    /// wake-up then.
+    fn pacing_allows(&mut self, now: Time) -> bool {
+        let Some(mut p) = self.pacer else {
+            return true;
+        };
+        if p.may_send(now) {
+            return true;
+        }
+        if self.tlp_pending || self.window_open() {
+            p.block(now);
+            self.pacer = Some(p);
+        }
+        false
+    }
+
+    /// Whether the sending rules would let a segment out now.
+    fn window_open(&self) -> bool {
+        if self.rto_rexmit_pending || self.fast_rexmit_pending {
+            return true;
+        }
+        let room = match self.state {
+            State::Open => {
+                let allowance = if self.cfg.limited_transmit {
+                    self.dupacks.min(2) as u64
+                } else {
+                    0
+                };
+                self.board.packets_out() < self.win.cwnd + allowance
+            }
+            _ => self.pipe() < self.win.cwnd,
+        };
+        room && self.has_something_to_send()
+    }
+
+    /// The pacing rate in bits per second: the controller's, or Linux's
+    /// tcp_update_pacing_rate() from cwnd and srtt (none before an RTT
+    /// sample: Linux starts unpaced, sk_pacing_rate = ~0).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.alg.cc.pacing_rate().or_else(|| {
+            self.rtt.srtt().map(|srtt| {
+                default_rate(
+                    self.cfg.mss,
+                    self.win.cwnd,
+                    self.win.ssthresh,
+                    self.board.packets_out(),
+                    srtt,
+                )
+            })
+        })
+    }
+
+    fn on_paced_send(&mut self, now: Time, len: u32) {
+        if self.pacer.is_none() {
+            return;
+        }
+        let rate = self.pacing_rate().unwrap_or(0);
+        let burst = burst_segments(
+            rate,
+            self.cfg.mss,
+            self.rtt.min_rtt(),
+            self.alg.cc.min_tso_segs(),
+        );
+        if let Some(p) = &mut self.pacer {
+            p.on_sent(now, len, rate, burst);
+        }
+    }
+
+    /// Linux tcp_rate_check_app_limited(), when a send burst ends: less
+    /// than a segment of application data is waiting.
+    fn check_app_limited(&mut self, in_flight: u64) {
+        let Some(r) = &mut self.rate else {
+            return;
+        };
+        let waiting = self
+            .app
+            .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf);
+        if waiting < self.cfg.mss as u64 {
+            let unrepaired = self.board.next_to_retransmit().is_some();
+            r.check_app_limited(in_flight, self.win.cwnd, unrepaired);
         }
     }
 
@@ -1673,7 +1891,11 @@ impl Sender {
         let seq = self.snd_nxt;
         self.tx_order += 1;
         self.last_send = now;
+        let packets_out = self.board.packets_out();
         let seg_no = self.board.push_new(seq, len, now, self.tx_order);
+        if let Some(r) = &mut self.rate {
+            r.on_sent(seg_no, now, packets_out, false);
+        }
         self.snd_nxt += len as u64;
         self.stats.segments_sent += 1;
         self.stats.max_tx_count = self.stats.max_tx_count.max(1);
@@ -1700,6 +1922,9 @@ impl Sender {
         self.tx_order += 1;
         self.last_send = now;
         let s = self.board.on_retransmit(seg_no, now, self.tx_order);
+        if let Some(r) = &mut self.rate {
+            r.on_sent(seg_no, now, self.board.packets_out(), true);
+        }
         self.stats.segments_sent += 1;
         self.stats.retransmissions += 1;
         if let Some(u) = &mut self.undo {

@@ -13,14 +13,26 @@ pub use hystart::HyStart;
 pub use newreno::NewReno;
 pub use reno::Reno;
 
+use crate::rate::RateSample;
 use crate::time::Time;
-
 use crate::window::Window;
 
 /// Names accepted by `by_name` ("fixed:N" takes a window in segments).
 pub const NAMES: &[&str] = &["reno", "newreno", "cubic", "fixed:N"];
 
-/// What a congestion controller may look at on an ACK.
+/// The sender's recovery state, as a controller sees it (Linux
+/// tcp_ca_state: Open, Recovery, Loss; CWR is TLP's one-shot reduction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    #[default]
+    Open,
+    Cwr,
+    Recovery,
+    Loss,
+}
+
+/// What a congestion controller may look at on an ACK (Linux gives its
+/// controllers the socket; this is the part of it they read).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CcCtx {
     pub now: Time,
@@ -35,15 +47,38 @@ pub struct CcCtx {
     /// to send (rounds of slow start end when snd_una passes a snd_nxt).
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// Bytes the cumulative ACK advanced by on this ACK.
+    pub bytes_acked: u64,
+    /// Segments this ACK newly delivered, cumulatively or selectively
+    /// (Linux acked_sacked; a duplicate ACK without SACK counts one).
+    pub delivered: u64,
+    /// Segments this ACK newly marked lost (Linux rs->losses).
+    pub losses: u64,
+    /// Segments in flight (RFC 6675 pipe, Linux tcp_packets_in_flight())
+    /// before and after this ACK.
+    pub prior_in_flight: u64,
+    pub in_flight: u64,
+    /// Recovery state after this ACK's recovery processing.
+    pub state: CaState,
+    /// The flow used its whole cwnd lately (Linux tcp_is_cwnd_limited()).
+    pub cwnd_limited: bool,
+    pub mss: u32,
+    /// The delivery-rate sample of this ACK (rate.rs), for controllers
+    /// that ask for samples (`wants_rate_samples`).
+    pub rate: Option<RateSample>,
 }
 
+/// The analogue of Linux's `struct tcp_congestion_ops`. Every method but
+/// `name`, `ssthresh` and `cong_avoid` has a default that is Reno's.
 pub trait CongestionControl {
     fn name(&self) -> String;
-    /// ssthresh after a congestion signal (fast recovery entry or RTO);
-    /// `flight_size` is the segments outstanding at that moment.
+    /// ssthresh after a congestion signal (fast recovery entry, RTO, a TLP
+    /// that repaired a loss); `flight_size` is the segments outstanding at
+    /// that moment (Linux ssthresh()).
     fn ssthresh(&mut self, w: &Window, flight_size: u64) -> u64;
     /// cwnd growth for `acked` newly delivered segments, on ACKs outside
-    /// fast recovery while the flow is cwnd-limited.
+    /// fast recovery while the flow is cwnd-limited (Linux cong_avoid()).
+    /// Not called for controllers that own cwnd (`owns_cwnd`).
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx);
     /// A retransmission timeout happened (after `ssthresh` was asked).
     fn on_timeout(&mut self, _now: Time) {}
@@ -52,9 +87,49 @@ pub trait CongestionControl {
     fn loss_window(&self) -> u64 {
         1
     }
-    /// Pacing rate in bits per second, for algorithms that pace.
+    /// Pacing rate in bits per second, for algorithms that set their own
+    /// (BBR). Others pace, when the flow asks for pacing, at Linux's
+    /// tcp_update_pacing_rate() rate (sender.rs).
     fn pacing_rate(&self) -> Option<u64> {
         None
+    }
+    /// Every ACK, before cwnd changes: RTT and delivery samples (Linux
+    /// pkts_acked() and in_ack_event(); Vegas, Veno and Westwood measure
+    /// here, in recovery too).
+    fn on_ack(&mut self, _ctx: &CcCtx) {}
+    /// The recovery state changed (Linux set_state()).
+    fn on_state(&mut self, _state: CaState, _w: &Window) {}
+    /// The controller sets cwnd itself on every ACK, in recovery too, and
+    /// the RecoveryOps leaves cwnd alone (Linux cong_control(): when a
+    /// controller has one, tcp_cong_control() skips tcp_cwnd_reduction()
+    /// and tcp_cong_avoid(), and tcp_end_cwnd_reduction() returns early).
+    fn owns_cwnd(&self) -> bool {
+        false
+    }
+    /// cwnd on every ACK, for controllers that own it.
+    fn cong_control(&mut self, _w: &mut Window, _ctx: &CcCtx) {}
+    /// cwnd when a reduction is undone (Linux undo_cwnd();
+    /// tcp_reno_undo_cwnd() restores the larger of now and before).
+    fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u64) -> u64 {
+        w.cwnd.max(prior_cwnd)
+    }
+    /// The first transmission after nothing was in flight (Linux
+    /// cwnd_event(CA_EVENT_TX_START)).
+    fn on_tx_start(&mut self, _now: Time) {}
+    /// Whether the sender should compute delivery-rate samples (rate.rs).
+    /// Off by default so controllers without them pay nothing.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// Fewest segments a paced burst carries (Linux min_tso_segs();
+    /// sysctl_tcp_min_tso_segs is 2).
+    fn min_tso_segs(&self) -> u32 {
+        2
+    }
+    /// Factor applied to every retransmission timeout (TCP-RR's shortened
+    /// RTO); 1 for every controller that leaves the RTO alone.
+    fn rto_factor(&self) -> f64 {
+        1.0
     }
 }
 

@@ -1,0 +1,185 @@
+//! Pacing, as Linux does it since 4.20 (EDT: earliest departure time).
+//!
+//! Linux gives every skb a departure time `tcp_wstamp_ns` and advances it
+//! by the skb's length at the pacing rate (tcp_output.c
+//! tcp_update_skb_after_send()); the fq qdisc, or TCP's own hrtimer
+//! without fq (tcp_pacing_check()), holds the skb until then. Three
+//! details shape the departures and are modelled:
+//! - an skb carries several segments: tcp_tso_autosize() sizes it to about
+//!   1 ms of data at the pacing rate (`pacing_rate >> sk_pacing_shift`,
+//!   shift 10), plus `gso_max_size >> (min_rtt_us >> 9)` on short paths,
+//!   at most 64 KB and at least `min_tso_segs` segments; its segments leave
+//!   back to back (`burst_segments`);
+//! - the first 10 data segments are not paced (`data_segs_out >= 10`, "the
+//!   original sch_fq does not pace first 10 MSS");
+//! - a sender that comes late gets up to half a packet time of credit
+//!   (`len_ns -= min(len_ns / 2, credit)`, "take into account OS jitter").
+//!
+//! Not modelled: TSQ (TCP small queues) limits how much sits in the qdisc
+//! to about 1 ms of data or two skbs; with departure times held by the
+//! gate here nothing queues below TCP, so TSQ never binds. At 10 Gbit/s
+//! Linux's real skbs reach the 64 KB cap (45 segments of 1448 bytes);
+//! the model sends the same 45-segment bursts.
+
+use crate::time::Time;
+
+/// The departure-time state of one paced flow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pacer {
+    /// Linux tcp_wstamp_ns: when the next skb may leave.
+    next: Time,
+    /// Segments the current skb may still carry (sent at `burst_at`).
+    quota: u32,
+    burst_at: Time,
+    /// Where the current skb's departure time started and the credit it
+    /// got, so its length can grow segment by segment.
+    burst_base: Time,
+    burst_credit: Time,
+    burst_ns: Time,
+    /// Data segments sent (Linux data_segs_out).
+    segs_out: u64,
+    /// When the sender asked to be woken to send (None: not waiting).
+    wait: Option<Time>,
+}
+
+/// Data segments Linux leaves unpaced at the start of a connection.
+const UNPACED_SEGMENTS: u64 = 10;
+/// GSO's largest skb (sk_gso_max_size).
+const GSO_MAX_SIZE: u64 = 65_536;
+
+impl Pacer {
+    /// Whether a segment may leave at `now`. When not, the sender should
+    /// arm `wake_at()` if it has something to send.
+    pub fn may_send(&mut self, now: Time) -> bool {
+        if self.segs_out < UNPACED_SEGMENTS || (self.quota > 0 && self.burst_at == now) {
+            return true;
+        }
+        now >= self.next
+    }
+
+    /// The sender had something to send at `now` but the gate was shut.
+    pub fn block(&mut self, now: Time) {
+        if now < self.next {
+            self.wait = Some(self.next);
+        }
+    }
+
+    /// When `on_timeout` must be called to send the paced segment.
+    pub fn wake_at(&self) -> Option<Time> {
+        self.wait
+    }
+
+    /// The wake-up came (or is no longer needed).
+    pub fn clear_wait(&mut self, now: Time) {
+        if self.wait.is_some_and(|t| t <= now) {
+            self.wait = None;
+        }
+    }
+
+    /// One data segment of `len` bytes left at `now`, paced at `rate` bits
+    /// per second in skbs of `burst` segments (`burst_segments`).
+    pub fn on_sent(&mut self, now: Time, len: u32, rate: u64, burst: u32) {
+        self.segs_out += 1;
+        if self.segs_out <= UNPACED_SEGMENTS || rate == 0 {
+            return;
+        }
+        if self.quota == 0 || self.burst_at != now {
+            // A new skb: tcp_transmit_skb() moves the departure time up to
+            // now; the credit is how late the sender came.
+            self.quota = burst.max(1);
+            self.burst_at = now;
+            self.burst_base = self.next.max(now);
+            self.burst_credit = now.saturating_sub(self.next);
+            self.burst_ns = 0;
+        }
+        self.quota -= 1;
+        self.burst_ns += (len as u128 * 8 * 1_000_000_000 / rate as u128) as Time;
+        let credit = self.burst_credit.min(self.burst_ns / 2);
+        self.next = self.burst_base + self.burst_ns - credit;
+    }
+}
+
+/// Segments per skb at `rate` bits per second (Linux tcp_tso_autosize()).
+pub fn burst_segments(rate: u64, mss: u32, min_rtt: Option<Time>, min_tso_segs: u32) -> u32 {
+    let mut bytes = (rate / 8) >> 10;
+    // tcp_tso_rtt_log (9): on paths under ~16 ms, bigger skbs.
+    if let Some(r) = min_rtt.map(|t| (t / 1000) >> 9) {
+        if r < 32 {
+            bytes += GSO_MAX_SIZE >> r;
+        }
+    }
+    let segs = (bytes.min(GSO_MAX_SIZE) / mss.max(1) as u64) as u32;
+    segs.max(min_tso_segs).max(1)
+}
+
+/// Linux tcp_update_pacing_rate() for controllers that set no rate: 200%
+/// of cwnd x mss / srtt while cwnd < ssthresh / 2, 120% after
+/// (sysctl_tcp_pacing_ss_ratio, _ca_ratio), in bits per second.
+pub fn default_rate(mss: u32, cwnd: u64, ssthresh: u64, packets_out: u64, srtt: Time) -> u64 {
+    let ratio = if cwnd < ssthresh / 2 { 200 } else { 120 };
+    let bytes_per_s = mss as u128 * ratio * cwnd.max(packets_out) as u128 * 1_000_000_000
+        / 100
+        / srtt.max(1) as u128;
+    (bytes_per_s * 8).min(u64::MAX as u128) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    const US: Time = 1000;
+
+    /// Hand-worked: 12 Mbit/s and 1500-byte segments make 1 ms per
+    /// segment; after the 10 free segments, 2-segment skbs leave 2 ms
+    /// apart.
+    #[test]
+    fn spacing_after_the_first_ten() {
+        let mut p = Pacer::default();
+        for _ in 0..10 {
+            assert!(p.may_send(0));
+            p.on_sent(0, 1500, 12_000_000, 2);
+        }
+        assert!(p.may_send(0));
+        p.on_sent(0, 1500, 12_000_000, 2);
+        assert!(p.may_send(0), "second segment of the skb");
+        p.on_sent(0, 1500, 12_000_000, 2);
+        assert!(!p.may_send(0));
+        assert!(!p.may_send(2 * MS - 1));
+        assert!(p.may_send(2 * MS));
+    }
+
+    /// A late sender gets half a packet time of credit at most.
+    #[test]
+    fn late_sender_credit() {
+        let mut p = Pacer {
+            segs_out: 10,
+            ..Pacer::default()
+        };
+        p.on_sent(0, 1500, 12_000_000, 1);
+        assert_eq!(p.next, MS);
+        // 5 ms late: credit min(0.5 ms, 5 ms); departs 5 ms + 0.5 ms.
+        p.on_sent(6 * MS, 1500, 12_000_000, 1);
+        assert_eq!(p.next, 6 * MS + 500 * US);
+    }
+
+    /// tcp_tso_autosize(): 1 ms of data at the rate, 64 KB at most.
+    #[test]
+    fn autosize() {
+        // 100 Mbit/s: 12.5 MB/s >> 10 = 12207 bytes = 8 segments of 1448.
+        assert_eq!(burst_segments(100_000_000, 1448, Some(100 * MS), 2), 8);
+        // 10 Gbit/s: capped at 65536 bytes = 45 segments.
+        assert_eq!(burst_segments(10_000_000_000, 1448, Some(100 * MS), 2), 45);
+        // 1 Mbit/s: under one segment, min_tso_segs.
+        assert_eq!(burst_segments(1_000_000, 1448, Some(100 * MS), 2), 2);
+        // 1 ms min RTT: r = 1, + 32 KB.
+        assert_eq!(burst_segments(1_000_000, 1448, Some(MS), 2), 22);
+    }
+
+    /// 10 segments of 1000 bytes over 100 ms at 120%: 960 kbit/s.
+    #[test]
+    fn linux_default_rate() {
+        assert_eq!(default_rate(1000, 10, 10, 10, 100 * MS), 960_000);
+        assert_eq!(default_rate(1000, 10, 100, 10, 100 * MS), 1_600_000);
+    }
+}
