@@ -171,11 +171,33 @@ impl Default for RtoConfig {
 /// Whether the sender paces (`pacing` key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Pacing {
-    /// Segments leave as soon as cwnd and the receive window allow.
+    /// Pace when the congestion controller sets a pacing rate (BBR, as
+    /// Linux's bbr_init() asks for SK_PACING_NEEDED); otherwise `Off`.
     #[default]
+    Auto,
+    /// Segments leave as soon as cwnd and the receive window allow.
     Off,
     /// Linux's internal/fq pacing: each burst of segments (one TSO-sized
     /// skb) leaves at the departure time its predecessors earned at the
     /// pacing rate (sender.rs `Pacer`).
     Rate,
+}
+
+impl Pacing {
+    pub const NAMES: &'static [&'static str] = &["auto", "off", "rate"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "auto" => Some(Pacing::Auto),
+            "off" => Some(Pacing::Off),
+            "rate" => Some(Pacing::Rate),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Pacing::Auto => "auto",
+            Pacing::Off => "off",
+            Pacing::Rate => "rate",
+        }
+    }
 }

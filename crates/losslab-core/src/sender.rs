@@ -114,7 +114,7 @@ impl Default for SenderConfig {
             rto_ssthresh: RtoSsthresh::Linux,
             frto: FrtoMode::Off,
             recovery_exit: RecoveryExit::Rfc6582,
-            pacing: Pacing::Off,
+            pacing: Pacing::Auto,
         }
     }
 }
@@ -433,7 +433,11 @@ impl Sender {
             frto: None,
             undo: None,
             rate: alg.cc.wants_rate_samples().then(RateSampler::new),
-            pacer: (cfg.pacing == Pacing::Rate).then(Pacer::default),
+            pacer: match cfg.pacing {
+                Pacing::Rate => Some(Pacer::default()),
+                Pacing::Auto => alg.cc.pacing_rate().map(|_| Pacer::default()),
+                Pacing::Off => None,
+            },
             cfg,
             alg,
         };

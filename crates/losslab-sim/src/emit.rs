@@ -264,6 +264,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         frto,
         rto_ssthresh,
         recovery_exit,
+        pacing,
         hystart,
         app,
         sndbuf,
@@ -343,6 +344,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *rto_ssthresh != base.rto_ssthresh {
         out.kv("rto_ssthresh", string(rto_ssthresh_name(*rto_ssthresh)));
+    }
+    if *pacing != base.pacing {
+        out.kv("pacing", string(pacing.name()));
     }
     if *recovery_exit != base.recovery_exit {
         out.kv("recovery_exit", string(recovery_exit_name(*recovery_exit)));
@@ -722,7 +726,7 @@ mod tests {
     use crate::parse::load_scenario;
     use losslab_core::detect::{ErMitigation, ErVariant};
     use losslab_core::time::{MS, SEC};
-    use losslab_core::{FrtoMode, HandshakeRules, RtoFormula};
+    use losslab_core::{FrtoMode, HandshakeRules, Pacing, RtoFormula};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -1320,6 +1324,10 @@ app = { kind = "bulk" }
         maybe!(
             f.rto_ssthresh,
             *pick(rng, &[RtoSsthresh::Linux, RtoSsthresh::Rfc5681])
+        );
+        maybe!(
+            f.pacing,
+            *pick(rng, &[Pacing::Auto, Pacing::Off, Pacing::Rate])
         );
         maybe!(
             f.recovery_exit,

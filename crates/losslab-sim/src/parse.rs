@@ -12,7 +12,7 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::{FrtoMode, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
+use losslab_core::{FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
 
 use crate::scenario::{
     AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
@@ -41,7 +41,8 @@ by_name!(
     HandshakeRules,
     FrtoMode,
     RtoSsthresh,
-    RecoveryExit
+    RecoveryExit,
+    Pacing
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -462,6 +463,7 @@ const FLOW_KEYS: &[&str] = &[
     "frto",
     "rto_ssthresh",
     "recovery_exit",
+    "pacing",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic"];
@@ -1443,6 +1445,7 @@ impl Cx<'_> {
         self.set_named(t, loc, "frto", &mut f.frto)?;
         self.set_named(t, loc, "rto_ssthresh", &mut f.rto_ssthresh)?;
         self.set_named(t, loc, "recovery_exit", &mut f.recovery_exit)?;
+        self.set_named(t, loc, "pacing", &mut f.pacing)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }

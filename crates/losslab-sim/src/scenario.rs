@@ -4,7 +4,7 @@
 
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::Time;
-use losslab_core::{FrtoMode, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
+use losslab_core::{FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -266,6 +266,10 @@ pub struct FlowSpec {
     /// `recovery_exit = "rfc6582" | "linux"` (added): without SACK, whether
     /// the ACK of exactly the recovery point ends recovery.
     pub recovery_exit: RecoveryExit,
+    /// `pacing = "auto" | "off" | "rate"` (added, default "auto": pace
+    /// only controllers that set a pacing rate, BBR; every flow written
+    /// before the key behaves as before).
+    pub pacing: Pacing,
     /// `[flow.cubic] hystart = true` (added): Linux's HyStart slow-start
     /// exit for `cc = "cubic"`.
     pub hystart: bool,
@@ -326,6 +330,7 @@ impl FlowSpec {
             frto: FrtoMode::Off,
             rto_ssthresh: RtoSsthresh::Linux,
             recovery_exit: RecoveryExit::Rfc6582,
+            pacing: Pacing::Auto,
             app: AppSpec::Bulk,
             sndbuf: None,
             receiver: ReceiverSpec::default(),

@@ -1066,6 +1066,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         rto_ssthresh: spec.rto_ssthresh,
         frto: spec.frto,
         recovery_exit: spec.recovery_exit,
+        pacing: spec.pacing,
     }
 }
 
