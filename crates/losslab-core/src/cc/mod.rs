@@ -139,6 +139,11 @@ pub struct CcParams {
     /// `cubic` only: Linux's HyStart slow-start exit (`[flow.cubic]
     /// hystart = true`).
     pub hystart: bool,
+    /// A per-flow seed for controllers that draw random numbers (BBR's
+    /// random gain-cycle phase, Linux get_random_u32_below()); the
+    /// simulator derives it from the scenario seed and the flow, so runs
+    /// stay reproducible.
+    pub seed: u64,
 }
 
 /// Builds a congestion controller by name with its parameters.
