@@ -470,7 +470,7 @@ impl Run {
         cfg.handshake = mode;
         cfg.app = App::OnDemand { total: 1 << 50 };
         cfg.initial_rwnd = window;
-        let alg = losslab_sim::sim::build_algorithms(&self.spec).expect("profiles build");
+        let alg = losslab_sim::sim::build_algorithms(&self.spec, 0).expect("profiles build");
         let s = Sender::new(cfg, alg, Self::engine_time(self.now));
         self.sender = Some(s);
         self.pump();

@@ -195,7 +195,7 @@ mod tests {
             let mut f = FlowSpec::new("a");
             assert!(apply(n, &mut f), "{n}");
             assert_eq!(f.profile.as_deref(), Some(*n));
-            crate::sim::build_algorithms(&f).unwrap_or_else(|e| panic!("{n}: {e}"));
+            crate::sim::build_algorithms(&f, 0).unwrap_or_else(|e| panic!("{n}: {e}"));
         }
         assert!(!apply("linux-7", &mut FlowSpec::new("a")));
     }

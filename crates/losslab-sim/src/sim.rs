@@ -372,6 +372,8 @@ pub(crate) struct ObjectsRt {
 struct FlowRt {
     name: String,
     spec: FlowSpec,
+    /// Seed of its congestion controller (`cc_seed`).
+    cc_seed: u64,
     start: Time,
     sender: Option<Sender>,
     receiver: Receiver,
@@ -541,12 +543,14 @@ impl Simulation {
                 seen_epoch: 0,
                 epoch_link_bytes: Vec::new(),
                 objects,
+                cc_seed: cc_seed(seed, &spec.name),
                 spec,
             });
         }
         // Validate algorithm names now rather than at the flow's start.
         for f in &flows {
-            build_algorithms(&f.spec).map_err(|e| SimError(format!("flow {}: {e}", f.name)))?;
+            build_algorithms(&f.spec, f.cc_seed)
+                .map_err(|e| SimError(format!("flow {}: {e}", f.name)))?;
         }
         let net = Net {
             rate_bps: p.rate.max(1),
@@ -748,7 +752,7 @@ impl Simulation {
         match side {
             SIDE_START => {
                 let fl = &mut self.flows[f];
-                let alg = build_algorithms(&fl.spec).expect("validated in new()");
+                let alg = build_algorithms(&fl.spec, fl.cc_seed).expect("validated in new()");
                 let cfg = sender_config(&fl.spec);
                 let mut s = Sender::new(cfg, alg, now);
                 if self
@@ -1014,7 +1018,15 @@ fn spurious_retransmissions(n: &FlowNet) -> u64 {
     total
 }
 
-pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
+/// A flow's congestion-controller seed: its own stream of the scenario
+/// seed, so adding a flow or a loss model changes no other draw.
+pub fn cc_seed(seed: u64, flow: &str) -> u64 {
+    crate::rng::Stream::new(seed, &format!("flow.{flow}.cc")).below(u64::MAX)
+}
+
+/// The parts of one flow; `seed` feeds controllers that draw random
+/// numbers (`cc_seed`).
+pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String> {
     let detect = losslab_core::detect::DetectParams {
         dupthresh: 3,
         er_mitigation: spec.early_retransmit.mitigation,
@@ -1026,6 +1038,7 @@ pub fn build_algorithms(spec: &FlowSpec) -> Result<Algorithms, String> {
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,
+        seed,
     };
     Algorithms::by_name_with(
         &spec.cc.name(),
