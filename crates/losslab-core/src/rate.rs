@@ -37,6 +37,13 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// The sampled segment was a retransmission.
     pub is_retrans: bool,
+    /// Connection totals after this ACK (Linux tp->delivered,
+    /// tp->delivered_mstamp, tp->lost, tp->app_limited != 0), which BBR's
+    /// round counting and long-term sampling read.
+    pub total_delivered: u64,
+    pub delivered_time: Time,
+    pub total_lost: u64,
+    pub app_limited_now: bool,
 }
 
 impl RateSample {
@@ -189,6 +196,10 @@ impl RateSampler {
         let mut rs = RateSample {
             acked_sacked: delivered,
             losses,
+            total_delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            total_lost: self.lost,
+            app_limited_now: self.app_limited != 0,
             ..RateSample::default()
         };
         let Some(st) = stamp else {
