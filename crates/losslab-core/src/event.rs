@@ -53,6 +53,10 @@ pub struct WindowState {
     pub rto: Time,
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The pacing rate the sender computes, bits per second, whether or
+    /// not the flow paces (Linux reports sk_pacing_rate either way); None
+    /// before an RTT sample for controllers without their own rate.
+    pub pacing_bps: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -550,6 +550,7 @@ impl Sender {
             rto: self.rtt.rto(),
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
+            pacing_bps: self.pacing_rate(),
         }
     }
 

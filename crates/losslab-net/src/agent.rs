@@ -61,6 +61,9 @@ pub struct TcpInfo {
     pub data_segs_out: u32,
     pub dsack_dups: u32,
     pub reord_seen: u32,
+    /// sk_pacing_rate and the latest delivery-rate sample, bytes per second.
+    pub pacing_rate: u64,
+    pub delivery_rate: u64,
     /// RTO expirations (Linux 6.7+; None when the kernel's struct is
     /// shorter).
     pub total_rto: Option<u32>,
@@ -113,6 +116,8 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
         data_segs_out: ti.tcpi_data_segs_out,
         dsack_dups: ti.tcpi_dsack_dups,
         reord_seen: ti.tcpi_reord_seen,
+        pacing_rate: ti.tcpi_pacing_rate,
+        delivery_rate: ti.tcpi_delivery_rate,
         total_rto: has_rto.then_some(ti.tcpi_total_rto as u32),
         total_rto_recoveries: has_rto.then_some(ti.tcpi_total_rto_recoveries as u32),
     })
@@ -143,6 +148,8 @@ pub struct SendOpts {
     pub deadline_ns: u64,
     /// TCP_INFO sampling period; 0 = no samples.
     pub sample_ns: u64,
+    /// Turn on TCP's internal pacing (a finite SO_MAX_PACING_RATE).
+    pub pace: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -175,6 +182,7 @@ fn connect_retry(
     dst: SocketAddrV4,
     cc: &str,
     maxseg: Option<u32>,
+    pace: bool,
     deadline_ns: u64,
 ) -> io::Result<TcpStream> {
     loop {
@@ -191,6 +199,16 @@ fn connect_retry(
             .map_err(|e| io::Error::new(e.kind(), format!("TCP_CONGESTION {cc:?}: {e}")))?;
         if let Some(m) = maxseg {
             setsockopt_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, m as i32)?;
+        }
+        if pace {
+            // Any rate but ~0 sets SK_PACING_NEEDED; this one never binds.
+            let cap: u64 = u64::MAX - 1;
+            setsockopt_raw(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_MAX_PACING_RATE,
+                &cap.to_ne_bytes(),
+            )?;
         }
         let sa = libc::sockaddr_in {
             sin_family: libc::AF_INET as libc::sa_family_t,
@@ -224,7 +242,7 @@ fn connect_retry(
 /// Runs one sender to completion (call on a thread inside namespace A).
 pub fn send(o: &SendOpts) -> io::Result<SendResult> {
     sleep_until(o.start_ns);
-    let mut s = connect_retry(o.dst, &o.cc, o.maxseg, o.deadline_ns)?;
+    let mut s = connect_retry(o.dst, &o.cc, o.maxseg, o.pace, o.deadline_ns)?;
     let mut res = SendResult {
         connected_ns: now_ns(),
         ..Default::default()

@@ -38,6 +38,9 @@ pub struct LinuxPlan {
     pub sysctls: Vec<(String, String)>,
     /// Extra route attributes in A (rto_min, initcwnd).
     pub route: Vec<String>,
+    /// Per flow: turn on TCP's internal pacing with SO_MAX_PACING_RATE
+    /// (`pacing = "rate"` on a controller that does not pace by itself).
+    pub pace: Vec<bool>,
 }
 
 fn refuse(flow: &str, key: &str, value: &str, why: &str) -> String {
@@ -52,6 +55,7 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
         return Err("more than 100 flows".into());
     }
     let mut cc = Vec::new();
+    let mut pace = Vec::new();
     for f in &flows {
         let n = &f.name;
         cc.push(match &f.cc {
@@ -67,6 +71,23 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                     "Linux has no fixed-window congestion control",
                 ))
             }
+        });
+        // Linux BBR always paces (bbr_init() sets SK_PACING_NEEDED); any
+        // other controller paces only when asked: a finite
+        // SO_MAX_PACING_RATE also sets SK_PACING_NEEDED (sk_setsockopt()),
+        // and the rate is then tcp_update_pacing_rate()'s, as ours.
+        let self_pacing = cc.last().is_some_and(|c| c == "bbr");
+        pace.push(match f.pacing {
+            losslab_core::Pacing::Off if self_pacing => {
+                return Err(refuse(
+                    n,
+                    "pacing",
+                    "off",
+                    "Linux BBR always paces (bbr_init sets SK_PACING_NEEDED); use pacing = \"auto\" or \"rate\"",
+                ))
+            }
+            losslab_core::Pacing::Rate => !self_pacing,
+            _ => false,
         });
         if f.recovery != "prr" {
             return Err(refuse(
@@ -326,6 +347,7 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
         cc,
         sysctls,
         route,
+        pace,
     })
 }
 
@@ -360,7 +382,7 @@ pub struct LinuxOutcome {
 }
 
 pub const TIMESERIES_HEADER: &str =
-    "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt";
+    "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt,pacing_mbps";
 
 fn counters_map(v: Vec<(String, u64)>) -> HashMap<String, u64> {
     v.into_iter().collect()
@@ -425,6 +447,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
     let end = t0 + sc.duration;
     let mut handles = Vec::new();
     for (i, (f, cc)) in p.flows.iter().zip(&p.cc).enumerate() {
+        let pace = p.pace[i];
         let port = BASE_PORT + i as u16;
         let dst = SocketAddrV4::new(ADDR_B.into(), port);
         let rx = emu
@@ -455,6 +478,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             start_ns,
             deadline_ns: end,
             sample_ns: opts.sample_ns,
+            pace,
         };
         let send = emu
             .spawn_in(Host::A, move || agent::send(&opts_s))
@@ -583,7 +607,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             let una = i.bytes_acked;
             let _ = write!(
                 row,
-                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{}",
+                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{:.3}",
                 x.t_ns.saturating_sub(t0) as f64 / 1e9,
                 f.name,
                 i.cwnd,
@@ -593,7 +617,8 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
                 i.rtt_us as f64 / 1000.0,
                 i.rto_us as f64 / 1000.0,
                 una,
-                una + i.unacked as u64 * i.snd_mss as u64
+                una + i.unacked as u64 * i.snd_mss as u64,
+                i.pacing_rate as f64 * 8.0 / 1e6
             );
             ts_rows.push((x.t_ns, row));
         }

@@ -146,6 +146,7 @@ fn run_tcp(
         start_ns: now,
         deadline_ns: deadline,
         sample_ns: 10 * MS,
+        pace: false,
     };
     let send = emu.spawn_in(Host::A, move || agent::send(&opts)).unwrap();
     let s = send.join().unwrap().unwrap().unwrap();

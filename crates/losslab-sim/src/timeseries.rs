@@ -20,7 +20,7 @@ impl TimeSeries {
         let mut out = BufWriter::new(File::create(path)?);
         writeln!(
             out,
-            "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
+            "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt,pacing_mbps"
         )?;
         Ok(TimeSeries {
             out,
@@ -45,9 +45,12 @@ impl Tracer for TimeSeries {
             } else {
                 s.ssthresh.to_string()
             };
+            let pacing = s
+                .pacing_bps
+                .map_or(String::new(), |b| format!("{:.3}", b as f64 / 1e6));
             let r = writeln!(
                 self.out,
-                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{}",
+                "{:.6},{},{},{},{},{},{:.3},{:.3},{},{},{}",
                 ev.at as f64 / 1e9,
                 self.names[flow],
                 s.cwnd,
@@ -57,7 +60,8 @@ impl Tracer for TimeSeries {
                 s.srtt as f64 / 1e6,
                 s.rto as f64 / 1e6,
                 s.snd_una,
-                s.snd_nxt
+                s.snd_nxt,
+                pacing
             );
             if let Err(e) = r {
                 self.error = Some(e);

@@ -23,10 +23,12 @@ use std::path::{Path, PathBuf};
 pub mod charts;
 mod draw;
 mod load;
+mod overlay;
 mod series;
 mod tsg;
 
 pub use load::{AckEvent, DataEvent, Fate, FlowData, Recovery, RunData, SeriesRow};
+pub use overlay::linux_overlay;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VizError(pub String);

@@ -299,11 +299,18 @@ fn check_header(lines: &mut Lines, want: &str) -> Result<(), String> {
     }
 }
 
-const TS_HEADER: &str = "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt";
+/// timeseries.csv before and after the pacing_mbps column was added.
+const TS_HEADER_V1: &str = "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt";
+const TS_HEADER: &str =
+    "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt,pacing_mbps";
 const PKT_HEADER: &str = "time_s,flow,dir,event,seq,len,tx,ack,win,sack,dsack";
 
 fn read_timeseries(lines: &mut Lines, flows: &mut [FlowData]) -> Result<(), String> {
-    check_header(lines, TS_HEADER)?;
+    match lines.next_line()? {
+        Some(h) if h == TS_HEADER || h == TS_HEADER_V1 => {}
+        Some(h) => return Err(format!("unexpected header {h:?}; expected {TS_HEADER:?}")),
+        None => return Err("empty file".into()),
+    }
     let mut last = 0;
     while let Some(l) = lines.next_line()? {
         if l.is_empty() {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use losslab_net::linux::{self, LinuxOptions, TIMESERIES_HEADER};
 use losslab_net::{sys, EmuError};
+use losslab_sim::timeseries::TimeSeries;
 use losslab_sim::{RunResults, Simulation};
 
 use crate::scenario_args::{real_path_out, Overrides};
@@ -53,17 +54,25 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     let scenario = a.overrides.load(&a.file)?;
     // Refuse what Linux cannot express before asking for root.
     linux::plan(&scenario).map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-    let sim = if a.compare {
-        let mut s = Simulation::new(&scenario)
-            .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-        s.run();
-        Some(s.results())
-    } else {
-        None
-    };
     let out = real_path_out("linux", a.out.as_deref(), &scenario)?;
     let cannot = |p: &Path, e: std::io::Error| {
         Failure::Runtime(format!("cannot write {}: {e}", p.display()))
+    };
+    // The simulated twin, with its own time series beside Linux's
+    // (sim-timeseries.csv) so the two can be overlaid.
+    let sim = if a.compare {
+        let mut s = Simulation::new(&scenario)
+            .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
+        let p = out.join("sim-timeseries.csv");
+        let ts = TimeSeries::create(&p, s.flow_names()).map_err(|e| cannot(&p, e))?;
+        s.set_tracer(Box::new(ts));
+        s.run();
+        if let Some(mut t) = s.take_tracer() {
+            t.finish().map_err(|e| cannot(&p, e))?;
+        }
+        Some(s.results())
+    } else {
+        None
     };
     sys::install_stop_handler();
     let opts = LinuxOptions {

@@ -61,6 +61,23 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
     for f in &files {
         println!("wrote {}", f.display());
     }
+    // `losslab linux --compare` left the simulated twin's series too:
+    // overlay the two.
+    if a.dir.join("sim-timeseries.csv").exists() {
+        let run = losslab_viz::load_run(&a.dir).map_err(|e| Failure::BadInput(e.to_string()))?;
+        let out = a.out.clone().unwrap_or_else(|| a.dir.join("plots"));
+        for f in run
+            .flows
+            .iter()
+            .filter(|f| a.flow.as_ref().is_none_or(|n| *n == f.name))
+        {
+            for p in losslab_viz::linux_overlay(&a.dir, &f.name, &out)
+                .map_err(|e| Failure::BadInput(e.to_string()))?
+            {
+                println!("wrote {}", p.display());
+            }
+        }
+    }
     if a.report {
         let r = crate::report::write(&a.dir).map_err(Failure::Runtime)?;
         println!("wrote {}", r.display());

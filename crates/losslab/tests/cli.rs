@@ -96,7 +96,7 @@ fn run_writes_summary_and_prints_a_table() {
     let mut lines = ts.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
+        "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt,pacing_mbps"
     );
     assert!(lines.count() > 100);
 }

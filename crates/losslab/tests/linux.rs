@@ -121,13 +121,13 @@ fn a_sized_flow_runs_through_linux_and_reports_in_the_run_shape() {
     let mut lines = ts.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt"
+        "time_s,flow,cwnd,ssthresh,pipe,inflight,srtt_ms,rto_ms,snd_una,snd_nxt,pacing_mbps"
     );
     let rows: Vec<&str> = lines.collect();
     assert!(rows.len() > 10);
     assert!(rows
         .iter()
-        .all(|r| r.split(',').nth(1) == Some("a") && r.split(',').count() == 10));
+        .all(|r| r.split(',').nth(1) == Some("a") && r.split(',').count() == 11));
     assert!(out.join("emulator.csv").exists() && out.join("health.json").exists());
 }
 

@@ -1,0 +1,102 @@
+//! Linux beside the simulator: the time series `losslab linux --compare`
+//! writes (timeseries.csv from TCP_INFO, sim-timeseries.csv from the
+//! simulated twin) drawn on shared axes, cwnd in one picture and the
+//! pacing rate in another (docs/FIDELITY.md).
+
+use std::path::{Path, PathBuf};
+
+use crate::draw::{self, C_BLUE, VERMILLION};
+use crate::series::{Line, TimeLines};
+use crate::VizError;
+
+/// (time, cwnd, pacing Mbit/s) rows of one flow.
+type Rows = Vec<(f64, f64, Option<f64>)>;
+
+fn read(path: &Path, flow: &str) -> Result<Rows, VizError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| VizError(format!("{}: {e}", path.display())))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (Some(t), Some(f), Some(c)) = (col("time_s"), col("flow"), col("cwnd")) else {
+        return Err(VizError(format!(
+            "{}: not a timeseries.csv (no time_s, flow and cwnd columns)",
+            path.display()
+        )));
+    };
+    let pacing = col("pacing_mbps");
+    let mut rows = Vec::new();
+    for (n, l) in lines.enumerate() {
+        let v: Vec<&str> = l.split(',').collect();
+        if v.get(f) != Some(&flow) {
+            continue;
+        }
+        let num = |i: usize| -> Result<f64, VizError> {
+            v.get(i).and_then(|s| s.parse().ok()).ok_or_else(|| {
+                VizError(format!(
+                    "{} line {}: column {} is not a number",
+                    path.display(),
+                    n + 2,
+                    header[i]
+                ))
+            })
+        };
+        let p = pacing.and_then(|i| v.get(i)).and_then(|s| s.parse().ok());
+        rows.push((num(t)?, num(c)?, p));
+    }
+    Ok(rows)
+}
+
+/// Draws overlay-cwnd and overlay-pacing for `flow` from DIR's
+/// timeseries.csv (Linux) and sim-timeseries.csv into `out`.
+pub fn linux_overlay(dir: &Path, flow: &str, out: &Path) -> Result<Vec<PathBuf>, VizError> {
+    let linux = read(&dir.join("timeseries.csv"), flow)?;
+    let sim = read(&dir.join("sim-timeseries.csv"), flow)?;
+    if linux.is_empty() || sim.is_empty() {
+        return Err(VizError(format!(
+            "{}: flow {flow} has no rows in timeseries.csv or sim-timeseries.csv",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| VizError(format!("cannot create {}: {e}", out.display())))?;
+    let t1 = linux
+        .last()
+        .map(|r| r.0)
+        .unwrap_or(0.0)
+        .max(sim.last().map(|r| r.0).unwrap_or(0.0));
+    let picture =
+        |what: &str, y: &'static str, pick: &dyn Fn(&(f64, f64, Option<f64>)) -> Option<f64>| {
+            let line = |label: &'static str, colour, rows: &Rows| Line {
+                label,
+                colour,
+                width: 2,
+                samples: rows
+                    .iter()
+                    .filter_map(|r| pick(r).map(|v| (r.0, v)))
+                    .collect(),
+            };
+            TimeLines {
+                title: format!("flow {flow}: {what}, Linux and simulator"),
+                subtitle: format!("{}", dir.display()),
+                y_desc: y,
+                lines: vec![
+                    line("Linux (TCP_INFO)", C_BLUE, &linux),
+                    line("simulator", VERMILLION, &sim),
+                ],
+                recoveries: &[],
+                t0: 0.0,
+                t1,
+            }
+        };
+    let stem = draw::file_safe(flow);
+    let mut files = draw::save(
+        &picture("congestion window", "segments", &|r| Some(r.1)),
+        &out.join(format!("overlay-cwnd-{stem}")),
+    )?;
+    files.extend(draw::save(
+        &picture("pacing rate", "Mbit/s", &|r| r.2),
+        &out.join(format!("overlay-pacing-{stem}")),
+    )?);
+    Ok(files)
+}
