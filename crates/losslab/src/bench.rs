@@ -33,6 +33,11 @@ pub struct BenchArgs {
     /// writing every trace (time series, packet log, pcap at both ends).
     #[arg(long)]
     pub trace_cost: bool,
+    /// Measure what pacing costs: a paced BBR flow against an unpaced
+    /// CUBIC flow at 10 Gbit/s x 100 ms (loss-free and 0.1% loss), as a
+    /// ratio of packets per wall second.
+    #[arg(long)]
+    pub pacing: bool,
 }
 
 /// Receives every event and keeps none: the cost of the hooks alone.
@@ -70,8 +75,23 @@ struct Case {
 /// The reference flow of the issue: one bulk NewReno + RFC 6675 flow,
 /// 100 ms RTT, drop-tail queue of one BDP, Bernoulli loss on data.
 pub fn scenario(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
+    scenario_with(rate_bps, loss, seconds, "newreno", losslab_core::Pacing::Auto)
+}
+
+/// The reference flow with another controller and pacing setting.
+fn scenario_with(
+    rate_bps: u64,
+    loss: f64,
+    seconds: u64,
+    cc: &str,
+    pacing: losslab_core::Pacing,
+) -> Scenario {
     let bdp_bytes = rate_bps / 8 / 10;
     let mut flow = FlowSpec::new("a");
+    if cc != "newreno" {
+        flow.cc = CcSpec::Named(cc.into());
+    }
+    flow.pacing = pacing;
     // The benchmark is specified as NewReno + RFC 6675 (the default
     // recovery is PRR).
     flow.recovery = "rfc6675".into();
@@ -93,6 +113,18 @@ fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Fail
     run_case_traced(name, rate, loss, seconds, Tracing::Off)
 }
 
+fn run_scenario(name: &str, sc: &Scenario, tracing: Tracing) -> Result<Case, Failure> {
+    let (rate, loss, seconds) = (
+        sc.path.rate,
+        match sc.path.loss {
+            LossModel::Bernoulli { p } => p,
+            _ => 0.0,
+        },
+        sc.duration / SEC,
+    );
+    measure(name, sc, rate, loss, seconds, tracing)
+}
+
 fn run_case_traced(
     name: &str,
     rate: u64,
@@ -100,14 +132,24 @@ fn run_case_traced(
     seconds: u64,
     tracing: Tracing,
 ) -> Result<Case, Failure> {
-    let sc = scenario(rate, loss, seconds);
+    measure(name, &scenario(rate, loss, seconds), rate, loss, seconds, tracing)
+}
+
+fn measure(
+    name: &str,
+    sc: &Scenario,
+    rate: u64,
+    loss: f64,
+    seconds: u64,
+    tracing: Tracing,
+) -> Result<Case, Failure> {
     let scratch = std::env::temp_dir().join(format!("losslab-bench-{}", std::process::id()));
     // Short cases are repeated until half a second of wall time has
     // accumulated, so that timer resolution and warm-up do not dominate;
     // the simulation is deterministic, so every repetition is identical.
     let (mut wall, mut reps) = (0.0, 0u32);
     let r = loop {
-        let mut sim = Simulation::new(&sc).map_err(|e| Failure::Runtime(e.to_string()))?;
+        let mut sim = Simulation::new(sc).map_err(|e| Failure::Runtime(e.to_string()))?;
         let t0 = Instant::now();
         match tracing {
             Tracing::Off => {}
@@ -158,6 +200,9 @@ pub fn bench(a: BenchArgs) -> Result<(), Failure> {
     if a.trace_cost {
         return trace_cost(secs, a.json);
     }
+    if a.pacing {
+        return pacing_cost(secs, a.json);
+    }
     let mut cases = vec![run_case("reference", 100_000_000, 0.001, secs)?];
     if !a.reference_only {
         for &loss in &[0.001, 0.0] {
@@ -191,6 +236,53 @@ pub fn bench(a: BenchArgs) -> Result<(), Failure> {
         );
     }
     println!("({secs} simulated seconds per case; NewReno + RFC 6675, 100 ms RTT, queue = 1 BDP)");
+    Ok(())
+}
+
+/// Issue 13's goal: a paced BBR flow at 10 Gbit/s x 100 ms simulates at
+/// no less than half the packet rate of an unpaced CUBIC flow.
+fn pacing_cost(secs: u64, json: bool) -> Result<(), Failure> {
+    use losslab_core::Pacing;
+    let mut rows = Vec::new();
+    for loss in [0.0, 0.001] {
+        for (label, cc, pacing) in [
+            ("CUBIC unpaced", "cubic", Pacing::Off),
+            ("CUBIC paced", "cubic", Pacing::Rate),
+            ("BBR paced", "bbr", Pacing::Auto),
+        ] {
+            let sc = scenario_with(10_000_000_000, loss, secs, cc, pacing);
+            rows.push(run_scenario(
+                &format!("10 Gbit/s loss {loss}: {label}"),
+                &sc,
+                Tracing::Off,
+            )?);
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("serialise")
+        );
+        return Ok(());
+    }
+    println!(
+        "{:<40} {:>14} {:>9} {:>14} {:>16}",
+        "case", "pkts/wall s", "ns/pkt", "goodput Gb/s", "vs CUBIC unpaced"
+    );
+    for chunk in rows.chunks(3) {
+        let base = chunk[0].packets_per_s;
+        for c in chunk {
+            println!(
+                "{:<40} {:>14.0} {:>9.1} {:>14.2} {:>15.2}x",
+                c.name,
+                c.packets_per_s,
+                c.ns_per_packet,
+                c.goodput_bps / 1e9,
+                c.packets_per_s / base
+            );
+        }
+    }
+    println!("({secs} simulated seconds per case; 100 ms RTT, queue = 1 BDP)");
     Ok(())
 }
 
