@@ -1,12 +1,14 @@
 //! CongestionControl: ssthresh on loss and cwnd growth outside recovery
 //! (the analogue of Linux's `tcp_congestion_ops`).
 
+mod bbr;
 mod cubic;
 mod fixed;
 mod hystart;
 mod newreno;
 mod reno;
 
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use fixed::Fixed;
 pub use hystart::HyStart;
@@ -18,7 +20,7 @@ use crate::time::Time;
 use crate::window::Window;
 
 /// Names accepted by `by_name` ("fixed:N" takes a window in segments).
-pub const NAMES: &[&str] = &["reno", "newreno", "cubic", "fixed:N"];
+pub const NAMES: &[&str] = &["reno", "newreno", "cubic", "bbr", "fixed:N"];
 
 /// The sender's recovery state, as a controller sees it (Linux
 /// tcp_ca_state: Open, Recovery, Loss; CWR is TLP's one-shot reduction).
@@ -151,6 +153,9 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
     if name == "cubic" && p.hystart {
         return Some(Box::new(Cubic::new().with_hystart()));
     }
+    if name == "bbr" {
+        return Some(Box::new(Bbr::new(p.seed)));
+    }
     by_name(name)
 }
 
@@ -164,6 +169,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
         "newreno" => Some(Box::new(NewReno)),
         "reno" => Some(Box::new(Reno)),
         "cubic" => Some(Box::new(Cubic::new())),
+        "bbr" => Some(Box::new(Bbr::new(0))),
         _ => None,
     }
 }
