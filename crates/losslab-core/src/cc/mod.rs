@@ -6,19 +6,34 @@ mod fixed;
 mod hystart;
 mod newreno;
 mod reno;
+mod vegas;
+mod veno;
+mod westwood;
 
 pub use cubic::Cubic;
 pub use fixed::Fixed;
 pub use hystart::HyStart;
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use vegas::Vegas;
+pub use veno::Veno;
+pub use westwood::{Estimator as WestwoodEstimator, Westwood};
 
 use crate::rate::RateSample;
 use crate::time::Time;
 use crate::window::Window;
 
 /// Names accepted by `by_name` ("fixed:N" takes a window in segments).
-pub const NAMES: &[&str] = &["reno", "newreno", "cubic", "fixed:N"];
+pub const NAMES: &[&str] = &[
+    "reno",
+    "newreno",
+    "cubic",
+    "westwood",
+    "westwood-original",
+    "veno",
+    "vegas",
+    "fixed:N",
+];
 
 /// The sender's recovery state, as a controller sees it (Linux
 /// tcp_ca_state: Open, Recovery, Loss; CWR is TLP's one-shot reduction).
@@ -164,6 +179,10 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
         "newreno" => Some(Box::new(NewReno)),
         "reno" => Some(Box::new(Reno)),
         "cubic" => Some(Box::new(Cubic::new())),
+        "westwood" => Some(Box::new(Westwood::new())),
+        "westwood-original" => Some(Box::new(Westwood::original())),
+        "veno" => Some(Box::new(Veno::new())),
+        "vegas" => Some(Box::new(Vegas::new())),
         _ => None,
     }
 }
