@@ -148,20 +148,20 @@ fn contract_example_names_unimplemented_algorithms() {
     // Names from the contract that this version does not implement yet
     // (chosen among those planned last, so the test outlives new plug-ins).
     let cc_available = format!(
-        r#"cc "westwood" is not implemented in this version of losslab (available: {})"#,
+        r#"cc "tcp-rr" is not implemented in this version of losslab (available: {})"#,
         losslab_core::cc::NAMES.join(", ")
     );
     let original = EXAMPLE
-        .replace(r#"cc = "cubic"   "#, r#"cc = "westwood""#)
+        .replace(r#"cc = "cubic"   "#, r#"cc = "tcp-rr"  "#)
         .replace(r#"recovery = "prr"    "#, r#"recovery = "qarr""#)
         .replace(r#"detection = "rack" "#, r#"detection = "le""#);
     file_error(&original, "flow.a.cc", &[cc_available.as_str()]);
     let cases = [
         (
             r#"cc = "cubic""#,
-            r#"cc = "westwood""#,
+            r#"cc = "tcp-rr""#,
             "flow.a.cc",
-            r#"cc "westwood""#,
+            r#"cc "tcp-rr""#,
         ),
         (
             r#"recovery = "prr""#,

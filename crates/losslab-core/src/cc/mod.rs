@@ -7,6 +7,9 @@ mod fixed;
 mod hystart;
 mod newreno;
 mod reno;
+mod vegas;
+mod veno;
+mod westwood;
 
 pub use bbr::Bbr;
 pub use cubic::Cubic;
@@ -14,13 +17,26 @@ pub use fixed::Fixed;
 pub use hystart::HyStart;
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use vegas::Vegas;
+pub use veno::Veno;
+pub use westwood::{Estimator as WestwoodEstimator, Westwood};
 
 use crate::rate::RateSample;
 use crate::time::Time;
 use crate::window::Window;
 
 /// Names accepted by `by_name` ("fixed:N" takes a window in segments).
-pub const NAMES: &[&str] = &["reno", "newreno", "cubic", "bbr", "fixed:N"];
+pub const NAMES: &[&str] = &[
+    "reno",
+    "newreno",
+    "cubic",
+    "westwood",
+    "westwood-original",
+    "veno",
+    "vegas",
+    "bbr",
+    "fixed:N",
+];
 
 /// The sender's recovery state, as a controller sees it (Linux
 /// tcp_ca_state: Open, Recovery, Loss; CWR is TLP's one-shot reduction).
@@ -170,6 +186,10 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
         "reno" => Some(Box::new(Reno)),
         "cubic" => Some(Box::new(Cubic::new())),
         "bbr" => Some(Box::new(Bbr::new(0))),
+        "westwood" => Some(Box::new(Westwood::new())),
+        "westwood-original" => Some(Box::new(Westwood::original())),
+        "veno" => Some(Box::new(Veno::new())),
+        "vegas" => Some(Box::new(Vegas::new())),
         _ => None,
     }
 }
