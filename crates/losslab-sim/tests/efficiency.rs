@@ -112,6 +112,33 @@ fn one_drop_one_fast_retransmit_for_every_algorithm() {
     }
 }
 
+/// Every congestion controller's name as `run` takes it.
+fn controllers() -> Vec<&'static str> {
+    losslab_core::cc::NAMES
+        .iter()
+        .map(|&n| if n == "fixed:N" { "fixed:32" } else { n })
+        .collect()
+}
+
+#[test]
+fn one_drop_one_retransmission_for_every_controller() {
+    for cc in controllers() {
+        for (sack, quick, exit) in variants() {
+            let fl = run(&[100], "prr", "dupthresh", sack, quick, cc, exit);
+            let what = label(&[100], "prr", "dupthresh", sack, quick, cc, exit);
+            assert_eq!(
+                fl.retransmissions,
+                1 + fl.rescue_retransmissions,
+                "{what}: {fl:?}"
+            );
+            assert!(fl.rescue_retransmissions <= 1, "{what}");
+            assert!(fl.spurious_retransmissions <= fl.rescue_retransmissions, "{what}");
+            assert_eq!(fl.timeouts, 0, "{what}");
+            assert!(fl.fct_s.is_some(), "{what}");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
     /// One or two drops anywhere in the middle of the flow: one
@@ -124,7 +151,7 @@ proptest! {
         detection in prop::sample::select(losslab_core::detect::NAMES),
         sack in any::<bool>(),
         quick in any::<bool>(),
-        cc in prop::sample::select(&["newreno", "reno", "cubic"][..]),
+        cc in prop::sample::select(controllers()),
         linux_exit in any::<bool>(),
     ) {
         let exit = if linux_exit { RecoveryExit::Linux } else { RecoveryExit::Rfc6582 };

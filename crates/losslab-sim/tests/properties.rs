@@ -90,6 +90,9 @@ struct Case {
     objects: u64,
     /// The flow's own one-way delay, ms.
     flow_delay: u64,
+    /// A name from `losslab_core::cc::NAMES` ("fixed:N" takes `fixed`,
+    /// or 10 segments when that is None).
+    cc: &'static str,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -117,6 +120,7 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             0u64..5,
             0u64..30,
+            prop::sample::select(losslab_core::cc::NAMES),
         ),
     )
         .prop_map(
@@ -128,7 +132,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (quick, sb, rb),
                 (rr, fx, seed),
                 (detection, mitigation, lrd, undo, timers),
-                (variant, linux_rto, restart, objects, flow_delay),
+                (variant, linux_rto, restart, objects, flow_delay, cc),
             )| Case {
                 segments,
                 mss,
@@ -154,6 +158,7 @@ fn case() -> impl Strategy<Value = Case> {
                 restart_after_idle: restart,
                 objects,
                 flow_delay,
+                cc,
             },
         )
 }
@@ -199,9 +204,22 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     f.receiver.sack_blocks = c.sack_blocks;
     f.receiver.rcvbuf = c.rcvbuf_bytes;
     f.receiver.read_rate = c.read_rate;
+    f.cc = match (c.cc, c.fixed) {
+        ("fixed:N", n) => CcSpec::Fixed(n.unwrap_or(10)),
+        (name, _) => CcSpec::Named(name.into()),
+    };
     if let Some(n) = c.fixed {
-        f.cc = CcSpec::Fixed(n);
+        if c.seed & 64 != 0 {
+            f.cc = CcSpec::Fixed(n);
+        }
     }
+    // Pacing, from the seed's bits: the default (controllers with their
+    // own rate pace), always, or never.
+    f.pacing = match (c.seed >> 4) & 3 {
+        1 => losslab_core::Pacing::Rate,
+        2 => losslab_core::Pacing::Off,
+        _ => losslab_core::Pacing::Auto,
+    };
     f.detection = c.detection.into();
     f.early_retransmit.mitigation = c.er_mitigation;
     f.lost_retransmission_detection = c.lost_retransmission_detection;
@@ -284,6 +302,7 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
             restart_after_idle: seed % 2 == 1,
             objects: seed % 4,
             flow_delay: seed % 7,
+            cc: losslab_core::cc::NAMES[seed as usize % losslab_core::cc::NAMES.len()],
         };
         run(&c).unwrap();
     }
