@@ -688,6 +688,7 @@ impl Sender {
         self.frto = (self.cfg.frto != FrtoMode::Off && (new_episode || repeated))
             .then(|| Frto::new(self.snd_nxt, self.board.next_seg_no()));
         self.alg.cc.on_timeout(now);
+        self.win.ssthresh = self.alg.cc.ssthresh_after_timeout(self.win.ssthresh);
         let cwnd_before = self.win.cwnd;
         self.win.cwnd = self.alg.cc.loss_window();
         self.win.cwnd_cnt = 0;

@@ -426,7 +426,11 @@ impl Run {
                         match cc {
                             "cubic" | "reno" => {
                                 self.spec.cc = losslab_sim::scenario::CcSpec::Named(cc.into());
-                                self.spec.hystart = cc == "cubic";
+                                self.spec.hystart = if cc == "cubic" {
+                                    losslab_core::cc::HyStartMode::Linux
+                                } else {
+                                    losslab_core::cc::HyStartMode::Off
+                                };
                                 Ok(true)
                             }
                             other => Err(unsupported(line, format!("congestion control {other}"))),

@@ -62,6 +62,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
             CcSpec::NewReno => "reno".to_string(),
             CcSpec::Named(x) if x == "reno" || x == "newreno" => "reno".into(),
             CcSpec::Named(x) if x == "cubic" => "cubic".into(),
+            CcSpec::Named(x) if x == "tcp-rr" => {
+                return Err(refuse(
+                    n,
+                    "cc",
+                    "tcp-rr",
+                    "Linux has no TCP-RR (the LE paper's simplified variant is simulated only)",
+                ))
+            }
             CcSpec::Named(x) => x.clone(),
             CcSpec::Fixed(k) => {
                 return Err(refuse(
@@ -89,6 +97,16 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
             losslab_core::Pacing::Rate => !self_pacing,
             _ => false,
         });
+        // Linux's CUBIC runs its own HyStart (module parameter hystart=1,
+        // the default); there is no HyStart++ to ask for.
+        if f.hystart == losslab_core::cc::HyStartMode::PlusPlus {
+            return Err(refuse(
+                n,
+                "cubic.hystart",
+                "hystart++",
+                "Linux has no HyStart++ (RFC 9406); its CUBIC runs Linux's HyStart (hystart = true or \"linux\")",
+            ));
+        }
         if f.recovery != "prr" {
             return Err(refuse(
                 n,
@@ -714,6 +732,11 @@ mod tests {
             ("timers = \"tlpr\"", "timers"),
             ("timers = \"rack-tlp\"", "timers"),
             ("cc = \"fixed:10\"", "cc"),
+            ("cc = \"tcp-rr\"", "cc"),
+            (
+                "cc = \"cubic\"\n[flow.cubic]\nhystart = \"hystart++\"",
+                "cubic.hystart",
+            ),
             ("dsack_undo = false", "dsack_undo"),
             (
                 "timers = \"tlp\"\n[flow.tlp]\nloss_inference = false",

@@ -22,6 +22,7 @@
 
 use std::fmt::Write as _;
 
+use losslab_core::cc::HyStartMode;
 use losslab_core::{RecoveryExit, RtoSsthresh};
 
 use crate::parse::parse_scenario;
@@ -266,6 +267,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         recovery_exit,
         pacing,
         hystart,
+        tcp_rr_rto_factor,
         app,
         sndbuf,
         receiver,
@@ -441,12 +443,36 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     if *hystart != base.hystart {
         if cc.name() != "cubic" {
             return Err(format!(
-                "{at}.hystart: {hystart} cannot be written: [flow.cubic] is read only with cc = \"cubic\", and this flow's cc is {:?}",
+                "{at}.hystart: {hystart:?} cannot be written: [flow.cubic] is read only with cc = \"cubic\", and this flow's cc is {:?}",
                 cc.name()
             ));
         }
         out.line("[flow.cubic]");
-        out.kv("hystart", hystart);
+        // `true` stays the spelling of Linux's HyStart, as before the
+        // strings were added.
+        match hystart {
+            HyStartMode::Off => out.kv("hystart", false),
+            HyStartMode::Linux => out.kv("hystart", true),
+            HyStartMode::PlusPlus => out.kv("hystart", string("hystart++")),
+        }
+    }
+    // Bitwise: a NaN differs from the default and is refused below.
+    if tcp_rr_rto_factor.to_bits() != base.tcp_rr_rto_factor.to_bits() {
+        if cc.name() != "tcp-rr" {
+            return Err(format!(
+                "{at}.tcp_rr_rto_factor: {tcp_rr_rto_factor} cannot be written: [flow.tcp-rr] is read only with cc = \"tcp-rr\", and this flow's cc is {:?}",
+                cc.name()
+            ));
+        }
+        if !(*tcp_rr_rto_factor > 0.0 && *tcp_rr_rto_factor <= 1.0) {
+            return Err(format!(
+                "{at}.tcp_rr_rto_factor: {tcp_rr_rto_factor:?} cannot be written (a factor above 0 and at most 1)"
+            ));
+        }
+        out.line("[flow.tcp-rr]");
+        // `{:?}` is the shortest decimal that reads back to the same f64,
+        // always with a '.' or an exponent, so TOML reads a float.
+        out.kv("rto_factor", format!("{tcp_rr_rto_factor:?}"));
     }
     Ok(())
 }
@@ -997,7 +1023,7 @@ app = { kind = "bulk" }
 
         let f = &mut sc.flows[0];
         f.cc = CcSpec::Named("cubic".into());
-        f.hystart = true;
+        f.hystart = HyStartMode::Linux;
         f.timers = "rtor".into();
         f.tlp_loss_inference = true;
         f.rrthresh = 1;
@@ -1007,8 +1033,19 @@ app = { kind = "bulk" }
         f.rrthresh = losslab_core::timers::RRTHRESH;
         f.tlp_loss_inference = false;
         f.cc = CcSpec::Named("reno".into());
-        f.hystart = false;
+        f.hystart = HyStartMode::Off;
         f.receiver.read_rate = Some((u64::MAX - 4) / 8);
+        round_trip(&sc);
+        let f = &mut sc.flows[0];
+        f.cc = CcSpec::Named("cubic".into());
+        f.hystart = HyStartMode::PlusPlus;
+        round_trip(&sc);
+        let f = &mut sc.flows[0];
+        f.cc = CcSpec::Named("tcp-rr".into());
+        f.hystart = HyStartMode::Off;
+        f.tcp_rr_rto_factor = 0.1 + 0.2;
+        round_trip(&sc);
+        sc.flows[0].tcp_rr_rto_factor = 1.0;
         round_trip(&sc);
     }
 
@@ -1100,8 +1137,17 @@ app = { kind = "bulk" }
         sc.flows[0].early_retransmit.variant = ErVariant::Linux;
         assert_err(&sc, "flow.a.early-retransmit:");
         let mut sc = base.clone();
-        sc.flows[0].hystart = true;
+        sc.flows[0].hystart = HyStartMode::PlusPlus;
         assert_err(&sc, "flow.a.hystart:");
+        let mut sc = base.clone();
+        sc.flows[0].tcp_rr_rto_factor = 0.25;
+        assert_err(&sc, "flow.a.tcp_rr_rto_factor:");
+        for bad in [0.0, 1.5, f64::NAN] {
+            let mut sc = base.clone();
+            sc.flows[0].cc = CcSpec::Named("tcp-rr".into());
+            sc.flows[0].tcp_rr_rto_factor = bad;
+            assert_err(&sc, "flow.a.tcp_rr_rto_factor:");
+        }
         let mut sc = base.clone();
         sc.flows[0].rrthresh = 9;
         assert_err(&sc, "flow.a.rrthresh:");
@@ -1263,10 +1309,11 @@ app = { kind = "bulk" }
         maybe!(f.start, rng.gen_range(0..duration));
         maybe!(
             f.cc,
-            match rng.gen_range(0..4) {
+            match rng.gen_range(0..5) {
                 0 => CcSpec::NewReno,
                 1 => CcSpec::Fixed(rng.gen_range(1..100)),
                 2 => CcSpec::Named("reno".into()),
+                3 => CcSpec::Named("tcp-rr".into()),
                 _ => CcSpec::Named("cubic".into()),
             }
         );
@@ -1293,7 +1340,17 @@ app = { kind = "bulk" }
             maybe!(f.tlp_loss_inference, rng.gen_bool(0.5));
         }
         if f.cc.name() == "cubic" {
-            maybe!(f.hystart, rng.gen_bool(0.5));
+            maybe!(
+                f.hystart,
+                *pick(
+                    rng,
+                    &[HyStartMode::Off, HyStartMode::Linux, HyStartMode::PlusPlus]
+                )
+            );
+        }
+        if f.cc.name() == "tcp-rr" {
+            // (0, 1]: 1 - [0, 1) never draws 0.
+            maybe!(f.tcp_rr_rto_factor, 1.0 - rng.gen::<f64>());
         }
         if f.detection == "early-retransmit" {
             maybe!(

@@ -11,6 +11,7 @@ use std::path::Path;
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
+use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::{FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
 
@@ -466,7 +467,7 @@ const FLOW_KEYS: &[&str] = &[
     "pacing",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
-const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic"];
+const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic", "tcp-rr"];
 const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 /// The keys of `[flow.rtor]`, `[flow.tlp]` and `[flow.tlpr]`.
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
@@ -1454,9 +1455,18 @@ impl Cx<'_> {
             let ct = self.table(v, &cloc, "a table like [flow.cubic] hystart = true")?;
             self.only_keys(ct, &cloc, &["hystart"], "in [flow.cubic]")?;
             if let Some(h) = ct.get("hystart") {
-                f.hystart = self.boolean(h, &cloc.key("hystart"))?;
+                f.hystart = self.hystart(h, &cloc.key("hystart"))?;
             }
             self.parameters_read(&cloc, "cubic", "cc", &f.cc.name())?;
+        }
+        if let Some(v) = t.get("tcp-rr") {
+            let rloc = loc.key("tcp-rr");
+            let rt = self.table(v, &rloc, "a table like [flow.tcp-rr] rto_factor = 0.5")?;
+            self.only_keys(rt, &rloc, &["rto_factor"], "in [flow.tcp-rr]")?;
+            if let Some(x) = rt.get("rto_factor") {
+                f.tcp_rr_rto_factor = self.rto_factor(x, &rloc.key("rto_factor"))?;
+            }
+            self.parameters_read(&rloc, "tcp-rr", "cc", &f.cc.name())?;
         }
         for (timer, keys) in TIMER_KEYS {
             let Some(v) = t.get(timer) else { continue };
@@ -1488,6 +1498,43 @@ impl Cx<'_> {
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)
+    }
+
+    /// `[flow.cubic] hystart`: `true` (Linux's HyStart, as before the
+    /// strings), `false`, or one of `HyStartMode::NAMES`.
+    fn hystart(&self, v: &Value, loc: &Loc) -> Res<HyStartMode> {
+        let expected = format!(
+            "true, false or one of {}",
+            HyStartMode::NAMES
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        match v {
+            Value::Boolean(true) => Ok(HyStartMode::Linux),
+            Value::Boolean(false) => Ok(HyStartMode::Off),
+            Value::String(s) => HyStartMode::by_name(s).ok_or_else(|| {
+                self.err(loc, format!("unknown hystart {s:?} (expected {expected})"))
+            }),
+            other => Err(self.err(loc, format!("expected {expected}, got {}", describe(other)))),
+        }
+    }
+
+    /// `[flow.tcp-rr] rto_factor`: a number in (0, 1].
+    fn rto_factor(&self, v: &Value, loc: &Loc) -> Res<f64> {
+        const EXPECTED: &str =
+            "expected a number above 0 and at most 1 (the factor on every RTO, e.g. 0.5)";
+        let f = match v {
+            Value::Float(f) => *f,
+            Value::Integer(i) => *i as f64,
+            other => return Err(self.err(loc, format!("{EXPECTED}, got {}", describe(other)))),
+        };
+        if f > 0.0 && f <= 1.0 {
+            Ok(f)
+        } else {
+            Err(self.err(loc, format!("{EXPECTED}, got {v}")))
+        }
     }
 
     /// A `[flow.ALG]` table is read only when the flow's `key` names ALG;

@@ -7,6 +7,7 @@
 //! had something it lacks (BIC in 2.6.17, BBR in 4.10, RACK running
 //! beside FACK in 4.4-4.14), the comment says what stands in for it.
 
+use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::{MS, SEC};
 use losslab_core::{FrtoMode, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
@@ -62,7 +63,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         "linux-6" => {
             linux_common(f);
             f.cc = CcSpec::Named("cubic".into());
-            f.hystart = true;
+            f.hystart = HyStartMode::Linux;
             f.recovery = "prr".into();
             f.detection = "rack".into();
             f.timers = "rack-tlp".into();
@@ -76,7 +77,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         "linux-4.10" => {
             linux_common(f);
             f.cc = CcSpec::Named("cubic".into());
-            f.hystart = true;
+            f.hystart = HyStartMode::Linux;
             f.recovery = "prr-6937".into();
             f.detection = "rack".into();
             f.timers = "tlp".into();
@@ -90,7 +91,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         "linux-3.17" | "linux-3.10" => {
             linux_common(f);
             f.cc = CcSpec::Named("cubic".into());
-            f.hystart = true;
+            f.hystart = HyStartMode::Linux;
             f.recovery = "prr-6937".into();
             f.detection = "early-retransmit".into();
             f.early_retransmit.variant = ErVariant::Linux;
@@ -105,7 +106,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         "linux-3.2" => {
             linux_common(f);
             f.cc = CcSpec::Named("cubic".into());
-            f.hystart = true;
+            f.hystart = HyStartMode::Linux;
             f.recovery = "prr-6937".into();
             f.detection = "fack".into();
             f.timers = "rto".into();
@@ -118,7 +119,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         "linux-2.6.17" => {
             linux_common(f);
             f.cc = CcSpec::Named("reno".into());
-            f.hystart = false;
+            f.hystart = HyStartMode::Off;
             f.recovery = "rate-halving".into();
             f.detection = "fack".into();
             f.timers = "rto".into();
@@ -134,7 +135,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // retransmission detection).
         "rfc" => {
             f.cc = CcSpec::NewReno;
-            f.hystart = false;
+            f.hystart = HyStartMode::Off;
             f.recovery = "rfc6675".into();
             f.detection = "dupthresh".into();
             f.timers = "rto".into();

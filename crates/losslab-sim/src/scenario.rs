@@ -2,6 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
+use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
 use losslab_core::time::Time;
 use losslab_core::{FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
@@ -270,9 +271,14 @@ pub struct FlowSpec {
     /// only controllers that set a pacing rate, BBR; every flow written
     /// before the key behaves as before).
     pub pacing: Pacing,
-    /// `[flow.cubic] hystart = true` (added): Linux's HyStart slow-start
-    /// exit for `cc = "cubic"`.
-    pub hystart: bool,
+    /// `[flow.cubic] hystart = true | false | "linux" | "hystart++"`
+    /// (added): CUBIC's slow-start exit, Linux's HyStart (`true` is
+    /// `"linux"`) or HyStart++ (RFC 9406); off by default.
+    pub hystart: HyStartMode,
+    /// `[flow.tcp-rr] rto_factor` (added): the factor on every RTO of
+    /// `cc = "tcp-rr"`, 0 < f <= 1 (default
+    /// `losslab_core::cc::tcp_rr::DEFAULT_RTO_FACTOR`, 0.5).
+    pub tcp_rr_rto_factor: f64,
     pub app: AppSpec,
     /// None = "auto".
     pub sndbuf: Option<u64>,
@@ -324,7 +330,8 @@ impl FlowSpec {
             tlp_loss_inference: true,
             delay: 0,
             slow_start_after_idle: false,
-            hystart: false,
+            hystart: HyStartMode::Off,
+            tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
             handshake: true,
             handshake_rules: HandshakeRules::Linux,
             frto: FrtoMode::Off,

@@ -1038,6 +1038,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,
+        tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
         seed,
     };
     Algorithms::by_name_with(

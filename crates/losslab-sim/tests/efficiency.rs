@@ -132,7 +132,10 @@ fn one_drop_one_retransmission_for_every_controller() {
                 "{what}: {fl:?}"
             );
             assert!(fl.rescue_retransmissions <= 1, "{what}");
-            assert!(fl.spurious_retransmissions <= fl.rescue_retransmissions, "{what}");
+            assert!(
+                fl.spurious_retransmissions <= fl.rescue_retransmissions,
+                "{what}"
+            );
             assert_eq!(fl.timeouts, 0, "{what}");
             assert!(fl.fct_s.is_some(), "{what}");
         }

@@ -33,7 +33,7 @@ fn a_profile_sets_the_parts_and_explicit_keys_override_it() {
         ),
         ("cubic".to_string(), "prr-6937", "early-retransmit", "tlp")
     );
-    assert!(f.hystart);
+    assert_eq!(f.hystart, losslab_core::cc::HyStartMode::Linux);
     assert_eq!(f.early_retransmit.variant, ErVariant::Linux);
     assert_eq!(f.rto_formula, RtoFormula::Linux);
     assert!(f.slow_start_after_idle);

@@ -75,7 +75,13 @@ struct Case {
 /// The reference flow of the issue: one bulk NewReno + RFC 6675 flow,
 /// 100 ms RTT, drop-tail queue of one BDP, Bernoulli loss on data.
 pub fn scenario(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
-    scenario_with(rate_bps, loss, seconds, "newreno", losslab_core::Pacing::Auto)
+    scenario_with(
+        rate_bps,
+        loss,
+        seconds,
+        "newreno",
+        losslab_core::Pacing::Auto,
+    )
 }
 
 /// The reference flow with another controller and pacing setting.
@@ -132,7 +138,14 @@ fn run_case_traced(
     seconds: u64,
     tracing: Tracing,
 ) -> Result<Case, Failure> {
-    measure(name, &scenario(rate, loss, seconds), rate, loss, seconds, tracing)
+    measure(
+        name,
+        &scenario(rate, loss, seconds),
+        rate,
+        loss,
+        seconds,
+        tracing,
+    )
 }
 
 fn measure(

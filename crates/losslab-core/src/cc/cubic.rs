@@ -11,13 +11,28 @@
 //! 1/1024 s clock and a table-driven cube root; the curves agree to well
 //! under one segment at the windows we simulate.
 //!
-//! Slow start is RFC 5681's (RFC 9438 section 4.10 allows it) unless
-//! Linux's HyStart is asked for (`with_hystart`, scenario `[flow.cubic]
-//! hystart = true`; see hystart.rs). Not implemented: HyStart++ (RFC 9406,
-//! which section 4.10 prefers), the spurious-congestion undo of section
-//! 4.9 (a DSACK undo restores cwnd and ssthresh only), and ECN.
+//! Slow start is RFC 5681's (RFC 9438 section 4.10 allows it) unless a
+//! slow-start exit is asked for (`with_slow_start_exit`, scenario
+//! `[flow.cubic] hystart`): Linux's HyStart (hystart.rs, `true` or
+//! `"linux"`) or HyStart++ (RFC 9406, which section 4.10 prefers;
+//! hystart_plus_plus.rs, `"hystart++"`).
+//!
+//! Against Linux tcp_cubic.c: fast convergence (`bictcp_recalc_ssthresh`),
+//! the Reno-friendly region (`tcp_friendliness`), the at-most-1.5-cwnd
+//! clamp (`cnt >= 2`), the 5%-per-RTT floor while W_max is unknown
+//! (`last_max_cwnd == 0`, cnt <= 20), the idle shift of the epoch
+//! (`cubictcp_cwnd_event(CA_EVENT_TX_START)`) and the undo
+//! (`tcp_reno_undo_cwnd`, the trait's default) are all here. The
+//! Reno-friendly estimate is RFC 9438's (alpha_cubic, then 1 once W_est
+//! passes cwnd_prior); Linux's `ack_cnt` / `tcp_cwnd` counts one segment
+//! per cwnd * 15 / 8 ACKs (beta_scale 15, about alpha 0.53) and never
+//! switches to 1. Not implemented: the spurious-congestion undo of RFC
+//! 9438 section 4.9 (a DSACK undo restores cwnd and ssthresh only; Linux
+//! does the same) and ECN.
 
-use super::{additive_increase, slow_start, CcCtx, CongestionControl, HyStart};
+use super::{
+    additive_increase, slow_start, CcCtx, CongestionControl, HyStart, HyStartMode, HyStartPlusPlus,
+};
 use crate::time::{Time, SEC};
 use crate::window::Window;
 
@@ -32,6 +47,20 @@ pub const C: f64 = 0.4;
 /// RFC 9438 section 4.3: alpha_cubic = 3 (1 - beta) / (1 + beta) = 9/17,
 /// the additive factor that gives AIMD(alpha, beta) Reno's average window.
 pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+
+/// Linux bictcp_update(): while W_max is unknown (`last_max_cwnd == 0`:
+/// before the first loss, e.g. after HyStart ended slow start, and after a
+/// timeout) cwnd grows at least one segment per 20 acknowledged, 5% per
+/// RTT; the cubic curve from K = 0 would be nearly flat for seconds.
+pub const UNKNOWN_W_MAX_CNT: u64 = 20;
+
+/// The slow-start exit in use.
+#[derive(Clone, Debug)]
+enum SlowStartExit {
+    Standard,
+    Linux(HyStart),
+    PlusPlus(HyStartPlusPlus),
+}
 
 /// One congestion-avoidance stage (RFC 9438 section 4.2 "epoch").
 #[derive(Clone, Debug)]
@@ -65,8 +94,8 @@ pub struct Cubic {
     cwnd_prior: f64,
     /// None until the next congestion-avoidance ACK starts a stage.
     epoch: Option<Epoch>,
-    /// Linux's slow-start exit, when asked for.
-    hystart: Option<HyStart>,
+    /// The slow-start exit (RFC 5681 slow start by default).
+    hystart: SlowStartExit,
 }
 
 impl Default for Cubic {
@@ -89,13 +118,22 @@ impl Cubic {
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
-            hystart: None,
+            hystart: SlowStartExit::Standard,
         }
     }
 
     /// With Linux's HyStart ending slow start (hystart.rs).
-    pub fn with_hystart(mut self) -> Self {
-        self.hystart = Some(HyStart::default());
+    pub fn with_hystart(self) -> Self {
+        self.with_slow_start_exit(HyStartMode::Linux)
+    }
+
+    /// With the given slow-start exit (`Off`: RFC 5681 slow start).
+    pub fn with_slow_start_exit(mut self, mode: HyStartMode) -> Self {
+        self.hystart = match mode {
+            HyStartMode::Off => SlowStartExit::Standard,
+            HyStartMode::Linux => SlowStartExit::Linux(HyStart::default()),
+            HyStartMode::PlusPlus => SlowStartExit::PlusPlus(HyStartPlusPlus::default()),
+        };
         self
     }
 
@@ -169,6 +207,11 @@ impl Cubic {
         // acknowledged, i.e. one segment per cwnd / (target - cwnd).
         // Linux's 100 cwnd stands for "no growth" when target <= cwnd.
         let mut cnt = ack_count(cwnd_f, target);
+        // Linux bictcp_update(): `if (ca->last_max_cwnd == 0 && ca->cnt >
+        // 20) ca->cnt = 20;` (not in RFC 9438).
+        if w_max == 0.0 {
+            cnt = cnt.min(UNKNOWN_W_MAX_CNT);
+        }
 
         if self.reno_friendly {
             // Section 4.3 eq. 4, with alpha_cubic switched to 1 once W_est
@@ -228,10 +271,10 @@ fn cube_root(x: f64) -> f64 {
 
 impl CongestionControl for Cubic {
     fn name(&self) -> String {
-        if self.hystart.is_some() {
-            "cubic+hystart".into()
-        } else {
-            "cubic".into()
+        match self.hystart {
+            SlowStartExit::Standard => "cubic".into(),
+            SlowStartExit::Linux(_) => "cubic+hystart".into(),
+            SlowStartExit::PlusPlus(_) => "cubic+hystart++".into(),
         }
     }
 
@@ -246,6 +289,10 @@ impl CongestionControl for Cubic {
         // A congestion event ends the stage (Linux `epoch_start = 0`); the
         // next congestion-avoidance ACK starts one from the reduced cwnd.
         self.epoch = None;
+        // RFC 9406 section 4.2: a loss in slow start or CSS ends HyStart++.
+        if let SlowStartExit::PlusPlus(h) = &mut self.hystart {
+            h.on_loss();
+        }
         let cwnd = w.cwnd as f64;
         // Section 4.7: below the previous W_max the saturation point has
         // fallen, so release more: W_max = cwnd (1 + beta) / 2 (17/20).
@@ -260,11 +307,24 @@ impl CongestionControl for Cubic {
 
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let mut acked = acked;
-        if let Some(h) = &mut self.hystart {
-            h.on_ack(w, ctx);
+        match &mut self.hystart {
+            SlowStartExit::Standard => {}
+            SlowStartExit::Linux(h) => {
+                h.on_ack(w, ctx);
+            }
+            SlowStartExit::PlusPlus(h) => {
+                h.on_ack(w, ctx);
+                // HyStart++ grows cwnd itself while it governs slow start
+                // (the L limit and CSS); whatever it leaves below ssthresh
+                // is not carried into congestion avoidance.
+                if h.active() && w.in_slow_start() {
+                    h.grow(w, acked);
+                    return;
+                }
+            }
         }
         // RFC 9438 section 4.10: slow start while cwnd < ssthresh (RFC
-        // 5681's; no HyStart, see the module comment).
+        // 5681's; HyStart only sets ssthresh, see the module comment).
         if w.in_slow_start() {
             acked = slow_start(w, acked);
             if acked == 0 {
@@ -290,8 +350,24 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, _now: Time) {
         self.epoch = None;
         self.w_max = 0.0;
-        if let Some(h) = &mut self.hystart {
+        // HyStart++ is over already (the timeout's `ssthresh` ended it):
+        // RFC 9406 section 4.3 uses it for the initial slow start only.
+        if let SlowStartExit::Linux(h) = &mut self.hystart {
             h.reset();
+        }
+    }
+
+    /// Linux cubictcp_cwnd_event(CA_EVENT_TX_START): after an idle spell
+    /// (nothing in flight) the epoch is shifted by the idle time, so t
+    /// keeps following the cubic curve instead of jumping ahead. Linux
+    /// shifts by the time since the last send; here the stage's clock
+    /// restarts at this send, so the time with nothing in flight (from
+    /// the last ACK to now) never counts. Without this, `update` would
+    /// still count one RTT of the gap (its cap for application-limited
+    /// spells).
+    fn on_tx_start(&mut self, now: Time) {
+        if let Some(e) = &mut self.epoch {
+            e.last = e.last.max(now);
         }
     }
 }
@@ -448,5 +524,110 @@ mod tests {
             cc.cong_avoid(&mut w, 1, &ctx(11 * SEC + i * MS));
         }
         assert!(w.cwnd <= cwnd + 4, "cwnd {} after one RTT", w.cwnd);
+    }
+
+    /// Linux's cnt <= 20 while W_max is unknown. After a timeout (W_max
+    /// 0) at cwnd 70 with srtt 100 ms the curve starts at K = 0, origin
+    /// 70: the target one RTT ahead is 70 + 0.4 x 0.1^3 = 70.0004, cnt =
+    /// 70 / 0.0004 = 175000, capped at 100 x 70 = 7000 ("no growth"); the
+    /// Reno-friendly W_est = 70 + (9/17) / 70 = 70.0076 gives 70 / 0.0076
+    /// = 9210. So cnt would be 7000 (no growth in 70 ACKs); the clamp
+    /// makes it 20: 70 ACKs give +1 at 20, 40 and 60, cwnd 73 with 10 of
+    /// credit.
+    #[test]
+    fn unknown_w_max_grows_five_percent_per_rtt() {
+        for reno_friendly in [false, true] {
+            let mut cc = Cubic::with_options(true, reno_friendly);
+            let mut w = Window::new(100);
+            w.ssthresh = cc.ssthresh(&w, 100);
+            cc.on_timeout(0);
+            w.cwnd = 70;
+            let ctx = CcCtx {
+                now: SEC,
+                srtt: Some(100 * MS),
+                min_rtt: Some(100 * MS),
+                ..Default::default()
+            };
+            for _ in 0..70 {
+                cc.cong_avoid(&mut w, 1, &ctx);
+            }
+            assert_eq!((w.cwnd, w.cwnd_cnt), (73, 10), "friendly {reno_friendly}");
+        }
+        // With W_max known (100, K = 4.2 s) the curve decides: at t = 0
+        // the target W(0.1) = 100 - 0.4 x 4.1172^3 = 72.08, cnt = 70 /
+        // 2.08 = 33: cwnd 71 after 33 ACKs; then cnt = 71 / 1.08 = 65 and
+        // the 37 ACKs left do not reach it (all ACKs at one instant, so
+        // the target stays 72.08).
+        let mut cc = Cubic::with_options(true, false);
+        let mut w = Window::new(100);
+        w.ssthresh = cc.ssthresh(&w, 100);
+        w.cwnd = 70;
+        let ctx = CcCtx {
+            now: SEC,
+            srtt: Some(100 * MS),
+            min_rtt: Some(100 * MS),
+            ..Default::default()
+        };
+        for _ in 0..70 {
+            cc.cong_avoid(&mut w, 1, &ctx);
+        }
+        assert_eq!((w.cwnd, w.cwnd_cnt), (71, 37));
+    }
+
+    /// TX_START after idle: the stage's clock restarts at the send. Stage
+    /// at t = 1 s, idle until 11 s, the first ACK after the restart at
+    /// 11.05 s: t advances by 50 ms (the time data was in flight), not by
+    /// the 100 ms the application-limited cap would allow.
+    #[test]
+    fn tx_start_after_idle_shifts_the_epoch() {
+        let mut cc = Cubic::with_options(true, false);
+        let mut w = Window::new(100);
+        w.ssthresh = cc.ssthresh(&w, 100);
+        w.cwnd = 70;
+        let ctx = |now| CcCtx {
+            now,
+            srtt: Some(100 * MS),
+            min_rtt: Some(100 * MS),
+            ..Default::default()
+        };
+        cc.cong_avoid(&mut w, 1, &ctx(SEC));
+        cc.on_tx_start(11 * SEC);
+        cc.cong_avoid(&mut w, 1, &ctx(11 * SEC + 50 * MS));
+        assert_eq!(cc.epoch.as_ref().unwrap().elapsed, 50 * MS);
+        // Without a stage there is nothing to shift.
+        let mut fresh = Cubic::new();
+        fresh.on_tx_start(SEC);
+        assert!(fresh.epoch.is_none());
+    }
+
+    /// Linux cubic's undo_cwnd is tcp_reno_undo_cwnd(): max(cwnd, prior).
+    #[test]
+    fn undo_restores_the_larger_window() {
+        let mut cc = Cubic::new();
+        assert_eq!(cc.undo_cwnd(&Window::new(70), 100), 100);
+        assert_eq!(cc.undo_cwnd(&Window::new(120), 100), 120);
+    }
+
+    /// HyStart++ grows cwnd in slow start by at most L = 8 per ACK, and a
+    /// loss ends it: slow start after a timeout is RFC 5681's again.
+    #[test]
+    fn with_hystart_plus_plus() {
+        let mut cc = Cubic::new().with_slow_start_exit(HyStartMode::PlusPlus);
+        assert_eq!(cc.name(), "cubic+hystart++");
+        let mut w = Window::new(10);
+        // A stretch ACK for 20 segments: 10 + 8 = 18.
+        cc.cong_avoid(&mut w, 20, &CcCtx::default());
+        assert_eq!(w.cwnd, 18);
+        w.ssthresh = cc.ssthresh(&w, 18);
+        cc.on_timeout(0);
+        w.cwnd = 1;
+        // 1 + 20 = 21, capped at ssthresh floor(0.7 x 18) = 12.
+        cc.cong_avoid(&mut w, 20, &CcCtx::default());
+        assert_eq!(w.cwnd, 12);
+        assert_eq!(Cubic::new().with_hystart().name(), "cubic+hystart");
+        assert_eq!(
+            Cubic::new().with_slow_start_exit(HyStartMode::Off).name(),
+            "cubic"
+        );
     }
 }

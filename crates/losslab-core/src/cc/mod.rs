@@ -5,8 +5,10 @@ mod bbr;
 mod cubic;
 mod fixed;
 mod hystart;
+mod hystart_plus_plus;
 mod newreno;
 mod reno;
+mod tcp_rr;
 mod vegas;
 mod veno;
 mod westwood;
@@ -15,8 +17,10 @@ pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use fixed::Fixed;
 pub use hystart::HyStart;
+pub use hystart_plus_plus::HyStartPlusPlus;
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use tcp_rr::{TcpRr, DEFAULT_RTO_FACTOR as TCP_RR_DEFAULT_RTO_FACTOR};
 pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::{Estimator as WestwoodEstimator, Westwood};
@@ -35,6 +39,7 @@ pub const NAMES: &[&str] = &[
     "veno",
     "vegas",
     "bbr",
+    "tcp-rr",
     "fixed:N",
 ];
 
@@ -100,6 +105,16 @@ pub trait CongestionControl {
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx);
     /// A retransmission timeout happened (after `ssthresh` was asked).
     fn on_timeout(&mut self, _now: Time) {}
+    /// ssthresh after a timeout, right after `on_timeout`, from the one
+    /// the sender holds then: the `ssthresh` answer of this timeout, or,
+    /// when the sender did not ask (a repeated timeout, or one in fast
+    /// recovery under Linux's rule), the one it kept. Unchanged by
+    /// default. For controllers whose timeout response differs from
+    /// their fast-recovery one (TCP-RR); Linux modules do this by writing
+    /// tp->snd_ssthresh in set_state(TCP_CA_Loss).
+    fn ssthresh_after_timeout(&mut self, ssthresh: u64) -> u64 {
+        ssthresh
+    }
     /// cwnd after a retransmission timeout (RFC 5681 section 3.1: the loss
     /// window, one segment).
     fn loss_window(&self) -> u64 {
@@ -151,12 +166,41 @@ pub trait CongestionControl {
     }
 }
 
-/// Parameters a congestion controller may take.
+/// Which slow-start exit CUBIC uses (`[flow.cubic] hystart`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HyStartMode {
+    /// RFC 5681 slow start until the first loss (`hystart = false`).
+    #[default]
+    Off,
+    /// Linux's HyStart, hystart.rs (`hystart = true` or `"linux"`).
+    Linux,
+    /// HyStart++, RFC 9406, hystart_plus_plus.rs (`hystart = "hystart++"`).
+    PlusPlus,
+}
+
+impl HyStartMode {
+    /// The string values of the scenario key (`true` and `false` are
+    /// accepted too, for `Linux` and `Off`).
+    pub const NAMES: &'static [&'static str] = &["linux", "hystart++"];
+
+    pub fn by_name(name: &str) -> Option<Self> {
+        match name {
+            "linux" => Some(HyStartMode::Linux),
+            "hystart++" => Some(HyStartMode::PlusPlus),
+            _ => None,
+        }
+    }
+}
+
+/// Parameters a congestion controller may take.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcParams {
-    /// `cubic` only: Linux's HyStart slow-start exit (`[flow.cubic]
-    /// hystart = true`).
-    pub hystart: bool,
+    /// `cubic` only: the slow-start exit (`[flow.cubic] hystart = true |
+    /// "linux" | "hystart++"`); off by default.
+    pub hystart: HyStartMode,
+    /// `tcp-rr` only: the factor on every RTO (`[flow.tcp-rr]
+    /// rto_factor`, 0 < f <= 1; `tcp_rr::DEFAULT_RTO_FACTOR`).
+    pub tcp_rr_rto_factor: f64,
     /// A per-flow seed for controllers that draw random numbers (BBR's
     /// random gain-cycle phase, Linux get_random_u32_below()); the
     /// simulator derives it from the scenario seed and the flow, so runs
@@ -164,15 +208,29 @@ pub struct CcParams {
     pub seed: u64,
 }
 
+impl Default for CcParams {
+    fn default() -> Self {
+        CcParams {
+            hystart: HyStartMode::Off,
+            tcp_rr_rto_factor: tcp_rr::DEFAULT_RTO_FACTOR,
+            seed: 0,
+        }
+    }
+}
+
 /// Builds a congestion controller by name with its parameters.
 pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
-    if name == "cubic" && p.hystart {
-        return Some(Box::new(Cubic::new().with_hystart()));
+    match name {
+        "cubic" => Some(Box::new(Cubic::new().with_slow_start_exit(p.hystart))),
+        "tcp-rr" => {
+            let f = p.tcp_rr_rto_factor;
+            // The scenario parser checks the range; a library caller that
+            // passes nonsense gets no controller rather than a silent one.
+            (f > 0.0 && f <= 1.0).then(|| Box::new(TcpRr::new(f)) as Box<dyn CongestionControl>)
+        }
+        "bbr" => Some(Box::new(Bbr::new(p.seed))),
+        _ => by_name(name),
     }
-    if name == "bbr" {
-        return Some(Box::new(Bbr::new(p.seed)));
-    }
-    by_name(name)
 }
 
 /// Builds a congestion controller by name.
@@ -190,6 +248,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
         "westwood-original" => Some(Box::new(Westwood::original())),
         "veno" => Some(Box::new(Veno::new())),
         "vegas" => Some(Box::new(Vegas::new())),
+        "tcp-rr" => Some(Box::new(TcpRr::default())),
         _ => None,
     }
 }
