@@ -37,10 +37,19 @@ impl RttEstimator {
     }
 
     /// Scales every RTO by `factor` (`CongestionControl::rto_factor`),
-    /// applied after the bounds and the backoff, so a factor below one
-    /// shortens even a timeout held at min_rto (TCP-RR, LE paper 5.2.2).
+    /// applied after min_rto and before the backoff (then max_rto bounds
+    /// the result), so a factor below one shortens even a timeout held at
+    /// min_rto (TCP-RR, LE paper 5.2.2).
     pub fn set_factor(&mut self, factor: f64) {
         self.factor_permille = (factor * 1000.0).round().clamp(1.0, 1e6) as u64;
+        self.base_rto = self.scaled(self.base_rto);
+    }
+
+    fn scaled(&self, rto: Time) -> Time {
+        if self.factor_permille == 1000 {
+            return rto;
+        }
+        (rto as u128 * self.factor_permille as u128 / 1000).min(self.cfg.max_rto as u128) as Time
     }
 
     /// Feeds one RTT measurement R (RFC 6298 sections 2.2 and 2.3, with
@@ -71,6 +80,7 @@ impl RttEstimator {
                 (self.srtt + self.cfg.min_rto.max(4 * self.rttvar)).min(self.cfg.max_rto)
             }
         };
+        self.base_rto = self.scaled(self.base_rto);
         // A fresh sample taken under Karn's rule ends any backoff (5.7).
         self.backoff = 0;
         self.min_rtt = self.min_rtt.min(r);
@@ -84,11 +94,7 @@ impl RttEstimator {
             .checked_shl(self.backoff)
             .unwrap_or(Time::MAX)
             .max(self.base_rto);
-        let rto = shifted.min(self.cfg.max_rto);
-        if self.factor_permille == 1000 {
-            return rto;
-        }
-        (rto as u128 * self.factor_permille as u128 / 1000).min(self.cfg.max_rto as u128) as Time
+        shifted.min(self.cfg.max_rto)
     }
 
     /// RFC 6298 5.7 (Linux TCP_TIMEOUT_FALLBACK): the handshake ended
@@ -96,7 +102,7 @@ impl RttEstimator {
     /// this RTO instead of the more aggressive initial one.
     pub fn fallback(&mut self, rto: Time) {
         if !self.has_sample {
-            self.base_rto = rto.min(self.cfg.max_rto);
+            self.base_rto = self.scaled(rto.min(self.cfg.max_rto));
             self.backoff = 0;
         }
     }

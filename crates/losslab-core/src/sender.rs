@@ -199,6 +199,7 @@ struct TlpEpisode {
 const MAX_REORDERING: u64 = 300;
 
 /// The facts of one ACK a congestion controller's context is built from.
+#[derive(Clone, Copy)]
 struct AckFacts {
     rtt_sample: Option<Time>,
     bytes_acked: u64,
@@ -366,6 +367,10 @@ pub struct Sender {
     rate: Option<RateSampler>,
     /// Departure times, when the flow paces (pacing.rs).
     pacer: Option<Pacer>,
+    /// The controller's static answers (`owns_cwnd`,
+    /// `observes_every_ack`), asked once.
+    cc_owns_cwnd: bool,
+    cc_observes_acks: bool,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -438,6 +443,8 @@ impl Sender {
                 Pacing::Auto => alg.cc.pacing_rate().map(|_| Pacer::default()),
                 Pacing::Off => None,
             },
+            cc_owns_cwnd: alg.cc.owns_cwnd(),
+            cc_observes_acks: alg.cc.observes_every_ack(),
             cfg,
             alg,
         };
@@ -570,16 +577,19 @@ impl Sender {
         if let Some(op) = &self.opening {
             return op.timer;
         }
-        [
+        let earliest = [
             self.timer.map(|t| t.0),
             self.persist,
             self.alg.detect.poll_timeout(),
             self.app.next_write_time(),
-            self.pacer.as_ref().and_then(Pacer::wake_at),
         ]
         .into_iter()
         .flatten()
-        .min()
+        .min();
+        match self.pacer.as_ref().and_then(Pacer::wake_at) {
+            Some(p) => Some(earliest.map_or(p, |t| t.min(p))),
+            None => earliest,
+        }
     }
 
     pub fn on_timeout(&mut self, now: Time) {
@@ -834,7 +844,12 @@ impl Sender {
         }
         let prior_una = self.snd_una;
         let prior_out = self.board.packets_out();
-        let prior_in_flight = self.pipe();
+        // Only a controller that reads every ACK's context needs it.
+        let prior_in_flight = if self.cc_owns_cwnd || self.cc_observes_acks {
+            self.pipe()
+        } else {
+            0
+        };
         let old_ack = ack.ack < prior_una;
         let blocks = ack.sack.as_slice();
 
@@ -1059,7 +1074,7 @@ impl Sender {
 
         // Congestion control (Linux tcp_rate_gen() then
         // tcp_cong_control()).
-        let cctx = self.cc_ctx(
+        self.congestion_control(
             now,
             AckFacts {
                 rtt_sample,
@@ -1068,9 +1083,10 @@ impl Sender {
                 losses: marks.marked,
                 prior_in_flight,
             },
+            entering,
+            cum_advanced,
+            new_loss,
         );
-        self.alg.cc.on_ack(&cctx);
-        self.update_cwnd(&cctx, entering, cum_advanced, new_loss);
 
         self.process_tlp_ack(
             now,
@@ -1108,6 +1124,7 @@ impl Sender {
 
     /// What a congestion controller sees of this ACK, with its
     /// delivery-rate sample when the controller takes them.
+    #[inline]
     fn cc_ctx(&mut self, now: Time, f: AckFacts) -> CcCtx {
         let rate = self.rate.as_mut().map(|r| {
             // The most recently sent of the newly delivered segments
@@ -1157,30 +1174,46 @@ impl Sender {
         }
     }
 
-    /// cwnd on this ACK: a controller that owns cwnd sets it (Linux
-    /// cong_control()); otherwise the RecoveryOps during fast recovery
-    /// (the entering ACK was handled by enter_fast_recovery), and the
-    /// controller's growth outside it while the flow is cwnd-limited.
-    fn update_cwnd(&mut self, cctx: &CcCtx, entering: bool, cum_advanced: bool, new_loss: bool) {
-        if self.alg.cc.owns_cwnd() {
-            self.alg.cc.cong_control(&mut self.win, cctx);
-            self.win.cwnd = self.win.cwnd.max(1);
-            return;
-        }
-        match self.state {
-            State::Fast { .. } if !entering => {
-                let rctx = self.recovery_ctx(cctx.now, cum_advanced, new_loss);
-                self.alg
-                    .recovery
-                    .cwnd_reduction(&mut self.win, &rctx, cctx.delivered, false);
+    /// The controller's samples, then cwnd on this ACK: a controller that
+    /// owns cwnd sets it (Linux cong_control()); otherwise the
+    /// RecoveryOps during fast recovery (the entering ACK was handled by
+    /// enter_fast_recovery), and the controller's growth outside it while
+    /// the flow is cwnd-limited. The context is built only when someone
+    /// reads it.
+    fn congestion_control(
+        &mut self,
+        now: Time,
+        f: AckFacts,
+        entering: bool,
+        cum_advanced: bool,
+        new_loss: bool,
+    ) {
+        let grows = !self.cc_owns_cwnd
+            && cum_advanced
+            && matches!(self.state, State::Open | State::Loss { .. })
+            && self.cwnd_limited();
+        if self.cc_owns_cwnd || self.cc_observes_acks || grows {
+            let cctx = self.cc_ctx(now, f);
+            if self.cc_observes_acks {
+                self.alg.cc.on_ack(&cctx);
             }
-            State::Open | State::Loss { .. } if cum_advanced && self.cwnd_limited() => {
+            if self.cc_owns_cwnd {
+                self.alg.cc.cong_control(&mut self.win, &cctx);
+                self.win.cwnd = self.win.cwnd.max(1);
+                return;
+            }
+            if grows {
                 // What this ACK delivered, less the duplicates that
                 // already counted (Linux tcp_cong_control()'s acked_sacked
                 // from tcp_newly_delivered()).
-                self.alg.cc.cong_avoid(&mut self.win, cctx.delivered, cctx);
+                self.alg.cc.cong_avoid(&mut self.win, cctx.delivered, &cctx);
             }
-            _ => {}
+        }
+        if !entering && matches!(self.state, State::Fast { .. }) {
+            let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+            self.alg
+                .recovery
+                .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);
         }
     }
 
@@ -1233,7 +1266,7 @@ impl Sender {
             // cwnd keeps it (tcp_end_cwnd_reduction() returns early).
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, prior_out);
             self.alg.cc.on_state(CaState::Cwr, &self.win);
-            if !self.alg.cc.owns_cwnd() {
+            if !self.cc_owns_cwnd {
                 self.win.cwnd = self.win.ssthresh.max(1);
                 self.win.cwnd_cnt = 0;
             }
@@ -1283,7 +1316,7 @@ impl Sender {
         self.stats.fast_recoveries += 1;
         self.alg.cc.on_state(CaState::Recovery, &self.win);
         let rctx = self.recovery_ctx(now, false, true);
-        let owns = self.alg.cc.owns_cwnd();
+        let owns = self.cc_owns_cwnd;
         if !owns {
             self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
         }
@@ -1301,7 +1334,7 @@ impl Sender {
         if let Some(r) = self.recoveries.last_mut().filter(|r| r.end.is_none()) {
             r.cwnd_before_exit = Some(self.win.cwnd);
         }
-        if !self.alg.cc.owns_cwnd() {
+        if !self.cc_owns_cwnd {
             self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
         }
         self.state = State::Open;
@@ -1395,7 +1428,7 @@ impl Sender {
         if let State::Fast { .. } = self.state {
             // Let the recovery algorithm finish its bookkeeping; its cwnd
             // is replaced just below.
-            if !self.alg.cc.owns_cwnd() {
+            if !self.cc_owns_cwnd {
                 let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
                 self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
             }
@@ -1570,7 +1603,6 @@ impl Sender {
         if !self.pacing_allows(now) {
             return None;
         }
-        let idle = self.pipe() == 0;
         if self.tlp_pending {
             self.tlp_pending = false;
             if self.state == State::Open && !self.board.is_empty() {
@@ -1591,10 +1623,15 @@ impl Sender {
                 if self.state != State::Open {
                     self.alg.recovery.on_sent(1);
                 }
-                if idle {
+                // Every transmission adds one to pipe: this one left an
+                // empty pipe (Linux tcp_event_data_sent(): TX_START when
+                // nothing was in flight).
+                if self.pipe() == 1 {
                     self.alg.cc.on_tx_start(now);
                 }
-                self.on_paced_send(now, s.len);
+                if self.pacer.is_some() {
+                    self.on_paced_send(now, s.len);
+                }
                 let tctx = self.timer_ctx(now);
                 self.timer = self.alg.timers.on_send(&tctx, self.timer);
                 if self.cfg.rto_rearm_on_head_retransmit && s.tx_count > 1 && s.seq == self.snd_una

@@ -9,8 +9,11 @@ use crate::draw::{self, C_BLUE, VERMILLION};
 use crate::series::{Line, TimeLines};
 use crate::VizError;
 
-/// (time, cwnd, pacing Mbit/s) rows of one flow.
-type Rows = Vec<(f64, f64, Option<f64>)>;
+/// (time, cwnd, pacing Mbit/s): one row of one flow.
+type Row = (f64, f64, Option<f64>);
+type Rows = Vec<Row>;
+/// Which value of a row a picture draws.
+type Pick<'a> = &'a dyn Fn(&Row) -> Option<f64>;
 
 fn read(path: &Path, flow: &str) -> Result<Rows, VizError> {
     let text =
@@ -65,30 +68,29 @@ pub fn linux_overlay(dir: &Path, flow: &str, out: &Path) -> Result<Vec<PathBuf>,
         .map(|r| r.0)
         .unwrap_or(0.0)
         .max(sim.last().map(|r| r.0).unwrap_or(0.0));
-    let picture =
-        |what: &str, y: &'static str, pick: &dyn Fn(&(f64, f64, Option<f64>)) -> Option<f64>| {
-            let line = |label: &'static str, colour, rows: &Rows| Line {
-                label,
-                colour,
-                width: 2,
-                samples: rows
-                    .iter()
-                    .filter_map(|r| pick(r).map(|v| (r.0, v)))
-                    .collect(),
-            };
-            TimeLines {
-                title: format!("flow {flow}: {what}, Linux and simulator"),
-                subtitle: format!("{}", dir.display()),
-                y_desc: y,
-                lines: vec![
-                    line("Linux (TCP_INFO)", C_BLUE, &linux),
-                    line("simulator", VERMILLION, &sim),
-                ],
-                recoveries: &[],
-                t0: 0.0,
-                t1,
-            }
+    let picture = |what: &str, y: &'static str, pick: Pick| {
+        let line = |label: &'static str, colour, rows: &Rows| Line {
+            label,
+            colour,
+            width: 2,
+            samples: rows
+                .iter()
+                .filter_map(|r| pick(r).map(|v| (r.0, v)))
+                .collect(),
         };
+        TimeLines {
+            title: format!("flow {flow}: {what}, Linux and simulator"),
+            subtitle: format!("{}", dir.display()),
+            y_desc: y,
+            lines: vec![
+                line("Linux (TCP_INFO)", C_BLUE, &linux),
+                line("simulator", VERMILLION, &sim),
+            ],
+            recoveries: &[],
+            t0: 0.0,
+            t1,
+        }
+    };
     let stem = draw::file_safe(flow);
     let mut files = draw::save(
         &picture("congestion window", "segments", &|r| Some(r.1)),

@@ -262,6 +262,7 @@ fn pacing_cost(secs: u64, json: bool) -> Result<(), Failure> {
             ("CUBIC unpaced", "cubic", Pacing::Off),
             ("CUBIC paced", "cubic", Pacing::Rate),
             ("BBR paced", "bbr", Pacing::Auto),
+            ("BBR unpaced", "bbr", Pacing::Off),
         ] {
             let sc = scenario_with(10_000_000_000, loss, secs, cc, pacing);
             rows.push(run_scenario(
@@ -282,7 +283,7 @@ fn pacing_cost(secs: u64, json: bool) -> Result<(), Failure> {
         "{:<40} {:>14} {:>9} {:>14} {:>16}",
         "case", "pkts/wall s", "ns/pkt", "goodput Gb/s", "vs CUBIC unpaced"
     );
-    for chunk in rows.chunks(3) {
+    for chunk in rows.chunks(4) {
         let base = chunk[0].packets_per_s;
         for c in chunk {
             println!(

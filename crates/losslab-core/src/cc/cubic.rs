@@ -270,6 +270,11 @@ fn cube_root(x: f64) -> f64 {
 }
 
 impl CongestionControl for Cubic {
+    /// Grows only in cong_avoid (no `on_ack`).
+    fn observes_every_ack(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         match self.hystart {
             SlowStartExit::Standard => "cubic".into(),

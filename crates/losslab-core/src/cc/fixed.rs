@@ -18,6 +18,11 @@ impl Fixed {
 }
 
 impl CongestionControl for Fixed {
+    /// Grows only in cong_avoid (no `on_ack`).
+    fn observes_every_ack(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         format!("fixed:{}", self.segments)
     }

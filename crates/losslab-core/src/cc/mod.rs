@@ -78,7 +78,8 @@ pub struct CcCtx {
     /// Segments this ACK newly marked lost (Linux rs->losses).
     pub losses: u64,
     /// Segments in flight (RFC 6675 pipe, Linux tcp_packets_in_flight())
-    /// before and after this ACK.
+    /// before and after this ACK (`prior_in_flight` is 0 for controllers
+    /// that neither own cwnd nor observe every ACK: nobody reads it).
     pub prior_in_flight: u64,
     pub in_flight: u64,
     /// Recovery state after this ACK's recovery processing.
@@ -149,6 +150,12 @@ pub trait CongestionControl {
     /// The first transmission after nothing was in flight (Linux
     /// cwnd_event(CA_EVENT_TX_START)).
     fn on_tx_start(&mut self, _now: Time) {}
+    /// Whether `on_ack` must see every ACK. Controllers that only grow cwnd
+    /// in `cong_avoid` say no, and the sender then builds their context
+    /// only on the ACKs that grow cwnd (a cost every ACK would pay).
+    fn observes_every_ack(&self) -> bool {
+        true
+    }
     /// Whether the sender should compute delivery-rate samples (rate.rs).
     /// Off by default so controllers without them pay nothing.
     fn wants_rate_samples(&self) -> bool {

@@ -9,6 +9,11 @@ use crate::window::Window;
 pub struct NewReno;
 
 impl CongestionControl for NewReno {
+    /// Grows only in cong_avoid (no `on_ack`).
+    fn observes_every_ack(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         "newreno".into()
     }

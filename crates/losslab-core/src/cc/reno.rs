@@ -16,6 +16,11 @@ use crate::window::Window;
 pub struct Reno;
 
 impl CongestionControl for Reno {
+    /// Grows only in cong_avoid (no `on_ack`).
+    fn observes_every_ack(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         "reno".into()
     }

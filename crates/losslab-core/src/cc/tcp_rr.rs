@@ -69,6 +69,11 @@ impl TcpRr {
 }
 
 impl CongestionControl for TcpRr {
+    /// Grows only in cong_avoid (no `on_ack`).
+    fn observes_every_ack(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         "tcp-rr".into()
     }

@@ -282,8 +282,13 @@ impl LossDetector for Rack {
         self.update(ctx, board);
         self.update_reo_wnd(ctx, board);
         self.detect_loss(ctx.now, board, on_mark);
-        // Recovery starts when something waits for retransmission.
-        board.next_to_retransmit().is_some()
+        // Recovery starts while any segment is marked lost, retransmitted
+        // or not (Linux tcp_time_to_recover(): `if (tp->lost_out) return
+        // true`): a recovery that ends with lost retransmissions still
+        // unacknowledged starts the next one on the same ACK, as
+        // tcp_fastretrans_alert() does after tcp_try_undo_recovery() set
+        // the state to Open.
+        board.lost_out() > 0
     }
 
     /// RFC 8985 section 6.3, RACK_mark_losses_on_RTO(): the first

@@ -247,7 +247,7 @@ fn baseline_wait_explanation(baseline: &Run, rtt: u64, saved_ms: f64) -> String 
     })();
     match wait {
         Ok(w) if (w - saved_ms).abs() <= 1.0 && w > (rtt + 200) as f64 => format!(
-            "Explained: the baseline retransmits one RTO after its last ACK, which is the \
+            "Explained by the raised RTO: the baseline retransmits one RTO after its last ACK, which is the \
              delayed one; that ACK's own RTT sample (RTT + 200 ms) has just raised Linux's RTO \
              (srtt + rttvar) above the paper's RTT + 200 ms, and RTOR retransmits when that ACK \
              arrives, so it saves the raised RTO. Tested on the baseline's run (experiment \
