@@ -696,6 +696,27 @@ mod tests {
     }
 
     #[test]
+    fn pacing_maps_onto_linux() {
+        // BBR paces by itself; "off" cannot be had on Linux.
+        assert_eq!(plan(&sc("cc = \"bbr\"")).unwrap().pace, vec![false]);
+        assert_eq!(
+            plan(&sc("cc = \"bbr\"\npacing = \"rate\"")).unwrap().pace,
+            vec![false]
+        );
+        let e = plan(&sc("cc = \"bbr\"\npacing = \"off\"")).unwrap_err();
+        assert!(
+            e.contains("flow a: pacing = \"off\"") && e.contains("always paces"),
+            "{e}"
+        );
+        // Other controllers pace through SO_MAX_PACING_RATE when asked.
+        assert_eq!(
+            plan(&sc("cc = \"cubic\"\npacing = \"rate\"")).unwrap().pace,
+            vec![true]
+        );
+        assert_eq!(plan(&sc("cc = \"cubic\"")).unwrap().pace, vec![false]);
+    }
+
+    #[test]
     fn defaults_map_to_reno_with_prr_dupthresh_and_no_tlp() {
         let p = plan(&sc("")).unwrap();
         assert_eq!(p.cc, vec!["reno"]);

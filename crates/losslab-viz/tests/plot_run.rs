@@ -323,3 +323,26 @@ fn charts_write_svg_and_png() {
     assert!(err.0.contains("no/such/dir"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `losslab linux --compare` leaves Linux's timeseries.csv and the
+/// simulated twin's sim-timeseries.csv; the overlay draws both (here the
+/// same simulated series twice, under the two names) with a legend entry
+/// each, and names a file that lacks the flow.
+#[test]
+fn linux_overlay_draws_both_series() {
+    let dir = scratch("overlay");
+    write_run(&dir, &three_drops(), ALL);
+    std::fs::copy(dir.join("timeseries.csv"), dir.join("sim-timeseries.csv")).unwrap();
+    let out = dir.join("plots");
+    let files = losslab_viz::linux_overlay(&dir, "a", &out).unwrap();
+    assert_eq!(files.len(), 4, "{files:?}");
+    for name in ["overlay-cwnd-a", "overlay-pacing-a"] {
+        check_picture(
+            &out.join(name),
+            &["Linux (TCP_INFO)", "simulator"],
+            (1280, 800),
+        );
+    }
+    let e = losslab_viz::linux_overlay(&dir, "zz", &out).unwrap_err();
+    assert!(e.0.contains("flow zz has no rows"), "{}", e.0);
+}
