@@ -119,18 +119,6 @@ fn run_case(name: &str, rate: u64, loss: f64, seconds: u64) -> Result<Case, Fail
     run_case_traced(name, rate, loss, seconds, Tracing::Off)
 }
 
-fn run_scenario(name: &str, sc: &Scenario, tracing: Tracing) -> Result<Case, Failure> {
-    let (rate, loss, seconds) = (
-        sc.path.rate,
-        match sc.path.loss {
-            LossModel::Bernoulli { p } => p,
-            _ => 0.0,
-        },
-        sc.duration / SEC,
-    );
-    measure(name, sc, rate, loss, seconds, tracing)
-}
-
 fn run_case_traced(
     name: &str,
     rate: u64,
@@ -138,24 +126,16 @@ fn run_case_traced(
     seconds: u64,
     tracing: Tracing,
 ) -> Result<Case, Failure> {
-    measure(
-        name,
-        &scenario(rate, loss, seconds),
-        rate,
-        loss,
-        seconds,
-        tracing,
-    )
+    measure(name, &scenario(rate, loss, seconds), tracing)
 }
 
-fn measure(
-    name: &str,
-    sc: &Scenario,
-    rate: u64,
-    loss: f64,
-    seconds: u64,
-    tracing: Tracing,
-) -> Result<Case, Failure> {
+/// Runs one scenario of `scenario_with`'s shape and reports its speed.
+fn measure(name: &str, sc: &Scenario, tracing: Tracing) -> Result<Case, Failure> {
+    let (rate, seconds) = (sc.path.rate, sc.duration / SEC);
+    let loss = match sc.path.loss {
+        LossModel::Bernoulli { p } => p,
+        _ => 0.0,
+    };
     let scratch = std::env::temp_dir().join(format!("losslab-bench-{}", std::process::id()));
     // Short cases are repeated until half a second of wall time has
     // accumulated, so that timer resolution and warm-up do not dominate;
@@ -265,7 +245,7 @@ fn pacing_cost(secs: u64, json: bool) -> Result<(), Failure> {
             ("BBR unpaced", "bbr", Pacing::Off),
         ] {
             let sc = scenario_with(10_000_000_000, loss, secs, cc, pacing);
-            rows.push(run_scenario(
+            rows.push(measure(
                 &format!("10 Gbit/s loss {loss}: {label}"),
                 &sc,
                 Tracing::Off,

@@ -541,18 +541,18 @@ mod tests {
     /// credit.
     #[test]
     fn unknown_w_max_grows_five_percent_per_rtt() {
+        let ctx = CcCtx {
+            now: SEC,
+            srtt: Some(100 * MS),
+            min_rtt: Some(100 * MS),
+            ..Default::default()
+        };
         for reno_friendly in [false, true] {
             let mut cc = Cubic::with_options(true, reno_friendly);
             let mut w = Window::new(100);
             w.ssthresh = cc.ssthresh(&w, 100);
             cc.on_timeout(0);
             w.cwnd = 70;
-            let ctx = CcCtx {
-                now: SEC,
-                srtt: Some(100 * MS),
-                min_rtt: Some(100 * MS),
-                ..Default::default()
-            };
             for _ in 0..70 {
                 cc.cong_avoid(&mut w, 1, &ctx);
             }
@@ -567,12 +567,6 @@ mod tests {
         let mut w = Window::new(100);
         w.ssthresh = cc.ssthresh(&w, 100);
         w.cwnd = 70;
-        let ctx = CcCtx {
-            now: SEC,
-            srtt: Some(100 * MS),
-            min_rtt: Some(100 * MS),
-            ..Default::default()
-        };
         for _ in 0..70 {
             cc.cong_avoid(&mut w, 1, &ctx);
         }

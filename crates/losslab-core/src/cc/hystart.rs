@@ -120,12 +120,9 @@ impl HyStart {
 mod tests {
     use super::*;
 
+    /// A window in slow start with no ssthresh yet.
     fn window(cwnd: u64) -> Window {
-        Window {
-            cwnd,
-            ssthresh: u64::MAX,
-            cwnd_cnt: 0,
-        }
+        super::super::testing::window(cwnd, u64::MAX)
     }
 
     fn ack(now_us: u64, rtt_ms: Option<u64>, una: u64, nxt: u64) -> CcCtx {

@@ -176,23 +176,12 @@ impl HyStartPlusPlus {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::rtt_ack as ack;
     use super::*;
 
+    /// A window in slow start with no ssthresh yet.
     fn window(cwnd: u64) -> Window {
-        Window {
-            cwnd,
-            ssthresh: u64::MAX,
-            cwnd_cnt: 0,
-        }
-    }
-
-    fn ack(rtt_ms: Option<u64>, una: u64, nxt: u64) -> CcCtx {
-        CcCtx {
-            rtt_sample: rtt_ms.map(|r| r * MS),
-            snd_una: una,
-            snd_nxt: nxt,
-            ..Default::default()
-        }
+        super::super::testing::window(cwnd, u64::MAX)
     }
 
     /// Eight ACKs with `rtt` samples inside a round that started at

@@ -285,3 +285,30 @@ pub fn additive_increase(w: &mut Window, per: u64, acked: u64) {
         w.cwnd += delta;
     }
 }
+
+/// Test helpers the controllers' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::CcCtx;
+    use crate::time::MS;
+    use crate::window::Window;
+
+    pub fn window(cwnd: u64, ssthresh: u64) -> Window {
+        Window {
+            cwnd,
+            ssthresh,
+            cwnd_cnt: 0,
+        }
+    }
+
+    /// An ACK at time 0 with an RTT sample of `rtt_ms` (if any) that moves
+    /// snd.una to `una` with snd.nxt at `nxt`.
+    pub fn rtt_ack(rtt_ms: Option<u64>, una: u64, nxt: u64) -> CcCtx {
+        CcCtx {
+            rtt_sample: rtt_ms.map(|r| r * MS),
+            snd_una: una,
+            snd_nxt: nxt,
+            ..Default::default()
+        }
+    }
+}

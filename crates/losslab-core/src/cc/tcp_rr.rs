@@ -111,15 +111,8 @@ impl CongestionControl for TcpRr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::window;
     use super::*;
-
-    fn window(cwnd: u64, ssthresh: u64) -> Window {
-        Window {
-            cwnd,
-            ssthresh,
-            cwnd_cnt: 0,
-        }
-    }
 
     /// What sender.rs on_rto does with the controller on a timeout that
     /// starts an episode.

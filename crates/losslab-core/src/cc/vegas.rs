@@ -206,25 +206,8 @@ impl CongestionControl for Vegas {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{rtt_ack as ack, window};
     use super::*;
-    use crate::time::MS;
-
-    fn window(cwnd: u64, ssthresh: u64) -> Window {
-        Window {
-            cwnd,
-            ssthresh,
-            cwnd_cnt: 0,
-        }
-    }
-
-    fn ack(rtt_ms: Option<u64>, una: u64, nxt: u64) -> CcCtx {
-        CcCtx {
-            rtt_sample: rtt_ms.map(|r| r * MS),
-            snd_una: una,
-            snd_nxt: nxt,
-            ..Default::default()
-        }
-    }
 
     /// One round: `n` ACKs with RTT `rtt_ms` that do not pass the round's
     /// beg_snd_nxt, then the ACK that does. Returns cwnd after.

@@ -191,6 +191,7 @@ impl CongestionControl for Veno {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::window;
     use super::*;
     use crate::time::MS;
 
@@ -198,14 +199,6 @@ mod tests {
         CcCtx {
             rtt_sample: Some(rtt_ms * MS),
             ..Default::default()
-        }
-    }
-
-    fn window(cwnd: u64, ssthresh: u64) -> Window {
-        Window {
-            cwnd,
-            ssthresh,
-            cwnd_cnt: 0,
         }
     }
 
