@@ -116,4 +116,18 @@ impl AppState {
     pub fn has_blocked(&self) -> bool {
         self.blocked > 0
     }
+
+    /// The application would write more if the send buffer let it.
+    pub fn wants_more(&self) -> bool {
+        matches!(self.app, App::Bulk) || self.blocked > 0
+    }
+
+    /// End of what the application has written (None for Bulk, whose
+    /// writes are implicit: always up to the send buffer's limit).
+    pub fn written_end(&self) -> Option<u64> {
+        match self.app {
+            App::Bulk => None,
+            _ => Some(self.written),
+        }
+    }
 }

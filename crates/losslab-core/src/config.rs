@@ -201,3 +201,53 @@ impl Pacing {
         }
     }
 }
+
+/// When cwnd may grow: how "the flow used its cwnd" is judged (Linux
+/// tcp_is_cwnd_limited(); `cwnd_validation` key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CwndValidation {
+    /// Linux 4.1 and later (commit "tcp: fix cwnd limited checking to
+    /// improve congestion control"): the largest flight since the window
+    /// was last filled; in slow start cwnd may grow while below twice it.
+    #[default]
+    Linux,
+    /// Linux 3.10 (tcp_cong.c tcp_is_cwnd_limited(), checked on each ACK
+    /// with the flight before it): limited when the flight fills cwnd, or
+    /// leaves at most 3 segments unused (tcp_max_tso_deferred_mss()), or,
+    /// with GSO, when the unused part is under cwnd / tcp_tso_win_divisor
+    /// (3) and under 64 KB. A receive-window-limited flow stops growing
+    /// cwnd near its flight (the mobile paper's "CWnd limited by AWnd").
+    Linux310,
+    /// Linux 3.10 without GSO: only the 3-segment rule.
+    Linux310NoGso,
+}
+
+impl CwndValidation {
+    pub const NAMES: &'static [&'static str] = &["linux", "linux-3.10", "linux-3.10-nogso"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "linux" => Some(CwndValidation::Linux),
+            "linux-3.10" => Some(CwndValidation::Linux310),
+            "linux-3.10-nogso" => Some(CwndValidation::Linux310NoGso),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CwndValidation::Linux => "linux",
+            CwndValidation::Linux310 => "linux-3.10",
+            CwndValidation::Linux310NoGso => "linux-3.10-nogso",
+        }
+    }
+
+    /// Linux 3.10's test, given the flight before the ACK.
+    pub fn limited_310(self, cwnd: u64, in_flight: u64, mss: u32) -> bool {
+        if in_flight >= cwnd {
+            return true;
+        }
+        let left = cwnd - in_flight;
+        let gso =
+            self == CwndValidation::Linux310 && left * 3 < cwnd && left * u64::from(mss) < 65_536;
+        gso || left <= 3
+    }
+}

@@ -20,6 +20,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 pub mod seqset;
+pub mod sndbuf;
 pub mod stats;
 pub mod time;
 pub mod window;
@@ -27,7 +28,8 @@ pub mod wire;
 
 pub use app::App;
 pub use config::{
-    AckMode, Pacing, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula, RtoSsthresh,
+    AckMode, CwndValidation, Pacing, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula,
+    RtoSsthresh,
 };
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
 pub use frto::FrtoMode;

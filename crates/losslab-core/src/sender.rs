@@ -33,7 +33,7 @@
 
 use crate::app::{App, AppState};
 use crate::cc::{CaState, CcCtx, CcParams, CongestionControl};
-use crate::config::{Pacing, RecoveryExit, RtoConfig, RtoSsthresh};
+use crate::config::{CwndValidation, Pacing, RecoveryExit, RtoConfig, RtoSsthresh};
 use crate::detect::{DetectCtx, DetectParams, LossDetector};
 use crate::event::{Event, EventLog, RecoveryKind, Timed, TimerKind, WindowState};
 use crate::frto::{Frto, FrtoAck, FrtoMode, FrtoVerdict};
@@ -41,9 +41,11 @@ use crate::handshake::{Handshake, HandshakeRules, Opening, FALLBACK_RTO};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::pacing::{burst_segments, default_rate, Pacer};
 use crate::rate::{Chosen, RateSampler};
+use crate::recovery::AwndCtx;
 use crate::recovery::{RecoveryCtx, RecoveryOps};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS};
+use crate::sndbuf::{FreedAck, LinuxSndbuf, SendBuffer};
 use crate::stats::Histogram;
 use crate::time::Time;
 use crate::timers::{Deadline, TimerCtx, TimerParams, TimerPolicy};
@@ -59,6 +61,9 @@ pub struct SenderConfig {
     pub app: App,
     /// Send buffer limit on written-but-unacknowledged bytes; None: no limit.
     pub sndbuf: Option<u64>,
+    /// Linux's growing send buffer and its writer wake-up rule (sndbuf.rs);
+    /// when set, it replaces `sndbuf`.
+    pub sndbuf_model: Option<LinuxSndbuf>,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// Receive window assumed before the first ACK (the SYN-ACK's window).
@@ -92,6 +97,8 @@ pub struct SenderConfig {
     pub recovery_exit: RecoveryExit,
     /// Pace transmissions at the controller's rate (pacing.rs).
     pub pacing: Pacing,
+    /// How cwnd growth is gated on use (Linux tcp_is_cwnd_limited()).
+    pub cwnd_validation: CwndValidation,
 }
 
 impl Default for SenderConfig {
@@ -102,6 +109,7 @@ impl Default for SenderConfig {
             rto: RtoConfig::default(),
             app: App::Bulk,
             sndbuf: None,
+            sndbuf_model: None,
             limited_transmit: true,
             initial_rwnd: 65535,
             dupthresh: 3,
@@ -115,9 +123,13 @@ impl Default for SenderConfig {
             frto: FrtoMode::Off,
             recovery_exit: RecoveryExit::Rfc6582,
             pacing: Pacing::Auto,
+            cwnd_validation: CwndValidation::Linux,
         }
     }
 }
+
+/// Extensions implemented (scenario `extensions = [...]`).
+pub const EXTENSIONS: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1"];
 
 /// The pluggable parts, chosen by name in scenarios.
 pub struct Algorithms {
@@ -170,6 +182,24 @@ impl Algorithms {
             timers: crate::timers::build(timers, timer_params)
                 .ok_or_else(|| format!("unknown timers {timers:?}"))?,
         })
+    }
+
+    /// Applies an extension that changes a part (the mobile paper's
+    /// `opportunistic` and `hack1`); `sndbuf-factor-3` changes the
+    /// configuration instead (`SenderConfig::sndbuf_model`), so it leaves
+    /// the parts alone.
+    pub fn with_extension(mut self, name: &str, dupthresh: u32) -> Result<Self, String> {
+        match name {
+            "opportunistic" => {
+                self.recovery = Box::new(crate::recovery::Opportunistic::new(self.recovery));
+            }
+            "hack1" => {
+                self.detect = Box::new(crate::detect::Hack1::new(self.detect, dupthresh));
+            }
+            "sndbuf-factor-3" => {}
+            _ => return Err(format!("unknown extension {name:?}")),
+        }
+        Ok(self)
     }
 
     /// NewReno, RFC 6675 recovery, DupThresh detection, RFC 6298 timer.
@@ -242,6 +272,15 @@ pub struct RecoveryRecord {
     pub lost_at_start: u64,
     /// DSACKs later showed the episode spurious and its reduction was undone.
     pub undone: bool,
+    /// Time in this episode during which the sender could have sent new
+    /// data but its send buffer held none (application stall, mobile
+    /// paper Definition 1).
+    pub app_stall: Time,
+    /// The latest RTT sample when the episode began, and the largest RTT
+    /// of the segments sent in the RTT after it ended (the mobile paper's
+    /// RTT spike, section VII.E).
+    pub rtt_before: Option<Time>,
+    pub rtt_after_max: Option<Time>,
 }
 
 /// What a DSACK-based undo needs (Linux undo_marker, undo_retrans,
@@ -291,6 +330,12 @@ pub struct SenderStats {
     /// design: the rule retransmits the highest un-SACKed segment even when
     /// it is only still in flight.
     pub rescue_retransmissions: u64,
+    /// Fast-recovery time during which the send buffer was empty while
+    /// the windows allowed new data (application stall).
+    pub app_stall: Time,
+    /// Segments sent beyond the peer's window by opportunistic
+    /// retransmission.
+    pub beyond_window_segments: u64,
 }
 
 pub struct Sender {
@@ -371,6 +416,13 @@ pub struct Sender {
     /// `observes_every_ack`), asked once.
     cc_owns_cwnd: bool,
     cc_observes_acks: bool,
+    /// Linux's send buffer, when modelled.
+    sndbuf: Option<SendBuffer>,
+    /// Since when the sender has been starved by its send buffer.
+    stall_since: Option<Time>,
+    /// The RTT-spike watch after a recovery: (record, end of recovery,
+    /// end of the RTT after it).
+    spike_watch: Option<(usize, Time, Time)>,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -445,11 +497,16 @@ impl Sender {
             },
             cc_owns_cwnd: alg.cc.owns_cwnd(),
             cc_observes_acks: alg.cc.observes_every_ack(),
+            sndbuf: cfg
+                .sndbuf_model
+                .map(|m| SendBuffer::new(m, cfg.mss, cfg.init_cwnd)),
+            stall_since: None,
+            spike_watch: None,
             cfg,
             alg,
         };
         s.rtt.set_factor(s.alg.cc.rto_factor());
-        s.app.advance(now, 0, s.cfg.sndbuf);
+        s.app_write(now);
         s
     }
 
@@ -567,7 +624,7 @@ impl Sender {
     /// answering a request). Call `poll_transmit` afterwards.
     pub fn write(&mut self, now: Time, bytes: u64) {
         self.app.push(bytes);
-        self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+        self.app_write(now);
     }
 
     // ---- time ------------------------------------------------------------
@@ -597,8 +654,9 @@ impl Sender {
             self.opening_on_timeout(now);
             return;
         }
+        self.close_stall(now);
         if self.app.next_write_time().is_some_and(|t| t <= now) {
-            self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+            self.app_write(now);
         }
         if let Some(p) = &mut self.pacer {
             p.clear_wait(now);
@@ -823,7 +881,7 @@ impl Sender {
         if rules.cuts_iw(retransmissions) {
             self.win.cwnd = 1;
         }
-        self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+        self.app_write(now);
         self.emit_cwnd(now);
     }
 
@@ -835,6 +893,7 @@ impl Sender {
             self.opening_on_ack(now, ack);
             return;
         }
+        self.close_stall(now);
         if ack.ack > self.snd_nxt {
             self.stats.invalid_acks += 1;
             return;
@@ -844,8 +903,12 @@ impl Sender {
         }
         let prior_una = self.snd_una;
         let prior_out = self.board.packets_out();
-        // Only a controller that reads every ACK's context needs it.
-        let prior_in_flight = if self.cc_owns_cwnd || self.cc_observes_acks {
+        // Only a controller that reads every ACK's context, and Linux
+        // 3.10's cwnd validation, need it.
+        let prior_in_flight = if self.cc_owns_cwnd
+            || self.cc_observes_acks
+            || self.cfg.cwnd_validation != CwndValidation::Linux
+        {
             self.pipe()
         } else {
             0
@@ -949,6 +1012,7 @@ impl Sender {
             self.rtt.on_sample(r);
             self.rtt_since_probe = true;
             self.stats.rtt.record(r);
+            self.watch_rtt_spike(ack.ts_ecr - 1, r);
             let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
             self.events
                 .emit(now, || Event::RttSample { rtt: r, srtt, rto });
@@ -1022,6 +1086,8 @@ impl Sender {
         ctx.ts_ecr = ack.ts_ecr;
         ctx.rtt_sample = rtt_sample;
         ctx.dsack = dsack;
+        ctx.newly_sacked = newly_sacked;
+        ctx.duplicate_ack = !cum_advanced && !old_ack && !self.board.is_empty();
         ctx.exiting_recovery = match self.state {
             State::Open => false,
             State::Fast { recovery_point } | State::Loss { recovery_point } => {
@@ -1106,7 +1172,7 @@ impl Sender {
         if self.rwnd > 0 || !self.board.is_empty() {
             self.persist = None;
         }
-        self.app.advance(now, self.snd_una, self.cfg.sndbuf);
+        self.application(now, cum_advanced);
 
         self.check_invariants();
         if self.events.enabled() {
@@ -1160,7 +1226,7 @@ impl Sender {
             prior_in_flight: f.prior_in_flight,
             in_flight: self.pipe(),
             state: self.cc_state(),
-            cwnd_limited: self.cwnd_limited(),
+            cwnd_limited: self.cwnd_limited_at(f.prior_in_flight),
             mss: self.cfg.mss,
             rate,
         }
@@ -1191,7 +1257,7 @@ impl Sender {
         let grows = !self.cc_owns_cwnd
             && cum_advanced
             && matches!(self.state, State::Open | State::Loss { .. })
-            && self.cwnd_limited();
+            && self.cwnd_limited_at(f.prior_in_flight);
         if self.cc_owns_cwnd || self.cc_observes_acks || grows {
             let cctx = self.cc_ctx(now, f);
             if self.cc_observes_acks {
@@ -1467,6 +1533,9 @@ impl Sender {
             flight_at_start: self.board.packets_out(),
             lost_at_start: self.board.lost_out(),
             undone: false,
+            app_stall: 0,
+            rtt_before: self.rtt.latest(),
+            rtt_after_max: None,
         });
         let state = self.window_state();
         self.events
@@ -1474,12 +1543,14 @@ impl Sender {
     }
 
     fn close_recovery_record(&mut self, now: Time) {
+        let last = self.recoveries.len().saturating_sub(1);
         if let Some(r) = self.recoveries.last_mut() {
             if r.end.is_none() {
                 r.end = Some(now);
                 r.cwnd_after = Some(self.win.cwnd);
                 r.cwnd_before_exit = r.cwnd_before_exit.or(r.cwnd_after);
                 self.recovery_epoch += 1;
+                self.spike_watch = r.rtt_before.map(|rtt| (last, now, now + rtt));
                 let kind = r.kind;
                 let state = self.window_state();
                 self.events
@@ -1512,6 +1583,8 @@ impl Sender {
             can_send_new: self.new_data_len() > 0,
             ts_ecr: 0,
             dsack: false,
+            newly_sacked: 0,
+            duplicate_ack: false,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             exiting_recovery: false,
@@ -1548,7 +1621,16 @@ impl Sender {
 
     /// Linux tcp_is_cwnd_limited(): in slow start, cwnd may grow while it is
     /// below twice what was in flight; otherwise only if cwnd was filled.
-    fn cwnd_limited(&self) -> bool {
+    /// Linux 3.10's variant (`cwnd_validation`) judges the flight before
+    /// the ACK instead.
+    fn cwnd_limited_at(&self, prior_in_flight: u64) -> bool {
+        if self.cfg.cwnd_validation != CwndValidation::Linux {
+            return self.cfg.cwnd_validation.limited_310(
+                self.win.cwnd,
+                prior_in_flight,
+                self.cfg.mss,
+            );
+        }
         if self.is_cwnd_limited {
             return true;
         }
@@ -1568,6 +1650,118 @@ impl Sender {
         }
     }
 
+    // ---- send buffer and application --------------------------------------
+
+    /// What the send buffer lets the application have written beyond
+    /// snd_una (None: no limit).
+    fn sndbuf_cap(&self) -> Option<u64> {
+        match &self.sndbuf {
+            Some(b) => Some(b.cap(self.snd_una)),
+            None => self.cfg.sndbuf,
+        }
+    }
+
+    /// The application writes what it has, as far as the send buffer
+    /// allows, and (Linux model) sleeps if it wanted more.
+    fn app_write(&mut self, now: Time) {
+        if let Some(b) = &mut self.sndbuf {
+            b.refill(self.snd_una);
+        }
+        let cap = self.sndbuf_cap();
+        self.app.advance(now, self.snd_una, cap);
+        if let Some(b) = &mut self.sndbuf {
+            b.after_write(self.app.wants_more());
+        }
+    }
+
+    /// The ACK's last step: the send buffer frees what it acknowledged
+    /// (and may grow and wake the writer), then the application writes.
+    fn application(&mut self, now: Time, cum_advanced: bool) {
+        if cum_advanced {
+            if let Some(b) = &mut self.sndbuf {
+                let written = self
+                    .app
+                    .written_end()
+                    .unwrap_or(self.snd_una + b.cap(self.snd_una));
+                b.on_ack_freed(FreedAck {
+                    snd_una: self.snd_una,
+                    written,
+                    in_flight: self.board.pipe(),
+                    cwnd: self.win.cwnd,
+                    reordering: u64::from(self.reordering.max(self.cfg.dupthresh)),
+                    mss: self.cfg.mss,
+                    init_cwnd: self.cfg.init_cwnd,
+                });
+            }
+        }
+        self.app_write(now);
+    }
+
+    /// Application stall (mobile paper Definition 1), measured as the time
+    /// in fast recovery during which cwnd and the peer's window (with any
+    /// opportunistic extension) allowed a new segment, nothing waited for
+    /// retransmission, and the send buffer held no unsent byte although
+    /// the application wanted to write more. Checked when the sender stops
+    /// sending; the stall lasts until the next ACK or timer.
+    fn note_stall(&mut self, now: Time) {
+        if self.stall_since.is_some() || self.sndbuf_cap().is_none() {
+            return;
+        }
+        let starved = matches!(self.state, State::Fast { .. })
+            && self.pipe() < self.win.cwnd
+            && self.board.next_to_retransmit().is_none()
+            && self.app.wants_more()
+            && self
+                .app
+                .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
+                == 0
+            && self.peer_window_right() >= self.snd_nxt + u64::from(self.cfg.mss);
+        if starved {
+            self.stall_since = Some(now);
+        }
+    }
+
+    fn close_stall(&mut self, now: Time) {
+        if let Some(t) = self.stall_since.take() {
+            let d = now.saturating_sub(t);
+            self.stats.app_stall += d;
+            if let Some(r) = self.recoveries.last_mut() {
+                r.app_stall += d;
+            }
+        }
+    }
+
+    /// The RTT spike after a recovery (mobile paper section VII.E): the
+    /// largest RTT of segments sent within one RTT after it ended.
+    fn watch_rtt_spike(&mut self, sent_at: Time, rtt: Time) {
+        let Some((i, from, until)) = self.spike_watch else {
+            return;
+        };
+        if sent_at > until {
+            self.spike_watch = None;
+        } else if sent_at >= from {
+            let r = &mut self.recoveries[i];
+            r.rtt_after_max = Some(r.rtt_after_max.map_or(rtt, |m| m.max(rtt)));
+        }
+    }
+
+    /// The right edge new data may reach: the peer's window, extended
+    /// during recovery by the recovery algorithm (opportunistic
+    /// retransmission).
+    fn peer_window_right(&self) -> u64 {
+        let ext = self.alg.recovery.awnd_extension(&self.awnd_ctx());
+        self.snd_una + self.rwnd + ext * u64::from(self.cfg.mss)
+    }
+
+    fn awnd_ctx(&self) -> AwndCtx {
+        let span = self.board.fack().saturating_sub(self.board.base());
+        AwndCtx {
+            in_recovery: matches!(self.state, State::Fast { .. }),
+            holes: span.saturating_sub(self.board.sacked_out()),
+            sacked: self.board.sacked_out() + self.reno_sacked,
+        }
+    }
+
     // ---- transmission ------------------------------------------------------
 
     /// Length of the next new segment the application and the peer's
@@ -1575,13 +1769,12 @@ impl Sender {
     fn new_data_len(&self) -> u32 {
         let avail = self
             .app
-            .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf);
+            .available(self.snd_nxt, self.snd_una, self.sndbuf_cap());
         if avail == 0 {
             return 0;
         }
         let want = avail.min(self.cfg.mss as u64);
-        let right =
-            self.snd_una + self.rwnd + self.alg.recovery.awnd_extension() * self.cfg.mss as u64;
+        let right = self.peer_window_right();
         let usable = right.saturating_sub(self.snd_nxt);
         if usable >= want {
             return want as u32;
@@ -1650,6 +1843,7 @@ impl Sender {
                 let limited = used >= self.win.cwnd && self.has_something_to_send();
                 self.validate_cwnd(limited);
                 self.check_app_limited(used);
+                self.note_stall(now);
                 self.maybe_arm_persist(now);
                 if self.probe_pending {
                     return self.send_probe(now);
@@ -1731,12 +1925,11 @@ impl Sender {
     /// Linux tcp_rate_check_app_limited(), when a send burst ends: less
     /// than a segment of application data is waiting.
     fn check_app_limited(&mut self, in_flight: u64) {
+        let cap = self.sndbuf_cap();
         let Some(r) = &mut self.rate else {
             return;
         };
-        let waiting = self
-            .app
-            .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf);
+        let waiting = self.app.available(self.snd_nxt, self.snd_una, cap);
         if waiting < self.cfg.mss as u64 {
             let unrepaired = self.board.next_to_retransmit().is_some();
             r.check_app_limited(in_flight, self.win.cwnd, unrepaired);
@@ -1753,7 +1946,7 @@ impl Sender {
             && self.new_data_len() == 0
             && self
                 .app
-                .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf)
+                .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
                 > 0
         {
             self.persist = Some(now + self.rtt.rto());
@@ -1773,7 +1966,7 @@ impl Sender {
         self.probe_pending = false;
         let avail = self
             .app
-            .available(self.snd_nxt, self.snd_una, self.cfg.sndbuf);
+            .available(self.snd_nxt, self.snd_una, self.sndbuf_cap());
         if avail == 0 || !self.board.is_empty() {
             return None;
         }
@@ -1932,6 +2125,9 @@ impl Sender {
 
     fn send_new(&mut self, now: Time, len: u32) -> Segment {
         let seq = self.snd_nxt;
+        if seq + u64::from(len) > self.snd_una + self.rwnd {
+            self.stats.beyond_window_segments += 1;
+        }
         self.tx_order += 1;
         self.last_send = now;
         let packets_out = self.board.packets_out();

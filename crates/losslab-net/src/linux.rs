@@ -606,6 +606,9 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             handshake_s: Some(0.0),
             syn_retransmissions: 0,
             spurious_rtos: one("TCPSpuriousRTOs"),
+            beyond_window_segments: 0,
+            app_stall_s: None,
+            app_stall_share: None,
             rtt_ms: RttResults {
                 min: (l.min_rtt_us > 0).then_some(l.min_rtt_us as f64 / 1000.0),
                 mean,

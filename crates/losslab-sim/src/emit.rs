@@ -32,6 +32,7 @@ use crate::scenario::{
     QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
 };
 use crate::units::{format_duration, format_queue, format_rate, format_size};
+use losslab_core::sndbuf::LinuxSndbuf;
 
 /// The first line of every exported file.
 pub const HEADER: &str = "# exported by losslab; rerun with: losslab run FILE";
@@ -266,10 +267,12 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         rto_ssthresh,
         recovery_exit,
         pacing,
+        cwnd_validation,
         hystart,
         tcp_rr_rto_factor,
         app,
         sndbuf,
+        sndbuf_model,
         receiver,
         count,
         lost_retransmission_detection,
@@ -347,6 +350,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     if *rto_ssthresh != base.rto_ssthresh {
         out.kv("rto_ssthresh", string(rto_ssthresh_name(*rto_ssthresh)));
     }
+    if *cwnd_validation != base.cwnd_validation {
+        out.kv("cwnd_validation", string(cwnd_validation.name()));
+    }
     if *pacing != base.pacing {
         out.kv("pacing", string(pacing.name()));
     }
@@ -371,7 +377,11 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         }
         out.kv("count", count);
     }
-    if *sndbuf != base.sndbuf {
+    if let Some(m) = sndbuf_model {
+        if *sndbuf_model != base.sndbuf_model || *sndbuf != base.sndbuf {
+            out.kv("sndbuf", linux_sndbuf_table(m, &at)?);
+        }
+    } else if *sndbuf != base.sndbuf || base.sndbuf_model.is_some() {
         out.kv(
             "sndbuf",
             match sndbuf {
@@ -645,6 +655,28 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
     Ok(format!("{{ {} }}", body.join(", ")))
 }
 
+/// `sndbuf = { model = "linux", ... }`, every parameter written.
+fn linux_sndbuf_table(m: &LinuxSndbuf, at: &str) -> Res<String> {
+    let w = [m.wmem_min, m.wmem_default, m.wmem_max];
+    if w.contains(&0) || !(w[0] <= w[1] && w[1] <= w[2]) {
+        return Err(format!(
+            "{at}.sndbuf.wmem: {w:?} cannot be written (three sizes of at least 1B, min <= default <= max)"
+        ));
+    }
+    if !(m.grow_factor >= 1.0 && m.grow_factor <= 64.0) {
+        return Err(format!(
+            "{at}.sndbuf.grow_factor: {} cannot be written (1 to 64)",
+            m.grow_factor
+        ));
+    }
+    let sizes: Vec<String> = w.iter().map(|&b| string(&format_size(b))).collect();
+    Ok(format!(
+        "{{ model = \"linux\", grow_factor = {:?}, wmem = [{}] }}",
+        m.grow_factor,
+        sizes.join(", ")
+    ))
+}
+
 /// A TOML integer; u64 values above i64::MAX have none.
 fn int(field: &str, n: u64) -> Res<String> {
     if i64::try_from(n).is_err() {
@@ -752,7 +784,7 @@ mod tests {
     use crate::parse::load_scenario;
     use losslab_core::detect::{ErMitigation, ErVariant};
     use losslab_core::time::{MS, SEC};
-    use losslab_core::{FrtoMode, HandshakeRules, Pacing, RtoFormula};
+    use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, RtoFormula};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -1165,7 +1197,7 @@ app = { kind = "bulk" }
         sc.flows[1].start = sc.duration;
         assert_err(&sc, "flow.b.start:");
         let mut sc = base.clone();
-        sc.flows[0].extensions = vec!["hack1".into()];
+        sc.flows[0].extensions = vec!["or3".into()];
         assert_err(&sc, "flow.a.extensions[0]:");
         let mut sc = base;
         sc.path.loss = LossModel::Drop {
@@ -1391,6 +1423,17 @@ app = { kind = "bulk" }
             *pick(rng, &[RecoveryExit::Rfc6582, RecoveryExit::Linux])
         );
         maybe!(
+            f.cwnd_validation,
+            *pick(
+                rng,
+                &[
+                    CwndValidation::Linux,
+                    CwndValidation::Linux310,
+                    CwndValidation::Linux310NoGso,
+                ]
+            )
+        );
+        maybe!(
             f.app,
             match rng.gen_range(0..4) {
                 0 => AppSpec::Bulk,
@@ -1420,6 +1463,17 @@ app = { kind = "bulk" }
                 Some(random_size(rng))
             }
         );
+        if rng.gen_bool(0.2) {
+            let a = random_size(rng);
+            let b = a + random_size(rng);
+            f.sndbuf = None;
+            f.sndbuf_model = Some(LinuxSndbuf {
+                grow_factor: [2.0, 3.0, 2.5][rng.gen_range(0..3)],
+                wmem_min: a,
+                wmem_default: b,
+                wmem_max: b + random_size(rng),
+            });
+        }
         if rng.gen_bool(0.5) {
             let r = &mut f.receiver;
             maybe!(r.ack, AckSpec::Quick);

@@ -13,7 +13,10 @@ use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::{FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
+use losslab_core::sndbuf::LinuxSndbuf;
+use losslab_core::{
+    CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
+};
 
 use crate::scenario::{
     AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
@@ -43,7 +46,8 @@ by_name!(
     FrtoMode,
     RtoSsthresh,
     RecoveryExit,
-    Pacing
+    Pacing,
+    CwndValidation
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -465,6 +469,7 @@ const FLOW_KEYS: &[&str] = &[
     "rto_ssthresh",
     "recovery_exit",
     "pacing",
+    "cwnd_validation",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic", "tcp-rr"];
@@ -497,8 +502,8 @@ const RECOVERY_CONTRACT: &[&str] = &[
 const DETECTION_CONTRACT: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack", "le"];
 const TIMERS_CONTRACT: &[&str] = &["rto", "rtor", "tlp", "tlpr", "rack-tlp"];
 const EXTENSIONS_CONTRACT: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1", "or3"];
-/// Extensions losslab-core implements (none yet).
-const EXTENSIONS_AVAILABLE: &[&str] = &[];
+/// Extensions losslab-core implements.
+const EXTENSIONS_AVAILABLE: &[&str] = losslab_core::sender::EXTENSIONS;
 
 /// One pluggable part of the sender, for name checks and messages.
 struct Part {
@@ -1397,8 +1402,17 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("sndbuf") {
             let sloc = loc.key("sndbuf");
+            f.sndbuf_model = None;
             f.sndbuf = match v {
                 Value::String(s) if s == "auto" => None,
+                Value::String(s) if s == "linux" => {
+                    f.sndbuf_model = Some(LinuxSndbuf::default());
+                    None
+                }
+                Value::Table(st) => {
+                    f.sndbuf_model = Some(self.linux_sndbuf(st, &sloc)?);
+                    None
+                }
                 _ => {
                     let parse = |s: &str| units::parse_size(s).map_err(|m| or_word(m, "auto"));
                     match self.with_unit(v, &sloc, &SIZE, parse)? {
@@ -1415,6 +1429,7 @@ impl Cx<'_> {
         if let Some(v) = t.get("receiver") {
             f.receiver = self.receiver(v, &loc.key("receiver"))?;
         }
+        self.check_sndbuf_factor_3(&f, loc)?;
         if let Some(v) = t.get("count") {
             f.count = self.integer(
                 v,
@@ -1447,6 +1462,7 @@ impl Cx<'_> {
         self.set_named(t, loc, "rto_ssthresh", &mut f.rto_ssthresh)?;
         self.set_named(t, loc, "recovery_exit", &mut f.recovery_exit)?;
         self.set_named(t, loc, "pacing", &mut f.pacing)?;
+        self.set_named(t, loc, "cwnd_validation", &mut f.cwnd_validation)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }
@@ -1643,6 +1659,90 @@ impl Cx<'_> {
             out.push(s.to_string());
         }
         Ok(out)
+    }
+
+    /// `sndbuf = { model = "linux", grow_factor = 2, wmem = ["4096B",
+    /// "16kB", "4MB"] }` (sndbuf.rs; Linux 3.10's defaults).
+    fn linux_sndbuf(&self, t: &Table, loc: &Loc) -> Res<LinuxSndbuf> {
+        self.only_keys(t, loc, &["model", "grow_factor", "wmem"], "in sndbuf")?;
+        let mloc = loc.key("model");
+        match t.get("model") {
+            Some(v) => {
+                let m = self.string(v, &mloc, "\"linux\"")?;
+                if m != "linux" {
+                    return Err(self.err(
+                        &mloc,
+                        format!("expected \"linux\" (the only send-buffer model), got {m:?}"),
+                    ));
+                }
+            }
+            None => return Err(self.missing(&mloc, "\"linux\"")),
+        }
+        let mut m = LinuxSndbuf::default();
+        if let Some(v) = t.get("grow_factor") {
+            let gloc = loc.key("grow_factor");
+            const EXPECTED: &str = "expected a number of at least 1 (sndbuf = factor x cwnd; Linux 2, the mobile paper 3)";
+            m.grow_factor = match v {
+                Value::Float(x) => *x,
+                Value::Integer(i) => *i as f64,
+                other => {
+                    return Err(self.err(&gloc, format!("{EXPECTED}, got {}", describe(other))))
+                }
+            };
+            if !(m.grow_factor >= 1.0 && m.grow_factor <= 64.0) {
+                return Err(self.err(&gloc, format!("{EXPECTED} and at most 64, got {v}")));
+            }
+        }
+        if let Some(v) = t.get("wmem") {
+            let wloc = loc.key("wmem");
+            const EXPECTED: &str =
+                "expected three sizes [min, default, max] like [\"4096B\", \"16kB\", \"4MB\"] (tcp_wmem)";
+            let Value::Array(items) = v else {
+                return Err(self.err(&wloc, format!("{EXPECTED}, got {}", describe(v))));
+            };
+            if items.len() != 3 {
+                return Err(self.err(&wloc, format!("{EXPECTED}, got {} values", items.len())));
+            }
+            let mut w = [0u64; 3];
+            for (i, item) in items.iter().enumerate() {
+                w[i] = self.positive_size(item, &wloc.index(i), "each tcp_wmem value")?;
+            }
+            if !(w[0] <= w[1] && w[1] <= w[2]) {
+                return Err(self.err(
+                    &wloc,
+                    format!("{EXPECTED} with min <= default <= max, got {v}"),
+                ));
+            }
+            (m.wmem_min, m.wmem_default, m.wmem_max) = (w[0], w[1], w[2]);
+        }
+        Ok(m)
+    }
+
+    /// `sndbuf-factor-3` is the Linux send buffer with grow factor 3; it
+    /// cannot apply to a fixed buffer, nor to a Linux buffer given another
+    /// factor.
+    fn check_sndbuf_factor_3(&self, f: &FlowSpec, loc: &Loc) -> Res<()> {
+        if !f.extensions.iter().any(|e| e == "sndbuf-factor-3") {
+            return Ok(());
+        }
+        if f.sndbuf.is_some() {
+            return Err(self.err(
+                &loc.key("extensions"),
+                "sndbuf-factor-3 grows Linux's send buffer by 3 x cwnd, but sndbuf is a fixed size; use sndbuf = \"auto\" or \"linux\"",
+            ));
+        }
+        if let Some(m) = f.sndbuf_model {
+            if m.grow_factor != LinuxSndbuf::default().grow_factor && m.grow_factor != 3.0 {
+                return Err(self.err(
+                    &loc.key("extensions"),
+                    format!(
+                        "sndbuf-factor-3 sets the grow factor to 3, but sndbuf.grow_factor is {}; keep one of them",
+                        m.grow_factor
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn app(&self, v: &Value, loc: &Loc) -> Res<AppSpec> {

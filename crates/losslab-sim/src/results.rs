@@ -117,6 +117,18 @@ pub struct RecoveryResult {
     pub link_utilization: Option<f64>,
     /// DSACKs showed the episode spurious and its reduction was undone.
     pub undone: bool,
+    /// Added: seconds of this episode during which the send buffer held
+    /// no unsent data while cwnd and the peer's window allowed some
+    /// (application stall, the mobile paper's Definition 1). Absent when
+    /// the flow's send buffer is unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_stall_s: Option<f64>,
+    /// Added: the RTT spike after the episode (the mobile paper's section
+    /// VII.E): the latest RTT when it began, the largest RTT of segments
+    /// sent in the RTT after it ended, and their ratio.
+    pub rtt_before_ms: Option<f64>,
+    pub rtt_after_max_ms: Option<f64>,
+    pub rtt_spike: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -159,6 +171,18 @@ pub struct FlowResults {
     pub syn_retransmissions: u32,
     /// Timeouts F-RTO found spurious and undid.
     pub spurious_rtos: u64,
+    /// Added: segments sent beyond the receiver's advertised window
+    /// (opportunistic retransmission; absent when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub beyond_window_segments: u64,
+    /// Added: application stall (the mobile paper's Definition 1): seconds
+    /// of fast recovery with an empty send buffer while the windows
+    /// allowed new data, and their share of all fast-recovery time. Absent
+    /// when the send buffer is unlimited (`sndbuf = "auto"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_stall_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_stall_share: Option<f64>,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
     /// Recovery episodes left out of `recoveries` beyond the first
@@ -238,6 +262,15 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
             };
             let stats = f.sender.map(|s| s.stats());
             let rtt = stats.map(|s| &s.rtt);
+            let stall_measured =
+                f.spec.sndbuf.is_some() || crate::sim::sndbuf_model(f.spec).is_some();
+            let fast_time: Time = f.sender.map_or(0, |s| {
+                s.recoveries()
+                    .iter()
+                    .filter(|r| r.kind == losslab_core::event::RecoveryKind::Fast)
+                    .map(|r| r.end.unwrap_or(end).saturating_sub(r.start))
+                    .sum()
+            });
             let recoveries = f
                 .sender
                 .map(|s| {
@@ -268,6 +301,14 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                                 lost_at_start: r.lost_at_start,
                                 link_utilization: util,
                                 undone: r.undone,
+                                app_stall_s: stall_measured.then(|| secs(r.app_stall)),
+                                rtt_before_ms: r.rtt_before.map(ms),
+                                rtt_after_max_ms: r.rtt_after_max.map(ms),
+                                rtt_spike: r
+                                    .rtt_before
+                                    .zip(r.rtt_after_max)
+                                    .filter(|(b, _)| *b > 0)
+                                    .map(|(b, a)| a as f64 / b as f64),
                             }
                         })
                         .collect()
@@ -304,6 +345,10 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                     .map(|t| secs(t.saturating_sub(f.start))),
                 syn_retransmissions: stats.map_or(0, |s| s.syn_retransmissions),
                 spurious_rtos: stats.map_or(0, |s| s.spurious_rtos),
+                beyond_window_segments: stats.map_or(0, |s| s.beyond_window_segments),
+                app_stall_s: stall_measured.then(|| secs(stats.map_or(0, |s| s.app_stall))),
+                app_stall_share: (stall_measured && fast_time > 0)
+                    .then(|| stats.map_or(0, |s| s.app_stall) as f64 / fast_time as f64),
                 rtt_ms: RttResults {
                     min: rtt.and_then(|h| h.min()).map(ms),
                     mean: rtt.and_then(|h| h.mean()).map(|m| m / MS as f64),

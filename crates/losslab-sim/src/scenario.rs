@@ -4,8 +4,11 @@
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
-use losslab_core::{FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
+use losslab_core::{
+    CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -271,6 +274,9 @@ pub struct FlowSpec {
     /// only controllers that set a pacing rate, BBR; every flow written
     /// before the key behaves as before).
     pub pacing: Pacing,
+    /// `cwnd_validation` (added): Linux 4.1+'s tcp_is_cwnd_limited() (the
+    /// default) or Linux 3.10's.
+    pub cwnd_validation: CwndValidation,
     /// `[flow.cubic] hystart = true | false | "linux" | "hystart++"`
     /// (added): CUBIC's slow-start exit, Linux's HyStart (`true` is
     /// `"linux"`) or HyStart++ (RFC 9406); off by default.
@@ -282,6 +288,9 @@ pub struct FlowSpec {
     pub app: AppSpec,
     /// None = "auto".
     pub sndbuf: Option<u64>,
+    /// `sndbuf = "linux"` or `{ model = "linux", ... }`: Linux's growing
+    /// send buffer (losslab-core sndbuf.rs) instead of a fixed one.
+    pub sndbuf_model: Option<LinuxSndbuf>,
     pub receiver: ReceiverSpec,
     /// N identical flows named name.1 .. name.N (1 keeps the plain name).
     pub count: u32,
@@ -338,8 +347,10 @@ impl FlowSpec {
             rto_ssthresh: RtoSsthresh::Linux,
             recovery_exit: RecoveryExit::Rfc6582,
             pacing: Pacing::Auto,
+            cwnd_validation: CwndValidation::Linux,
             app: AppSpec::Bulk,
             sndbuf: None,
+            sndbuf_model: None,
             receiver: ReceiverSpec::default(),
             count: 1,
             lost_retransmission_detection: true,

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
 use losslab_core::event::Timed;
+use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::{Time, SEC};
 use losslab_core::{Ack, Algorithms, App, Handshake, Receiver, Segment, Sender, SenderConfig};
 
@@ -1041,7 +1042,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
         seed,
     };
-    Algorithms::by_name_with(
+    let mut alg = Algorithms::by_name_with(
         &spec.cc.name(),
         &spec.recovery,
         &spec.detection,
@@ -1049,7 +1050,24 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         &detect,
         &timers,
         &cc,
-    )
+    )?;
+    for e in &spec.extensions {
+        alg = alg.with_extension(e, detect.dupthresh)?;
+    }
+    Ok(alg)
+}
+
+/// The Linux send buffer a flow asked for, directly or through the
+/// `sndbuf-factor-3` extension (which implies it, with grow factor 3).
+pub(crate) fn sndbuf_model(spec: &FlowSpec) -> Option<LinuxSndbuf> {
+    let factor_3 = spec.extensions.iter().any(|e| e == "sndbuf-factor-3");
+    match (spec.sndbuf_model, factor_3) {
+        (m, false) => m,
+        (m, true) => Some(LinuxSndbuf {
+            grow_factor: 3.0,
+            ..m.unwrap_or_default()
+        }),
+    }
 }
 
 pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
@@ -1063,6 +1081,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         },
         app: app_of(spec),
         sndbuf: spec.sndbuf,
+        sndbuf_model: sndbuf_model(spec),
         limited_transmit: true,
         // The handshake would have told the sender the peer's buffer.
         initial_rwnd: spec.receiver.rcvbuf,
@@ -1081,6 +1100,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         frto: spec.frto,
         recovery_exit: spec.recovery_exit,
         pacing: spec.pacing,
+        cwnd_validation: spec.cwnd_validation,
     }
 }
 

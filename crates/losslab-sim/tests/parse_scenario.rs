@@ -922,7 +922,10 @@ fn algorithm_names() {
             contract[1],
         );
     }
-    for ext in ["opportunistic", "sndbuf-factor-3", "hack1", "or3"] {
+    for ext in ["opportunistic", "sndbuf-factor-3", "hack1", "or3"]
+        .iter()
+        .filter(|e| !losslab_core::sender::EXTENSIONS.contains(e))
+    {
         f(
             &format!("extensions = [{ext:?}]"),
             "flow.a.extensions[0]",
@@ -1182,4 +1185,78 @@ fn parsing_is_deterministic() {
     let e1 = parse_scenario("x.toml", "a = 1\nb = 2\n", &[]).unwrap_err();
     let e2 = parse_scenario("x.toml", "a = 1\nb = 2\n", &[]).unwrap_err();
     assert_eq!(e1, e2);
+}
+
+#[test]
+fn mobile_extensions_and_the_linux_send_buffer_parse() {
+    use losslab_core::sndbuf::LinuxSndbuf;
+    let sc = parse_scenario(
+        "m.toml",
+        &minimal_with(
+            "",
+            "extensions = [\"opportunistic\", \"hack1\"]\nsndbuf = \"linux\"",
+        ),
+        &[],
+    )
+    .unwrap();
+    let f = &sc.flows[0];
+    assert_eq!(f.extensions, vec!["opportunistic", "hack1"]);
+    assert_eq!(f.sndbuf_model, Some(LinuxSndbuf::default()));
+    assert_eq!(f.sndbuf, None);
+    let sc = parse_scenario("m.toml", &minimal_with(
+            "",
+            "sndbuf = { model = \"linux\", grow_factor = 2.5, wmem = [\"4kB\", \"16kB\", \"64MB\"] }",
+        ), &[])
+    .unwrap();
+    let m = sc.flows[0].sndbuf_model.unwrap();
+    assert_eq!(
+        (m.grow_factor, m.wmem_min, m.wmem_default, m.wmem_max),
+        (2.5, 4000, 16000, 64_000_000)
+    );
+    // sndbuf-factor-3 alone implies the Linux buffer at factor 3 (sim.rs).
+    let sc = parse_scenario(
+        "m.toml",
+        &minimal_with("", "extensions = [\"sndbuf-factor-3\"]"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(sc.flows[0].sndbuf_model, None);
+    let f = |line: &str, key: &str, needle: &str| {
+        file_error(&minimal_with("", line), key, &[needle]);
+    };
+    f(
+        "extensions = [\"sndbuf-factor-3\"]\nsndbuf = \"1MB\"",
+        "flow.a.extensions",
+        "fixed size",
+    );
+    f(
+        "extensions = [\"sndbuf-factor-3\"]\nsndbuf = { model = \"linux\", grow_factor = 4 }",
+        "flow.a.extensions",
+        "grow_factor is 4",
+    );
+    f(
+        "sndbuf = { model = \"bsd\" }",
+        "flow.a.sndbuf.model",
+        "\"linux\"",
+    );
+    f(
+        "sndbuf = { model = \"linux\", grow_factor = 0.5 }",
+        "flow.a.sndbuf.grow_factor",
+        "at least 1",
+    );
+    f(
+        "sndbuf = { model = \"linux\", wmem = [\"4kB\", \"16kB\"] }",
+        "flow.a.sndbuf.wmem",
+        "three sizes",
+    );
+    f(
+        "sndbuf = { model = \"linux\", wmem = [\"4kB\", \"16kB\", \"8kB\"] }",
+        "flow.a.sndbuf.wmem",
+        "min <= default <= max",
+    );
+    f(
+        "sndbuf = { model = \"linux\", size = \"1MB\" }",
+        "flow.a.sndbuf.size",
+        "unknown",
+    );
 }

@@ -236,6 +236,29 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     if c.seed & 8 != 0 {
         f.recovery_exit = losslab_core::RecoveryExit::Linux;
     }
+    // The mobile paper's extensions and Linux's send buffer, from more of
+    // the seed's bits: opportunistic segments past the window may be
+    // discarded by the receiver and must still arrive exactly once.
+    if c.seed & 128 != 0 {
+        f.extensions.push("opportunistic".into());
+    }
+    if c.seed & 256 != 0 {
+        f.extensions.push("hack1".into());
+    }
+    match (c.seed >> 9) & 3 {
+        1 => f.sndbuf_model = Some(losslab_core::sndbuf::LinuxSndbuf::default()),
+        2 => f.extensions.push("sndbuf-factor-3".into()),
+        3 => {
+            f.sndbuf_model = Some(losslab_core::sndbuf::LinuxSndbuf {
+                wmem_max: 20_000,
+                ..Default::default()
+            })
+        }
+        _ => {}
+    }
+    if c.seed & 2048 != 0 {
+        f.cwnd_validation = losslab_core::CwndValidation::Linux310;
+    }
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
     sc.seed = c.seed;
     let mut sim = Simulation::new(&sc).unwrap();

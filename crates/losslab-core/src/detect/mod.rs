@@ -7,6 +7,10 @@
 //! | `early-retransmit` | early_retransmit.rs | as dupthresh | also on oflight - 1 dupacks with < 4 segments out (RFC 5827) |
 //! | `rack` | rack.rs | RFC 8985: a later-sent segment was delivered RTT + reo_wnd ago | when RACK marks a loss |
 //!
+//! `Hack1` (hack1.rs, the `hack1` extension) wraps any of them: in
+//! recovery, more than DupThresh duplicate ACKs without new SACK
+//! information retransmit the first unacknowledged segment again.
+//!
 //! Detectors read, besides the scoreboard, the sender's view of the
 //! connection in `DetectCtx`; in particular `reordering_seen`, the shared
 //! reordering signal the sender computes for every detector (Linux
@@ -17,11 +21,13 @@
 mod dupthresh;
 mod early_retransmit;
 mod fack;
+mod hack1;
 mod rack;
 
 pub use dupthresh::DupThresh;
 pub use early_retransmit::{er_delay, er_delay_linux, EarlyRetransmit};
 pub use fack::Fack;
+pub use hack1::Hack1;
 pub use rack::Rack;
 
 use crate::scoreboard::{Scoreboard, SegMeta};
@@ -68,6 +74,11 @@ pub struct DetectCtx {
     pub ts_ecr: Time,
     /// The ACK carried a DSACK block.
     pub dsack: bool,
+    /// Segments this ACK SACKed for the first time.
+    pub newly_sacked: u64,
+    /// The ACK repeats the cumulative ACK while data is outstanding (not
+    /// an older ACK). With SACK it may or may not carry new SACK blocks.
+    pub duplicate_ack: bool,
     /// Bytes: the cumulative ACK point and the next byte to send.
     pub snd_una: u64,
     pub snd_nxt: u64,

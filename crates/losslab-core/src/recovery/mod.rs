@@ -6,12 +6,14 @@
 //! `pkts_acked` and `get_awnd_extension`. Every algorithm expresses itself
 //! through cwnd; the sender transmits while pipe < cwnd (RFC 6675 step C).
 
+mod opportunistic;
 mod prr;
 mod prr6937;
 mod rate_halving;
 mod rfc3517;
 mod rfc6675;
 
+pub use opportunistic::Opportunistic;
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use rate_halving::RateHalving;
@@ -41,6 +43,17 @@ pub struct RecoveryCtx {
     pub mss: u32,
 }
 
+/// What `awnd_extension` may look at: the paper's n1 and n2 (section IV).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AwndCtx {
+    /// In fast recovery.
+    pub in_recovery: bool,
+    /// n1: segments not SACKed below the highest SACKed one.
+    pub holes: u64,
+    /// n2: out-of-order segments the receiver reported by SACK.
+    pub sacked: u64,
+}
+
 pub trait RecoveryOps {
     fn name(&self) -> &'static str;
     /// Entering fast recovery; `w.ssthresh` was just set by the congestion
@@ -61,7 +74,7 @@ pub trait RecoveryOps {
     fn pkts_acked(&mut self, _num_acked: u64, _rtt: Option<Time>) {}
     /// Segments the sender may send beyond the receive window
     /// (opportunistic retransmission); none by default.
-    fn awnd_extension(&self) -> u64 {
+    fn awnd_extension(&self, _ctx: &AwndCtx) -> u64 {
         0
     }
     /// Whether NextSeg() rule 4, the rescue retransmission, is used (RFC
