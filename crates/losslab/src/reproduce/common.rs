@@ -177,6 +177,14 @@ pub fn run(sc: &Scenario, dir: Option<&Path>) -> Result<Run, String> {
     Ok(Run { results, traces })
 }
 
+/// Runs a scenario for its results alone: no traces kept, so long runs at
+/// high rates cost no memory per packet.
+pub fn results_only(sc: &Scenario) -> Result<RunResults, String> {
+    let mut sim = Simulation::new(sc).map_err(|e| format!("{}: {e}", sc.name))?;
+    sim.run();
+    Ok(sim.results())
+}
+
 /// Draws a run directory's pictures, optionally for a time window.
 pub fn plot(dir: &Path, from_s: Option<f64>, to_s: Option<f64>) -> Result<(), String> {
     let opts = losslab_viz::PlotOptions {

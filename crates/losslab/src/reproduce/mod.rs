@@ -13,6 +13,7 @@
 
 pub mod claims;
 mod common;
+mod mobile;
 mod prr;
 mod prr_er;
 mod prr_web;
@@ -30,7 +31,7 @@ use crate::Failure;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// Papers to reproduce (default: all). Known: prr, tail.
+    /// Papers to reproduce (default: all). Known: prr, tail, mobile.
     pub papers: Vec<String>,
     /// Small versions that run in seconds (fewer seeds and points).
     #[arg(long, conflicts_with = "full")]
@@ -161,7 +162,11 @@ impl Ctx {
 
 type PaperFn = fn(&Ctx) -> Result<PaperResult, String>;
 
-const PAPERS: &[(&str, PaperFn)] = &[("prr", prr::run), ("tail", tail::run)];
+const PAPERS: &[(&str, PaperFn)] = &[
+    ("prr", prr::run),
+    ("tail", tail::run),
+    ("mobile", mobile::run),
+];
 
 pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     let names: Vec<String> = if a.papers.is_empty() {
