@@ -8,6 +8,8 @@ pub mod compare;
 pub mod drill;
 pub mod emulate;
 pub mod linux;
+pub mod model;
+pub mod model_cmd;
 pub mod plot;
 pub mod pool;
 pub mod ray;

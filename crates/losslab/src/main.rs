@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use losslab::{bench, compare, drill, emulate, linux, plot, reproduce, run, sweep, Failure};
+use losslab::{
+    bench, compare, drill, emulate, linux, model_cmd, plot, reproduce, run, sweep, Failure,
+};
 
 /// A laboratory for TCP loss recovery.
 #[derive(Parser)]
@@ -38,6 +40,11 @@ enum Command {
     /// Print finished runs or sweep points side by side, with ratios and
     /// which differences are significant.
     Compare(compare::CompareArgs),
+    /// The analytical model of the opportunistic-retransmission paper:
+    /// minimum link idle time and maximum utilization of each loss
+    /// recovery algorithm, original and with opportunistic retransmission,
+    /// and the application-stall bounds (docs/MODEL.md).
+    Model(model_cmd::ModelArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +68,7 @@ fn main() -> ExitCode {
         Command::Emulate(a) => emulate::emulate(a),
         Command::Linux(a) => linux::linux(a),
         Command::Drill(a) => drill::drill(a),
+        Command::Model(a) => model_cmd::model(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -245,6 +245,58 @@ fn bench_reference_runs() {
     assert!(v[0]["data_packets"].as_u64().unwrap() > 500);
 }
 
+#[test]
+fn model_prints_the_papers_table_1_column_and_the_stall_bounds() {
+    // The defaults are the paper's Numerical parameters at n = 10.
+    let o = run(&["model"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start:?}: {text}"))
+            .to_string()
+    };
+    // Table 1, n = 10: every original 0.054; with OR RH 0.75, QARR 1.
+    assert!(line("prr ").contains("0.054"), "{text}");
+    assert!(line("rate-halving").contains("94.60"), "{text}");
+    assert!(text.contains("w/ OR        25.00        0.750"), "{text}");
+    assert!(text.contains("Theorem 9"), "{text}");
+    assert!(text.contains("83.33 < b_free <= 111.11 packets"), "{text}");
+    // Theorem 10's 55% for CUBIC, Table 1's RH at n = 100 (ours 0.400).
+    let o = run(&["model", "--beta", "0.7", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("pure JSON");
+    assert!((v["stall"]["share"].as_f64().unwrap() - 0.55).abs() < 1e-9);
+    assert!((v["stall"]["min_grow_factor"].as_f64().unwrap() - 2.55).abs() < 1e-9);
+    let o = run(&["model", "--burst", "100", "--awnd", "250kB", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rh = &v["algorithms"][1];
+    assert_eq!(rh["name"], "rate-halving");
+    assert!((rh["original"]["utilization"].as_f64().unwrap() - 0.4).abs() < 1e-9);
+    assert!(
+        (v["algorithms"][2]["original"]["utilization"]
+            .as_f64()
+            .unwrap()
+            - 0.594)
+            .abs()
+            < 1e-9
+    );
+}
+
+#[test]
+fn model_bad_flags_exit_2_naming_the_flag_and_form() {
+    bad(
+        &["model", "--burst", "ten"],
+        &["--burst \"ten\"", "whole number"],
+    );
+    bad(&["model", "--rate", "20Mbit"], &["--rate", "\"20Mbps\""]);
+    bad(&["model", "--beta", "0"], &["--beta", "(0, 1]"]);
+    bad(&["model", "--awnd", "100pkt"], &["--awnd", "AW >= C*U"]);
+    bad(&["model", "--delay", "fast"], &["--delay", "200ms"]);
+}
+
 /// A scenario whose run takes several wall seconds: 10 Gbit/s loss-free
 /// for 60 s.
 fn long_scenario(dir: &Path) -> PathBuf {
