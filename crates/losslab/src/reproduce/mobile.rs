@@ -382,6 +382,33 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
         "a property of the model, not a measurement: `losslab model` computes it from Theorem 10 \
          (a unit test checks 0.55); the measured share is the row above",
     ));
+    // The model's Numerical rows (docs/MODEL.md, `losslab model`) beside
+    // the paper's: how the reconstruction reads, not a measurement.
+    let cells = crate::model::paper::cells();
+    let mut groups: Vec<(u8, crate::model::Alg, bool)> = Vec::new();
+    for c in &cells {
+        if !groups.contains(&(c.table, c.alg, c.or)) {
+            groups.push((c.table, c.alg, c.or));
+        }
+    }
+    for (t, alg, or) in groups {
+        let g: Vec<_> = cells
+            .iter()
+            .filter(|c| (c.table, c.alg, c.or) == (t, alg, or))
+            .collect();
+        let join = |f: &dyn Fn(&&crate::model::paper::Cell) -> String| {
+            g.iter().map(f).collect::<Vec<_>>().join(" / ")
+        };
+        e.row(
+            format!(
+                "model, Table {t} Numerical, {}{}",
+                alg.label(),
+                if or { " w/ OR" } else { "" }
+            ),
+            join(&|c| format!("{:.3}", c.ours())),
+            join(&|c| c.printed.to_string()),
+        );
+    }
     for (ri, (rname, _)) in RECS.iter().enumerate() {
         let base = ri * opts.len() * conds.len();
         let show = |oi: usize| {
