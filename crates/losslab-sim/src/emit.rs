@@ -578,6 +578,7 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
         read_rate,
         linux_delack,
         delack_timeout,
+        read_delay,
     } = r;
     let d = ReceiverSpec::default();
     let mut parts: Vec<(&str, String)> = Vec::new();
@@ -617,6 +618,9 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
             },
         };
         parts.push(("read_rate", v));
+    }
+    if *read_delay != d.read_delay || *read_delay != base.read_delay {
+        parts.push(("read_delay", duration_value(*read_delay)));
     }
     if *linux_delack {
         // `delack = "linux"` keeps the default timeout.
@@ -1014,6 +1018,7 @@ app = { kind = "bulk" }
             read_rate: Some(12_345),
             linux_delack: false,
             delack_timeout: 40 * MS,
+            read_delay: 0,
         };
         f.count = 4;
         f.lost_retransmission_detection = false;

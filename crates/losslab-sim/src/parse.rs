@@ -476,7 +476,14 @@ const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("tlpr", &["rrthresh", "loss_inference"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
-const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate", "delack"];
+const RECEIVER_KEYS: &[&str] = &[
+    "ack",
+    "sack_blocks",
+    "rcvbuf",
+    "read_rate",
+    "delack",
+    "read_delay",
+];
 
 /// Algorithm names in the scenario contract. Those that losslab-core does
 /// not list as implemented are rejected as "not implemented in this
@@ -1815,6 +1822,9 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("rcvbuf") {
             r.rcvbuf = self.positive_size(v, &loc.key("rcvbuf"), "rcvbuf")?;
+        }
+        if let Some(v) = t.get("read_delay") {
+            r.read_delay = self.duration(v, &loc.key("read_delay"))?;
         }
         if let Some(v) = t.get("read_rate") {
             let rloc = loc.key("read_rate");

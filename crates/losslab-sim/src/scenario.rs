@@ -205,6 +205,10 @@ pub struct ReceiverSpec {
     /// fixed delayed-ACK timer, as before.
     pub linux_delack: bool,
     pub delack_timeout: Time,
+    /// `read_delay` (added, default 0): in-order data becomes readable by
+    /// the application only this long after it became in order (the
+    /// receiving process's scheduling delay).
+    pub read_delay: Time,
 }
 
 impl Default for ReceiverSpec {
@@ -216,6 +220,7 @@ impl Default for ReceiverSpec {
             read_rate: None,
             linux_delack: true,
             delack_timeout: 200 * losslab_core::time::MS,
+            read_delay: 0,
         }
     }
 }

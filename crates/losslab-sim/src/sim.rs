@@ -522,6 +522,7 @@ impl Simulation {
                 dsack: spec.receiver.sack_blocks > 0,
                 rcvbuf: spec.receiver.rcvbuf,
                 read_rate: spec.receiver.read_rate,
+                read_delay: spec.receiver.read_delay,
                 mss: spec.mss,
             });
             let total = total_of(&spec);
