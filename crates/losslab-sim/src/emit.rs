@@ -28,8 +28,8 @@ use losslab_core::{RecoveryExit, RtoSsthresh};
 use crate::parse::parse_scenario;
 use crate::profile;
 use crate::scenario::{
-    AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
-    QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
+    AckSpec, AppSpec, Burst, BurstStart, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec,
+    LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
 };
 use crate::units::{format_duration, format_queue, format_rate, format_size};
 
@@ -197,10 +197,22 @@ fn loss_model(loss: &LossModel, field: &str, reverse: bool) -> Res<String> {
             let (key, value) = match which {
                 DropSpec::Packets(v) => ("packets", positions(&format!("{field}.packets"), v)?),
                 DropSpec::Syns(v) => ("syns", positions(&format!("{field}.syns"), v)?),
-                DropSpec::Segments(_) | DropSpec::Tail(_) if reverse => {
+                DropSpec::Segments(_) | DropSpec::Tail(_) | DropSpec::Bursts(_) if reverse => {
                     return Err(format!(
                         "{field}: {which:?} cannot be written: a drop model of [reverse] counts the flow's ACKs and takes only packets or syns"
                     ))
+                }
+                DropSpec::Bursts(v) if v.len() == 1 => {
+                    ("burst", burst_table(&format!("{field}.burst"), &v[0])?)
+                }
+                DropSpec::Bursts(v) => {
+                    let bfield = format!("{field}.bursts");
+                    let items = v
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| burst_table(&format!("{bfield}[{i}]"), b))
+                        .collect::<Res<Vec<_>>>()?;
+                    ("bursts", format!("[{}]", items.join(", ")))
                 }
                 DropSpec::Segments(v) => {
                     ("segments", positions(&format!("{field}.segments"), v)?)
@@ -219,6 +231,27 @@ fn loss_model(loss: &LossModel, field: &str, reverse: bool) -> Res<String> {
             )
         }
     })
+}
+
+fn burst_table(field: &str, b: &Burst) -> Res<String> {
+    let at = match b.at {
+        BurstStart::Packet(0) => {
+            return Err(format!(
+                "{field}.at: packet 0 cannot be written (packets are 1-based)"
+            ))
+        }
+        BurstStart::Packet(n) => int(&format!("{field}.at"), n)?,
+        BurstStart::Time(t) => duration_value(t),
+    };
+    if b.length == 0 {
+        return Err(format!(
+            "{field}.length: 0 cannot be written (a burst drops at least 1 packet)"
+        ));
+    }
+    Ok(format!(
+        "{{ at = {at}, length = {} }}",
+        int(&format!("{field}.length"), b.length)?
+    ))
 }
 
 /// 1-based positions; the parser sorts and deduplicates them, so only a
@@ -905,6 +938,44 @@ app = { kind = "bulk" }
             let text = round_trip(&sc);
             assert_eq!(text.contains("[reverse]"), *m != LossModel::None, "{text}");
         }
+    }
+
+    #[test]
+    fn emit_bursts_and_read_delay_round_trip() {
+        let mut sc = two_flows();
+        let b = |at, length| Burst { at, length };
+        for v in [
+            vec![b(BurstStart::Packet(5000), 50)],
+            vec![b(BurstStart::Time(20 * SEC + 1), 1)],
+            vec![
+                b(BurstStart::Packet(1), 10),
+                b(BurstStart::Time(0), i64::MAX as u64),
+                b(BurstStart::Packet(3), 2),
+            ],
+            vec![],
+        ] {
+            sc.path.loss = LossModel::Drop {
+                flow: "a".into(),
+                which: DropSpec::Bursts(v),
+            };
+            round_trip(&sc);
+        }
+        sc.path.loss = LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Bursts(vec![b(BurstStart::Packet(0), 1)]),
+        };
+        assert_err(&sc, "path.loss.burst.at:");
+        sc.path.loss = LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Bursts(vec![b(BurstStart::Packet(1), 1); 2]),
+        };
+        round_trip(&sc);
+        sc.reverse.loss = sc.path.loss.clone();
+        assert_err(&sc, "reverse.loss:");
+        sc.reverse.loss = LossModel::None;
+        sc.flows[1].receiver.read_delay = 3 * MS + 1;
+        let text = round_trip(&sc);
+        assert!(text.contains("read_delay = \"3000001ns\""), "{text}");
     }
 
     #[test]

@@ -84,6 +84,24 @@ fn describe_loss(m: &crate::scenario::LossModel) -> String {
                 DropSpec::Segments(v) => ("segments", format!("[{}]", list(v))),
                 DropSpec::Syns(v) => ("syns", format!("[{}]", list(v))),
                 DropSpec::Tail(n) => ("tail", n.to_string()),
+                DropSpec::Bursts(v) => {
+                    let one = |b: &crate::scenario::Burst| {
+                        let at = match b.at {
+                            crate::scenario::BurstStart::Packet(n) => n.to_string(),
+                            crate::scenario::BurstStart::Time(t) => {
+                                format!("{:?}", crate::units::format_duration(t))
+                            }
+                        };
+                        format!("{{ at = {at}, length = {} }}", b.length)
+                    };
+                    match v.as_slice() {
+                        [b] => ("burst", one(b)),
+                        _ => (
+                            "bursts",
+                            format!("[{}]", v.iter().map(one).collect::<Vec<_>>().join(", ")),
+                        ),
+                    }
+                }
             };
             format!(r#"{{ model = "drop", flow = "{flow}", {k} = {v} }}"#)
         }

@@ -55,6 +55,28 @@ pub enum DropSpec {
     /// 1-based transmissions of the flow's SYN (data path: the data
     /// sender's SYN or SYN-ACK; reverse path: the peer's) (added).
     Syns(Vec<u64>),
+    /// Runs of consecutive data packets of the flow (added keys `burst`
+    /// and `bursts`; the mobile paper's burst losses of 10 to 100
+    /// packets, its Tables 1-2 and 4-5). Kept in the order written.
+    Bursts(Vec<Burst>),
+}
+
+/// One burst of a `drop` model: `length` consecutive data packets of the
+/// flow (retransmissions included, as `packets` counts them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Burst {
+    pub at: BurstStart,
+    pub length: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BurstStart {
+    /// The 1-based index of the first dropped packet among the flow's data
+    /// packets, in order of transmission (`at = 5000`).
+    Packet(u64),
+    /// The first data packet of the flow the bottleneck queue accepts at
+    /// or after this scenario time (`at = "20s"`).
+    Time(Time),
 }
 
 #[derive(Clone, Debug, PartialEq)]

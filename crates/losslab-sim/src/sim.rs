@@ -214,6 +214,7 @@ impl Net {
         };
         self.trace(now, &p, PacketFate::Sent);
         if self.in_service.is_none() {
+            self.note_entry(now, &p);
             let done = now + self.ser_time(p.wire_bytes);
             self.in_service = Some((done, p));
             return;
@@ -228,9 +229,37 @@ impl Net {
             self.trace(now, &p, PacketFate::QueueDrop);
             return;
         }
+        self.note_entry(now, &p);
         self.queue_bytes += p.wire_bytes as u64;
         self.max_queue_bytes = self.max_queue_bytes.max(self.queue_bytes);
         self.queue.push_back(p);
+    }
+
+    /// A data packet the queue accepted: starts bursts given as a time.
+    #[inline]
+    fn note_entry(&mut self, now: Time, p: &Packet) {
+        if !self.fwd_loss.has_timed_bursts() {
+            return;
+        }
+        if let Body::Data(s) = p.body {
+            if !s.syn {
+                let view = self.view(p, &s);
+                self.fwd_loss.note_entry(now, &view);
+            }
+        }
+    }
+
+    fn view(&self, p: &Packet, s: &Segment) -> PacketView {
+        let fl = &self.flows[p.flow as usize];
+        PacketView {
+            flow: p.flow as usize,
+            index: p.index,
+            seg_no: s.seg_no,
+            tx_count: s.tx_count,
+            end: s.end(),
+            flow_total: fl.total,
+            mss: fl.mss,
+        }
     }
 
     /// The packet in service finished serialisation at `now`.
@@ -255,16 +284,7 @@ impl Net {
         }
         let protected = self.protect_rtx && s.tx_count > 1;
         if !s.syn && !protected && !self.fwd_loss.is_none() {
-            let fl = &self.flows[p.flow as usize];
-            let view = PacketView {
-                flow: p.flow as usize,
-                index: p.index,
-                seg_no: s.seg_no,
-                tx_count: s.tx_count,
-                end: s.end(),
-                flow_total: fl.total,
-                mss: fl.mss,
-            };
+            let view = self.view(&p, &s);
             if self.fwd_loss.drops(&view) {
                 self.loss_drops += 1;
                 self.record_drop(&p);
