@@ -621,6 +621,13 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             },
             recoveries: Vec::new(),
             recoveries_omitted: 0,
+            // Not observed from outside the kernel, like `recoveries`.
+            receiver_out_of_window_drops: 0,
+            max_rcvbuf_occupancy_bytes: 0,
+            recovery_periods: Vec::new(),
+            recovery_periods_omitted: 0,
+            recovery_period_utilization: None,
+            link_idle_in_recovery_s: 0.0,
         });
         for x in &s.samples {
             let i = &x.info;
