@@ -33,6 +33,9 @@ pub struct ReceiverConfig {
     pub rcvbuf: u64,
     /// Application read rate in bytes per second; `None` reads instantly.
     pub read_rate: Option<u64>,
+    /// How long after data becomes in order the application can read it
+    /// (its scheduling delay); 0 reads at once, at `read_rate`.
+    pub read_delay: Time,
     /// Sender's MSS, used for "full-sized segment" and window-update rules.
     pub mss: u32,
 }
@@ -47,6 +50,7 @@ impl Default for ReceiverConfig {
             dsack: true,
             rcvbuf: 16_000_000,
             read_rate: None,
+            read_delay: 0,
             mss: 1448,
         }
     }

@@ -39,6 +39,9 @@ pub struct ReceiverStats {
     /// Segments that lost some or all of their bytes for lying beyond the
     /// advertised right edge.
     pub out_of_window_drops: u64,
+    /// Most bytes the receive buffer held, in order but unread plus out of
+    /// order, as seen after each arriving segment.
+    pub max_occupancy: u64,
 }
 
 /// What `on_segment` decided about the arrival, for the ACK policy.
@@ -81,6 +84,12 @@ pub struct Receiver {
     /// below one byte's worth, `SEC`), so that the floor division of each
     /// call loses nothing over many calls.
     read_frac: u64,
+    /// With `read_delay`: how far the application may read (`read_pos <=
+    /// readable <= rcv_nxt`), and the in-order edges still waiting to
+    /// become readable, (time, rcv_nxt), in time order. Each edge is
+    /// pushed and popped once, so this costs O(1) per arrival.
+    readable: u64,
+    marks: VecDeque<(Time, u64)>,
 
     /// Right edge (ack + window) of the last advertisement; never decreases.
     adv_right: u64,
@@ -212,6 +221,8 @@ impl Receiver {
             read_pos: 0,
             read_time: 0,
             read_frac: 0,
+            readable: 0,
+            marks: VecDeque::new(),
             adv_right: cfg.rcvbuf,
             last_ack_sent: 0,
             ts_recent: 0,
@@ -338,7 +349,13 @@ impl Receiver {
             self.delack.on_data(now, window);
         }
         self.advance_read(now);
+        let nxt_before = self.rcv_nxt;
         let (duplicate, in_order, need) = self.accept(seg);
+        if self.cfg.read_delay > 0 && self.rcv_nxt > nxt_before {
+            self.mark_readable(now);
+        }
+        let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
+        self.stats.max_occupancy = self.stats.max_occupancy.max(held);
         self.log.emit(now, || Event::DataReceived {
             seq: seg.seq,
             len: seg.len,
@@ -521,7 +538,7 @@ impl Receiver {
                 // is acknowledged at once.
                 need = AckNeed::Immediate;
             }
-            if self.cfg.read_rate.is_none() {
+            if self.cfg.read_rate.is_none() && self.cfg.read_delay == 0 {
                 self.read_pos = self.rcv_nxt;
                 self.stats.bytes_read = self.read_pos;
             }
@@ -595,23 +612,66 @@ impl Receiver {
         }
     }
 
-    /// Consumes in-order data at the configured rate up to `now`.
+    /// `rcv_nxt` just advanced at `now`: the application may read up to
+    /// it `read_delay` later. Times stay ordered even if `now` went back.
+    fn mark_readable(&mut self, now: Time) {
+        let mut at = now.saturating_add(self.cfg.read_delay);
+        if let Some(last) = self.marks.back_mut() {
+            if last.0 >= at {
+                at = last.0;
+            }
+            if last.0 == at {
+                last.1 = self.rcv_nxt;
+                return;
+            }
+        }
+        self.marks.push_back((at, self.rcv_nxt));
+    }
+
+    /// How far the application may read now.
+    fn read_limit(&self) -> u64 {
+        if self.cfg.read_delay > 0 {
+            self.readable
+        } else {
+            self.rcv_nxt
+        }
+    }
+
+    /// Consumes in-order data at the configured rate up to `now`. With a
+    /// read delay, reading runs up to each edge's time with what was
+    /// readable before it, so an application that had caught up earns no
+    /// credit while it waits.
     fn advance_read(&mut self, now: Time) {
+        if self.cfg.read_delay > 0 {
+            while let Some(&(at, upto)) = self.marks.front() {
+                if at > now {
+                    break;
+                }
+                self.read_until(at);
+                self.readable = upto;
+                self.marks.pop_front();
+            }
+        }
+        self.read_until(now);
+    }
+
+    fn read_until(&mut self, now: Time) {
+        let limit = self.read_limit();
         let Some(rate) = self.cfg.read_rate else {
-            self.read_pos = self.rcv_nxt;
+            self.read_pos = limit;
             self.stats.bytes_read = self.read_pos;
             return;
         };
         let dt = now.saturating_sub(self.read_time);
         self.read_time = self.read_time.max(now);
-        let unread = self.rcv_nxt - self.read_pos;
+        let unread = limit - self.read_pos;
         // u128: dt * rate overflows u64 after ~18 s at 1 GB/s.
         let credit = u128::from(dt) * u128::from(rate) + u128::from(self.read_frac);
         let bytes = credit / u128::from(SEC);
         if bytes > u128::from(unread) {
             // The application drained the buffer and sat idle; idle time
             // earns no credit for data that arrives later.
-            self.read_pos = self.rcv_nxt;
+            self.read_pos = limit;
             self.read_frac = 0;
         } else {
             self.read_pos += bytes as u64;
@@ -663,6 +723,9 @@ impl Receiver {
     /// When reading alone, with no further arrivals, makes a window update
     /// due. Arrivals re-evaluate it themselves.
     fn window_update_time(&self) -> Option<Time> {
+        if self.cfg.read_delay > 0 {
+            return self.delayed_window_update_time();
+        }
         let rate = self.cfg.read_rate?;
         if rate == 0 {
             return None;
@@ -680,6 +743,40 @@ impl Receiver {
         let dt = num.div_ceil(u128::from(rate));
         let dt = u64::try_from(dt).unwrap_or(u64::MAX);
         Some(self.read_time.saturating_add(dt))
+    }
+
+    /// `window_update_time` with a read delay: reading must reach `goal`,
+    /// which needs both the edge holding `goal` to become readable and,
+    /// at a finite rate, the reading time. The later of the two is a lower
+    /// bound (reading may also wait for edges before it); a wake-up there
+    /// that finds no update due computes the next bound from the new
+    /// state, and each such wake-up passes at least one edge or finishes
+    /// the reading.
+    fn delayed_window_update_time(&self) -> Option<Time> {
+        let target = self.adv_right.saturating_add(self.update_opening());
+        let need = target.saturating_sub(self.potential_right());
+        if need == 0 {
+            return Some(self.read_time);
+        }
+        let goal = self.read_pos.saturating_add(need);
+        if goal > self.rcv_nxt {
+            return None;
+        }
+        let readable_at = if goal <= self.readable {
+            self.read_time
+        } else {
+            let i = self.marks.partition_point(|&(_, upto)| upto < goal);
+            self.marks.get(i)?.0
+        };
+        match self.cfg.read_rate {
+            None => Some(readable_at),
+            Some(0) => None,
+            Some(rate) => {
+                let num = u128::from(need) * u128::from(SEC) - u128::from(self.read_frac);
+                let dt = u64::try_from(num.div_ceil(u128::from(rate))).unwrap_or(u64::MAX);
+                Some(self.read_time.saturating_add(dt).max(readable_at))
+            }
+        }
     }
 
     /// Builds the ACK for the current state and queues it; any ACK covers
@@ -777,6 +874,7 @@ mod tests {
             dsack: true,
             rcvbuf: 1_000_000,
             read_rate: None,
+            read_delay: 0,
             mss: MSS,
         }
     }
@@ -1241,6 +1339,142 @@ mod tests {
         );
     }
 
+    #[test]
+    fn out_of_window_segment_gets_the_same_ack_and_no_new_sack() {
+        // The mobile paper's section VIII: a segment sent beyond the
+        // advertised window is discarded and answered by a duplicate ACK
+        // that tells the sender nothing new.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            ..cfg()
+        });
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(MS, &nth(2, MS));
+        r.on_segment(MS, &nth(3, MS));
+        let before = drain(&mut r, MS).pop().unwrap();
+        // Out-of-order data takes buffer space, so the right edge stays
+        // at the initial 4000 and segment 4 lies just beyond it.
+        assert_eq!((before.ack, before.ack + before.window), (1000, 4000));
+        assert_eq!(blocks(&before), vec![(2000, 4000)]);
+        r.on_segment(2 * MS, &nth(4, 2 * MS));
+        let a = drain(&mut r, 2 * MS);
+        assert_eq!(a.len(), 1, "answered at once");
+        assert_eq!(a[0].ack, before.ack);
+        assert_eq!(blocks(&a[0]), blocks(&before));
+        assert!(!a[0].dsack);
+        assert_eq!(r.stats().out_of_window_drops, 1);
+        assert_eq!(r.stats().duplicate_segments, 0);
+        assert!(!r.ooo.contains(4000));
+    }
+
+    #[test]
+    fn max_occupancy_counts_unread_and_out_of_order_bytes() {
+        let mut r = Receiver::new(ReceiverConfig {
+            read_rate: Some(0),
+            ..cfg()
+        });
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(0, &nth(2, 0));
+        r.on_segment(0, &nth(3, 0));
+        assert_eq!(r.stats().max_occupancy, 3000);
+        r.on_segment(0, &nth(1, 0));
+        assert_eq!(r.stats().max_occupancy, 4000);
+        // Instant reading leaves only out-of-order data in the buffer.
+        let mut r = Receiver::new(cfg());
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(0, &nth(2, 0));
+        r.on_segment(0, &nth(4, 0));
+        r.on_segment(0, &nth(1, 0));
+        assert_eq!(r.stats().max_occupancy, 2000);
+    }
+
+    #[test]
+    fn read_delay_makes_in_order_data_readable_later_in_arrival_order() {
+        let mut r = Receiver::new(ReceiverConfig {
+            read_delay: 100 * MS,
+            ..cfg()
+        });
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(5 * MS, &nth(2, 5 * MS));
+        // The gap fill makes 1000..3000 in order at 10 ms.
+        r.on_segment(10 * MS, &nth(1, 10 * MS));
+        let read_at = |r: &mut Receiver, t| {
+            r.on_timeout(t);
+            r.stats().bytes_read
+        };
+        assert_eq!(read_at(&mut r, 99 * MS), 0);
+        assert_eq!(read_at(&mut r, 100 * MS), 1000);
+        assert_eq!(read_at(&mut r, 109 * MS), 1000);
+        assert_eq!(read_at(&mut r, 110 * MS), 3000);
+        assert!(r.marks.is_empty());
+    }
+
+    #[test]
+    fn read_delay_holds_the_window_and_updates_it_when_the_data_is_read() {
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            read_delay: 100 * MS,
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(0, &nth(1, 0));
+        let a = drain(&mut r, 0);
+        // Unread data takes buffer space: the right edge stays at 4000.
+        assert_eq!((a[1].ack, a[1].window), (2000, 2000));
+        // Both arrivals become readable at 100 ms; reading 2000 bytes then
+        // moves the right edge by min(rcvbuf / 2, 2 MSS), worth an update.
+        assert_eq!(r.poll_timeout(), Some(100 * MS));
+        r.on_timeout(99 * MS);
+        assert!(r.poll_transmit(99 * MS).is_none());
+        assert_eq!(r.stats().bytes_read, 0);
+        r.on_timeout(100 * MS);
+        let a = drain(&mut r, 100 * MS);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].ack, a[0].window), (2000, 4000));
+        assert_eq!(r.poll_timeout(), None);
+
+        // Without the delay the same arrivals leave the window open.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        r.on_segment(0, &nth(0, 0));
+        r.on_segment(0, &nth(1, 0));
+        let a = drain(&mut r, 0);
+        assert_eq!((a[1].ack, a[1].window), (2000, 4000));
+    }
+
+    #[test]
+    fn read_delay_and_read_rate_combine() {
+        // 10 kB/s (one MSS per 100 ms), readable 50 ms after arrival.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            read_rate: Some(10_000),
+            read_delay: 50 * MS,
+            ..cfg()
+        });
+        for n in 0..4 {
+            r.on_segment(0, &nth(n, 0));
+        }
+        let a = drain(&mut r, 0);
+        assert_eq!((a[1].ack, a[1].window), (4000, 0));
+        // A zero window: one MSS of reading is worth an update. Reading
+        // starts at 50 ms, so it is done at 150 ms; the first wake-up, at
+        // the later of "readable" (50 ms) and "read at the rate from 0"
+        // (100 ms), is early and finds half of it read.
+        assert_eq!(r.poll_timeout(), Some(100 * MS));
+        r.on_timeout(100 * MS);
+        assert!(r.poll_transmit(100 * MS).is_none());
+        assert_eq!(r.stats().bytes_read, 500, "no credit before 50 ms");
+        assert_eq!(r.poll_timeout(), Some(150 * MS));
+        r.on_timeout(150 * MS);
+        let a = drain(&mut r, 150 * MS);
+        assert_eq!((a[0].ack, a[0].window), (4000, 1000));
+        assert_eq!(r.stats().bytes_read, 1000);
+    }
+
     /// Checks one ACK against everything received so far.
     fn check_ack(a: &Ack, prev: &mut (u64, u64), got: &SeqSet, limit: usize) {
         assert!(a.ack >= prev.0, "cumulative ACK went back");
@@ -1371,6 +1605,7 @@ mod tests {
                 dsack: true,
                 rcvbuf,
                 read_rate,
+                read_delay: 0,
                 mss,
             });
             let limit = usize::from(sack_blocks).min(MAX_SACK_BLOCKS);
@@ -1402,6 +1637,59 @@ mod tests {
                 prop_assert!(held <= rcvbuf);
                 prop_assert!(r.adv_right >= r.rcv_nxt);
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn read_delay_keeps_the_buffer_and_window_honest(
+            segs in proptest::collection::vec((0u64..20, 0u64..30_000_000), 1..60),
+            read_delay in 1u64..300_000_000,
+            read_rate in prop_oneof![Just(None), (1_000u64..200_000).prop_map(Some)],
+            rcvbuf in 1_000u64..20_000,
+        ) {
+            let mut r = Receiver::new(ReceiverConfig {
+                rcvbuf,
+                read_rate,
+                read_delay,
+                ..cfg()
+            });
+            let mut prev = (0u64, 0u64);
+            let mut t: Time = 0;
+            let mut check = |r: &mut Receiver, t: Time| -> Result<(), TestCaseError> {
+                for a in drain(r, t) {
+                    prop_assert!(a.ack >= prev.0);
+                    prop_assert!(a.ack + a.window >= prev.1, "right edge moved left");
+                    prev = (a.ack, a.ack + a.window);
+                }
+                let held = (r.rcv_nxt - r.read_pos) + r.ooo.total();
+                prop_assert!(held <= rcvbuf);
+                prop_assert!(r.read_pos <= r.readable.max(r.read_pos) && r.readable <= r.rcv_nxt);
+                prop_assert!(r.marks.iter().zip(r.marks.iter().skip(1)).all(|(a, b)| a.0 < b.0 && a.1 < b.1));
+                Ok(())
+            };
+            for (n, dt) in segs {
+                t += dt;
+                while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+                    r.on_timeout(d);
+                    check(&mut r, d)?;
+                }
+                r.on_segment(t, &nth(n, t));
+                check(&mut r, t)?;
+            }
+            // With no more arrivals, the timer alone reads everything.
+            let mut wakes = 0;
+            while let Some(d) = r.poll_timeout() {
+                wakes += 1;
+                prop_assert!(wakes < 10_000, "timer never settles");
+                let d = d.max(t);
+                prop_assert!(d > t || wakes == 1 || r.window_update_due());
+                t = d;
+                r.on_timeout(t);
+                check(&mut r, t)?;
+            }
+            r.on_timeout(t + 1_000 * SEC);
+            prop_assert_eq!(r.stats().bytes_read, r.rcv_nxt());
         }
     }
 }

@@ -227,6 +227,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "the Linux receiver reads as fast as it can",
             ));
         }
+        if f.receiver.read_delay > 0 {
+            return Err(refuse(
+                n,
+                "receiver.read_delay",
+                &losslab_sim::units::format_duration(f.receiver.read_delay),
+                "the Linux receiver reads as soon as the data is in order",
+            ));
+        }
         if matches!(f.receiver.sack_blocks, 1 | 2) {
             return Err(refuse(
                 n,
@@ -616,6 +624,13 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             },
             recoveries: Vec::new(),
             recoveries_omitted: 0,
+            // Not observed from outside the kernel, like `recoveries`.
+            receiver_out_of_window_drops: 0,
+            max_rcvbuf_occupancy_bytes: 0,
+            recovery_periods: Vec::new(),
+            recovery_periods_omitted: 0,
+            recovery_period_utilization: None,
+            link_idle_in_recovery_s: 0.0,
         });
         for x in &s.samples {
             let i = &x.info;
@@ -777,6 +792,13 @@ mod tests {
             let e = plan(&sc(flow)).unwrap_err();
             assert!(e.contains("flow a") && e.contains(key), "{flow}: {e}");
         }
+    }
+
+    #[test]
+    fn a_receiver_read_delay_is_refused() {
+        let e = plan(&sc("receiver = { read_delay = \"5ms\" }")).unwrap_err();
+        assert!(e.contains("flow a: receiver.read_delay = \"5ms\""), "{e}");
+        assert!(plan(&sc("receiver = { read_delay = \"0ms\" }")).is_ok());
     }
 
     #[test]

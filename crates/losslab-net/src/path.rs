@@ -87,12 +87,19 @@ impl DirModel {
         let seed = sc.seed;
         if dir == 0 {
             let p = &sc.path;
+            let loss = LossRt::new(&p.loss, seed, "path.loss", flow_index)
+                .map_err(|e| format!("path.loss: {e}"))?;
+            if loss.has_timed_bursts() {
+                return Err(
+                    "path.loss: a burst whose `at` is a time is simulator-only; give `at` as a packet number"
+                        .into(),
+                );
+            }
             Ok(DirModel {
                 rate_bps: Some(p.rate.max(1)),
                 delay: p.delay,
                 queue: Some(p.queue.clone()),
-                loss: LossRt::new(&p.loss, seed, "path.loss", flow_index)
-                    .map_err(|e| format!("path.loss: {e}"))?,
+                loss,
                 protect_rtx: p.protect_retransmissions,
                 reorder_p: p.reorder.p,
                 reorder_delay: p.reorder.delay,
@@ -304,6 +311,31 @@ mod tests {
             }
         ));
         assert_eq!(m.max_queue_bytes, 3000);
+    }
+
+    #[test]
+    fn bursts_by_packet_run_and_bursts_by_time_are_refused() {
+        use losslab_sim::scenario::{Burst, BurstStart, DropSpec};
+        let model = |at| LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Bursts(vec![Burst { at, length: 2 }]),
+        };
+        let index = |n: &str| (n == "a").then_some(0);
+        let q = QueueLimit::Packets(100);
+        let mut m = DirModel::new(
+            &sc(12_000_000, q.clone(), model(BurstStart::Packet(2))),
+            0,
+            index,
+        )
+        .unwrap();
+        let lost: Vec<u64> = (1..=5)
+            .filter(|&i| matches!(m.offer(0, 1500, true, &v(i)), Verdict::Drop { .. }))
+            .collect();
+        assert_eq!(lost, vec![2, 3]);
+        let e = DirModel::new(&sc(12_000_000, q, model(BurstStart::Time(SEC))), 0, index)
+            .err()
+            .unwrap();
+        assert!(e.contains("simulator-only"), "{e}");
     }
 
     #[test]

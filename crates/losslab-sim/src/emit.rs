@@ -28,8 +28,8 @@ use losslab_core::{RecoveryExit, RtoSsthresh};
 use crate::parse::parse_scenario;
 use crate::profile;
 use crate::scenario::{
-    AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
-    QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
+    AckSpec, AppSpec, Burst, BurstStart, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec,
+    LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
 };
 use crate::units::{format_duration, format_queue, format_rate, format_size};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -198,10 +198,22 @@ fn loss_model(loss: &LossModel, field: &str, reverse: bool) -> Res<String> {
             let (key, value) = match which {
                 DropSpec::Packets(v) => ("packets", positions(&format!("{field}.packets"), v)?),
                 DropSpec::Syns(v) => ("syns", positions(&format!("{field}.syns"), v)?),
-                DropSpec::Segments(_) | DropSpec::Tail(_) if reverse => {
+                DropSpec::Segments(_) | DropSpec::Tail(_) | DropSpec::Bursts(_) if reverse => {
                     return Err(format!(
                         "{field}: {which:?} cannot be written: a drop model of [reverse] counts the flow's ACKs and takes only packets or syns"
                     ))
+                }
+                DropSpec::Bursts(v) if v.len() == 1 => {
+                    ("burst", burst_table(&format!("{field}.burst"), &v[0])?)
+                }
+                DropSpec::Bursts(v) => {
+                    let bfield = format!("{field}.bursts");
+                    let items = v
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| burst_table(&format!("{bfield}[{i}]"), b))
+                        .collect::<Res<Vec<_>>>()?;
+                    ("bursts", format!("[{}]", items.join(", ")))
                 }
                 DropSpec::Segments(v) => {
                     ("segments", positions(&format!("{field}.segments"), v)?)
@@ -220,6 +232,27 @@ fn loss_model(loss: &LossModel, field: &str, reverse: bool) -> Res<String> {
             )
         }
     })
+}
+
+fn burst_table(field: &str, b: &Burst) -> Res<String> {
+    let at = match b.at {
+        BurstStart::Packet(0) => {
+            return Err(format!(
+                "{field}.at: packet 0 cannot be written (packets are 1-based)"
+            ))
+        }
+        BurstStart::Packet(n) => int(&format!("{field}.at"), n)?,
+        BurstStart::Time(t) => duration_value(t),
+    };
+    if b.length == 0 {
+        return Err(format!(
+            "{field}.length: 0 cannot be written (a burst drops at least 1 packet)"
+        ));
+    }
+    Ok(format!(
+        "{{ at = {at}, length = {} }}",
+        int(&format!("{field}.length"), b.length)?
+    ))
 }
 
 /// 1-based positions; the parser sorts and deduplicates them, so only a
@@ -588,6 +621,7 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
         read_rate,
         linux_delack,
         delack_timeout,
+        read_delay,
     } = r;
     let d = ReceiverSpec::default();
     let mut parts: Vec<(&str, String)> = Vec::new();
@@ -627,6 +661,9 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
             },
         };
         parts.push(("read_rate", v));
+    }
+    if *read_delay != d.read_delay || *read_delay != base.read_delay {
+        parts.push(("read_delay", duration_value(*read_delay)));
     }
     if *linux_delack {
         // `delack = "linux"` keeps the default timeout.
@@ -936,6 +973,44 @@ app = { kind = "bulk" }
     }
 
     #[test]
+    fn emit_bursts_and_read_delay_round_trip() {
+        let mut sc = two_flows();
+        let b = |at, length| Burst { at, length };
+        for v in [
+            vec![b(BurstStart::Packet(5000), 50)],
+            vec![b(BurstStart::Time(20 * SEC + 1), 1)],
+            vec![
+                b(BurstStart::Packet(1), 10),
+                b(BurstStart::Time(0), i64::MAX as u64),
+                b(BurstStart::Packet(3), 2),
+            ],
+            vec![],
+        ] {
+            sc.path.loss = LossModel::Drop {
+                flow: "a".into(),
+                which: DropSpec::Bursts(v),
+            };
+            round_trip(&sc);
+        }
+        sc.path.loss = LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Bursts(vec![b(BurstStart::Packet(0), 1)]),
+        };
+        assert_err(&sc, "path.loss.burst.at:");
+        sc.path.loss = LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Bursts(vec![b(BurstStart::Packet(1), 1); 2]),
+        };
+        round_trip(&sc);
+        sc.reverse.loss = sc.path.loss.clone();
+        assert_err(&sc, "reverse.loss:");
+        sc.reverse.loss = LossModel::None;
+        sc.flows[1].receiver.read_delay = 3 * MS + 1;
+        let text = round_trip(&sc);
+        assert!(text.contains("read_delay = \"3000001ns\""), "{text}");
+    }
+
+    #[test]
     fn emit_reorder_reverse_and_queues_round_trip() {
         let mut sc = two_flows();
         sc.path.reorder = Reorder {
@@ -1046,6 +1121,7 @@ app = { kind = "bulk" }
             read_rate: Some(12_345),
             linux_delack: false,
             delack_timeout: 40 * MS,
+            read_delay: 0,
         };
         f.count = 4;
         f.lost_retransmission_detection = false;

@@ -2,10 +2,12 @@
 //! the packet has used its share of the link before it is lost, as with
 //! ns-3's receive error model).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use losslab_core::time::Time;
 
 use crate::rng::Stream;
-use crate::scenario::{DropSpec, LossModel};
+use crate::scenario::{BurstStart, DropSpec, LossModel};
 
 /// What a loss model may look at.
 #[derive(Clone, Copy, Debug)]
@@ -52,6 +54,37 @@ pub enum LossRt {
         flow: usize,
         n: u64,
     },
+    /// Bursts of consecutive packets of one flow: `runs` maps the first
+    /// packet index of each run to the index after it (disjoint, merged
+    /// runs, so one lookup answers); `pending` holds the bursts given as a
+    /// time, (time, length) sorted by time, until `note_entry` sees the
+    /// packet they start with.
+    Bursts {
+        flow: usize,
+        runs: BTreeMap<u64, u64>,
+        pending: VecDeque<(Time, u64)>,
+    },
+}
+
+/// Adds `[start, end)` to disjoint runs, merging what it overlaps or
+/// touches.
+fn add_run(runs: &mut BTreeMap<u64, u64>, mut start: u64, mut end: u64) {
+    if start >= end {
+        return;
+    }
+    if let Some((&s, &e)) = runs.range(..=start).next_back() {
+        if e >= start {
+            start = s;
+            end = end.max(e);
+        }
+    }
+    let absorbed: Vec<u64> = runs.range(start..=end).map(|(&s, _)| s).collect();
+    for s in absorbed {
+        if let Some(e) = runs.remove(&s) {
+            end = end.max(e);
+        }
+    }
+    runs.insert(start, end);
 }
 
 impl LossRt {
@@ -93,6 +126,24 @@ impl LossRt {
                         set: v.iter().copied().collect(),
                     },
                     DropSpec::Tail(n) => LossRt::Tail { flow: f, n: *n },
+                    DropSpec::Bursts(v) => {
+                        let mut runs = BTreeMap::new();
+                        let mut pending = Vec::new();
+                        for b in v {
+                            match b.at {
+                                BurstStart::Packet(at) => {
+                                    add_run(&mut runs, at, at.saturating_add(b.length))
+                                }
+                                BurstStart::Time(t) => pending.push((t, b.length)),
+                            }
+                        }
+                        pending.sort_by_key(|&(t, _)| t);
+                        LossRt::Bursts {
+                            flow: f,
+                            runs,
+                            pending: pending.into(),
+                        }
+                    }
                     // SYN drops are `SynLoss`'s; data passes.
                     DropSpec::Syns(_) => LossRt::None,
                 }
@@ -132,7 +183,45 @@ impl LossRt {
                     && p.flow_total
                         .is_some_and(|t| p.end + n.saturating_mul(p.mss as u64) > t && p.end <= t)
             }
+            LossRt::Bursts { flow, runs, .. } => {
+                *flow == p.flow
+                    && runs
+                        .range(..=p.index)
+                        .next_back()
+                        .is_some_and(|(_, &end)| p.index < end)
+            }
         }
+    }
+
+    /// A data packet `p` of a flow entered the bottleneck (the queue
+    /// accepted it) at `now`: a burst given as a time starts with the first
+    /// such packet of its flow at or after that time. Cheap for every other
+    /// model, and for bursts once every time has passed.
+    pub fn note_entry(&mut self, now: Time, p: &PacketView) {
+        let LossRt::Bursts {
+            flow,
+            runs,
+            pending,
+        } = self
+        else {
+            return;
+        };
+        if *flow != p.flow {
+            return;
+        }
+        while let Some(&(t, length)) = pending.front() {
+            if t > now {
+                break;
+            }
+            pending.pop_front();
+            add_run(runs, p.index, p.index.saturating_add(length));
+        }
+    }
+
+    /// Whether the model has bursts waiting for a time to pass (which only
+    /// a caller that calls `note_entry` can start).
+    pub fn has_timed_bursts(&self) -> bool {
+        matches!(self, LossRt::Bursts { pending, .. } if !pending.is_empty())
     }
 
     /// Random models honour protect_retransmissions; so do drop lists.
@@ -177,6 +266,91 @@ mod tests {
         assert!(!l.drops(&view(2, 1, 1, 2896)));
         assert!(l.drops(&view(3, 2, 1, 4344)));
         assert!(!l.drops(&view(4, 0, 2, 1448)));
+    }
+
+    fn bursts(v: Vec<crate::scenario::Burst>) -> LossRt {
+        LossRt::new(
+            &LossModel::Drop {
+                flow: "a".into(),
+                which: DropSpec::Bursts(v),
+            },
+            1,
+            "path.loss",
+            |n| (n == "a").then_some(0),
+        )
+        .unwrap()
+    }
+
+    fn burst(at: BurstStart, length: u64) -> crate::scenario::Burst {
+        crate::scenario::Burst { at, length }
+    }
+
+    fn dropped_indices(l: &mut LossRt, n: u64) -> Vec<u64> {
+        (1..=n)
+            .filter(|&i| l.drops(&view(i, i - 1, 1, i * 1448)))
+            .collect()
+    }
+
+    #[test]
+    fn a_burst_drops_consecutive_packets_from_the_given_index() {
+        let mut l = bursts(vec![burst(BurstStart::Packet(5), 3)]);
+        assert_eq!(dropped_indices(&mut l, 20), vec![5, 6, 7]);
+        // Retransmissions count like any packet: the burst is a span of
+        // indices, whatever they carry.
+        let mut l = bursts(vec![burst(BurstStart::Packet(2), 2)]);
+        assert!(l.drops(&view(2, 40, 3, 0)));
+        // Another flow's packets pass.
+        assert!(!l.drops(&PacketView {
+            flow: 1,
+            ..view(2, 1, 1, 0)
+        }));
+    }
+
+    #[test]
+    fn overlapping_and_adjacent_bursts_merge() {
+        let mut l = bursts(vec![
+            burst(BurstStart::Packet(10), 5),
+            burst(BurstStart::Packet(3), 2),
+            burst(BurstStart::Packet(12), 10),
+            burst(BurstStart::Packet(5), 1),
+            burst(BurstStart::Packet(1), 1),
+        ]);
+        let LossRt::Bursts { runs, .. } = &l else {
+            unreachable!()
+        };
+        let runs: Vec<_> = runs.iter().map(|(&s, &e)| (s, e)).collect();
+        assert_eq!(runs, vec![(1, 2), (3, 6), (10, 22)]);
+        let want: Vec<u64> = [1, 3, 4, 5].into_iter().chain(10..22).collect();
+        assert_eq!(dropped_indices(&mut l, 30), want);
+    }
+
+    #[test]
+    fn a_timed_burst_starts_with_the_first_packet_entering_at_or_after_its_time() {
+        let s = losslab_core::time::SEC;
+        let mut l = bursts(vec![
+            burst(BurstStart::Time(2 * s), 2),
+            burst(BurstStart::Time(s), 3),
+        ]);
+        assert!(l.has_timed_bursts());
+        // Entries at 0.5 s (packet 1), 1 s (2), 1.5 s (3) ... 3 s (6).
+        for i in 1..=6u64 {
+            l.note_entry(i * s / 2, &view(i, i - 1, 1, 0));
+        }
+        assert!(!l.has_timed_bursts());
+        // 1 s: packets 2, 3, 4; 2 s: packets 4, 5.
+        assert_eq!(dropped_indices(&mut l, 10), vec![2, 3, 4, 5]);
+        // Entries of other flows do not start a burst.
+        let mut l = bursts(vec![burst(BurstStart::Time(0), 1)]);
+        l.note_entry(
+            5,
+            &PacketView {
+                flow: 1,
+                ..view(1, 0, 1, 0)
+            },
+        );
+        assert!(l.has_timed_bursts());
+        l.note_entry(6, &view(4, 3, 1, 0));
+        assert_eq!(dropped_indices(&mut l, 10), vec![4]);
     }
 
     #[test]

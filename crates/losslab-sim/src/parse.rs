@@ -19,8 +19,8 @@ use losslab_core::{
 };
 
 use crate::scenario::{
-    AckSpec, AppSpec, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec, LossModel, PathSpec,
-    QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
+    AckSpec, AppSpec, Burst, BurstStart, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec,
+    LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
 };
 use crate::units;
 
@@ -481,7 +481,19 @@ const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("tlpr", &["rrthresh", "loss_inference"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
-const RECEIVER_KEYS: &[&str] = &["ack", "sack_blocks", "rcvbuf", "read_rate", "delack"];
+const RECEIVER_KEYS: &[&str] = &[
+    "ack",
+    "sack_blocks",
+    "rcvbuf",
+    "read_rate",
+    "delack",
+    "read_delay",
+];
+const BURST_KEYS: &[&str] = &["at", "length"];
+const BURST_LIKE: &str =
+    r#"a table like { at = 5000, length = 50 } or { at = "20s", length = 50 }"#;
+const BURST_LIKE_INLINE: &str = r#"{ at = 5000, length = 50 }"#;
+const BURST_AT: &str = r#"a 1-based data packet number like 5000, or a time like "20s""#;
 
 /// Algorithm names in the scenario contract. Those that losslab-core does
 /// not list as implemented are rejected as "not implemented in this
@@ -1113,7 +1125,7 @@ impl Cx<'_> {
                 let which_keys: &[&str] = if reverse {
                     &["packets", "syns"]
                 } else {
-                    &["packets", "segments", "tail", "syns"]
+                    &["packets", "segments", "tail", "syns", "burst", "bursts"]
                 };
                 let mut allowed = vec!["model", "flow"];
                 allowed.extend_from_slice(which_keys);
@@ -1160,6 +1172,8 @@ impl Cx<'_> {
                     "packets" => DropSpec::Packets(self.positions(wv, &wloc, "packet")?),
                     "segments" => DropSpec::Segments(self.positions(wv, &wloc, "segment")?),
                     "syns" => DropSpec::Syns(self.positions(wv, &wloc, "SYN transmission")?),
+                    "burst" => DropSpec::Bursts(vec![self.burst(wv, &wloc)?]),
+                    "bursts" => DropSpec::Bursts(self.bursts(wv, &wloc)?),
                     _ => DropSpec::Tail(self.integer(
                         wv,
                         &wloc,
@@ -1178,6 +1192,60 @@ impl Cx<'_> {
                 ),
             )),
         }
+    }
+
+    /// `{ at = 5000, length = 50 }` (from the 5000th data packet) or
+    /// `{ at = "20s", length = 50 }` (from the first data packet entering
+    /// the bottleneck at or after 20 s).
+    fn burst(&self, v: &Value, loc: &Loc) -> Res<Burst> {
+        let t = self.table(v, loc, BURST_LIKE)?;
+        self.only_keys(t, loc, BURST_KEYS, "in a burst")?;
+        let at_loc = loc.key("at");
+        let at = match self.required(t, loc, "at", BURST_AT)? {
+            Value::Integer(_) => {
+                let n = self.integer(
+                    &t["at"],
+                    &at_loc,
+                    1,
+                    i64::MAX,
+                    "the first dropped data packet, 1-based; or a time like \"20s\"",
+                )?;
+                BurstStart::Packet(n as u64)
+            }
+            Value::String(_) => BurstStart::Time(self.duration(&t["at"], &at_loc)?),
+            other => {
+                return Err(self.err(
+                    &at_loc,
+                    format!("expected {BURST_AT}, got {}", describe(other)),
+                ))
+            }
+        };
+        let lv = self.required(t, loc, "length", "how many consecutive packets to drop")?;
+        let length = self.integer(
+            lv,
+            &loc.key("length"),
+            1,
+            i64::MAX,
+            "how many consecutive packets to drop",
+        )? as u64;
+        Ok(Burst { at, length })
+    }
+
+    fn bursts(&self, v: &Value, loc: &Loc) -> Res<Vec<Burst>> {
+        let Value::Array(items) = v else {
+            return Err(self.err(
+                loc,
+                format!(
+                    "expected an array of bursts like [{BURST_LIKE_INLINE}], got {}",
+                    describe(v)
+                ),
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.burst(item, &loc.index(i)))
+            .collect()
     }
 
     fn required<'t>(&self, t: &'t Table, loc: &Loc, key: &str, what: &str) -> Res<&'t Value> {
@@ -1915,6 +1983,9 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("rcvbuf") {
             r.rcvbuf = self.positive_size(v, &loc.key("rcvbuf"), "rcvbuf")?;
+        }
+        if let Some(v) = t.get("read_delay") {
+            r.read_delay = self.duration(v, &loc.key("read_delay"))?;
         }
         if let Some(v) = t.get("read_rate") {
             let rloc = loc.key("read_rate");

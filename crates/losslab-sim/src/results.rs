@@ -84,6 +84,24 @@ fn describe_loss(m: &crate::scenario::LossModel) -> String {
                 DropSpec::Segments(v) => ("segments", format!("[{}]", list(v))),
                 DropSpec::Syns(v) => ("syns", format!("[{}]", list(v))),
                 DropSpec::Tail(n) => ("tail", n.to_string()),
+                DropSpec::Bursts(v) => {
+                    let one = |b: &crate::scenario::Burst| {
+                        let at = match b.at {
+                            crate::scenario::BurstStart::Packet(n) => n.to_string(),
+                            crate::scenario::BurstStart::Time(t) => {
+                                format!("{:?}", crate::units::format_duration(t))
+                            }
+                        };
+                        format!("{{ at = {at}, length = {} }}", b.length)
+                    };
+                    match v.as_slice() {
+                        [b] => ("burst", one(b)),
+                        _ => (
+                            "bursts",
+                            format!("[{}]", v.iter().map(one).collect::<Vec<_>>().join(", ")),
+                        ),
+                    }
+                }
             };
             format!(r#"{{ model = "drop", flow = "{flow}", {k} = {v} }}"#)
         }
@@ -193,6 +211,59 @@ pub struct FlowResults {
     /// (added field; absent for other apps).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub objects: Vec<ObjectResult>,
+    /// Segments the receiver dropped, wholly or in part, for lying beyond
+    /// the window it had advertised (added; the mobile paper's section
+    /// VIII "out-of-AWnd" packets).
+    pub receiver_out_of_window_drops: u64,
+    /// Most bytes the receive buffer held at once, in-order unread plus
+    /// out-of-order, sampled as segments arrived (added).
+    pub max_rcvbuf_occupancy_bytes: u64,
+    /// Loss-recovery periods measured at the bottleneck (added; the mobile
+    /// paper's section III, Fig. 1), the first `MAX_RECOVERIES` closed ones
+    /// in order, then the one still open at the end of the run, if any.
+    pub recovery_periods: Vec<RecoveryPeriodResult>,
+    /// Closed periods left out of `recovery_periods` (added; absent when
+    /// none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub recovery_periods_omitted: u64,
+    /// Link busy time over period time, summed over every closed period
+    /// (eq. 8 measured; null without a closed period) (added).
+    pub recovery_period_utilization: Option<f64>,
+    /// Link idle time summed over every closed period (added).
+    pub link_idle_in_recovery_s: f64,
+}
+
+/// One loss-recovery period (mobile paper section III): from the first
+/// retransmission starting serialisation at the bottleneck to the first
+/// new segment of the flow leaving it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RecoveryPeriodResult {
+    pub start_s: f64,
+    /// null while open at the end of the run, and so are `utilization`
+    /// and `idle_s`.
+    pub end_s: Option<f64>,
+    /// Share of the period the link spent serialising packets of any flow.
+    pub utilization: Option<f64>,
+    pub idle_s: Option<f64>,
+    /// Packets of any flow the link finished in the period (so far, while
+    /// open).
+    pub packets: u64,
+    /// Of those, this flow's retransmissions.
+    pub retransmissions: u64,
+}
+
+impl RecoveryPeriodResult {
+    fn of(p: &crate::sim::RecoveryPeriod) -> Self {
+        let closed = p.end.map(|e| (e - p.start, p.busy));
+        RecoveryPeriodResult {
+            start_s: secs(p.start),
+            end_s: p.end.map(secs),
+            utilization: closed.map(|(d, busy)| if d > 0 { busy as f64 / d as f64 } else { 1.0 }),
+            idle_s: closed.map(|(d, busy)| secs(d - busy)),
+            packets: p.packets,
+            retransmissions: p.retransmissions,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -377,6 +448,18 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                             .collect()
                     })
                     .unwrap_or_default(),
+                receiver_out_of_window_drops: f.receiver.stats().out_of_window_drops,
+                max_rcvbuf_occupancy_bytes: f.receiver.stats().max_occupancy,
+                recovery_periods: f
+                    .periods
+                    .iter()
+                    .chain(f.open_period.as_ref())
+                    .map(RecoveryPeriodResult::of)
+                    .collect(),
+                recovery_periods_omitted: f.periods_omitted,
+                recovery_period_utilization: (f.period_time > 0)
+                    .then(|| f.period_busy as f64 / f.period_time as f64),
+                link_idle_in_recovery_s: secs(f.period_time - f.period_busy),
             }
         })
         .collect();

@@ -58,6 +58,28 @@ pub enum DropSpec {
     /// 1-based transmissions of the flow's SYN (data path: the data
     /// sender's SYN or SYN-ACK; reverse path: the peer's) (added).
     Syns(Vec<u64>),
+    /// Runs of consecutive data packets of the flow (added keys `burst`
+    /// and `bursts`; the mobile paper's burst losses of 10 to 100
+    /// packets, its Tables 1-2 and 4-5). Kept in the order written.
+    Bursts(Vec<Burst>),
+}
+
+/// One burst of a `drop` model: `length` consecutive data packets of the
+/// flow (retransmissions included, as `packets` counts them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Burst {
+    pub at: BurstStart,
+    pub length: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BurstStart {
+    /// The 1-based index of the first dropped packet among the flow's data
+    /// packets, in order of transmission (`at = 5000`).
+    Packet(u64),
+    /// The first data packet of the flow the bottleneck queue accepts at
+    /// or after this scenario time (`at = "20s"`).
+    Time(Time),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -208,6 +230,10 @@ pub struct ReceiverSpec {
     /// fixed delayed-ACK timer, as before.
     pub linux_delack: bool,
     pub delack_timeout: Time,
+    /// `read_delay` (added, default 0): in-order data becomes readable by
+    /// the application only this long after it became in order (the
+    /// receiving process's scheduling delay).
+    pub read_delay: Time,
 }
 
 impl Default for ReceiverSpec {
@@ -219,6 +245,7 @@ impl Default for ReceiverSpec {
             read_rate: None,
             linux_delack: true,
             delack_timeout: 200 * losslab_core::time::MS,
+            read_delay: 0,
         }
     }
 }

@@ -125,6 +125,54 @@ struct FlowNet {
     dropped: BTreeMap<u64, u64>,
     /// seg_no -> highest transmission count sent, for retransmitted ones.
     retransmitted: BTreeMap<u64, u32>,
+    periods: PeriodMeter,
+}
+
+/// A loss-recovery period as the mobile paper measures it at the
+/// bottleneck (section III, Fig. 1; section IV.B measures Tables 1-2 this
+/// way): from T2, when the flow's first retransmission starts
+/// serialisation, until the first segment of new data, above everything
+/// the flow had sent through the link before T2, has been serialised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RecoveryPeriod {
+    pub start: Time,
+    /// None while still open.
+    pub end: Option<Time>,
+    /// Time the link spent serialising packets of any flow inside the
+    /// period (eq. 8's numerator, as time).
+    pub busy: Time,
+    /// Packets of any flow the link finished inside the period.
+    pub packets: u64,
+    /// Of those, the flow's own retransmissions.
+    pub retransmissions: u64,
+}
+
+/// What an open period needs to close: the link's counters when it
+/// opened and the flow's highest segment through the link by then.
+#[derive(Clone, Copy, Debug)]
+struct OpenPeriod {
+    start: Time,
+    busy0: Time,
+    packets0: u64,
+    retransmissions0: u64,
+    high: Option<u64>,
+}
+
+/// Per flow, touched O(1) per packet: a counter, a maximum and the open
+/// period; the list grows only when a period closes.
+#[derive(Debug, Default)]
+struct PeriodMeter {
+    /// Highest seg_no of the flow that has left the bottleneck.
+    high_departed: Option<u64>,
+    /// The flow's retransmissions that have left the bottleneck.
+    retransmissions_departed: u64,
+    open: Option<OpenPeriod>,
+    /// Closed periods, the first `MAX_RECOVERIES` of them.
+    closed: Vec<RecoveryPeriod>,
+    omitted: u64,
+    /// Over every closed period, listed or not.
+    total_busy: Time,
+    total_time: Time,
 }
 
 struct Net {
@@ -135,6 +183,8 @@ struct Net {
     queue: VecDeque<Packet>,
     queue_bytes: u64,
     in_service: Option<(Time, Packet)>,
+    /// When the packet in service started serialisation.
+    service_start: Time,
     fwd_line: VecDeque<(Time, Packet)>,
     rev_line: VecDeque<(Time, Packet)>,
     held: BTreeMap<(Time, u64), Packet>,
@@ -151,6 +201,10 @@ struct Net {
     flows: Vec<FlowNet>,
     // statistics
     link_bytes: u64,
+    /// Serialisation time and packets the link has finished, for the
+    /// recovery periods.
+    link_busy: Time,
+    link_packets: u64,
     queue_drops: u64,
     loss_drops: u64,
     ack_drops: u64,
@@ -161,6 +215,60 @@ struct Net {
 impl Net {
     fn ser_time(&self, bytes: u32) -> Time {
         ((bytes as u128 * 8 * SEC as u128).div_ceil(self.rate_bps as u128)) as Time
+    }
+
+    /// The link starts serialising `p` at `now`.
+    fn start_service(&mut self, now: Time, p: Packet) {
+        let done = now + self.ser_time(p.wire_bytes);
+        self.service_start = now;
+        if let Body::Data(s) = p.body {
+            // Mobile paper Fig. 1, T2: the first retransmission reaches the
+            // link. A zero-window probe carries no segment.
+            if s.tx_count > 1 && !s.syn && s.len > 0 {
+                let m = &mut self.flows[p.flow as usize].periods;
+                if m.open.is_none() {
+                    m.open = Some(OpenPeriod {
+                        start: now,
+                        busy0: self.link_busy,
+                        packets0: self.link_packets,
+                        retransmissions0: m.retransmissions_departed,
+                        high: m.high_departed,
+                    });
+                }
+            }
+        }
+        self.in_service = Some((done, p));
+    }
+
+    /// Segment `s` of flow `f` has left the link at `now` (counters
+    /// already include it): it may end the flow's open period.
+    fn period_departure(&mut self, now: Time, f: usize, s: &Segment) {
+        let m = &mut self.flows[f].periods;
+        if s.tx_count > 1 {
+            m.retransmissions_departed += 1;
+        }
+        // Mobile paper section III: the period ends when the first new
+        // packet has been sent by the bottleneck (at or after T5).
+        if let Some(o) = m.open {
+            if s.tx_count == 1 && o.high.is_none_or(|h| s.seg_no > h) {
+                let period = RecoveryPeriod {
+                    start: o.start,
+                    end: Some(now),
+                    busy: self.link_busy - o.busy0,
+                    packets: self.link_packets - o.packets0,
+                    retransmissions: m.retransmissions_departed - o.retransmissions0,
+                };
+                m.open = None;
+                m.total_busy += period.busy;
+                m.total_time += now - o.start;
+                if m.closed.len() < crate::results::MAX_RECOVERIES {
+                    m.closed.push(period);
+                } else {
+                    m.omitted += 1;
+                }
+            }
+        }
+        m.high_departed = Some(m.high_departed.map_or(s.seg_no, |h| h.max(s.seg_no)));
     }
 
     /// Tracers see data and ACKs; the handshake's SYNs are not shown (the
@@ -215,8 +323,8 @@ impl Net {
         };
         self.trace(now, &p, PacketFate::Sent);
         if self.in_service.is_none() {
-            let done = now + self.ser_time(p.wire_bytes);
-            self.in_service = Some((done, p));
+            self.note_entry(now, &p);
+            self.start_service(now, p);
             return;
         }
         let full = match self.queue_limit {
@@ -229,23 +337,57 @@ impl Net {
             self.trace(now, &p, PacketFate::QueueDrop);
             return;
         }
+        self.note_entry(now, &p);
         self.queue_bytes += p.wire_bytes as u64;
         self.max_queue_bytes = self.max_queue_bytes.max(self.queue_bytes);
         self.queue.push_back(p);
+    }
+
+    /// A data packet the queue accepted: starts bursts given as a time.
+    #[inline]
+    fn note_entry(&mut self, now: Time, p: &Packet) {
+        if !self.fwd_loss.has_timed_bursts() {
+            return;
+        }
+        if let Body::Data(s) = p.body {
+            if !s.syn {
+                let view = self.view(p, &s);
+                self.fwd_loss.note_entry(now, &view);
+            }
+        }
+    }
+
+    fn view(&self, p: &Packet, s: &Segment) -> PacketView {
+        let fl = &self.flows[p.flow as usize];
+        PacketView {
+            flow: p.flow as usize,
+            index: p.index,
+            seg_no: s.seg_no,
+            tx_count: s.tx_count,
+            end: s.end(),
+            flow_total: fl.total,
+            mss: fl.mss,
+        }
     }
 
     /// The packet in service finished serialisation at `now`.
     fn depart(&mut self, now: Time) {
         let (_, p) = self.in_service.take().expect("departure without packet");
         self.link_bytes += p.wire_bytes as u64;
-        if let Some(next) = self.queue.pop_front() {
-            self.queue_bytes -= next.wire_bytes as u64;
-            let done = now + self.ser_time(next.wire_bytes);
-            self.in_service = Some((done, next));
-        }
+        self.link_busy += now - self.service_start;
+        self.link_packets += 1;
         let Body::Data(s) = p.body else {
             unreachable!("only data crosses the bottleneck")
         };
+        // Before the next packet starts: a period this packet closes must
+        // be closed when that one, a retransmission, may open the next.
+        if !s.syn && s.len > 0 {
+            self.period_departure(now, p.flow as usize, &s);
+        }
+        if let Some(next) = self.queue.pop_front() {
+            self.queue_bytes -= next.wire_bytes as u64;
+            self.start_service(now, next);
+        }
         if s.syn {
             let nth = self.flows[p.flow as usize].syns_fwd;
             if self.fwd_syn_loss.drops(p.flow as usize, nth) {
@@ -256,16 +398,7 @@ impl Net {
         }
         let protected = self.protect_rtx && s.tx_count > 1;
         if !s.syn && !protected && !self.fwd_loss.is_none() {
-            let fl = &self.flows[p.flow as usize];
-            let view = PacketView {
-                flow: p.flow as usize,
-                index: p.index,
-                seg_no: s.seg_no,
-                tx_count: s.tx_count,
-                end: s.end(),
-                flow_total: fl.total,
-                mss: fl.mss,
-            };
+            let view = self.view(&p, &s);
             if self.fwd_loss.drops(&view) {
                 self.loss_drops += 1;
                 self.record_drop(&p);
@@ -523,6 +656,7 @@ impl Simulation {
                 dsack: spec.receiver.sack_blocks > 0,
                 rcvbuf: spec.receiver.rcvbuf,
                 read_rate: spec.receiver.read_rate,
+                read_delay: spec.receiver.read_delay,
                 mss: spec.mss,
             });
             let total = total_of(&spec);
@@ -561,6 +695,7 @@ impl Simulation {
             queue: VecDeque::new(),
             queue_bytes: 0,
             in_service: None,
+            service_start: 0,
             fwd_line: VecDeque::new(),
             rev_line: VecDeque::new(),
             held: BTreeMap::new(),
@@ -584,6 +719,8 @@ impl Simulation {
             rev_dup: (r.duplicate, Stream::new(seed, "reverse.duplicate")),
             flows: flow_nets,
             link_bytes: 0,
+            link_busy: 0,
+            link_packets: 0,
             queue_drops: 0,
             loss_drops: 0,
             ack_drops: 0,
@@ -969,6 +1106,17 @@ impl Simulation {
                 epoch_link_bytes: &f.epoch_link_bytes,
                 spurious: spurious_retransmissions(n),
                 objects: f.objects.as_ref(),
+                periods: &n.periods.closed,
+                periods_omitted: n.periods.omitted,
+                open_period: n.periods.open.map(|o| RecoveryPeriod {
+                    start: o.start,
+                    end: None,
+                    busy: self.net.link_busy - o.busy0,
+                    packets: self.net.link_packets - o.packets0,
+                    retransmissions: n.periods.retransmissions_departed - o.retransmissions0,
+                }),
+                period_busy: n.periods.total_busy,
+                period_time: n.periods.total_time,
             })
     }
     pub(crate) fn link_stats(&self) -> LinkStats {
@@ -993,6 +1141,13 @@ pub(crate) struct FlowView<'a> {
     pub epoch_link_bytes: &'a [(Time, u64)],
     pub spurious: u64,
     pub objects: Option<&'a ObjectsRt>,
+    /// Closed loss-recovery periods (listed ones), how many more closed,
+    /// the one still open, and the busy and total time of all closed ones.
+    pub periods: &'a [RecoveryPeriod],
+    pub periods_omitted: u64,
+    pub open_period: Option<RecoveryPeriod>,
+    pub period_busy: Time,
+    pub period_time: Time,
 }
 
 pub(crate) struct LinkStats {

@@ -65,6 +65,7 @@ fn opportunistic_segments_go_past_the_window_and_are_kept() {
             opp.goodput_bps / 1e6,
         );
         assert_eq!(plain.beyond_window_segments, 0);
+        assert_eq!(opp.receiver_out_of_window_drops, 0, "{rec}");
         assert!(opp.beyond_window_segments > 0, "{rec}");
         assert_eq!(
             opp.retransmissions - opp.rescue_retransmissions,

@@ -176,7 +176,11 @@ fn drops(c: &Case, seed: u64) -> Option<Vec<u64>> {
     if c.download {
         let segs = 50_000_000 / u64::from(MSS);
         let step = segs / 6;
-        return Some((1..=5).map(|i| i * step + g.next_u64() % (step / 2)).collect());
+        return Some(
+            (1..=5)
+                .map(|i| i * step + g.next_u64() % (step / 2))
+                .collect(),
+        );
     }
     None
 }
@@ -199,7 +203,12 @@ fn build(c: &Case, seed: u64) -> Scenario {
 
 /// Runs every case over `seeds`, on every core; results by case, then
 /// seed.
-fn run_all(ctx: &Ctx, exp: &str, cases: &[Case], seeds: u64) -> Result<Vec<Vec<FlowResults>>, String> {
+fn run_all(
+    ctx: &Ctx,
+    exp: &str,
+    cases: &[Case],
+    seeds: u64,
+) -> Result<Vec<Vec<FlowResults>>, String> {
     let n = seeds as usize;
     let flat = par_map(cases.len() * n, |j| {
         let c = &cases[j / n];
@@ -225,8 +234,10 @@ fn mbps(f: &FlowResults) -> f64 {
 /// The utilization of the first loss-recovery period (eq. 8, measured at
 /// the bottleneck): the burst's.
 fn period_utilization(f: &FlowResults) -> Option<f64> {
-    let _ = f;
-    None // MERGE: recovery_periods
+    f.recovery_periods
+        .iter()
+        .find(|p| p.end_s.is_some())
+        .and_then(|p| p.utilization)
 }
 
 fn claim(exp: &str, id: String, statement: String, expect: Expect, values: &[f64]) -> Claim {
@@ -307,7 +318,14 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
     );
     let seeds = ctx.pick(3, 5, 10);
     // (u_ms, burst) for the three columns of Tables 1/4 then 2/5.
-    let conds: [(u64, u64); 6] = [(100, 10), (100, 50), (100, 100), (50, 10), (150, 10), (200, 10)];
+    let conds: [(u64, u64); 6] = [
+        (100, 10),
+        (100, 50),
+        (100, 100),
+        (50, 10),
+        (150, 10),
+        (200, 10),
+    ];
     let opts = [Opt::Original, Opt::Or, Opt::Optimized];
     let mut cases = Vec::new();
     for (_, rec) in RECS {
@@ -420,7 +438,10 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
         e.row(
             format!("{rname}, burst 10, U 100 ms: original / w/ OR / optimized"),
             format!("{} / {} / {}", show(0), show(1), show(2)),
-            format!("{} / {} / {}", TABLE1[ri][0][0], TABLE1[ri][1][0], TABLE4[ri][0]),
+            format!(
+                "{} / {} / {}",
+                TABLE1[ri][0][0], TABLE1[ri][1][0], TABLE4[ri][0]
+            ),
         );
     }
     Ok(e)
@@ -434,28 +455,108 @@ type Grid = [[[f64; 3]; 4]; 4];
 const TABLE6: Grid = [
     // CUBIC+QARR's 0.1% cell is printed out of place in our copy of the
     // paper ("17.6(88.0%)" between PRR's cells); we take it as this one.
-    [[17.0, 6.87, 5.2], [16.1, 7.89, 5.4], [18.8, 15.6, 17.6], [18.7, 17.9, 16.6]],
-    [[14.2, 6.35, 4.72], [14.1, 7.20, 5.3], [18.9, 16.6, 14.1], [18.8, 17.9, 16.5]],
-    [[14.6, 12.2, 7.87], [16.7, 9.57, 8.30], [18.6, 16.8, 15.3], [18.2, 16.8, 16.2]],
-    [[13.0, 6.69, 4.62], [13.6, 6.07, 4.36], [18.3, 16.9, 14.3], [18.7, 17.6, 16.2]],
+    [
+        [17.0, 6.87, 5.2],
+        [16.1, 7.89, 5.4],
+        [18.8, 15.6, 17.6],
+        [18.7, 17.9, 16.6],
+    ],
+    [
+        [14.2, 6.35, 4.72],
+        [14.1, 7.20, 5.3],
+        [18.9, 16.6, 14.1],
+        [18.8, 17.9, 16.5],
+    ],
+    [
+        [14.6, 12.2, 7.87],
+        [16.7, 9.57, 8.30],
+        [18.6, 16.8, 15.3],
+        [18.2, 16.8, 16.2],
+    ],
+    [
+        [13.0, 6.69, 4.62],
+        [13.6, 6.07, 4.36],
+        [18.3, 16.9, 14.3],
+        [18.7, 17.6, 16.2],
+    ],
 ];
 const TABLE7: Grid = [
-    [[6.98, 4.19, 3.76], [7.25, 4.63, 3.93], [18.0, 16.1, 14.7], [18.0, 16.2, 14.9]],
-    [[9.58, 3.51, 2.52], [10.3, 3.22, 2.38], [18.3, 11.5, 10.1], [18.1, 15.6, 14.5]],
-    [[18.3, 7.64, 5.70], [17.7, 6.86, 4.92], [17.8, 14.0, 12.7], [17.7, 14.4, 13.0]],
-    [[9.60, 3.17, 2.28], [9.85, 3.03, 2.31], [17.3, 11.7, 11.4], [17.7, 14.6, 14.5]],
+    [
+        [6.98, 4.19, 3.76],
+        [7.25, 4.63, 3.93],
+        [18.0, 16.1, 14.7],
+        [18.0, 16.2, 14.9],
+    ],
+    [
+        [9.58, 3.51, 2.52],
+        [10.3, 3.22, 2.38],
+        [18.3, 11.5, 10.1],
+        [18.1, 15.6, 14.5],
+    ],
+    [
+        [18.3, 7.64, 5.70],
+        [17.7, 6.86, 4.92],
+        [17.8, 14.0, 12.7],
+        [17.7, 14.4, 13.0],
+    ],
+    [
+        [9.60, 3.17, 2.28],
+        [9.85, 3.03, 2.31],
+        [17.3, 11.7, 11.4],
+        [17.7, 14.6, 14.5],
+    ],
 ];
 const TABLE8: Grid = [
-    [[17.0, 7.8, 5.28], [16.3, 9.0, 5.99], [19.1, 19.1, 19.1], [19.1, 19.1, 19.0]],
-    [[15.1, 7.7, 5.60], [15.7, 8.4, 6.25], [19.1, 19.1, 19.1], [19.1, 19.1, 19.0]],
-    [[16.7, 12.9, 8.20], [18.3, 13.4, 9.09], [19.1, 19.1, 19.1], [19.1, 19.1, 19.1]],
-    [[13.0, 7.10, 4.79], [14.3, 6.82, 4.82], [19.1, 19.1, 19.1], [19.1, 19.1, 18.9]],
+    [
+        [17.0, 7.8, 5.28],
+        [16.3, 9.0, 5.99],
+        [19.1, 19.1, 19.1],
+        [19.1, 19.1, 19.0],
+    ],
+    [
+        [15.1, 7.7, 5.60],
+        [15.7, 8.4, 6.25],
+        [19.1, 19.1, 19.1],
+        [19.1, 19.1, 19.0],
+    ],
+    [
+        [16.7, 12.9, 8.20],
+        [18.3, 13.4, 9.09],
+        [19.1, 19.1, 19.1],
+        [19.1, 19.1, 19.1],
+    ],
+    [
+        [13.0, 7.10, 4.79],
+        [14.3, 6.82, 4.82],
+        [19.1, 19.1, 19.1],
+        [19.1, 19.1, 18.9],
+    ],
 ];
 const TABLE9: Grid = [
-    [[6.77, 4.05, 3.66], [6.64, 4.10, 3.87], [19.1, 19.0, 19.0], [19.1, 18.6, 18.7]],
-    [[9.96, 3.40, 2.54], [9.85, 3.69, 2.42], [19.1, 19.0, 19.0], [19.1, 18.8, 18.9]],
-    [[18.6, 7.68, 5.57], [17.7, 7.37, 5.45], [19.1, 19.0, 19.0], [19.1, 18.5, 17.9]],
-    [[9.60, 3.17, 2.28], [9.85, 3.03, 2.31], [19.1, 19.1, 19.0], [19.1, 18.7, 18.7]],
+    [
+        [6.77, 4.05, 3.66],
+        [6.64, 4.10, 3.87],
+        [19.1, 19.0, 19.0],
+        [19.1, 18.6, 18.7],
+    ],
+    [
+        [9.96, 3.40, 2.54],
+        [9.85, 3.69, 2.42],
+        [19.1, 19.0, 19.0],
+        [19.1, 18.8, 18.9],
+    ],
+    [
+        [18.6, 7.68, 5.57],
+        [17.7, 7.37, 5.45],
+        [19.1, 19.0, 19.0],
+        [19.1, 18.5, 17.9],
+    ],
+    [
+        [9.60, 3.17, 2.28],
+        [9.85, 3.03, 2.31],
+        [19.1, 19.1, 19.0],
+        [19.1, 18.7, 18.7],
+    ],
 ];
 /// Tables 10-13 (LTE): [cc][QARR, BARR][column].
 type LteGrid = [[[f64; 3]; 2]; 4];
@@ -656,7 +757,11 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
         &g,
     ));
     if let Some(f) = runs.first().and_then(|r| r.first()) {
-        e.row("CUBIC+RH, 0.01%, 100 ms (Mbit/s)", format!("{:.2}", mbps(f)), "17.0");
+        e.row(
+            "CUBIC+RH, 0.01%, 100 ms (Mbit/s)",
+            format!("{:.2}", mbps(f)),
+            "17.0",
+        );
     }
     Ok(e)
 }
@@ -829,8 +934,13 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
                 TABLE15[v][r][col],
             )
         };
-        e.claims
-            .push(claim("limits", id, statement, value(paper, Band::QUANTITY), &g));
+        e.claims.push(claim(
+            "limits",
+            id,
+            statement,
+            value(paper, Band::QUANTITY),
+            &g,
+        ));
     }
     Ok(e)
 }
@@ -886,8 +996,10 @@ fn spikes(ctx: &Ctx) -> Result<Experiment, String> {
         let d = dir.join(&sc.name);
         let r = ctx.run("spikes", &sc, Some(&d))?;
         super::common::plot(&d, None, None)?;
-        e.pictures.push(format!("spikes/{}/plots/cwnd-a.png", sc.name));
-        e.pictures.push(format!("spikes/{}/plots/rtt-a.png", sc.name));
+        e.pictures
+            .push(format!("spikes/{}/plots/cwnd-a.png", sc.name));
+        e.pictures
+            .push(format!("spikes/{}/plots/rtt-a.png", sc.name));
         let f = &r.results.flows[0];
         e.row(
             format!("{}, {}: RTT spikes (seed 1)", c.rec, c.opt.label()),
@@ -898,7 +1010,11 @@ fn spikes(ctx: &Ctx) -> Result<Experiment, String> {
                 .collect::<Vec<_>>()
                 .join(" "),
             if c.opt == Opt::Original {
-                if c.rec == "qarr" { "1.8" } else { "1.5" }
+                if c.rec == "qarr" {
+                    "1.8"
+                } else {
+                    "1.5"
+                }
             } else {
                 "1.0"
             },
