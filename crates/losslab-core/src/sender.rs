@@ -41,8 +41,7 @@ use crate::handshake::{Handshake, HandshakeRules, Opening, FALLBACK_RTO};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::pacing::{burst_segments, default_rate, Pacer};
 use crate::rate::{Chosen, RateSampler};
-use crate::recovery::AwndCtx;
-use crate::recovery::{RecoveryCtx, RecoveryOps};
+use crate::recovery::{AwndCtx, RecoveryCtx, RecoveryOps, RecoveryParams};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS};
 use crate::sndbuf::{FreedAck, LinuxSndbuf, SendBuffer};
@@ -160,10 +159,13 @@ impl Algorithms {
             &params,
             &TimerParams::default(),
             &CcParams::default(),
+            &RecoveryParams::default(),
         )
     }
 
-    /// As `by_name`, with the detector's parameters.
+    /// As `by_name`, with each part's parameters.
+    // One name and one parameter set per pluggable part.
+    #[allow(clippy::too_many_arguments)]
     pub fn by_name_with(
         cc: &str,
         recovery: &str,
@@ -172,10 +174,11 @@ impl Algorithms {
         detect: &DetectParams,
         timer_params: &TimerParams,
         cc_params: &CcParams,
+        recovery_params: &RecoveryParams,
     ) -> Result<Self, String> {
         Ok(Algorithms {
             cc: crate::cc::build(cc, cc_params).ok_or_else(|| format!("unknown cc {cc:?}"))?,
-            recovery: crate::recovery::by_name(recovery)
+            recovery: crate::recovery::by_name(recovery, recovery_params)
                 .ok_or_else(|| format!("unknown recovery {recovery:?}"))?,
             detect: crate::detect::build(detection, detect)
                 .ok_or_else(|| format!("unknown detection {detection:?}"))?,
@@ -389,6 +392,10 @@ pub struct Sender {
     rtt_since_probe: bool,
     /// Latest TSval seen from the peer, echoed in TSecr.
     ts_recent: Time,
+    /// The ACK being processed's own RTTs for QARR and BARR
+    /// (`RecoveryCtx::ack_rtt`, `delivered_rtt`); None between ACKs.
+    ack_rtt: Option<Time>,
+    delivered_rtt: Option<Time>,
     // Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only
     // when the flow actually used it.
     max_packets_out: u64,
@@ -478,6 +485,8 @@ impl Sender {
             tlp: None,
             rtt_since_probe: true,
             ts_recent: 0,
+            ack_rtt: None,
+            delivered_rtt: None,
             max_packets_out: 0,
             cwnd_usage_seq: 0,
             is_cwnd_limited: false,
@@ -1018,6 +1027,10 @@ impl Sender {
                 .emit(now, || Event::RttSample { rtt: r, srtt, rto });
         }
 
+        // RTT_i for QARR and BARR, whatever Karn's rule says above.
+        self.ack_rtt = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
+        self.delivered_rtt = self.board.delivered().latest_original.map(|d| now - d.sent);
+
         // Duplicate ACK accounting. With SACK, RFC 6675 section 2 counts
         // an ACK as duplicate when it SACKs new data; without SACK, RFC
         // 5681 section 2 (same ACK, same window, data outstanding).
@@ -1061,7 +1074,9 @@ impl Sender {
             .min(self.board.packets_out().saturating_sub(1));
         let delivered = cum_delivered + newly_sacked + reno_dup;
         if delivered > 0 {
-            self.alg.recovery.pkts_acked(delivered, self.rtt.latest());
+            self.alg
+                .recovery
+                .pkts_acked(now, delivered, self.rtt.latest());
         }
 
         // Lost-retransmission detection (PRR/ER paper section 3.2, Linux
@@ -1186,6 +1201,8 @@ impl Sender {
                 state,
             });
         }
+        self.ack_rtt = None;
+        self.delivered_rtt = None;
     }
 
     /// What a congestion controller sees of this ACK, with its
@@ -1601,6 +1618,9 @@ impl Sender {
             snd_una_advanced,
             new_loss,
             mss: self.cfg.mss,
+            ack_rtt: self.ack_rtt,
+            delivered_rtt: self.delivered_rtt,
+            min_rtt: self.rtt.min_rtt(),
         }
     }
 

@@ -174,6 +174,7 @@ fn tlp_tail(timers: &str, loss_inference: bool) -> Sender {
         &Default::default(),
         &tp,
         &Default::default(),
+        &Default::default(),
     )
     .unwrap();
     let mut s = Sender::new(cfg, alg, 0);

@@ -303,6 +303,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         cwnd_validation,
         hystart,
         tcp_rr_rto_factor,
+        qarr_queue_len_threshold,
+        barr_slide_wnd_size,
+        recovery_rtt_source,
         app,
         sndbuf,
         sndbuf_model,
@@ -516,6 +519,50 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         // `{:?}` is the shortest decimal that reads back to the same f64,
         // always with a '.' or an exponent, so TOML reads a float.
         out.kv("rto_factor", format!("{tcp_rr_rto_factor:?}"));
+    }
+    if *recovery_rtt_source != base.recovery_rtt_source
+        && !matches!(recovery.as_str(), "qarr" | "barr")
+    {
+        return Err(format!(
+            "{at}.recovery_rtt_source: {recovery_rtt_source:?} cannot be written: rtt_source is read only in [flow.qarr] or [flow.barr], with that recovery, and this flow's recovery is {recovery:?}"
+        ));
+    }
+    // Under the paper's names; the contract's aliases read back the same.
+    for (alg, key, value, default) in [
+        (
+            "qarr",
+            "queue_len_threshold",
+            *qarr_queue_len_threshold,
+            base.qarr_queue_len_threshold,
+        ),
+        (
+            "barr",
+            "slide_wnd_size",
+            *barr_slide_wnd_size,
+            base.barr_slide_wnd_size,
+        ),
+    ] {
+        let source = *recovery_rtt_source != base.recovery_rtt_source && recovery == alg;
+        if value == default && !source {
+            continue;
+        }
+        if recovery != alg {
+            return Err(format!(
+                "{at}.{alg}_{key}: {value} cannot be written: [flow.{alg}] is read only with recovery = \"{alg}\", and this flow's recovery is {recovery:?}"
+            ));
+        }
+        if value == 0 {
+            return Err(format!(
+                "{at}.{alg}_{key}: 0 cannot be written (a positive integer)"
+            ));
+        }
+        out.line(&format!("[flow.{alg}]"));
+        if value != default {
+            out.kv(key, value);
+        }
+        if source {
+            out.kv("rtt_source", string(recovery_rtt_source.name()));
+        }
     }
     Ok(())
 }
@@ -820,6 +867,7 @@ mod tests {
     use super::*;
     use crate::parse::load_scenario;
     use losslab_core::detect::{ErMitigation, ErVariant};
+    use losslab_core::recovery::AckRtt;
     use losslab_core::time::{MS, SEC};
     use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, RtoFormula};
     use rand::{Rng, SeedableRng};
@@ -1155,6 +1203,29 @@ app = { kind = "bulk" }
         round_trip(&sc);
         sc.flows[0].tcp_rr_rto_factor = 1.0;
         round_trip(&sc);
+        let f = &mut sc.flows[0];
+        f.recovery = "qarr".into();
+        f.qarr_queue_len_threshold = 1;
+        let text = round_trip(&sc);
+        assert!(
+            text.contains("[flow.qarr]\nqueue_len_threshold = 1\n"),
+            "{text}"
+        );
+        let f = &mut sc.flows[0];
+        f.qarr_queue_len_threshold = losslab_core::recovery::QUEUE_LEN_THRESHOLD;
+        f.recovery = "barr".into();
+        f.barr_slide_wnd_size = u32::MAX;
+        round_trip(&sc);
+        let f = &mut sc.flows[0];
+        f.barr_slide_wnd_size = losslab_core::recovery::SLIDE_WND_SIZE;
+        f.recovery_rtt_source = AckRtt::Delivered;
+        let text = round_trip(&sc);
+        assert!(
+            text.contains("[flow.barr]\nrtt_source = \"delivered\"\n"),
+            "{text}"
+        );
+        sc.flows[0].recovery = "qarr".into();
+        round_trip(&sc);
     }
 
     #[test]
@@ -1256,6 +1327,16 @@ app = { kind = "bulk" }
             sc.flows[0].tcp_rr_rto_factor = bad;
             assert_err(&sc, "flow.a.tcp_rr_rto_factor:");
         }
+        let mut sc = base.clone();
+        sc.flows[0].qarr_queue_len_threshold = 7;
+        assert_err(&sc, "flow.a.qarr_queue_len_threshold:");
+        let mut sc = base.clone();
+        sc.flows[0].recovery = "barr".into();
+        sc.flows[0].barr_slide_wnd_size = 0;
+        assert_err(&sc, "flow.a.barr_slide_wnd_size:");
+        let mut sc = base.clone();
+        sc.flows[0].recovery_rtt_source = AckRtt::Delivered;
+        assert_err(&sc, "flow.a.recovery_rtt_source:");
         let mut sc = base.clone();
         sc.flows[0].rrthresh = 9;
         assert_err(&sc, "flow.a.rrthresh:");
@@ -1459,6 +1540,18 @@ app = { kind = "bulk" }
         if f.cc.name() == "tcp-rr" {
             // (0, 1]: 1 - [0, 1) never draws 0.
             maybe!(f.tcp_rr_rto_factor, 1.0 - rng.gen::<f64>());
+        }
+        if f.recovery == "qarr" {
+            maybe!(f.qarr_queue_len_threshold, rng.gen_range(1..=u32::MAX));
+        }
+        if f.recovery == "barr" {
+            maybe!(f.barr_slide_wnd_size, rng.gen_range(1..=u32::MAX));
+        }
+        if matches!(f.recovery.as_str(), "qarr" | "barr") {
+            maybe!(
+                f.recovery_rtt_source,
+                *pick(rng, &[AckRtt::TsEcr, AckRtt::Delivered])
+            );
         }
         if f.detection == "early-retransmit" {
             maybe!(

@@ -13,6 +13,7 @@ use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::recovery::AckRtt;
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
     CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
@@ -47,7 +48,8 @@ by_name!(
     RtoSsthresh,
     RecoveryExit,
     Pacing,
-    CwndValidation
+    CwndValidation,
+    AckRtt
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -472,7 +474,43 @@ const FLOW_KEYS: &[&str] = &[
     "cwnd_validation",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
-const PARAMETER_TABLES: &[&str] = &["early-retransmit", "rtor", "tlp", "tlpr", "cubic", "tcp-rr"];
+const PARAMETER_TABLES: &[&str] = &[
+    "early-retransmit",
+    "rtor",
+    "tlp",
+    "tlpr",
+    "cubic",
+    "tcp-rr",
+    "qarr",
+    "barr",
+];
+/// `[flow.qarr]` and `[flow.barr]`: each one positive integer, under the
+/// paper's name (section VI's proc interface) or the contract's
+/// (docs/SCENARIO.md), and `rtt_source`.
+struct AliasedCount {
+    alg: &'static str,
+    key: &'static str,
+    alias: &'static str,
+    default: u32,
+    unit: &'static str,
+    field: fn(&mut FlowSpec) -> &mut u32,
+}
+const QARR_PARAM: AliasedCount = AliasedCount {
+    alg: "qarr",
+    key: "queue_len_threshold",
+    alias: "target_queue",
+    default: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
+    unit: "segments of queue",
+    field: |f| &mut f.qarr_queue_len_threshold,
+};
+const BARR_PARAM: AliasedCount = AliasedCount {
+    alg: "barr",
+    key: "slide_wnd_size",
+    alias: "window",
+    default: losslab_core::recovery::SLIDE_WND_SIZE,
+    unit: "ACKs",
+    field: |f| &mut f.barr_slide_wnd_size,
+};
 const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 /// The keys of `[flow.rtor]`, `[flow.tlp]` and `[flow.tlpr]`.
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
@@ -1552,6 +1590,19 @@ impl Cx<'_> {
             }
             self.parameters_read(&rloc, "tcp-rr", "cc", &f.cc.name())?;
         }
+        for p in [&QARR_PARAM, &BARR_PARAM] {
+            let Some(v) = t.get(p.alg) else { continue };
+            let ploc = loc.key(p.alg);
+            let example = format!("a table like [flow.{}] {} = {}", p.alg, p.key, p.default);
+            let pt = self.table(v, &ploc, &example)?;
+            let level = format!("in [flow.{}]", p.alg);
+            self.only_keys(pt, &ploc, &[p.key, p.alias, "rtt_source"], &level)?;
+            if let Some(n) = self.aliased_count(pt, &ploc, p)? {
+                *(p.field)(&mut f) = n;
+            }
+            self.set_named(pt, &ploc, "rtt_source", &mut f.recovery_rtt_source)?;
+            self.parameters_read(&ploc, p.alg, "recovery", &f.recovery)?;
+        }
         for (timer, keys) in TIMER_KEYS {
             let Some(v) = t.get(timer) else { continue };
             let tloc = loc.key(timer);
@@ -1619,6 +1670,27 @@ impl Cx<'_> {
         } else {
             Err(self.err(loc, format!("{EXPECTED}, got {v}")))
         }
+    }
+
+    /// `[flow.qarr]` / `[flow.barr]`: a positive integer under `key` or
+    /// under its `alias`, not both; None when neither is given.
+    fn aliased_count(&self, t: &Table, loc: &Loc, p: &AliasedCount) -> Res<Option<u32>> {
+        let AliasedCount {
+            key, alias, unit, ..
+        } = *p;
+        let (name, x) = match (t.get(key), t.get(alias)) {
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    &loc.key(alias),
+                    format!("{alias} is another name for {key}; give one of them"),
+                ))
+            }
+            (Some(x), None) => (key, x),
+            (None, Some(x)) => (alias, x),
+            (None, None) => return Ok(None),
+        };
+        let n = self.integer(x, &loc.key(name), 1, i64::from(u32::MAX), unit)?;
+        Ok(Some(n as u32))
     }
 
     /// A `[flow.ALG]` table is read only when the flow's `key` names ALG;

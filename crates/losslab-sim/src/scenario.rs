@@ -4,6 +4,7 @@
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::recovery::AckRtt;
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
@@ -312,6 +313,18 @@ pub struct FlowSpec {
     /// `cc = "tcp-rr"`, 0 < f <= 1 (default
     /// `losslab_core::cc::tcp_rr::DEFAULT_RTO_FACTOR`, 0.5).
     pub tcp_rr_rto_factor: f64,
+    /// `[flow.qarr] queue_len_threshold` (alias `target_queue`, the
+    /// contract's name): QARR's target queue Q_T, segments, at least 1
+    /// (default `losslab_core::recovery::QUEUE_LEN_THRESHOLD`, 5).
+    pub qarr_queue_len_threshold: u32,
+    /// `[flow.barr] slide_wnd_size` (alias `window`, the contract's name):
+    /// BARR's bandwidth window M, ACKs, at least 1 (default
+    /// `losslab_core::recovery::SLIDE_WND_SIZE`, 200).
+    pub barr_slide_wnd_size: u32,
+    /// `[flow.qarr] rtt_source` or `[flow.barr] rtt_source` (added):
+    /// `"tsecr"` (default, now - TSecr of every ACK) or `"delivered"` (the
+    /// RTT of a segment the ACK newly delivered), QARR's and BARR's RTT_i.
+    pub recovery_rtt_source: AckRtt,
     pub app: AppSpec,
     /// None = "auto".
     pub sndbuf: Option<u64>,
@@ -368,6 +381,9 @@ impl FlowSpec {
             slow_start_after_idle: false,
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
+            qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
+            barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,
+            recovery_rtt_source: AckRtt::Delivered,
             handshake: true,
             handshake_rules: HandshakeRules::Linux,
             frto: FrtoMode::Off,

@@ -1197,6 +1197,11 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
         seed,
     };
+    let recovery = losslab_core::recovery::RecoveryParams {
+        queue_len_threshold: spec.qarr_queue_len_threshold,
+        slide_wnd_size: spec.barr_slide_wnd_size,
+        rtt_source: spec.recovery_rtt_source,
+    };
     let mut alg = Algorithms::by_name_with(
         &spec.cc.name(),
         &spec.recovery,
@@ -1205,6 +1210,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         &detect,
         &timers,
         &cc,
+        &recovery,
     )?;
     for e in &spec.extensions {
         alg = alg.with_extension(e, detect.dupthresh)?;

@@ -93,6 +93,8 @@ struct Case {
     /// A name from `losslab_core::cc::NAMES` ("fixed:N" takes `fixed`,
     /// or 10 segments when that is None).
     cc: &'static str,
+    /// A name from `losslab_core::recovery::NAMES`.
+    recovery: &'static str,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -121,6 +123,7 @@ fn case() -> impl Strategy<Value = Case> {
             0u64..5,
             0u64..30,
             prop::sample::select(losslab_core::cc::NAMES),
+            prop::sample::select(losslab_core::recovery::NAMES),
         ),
     )
         .prop_map(
@@ -132,7 +135,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (quick, sb, rb),
                 (rr, fx, seed),
                 (detection, mitigation, lrd, undo, timers),
-                (variant, linux_rto, restart, objects, flow_delay, cc),
+                (variant, linux_rto, restart, objects, flow_delay, cc, recovery),
             )| Case {
                 segments,
                 mss,
@@ -159,6 +162,7 @@ fn case() -> impl Strategy<Value = Case> {
                 objects,
                 flow_delay,
                 cc,
+                recovery,
             },
         )
 }
@@ -225,6 +229,11 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     f.lost_retransmission_detection = c.lost_retransmission_detection;
     f.dsack_undo = c.dsack_undo;
     f.timers = c.timers.into();
+    f.recovery = c.recovery.into();
+    // QARR's and BARR's RTT_i, from the seed's bits.
+    if c.seed & 128 != 0 {
+        f.recovery_rtt_source = losslab_core::recovery::AckRtt::Delivered;
+    }
     // F-RTO, the RFC 5681 ssthresh rule and Linux's non-SACK recovery
     // exit, drawn from the seed's bits.
     if c.seed & 2 != 0 {
@@ -326,6 +335,8 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
             objects: seed % 4,
             flow_delay: seed % 7,
             cc: losslab_core::cc::NAMES[seed as usize % losslab_core::cc::NAMES.len()],
+            recovery: losslab_core::recovery::NAMES
+                [seed as usize % losslab_core::recovery::NAMES.len()],
         };
         run(&c).unwrap();
     }

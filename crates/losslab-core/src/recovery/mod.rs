@@ -6,16 +6,20 @@
 //! `pkts_acked` and `get_awnd_extension`. Every algorithm expresses itself
 //! through cwnd; the sender transmits while pipe < cwnd (RFC 6675 step C).
 
+mod barr;
 mod opportunistic;
 mod prr;
 mod prr6937;
+mod qarr;
 mod rate_halving;
 mod rfc3517;
 mod rfc6675;
 
+pub use barr::Barr;
 pub use opportunistic::Opportunistic;
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
+pub use qarr::{Qarr, FLOOR as QARR_FLOOR};
 pub use rate_halving::RateHalving;
 pub use rfc3517::Rfc3517;
 pub use rfc6675::Rfc6675;
@@ -24,7 +28,83 @@ use crate::time::Time;
 use crate::window::Window;
 
 /// Names accepted by `by_name`.
-pub const NAMES: &[&str] = &["rfc6675", "rfc3517", "rate-halving", "prr-6937", "prr"];
+pub const NAMES: &[&str] = &[
+    "rfc6675",
+    "rfc3517",
+    "rate-halving",
+    "prr-6937",
+    "prr",
+    "qarr",
+    "barr",
+];
+
+/// QARR's target queue Q_T by default, in segments (mobile paper section
+/// VI, `queue_len_threshold`).
+pub const QUEUE_LEN_THRESHOLD: u32 = 5;
+/// BARR's sliding window M by default, in ACKs (section VI,
+/// `slide_wnd_size`).
+pub const SLIDE_WND_SIZE: u32 = 200;
+
+/// The tunables of the recovery algorithms that have any (the paper's proc
+/// interfaces, section VI); each algorithm reads only its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecoveryParams {
+    /// QARR's Q_T, segments.
+    pub queue_len_threshold: u32,
+    /// BARR's M, ACKs; 0 is taken as 1.
+    pub slide_wnd_size: u32,
+    /// Which of an ACK's RTTs QARR and BARR take as RTT_i.
+    pub rtt_source: AckRtt,
+}
+
+impl Default for RecoveryParams {
+    fn default() -> Self {
+        RecoveryParams {
+            queue_len_threshold: QUEUE_LEN_THRESHOLD,
+            slide_wnd_size: SLIDE_WND_SIZE,
+            rtt_source: AckRtt::TsEcr,
+        }
+    }
+}
+
+/// RTT_i of QARR (eq. 1) and BARR (eq. 4): the RTT of the i-th ACK or
+/// duplicate ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckRtt {
+    /// `RecoveryCtx::ack_rtt`, now - TSecr: the paper's wording ("using
+    /// the TCP timestamp option appended in the received ACK/DUPACK").
+    TsEcr,
+    /// `RecoveryCtx::delivered_rtt`: from the send time of a segment the
+    /// ACK newly delivered, which a duplicate ACK's TSecr (RFC 7323 4.3)
+    /// does not give. The default: the paper's results need it
+    /// (docs/ALGORITHMS.md, "QARR").
+    #[default]
+    Delivered,
+}
+
+impl AckRtt {
+    pub const NAMES: &'static [&'static str] = &["tsecr", "delivered"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "tsecr" => Some(AckRtt::TsEcr),
+            "delivered" => Some(AckRtt::Delivered),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            AckRtt::TsEcr => "tsecr",
+            AckRtt::Delivered => "delivered",
+        }
+    }
+    /// This ACK's RTT_i, if it has one.
+    pub fn of(self, ctx: &RecoveryCtx) -> Option<Time> {
+        match self {
+            AckRtt::TsEcr => ctx.ack_rtt,
+            AckRtt::Delivered => ctx.delivered_rtt,
+        }
+    }
+}
 
 /// What a recovery algorithm may look at.
 #[derive(Clone, Copy, Debug, Default)]
@@ -41,6 +121,24 @@ pub struct RecoveryCtx {
     /// The detector marked new losses on this ACK.
     pub new_loss: bool,
     pub mss: u32,
+    /// This ACK's RTT from its echoed timestamp, now - TSecr, on every ACK
+    /// with a timestamp: no Karn filter, so duplicate ACKs and ACKs of
+    /// retransmissions give one too. By RFC 7323 section 4.3 a duplicate
+    /// ACK echoes the last segment that advanced the receiver's window, so
+    /// during a recovery the sample grows with the time since the hole.
+    /// None outside an ACK (an entry from a detector timer) or without a
+    /// timestamp.
+    pub ack_rtt: Option<Time>,
+    /// now minus the send time of the most recently sent segment that this
+    /// ACK newly delivered (cumulatively or by SACK) and that was never
+    /// retransmitted, so that which transmission arrived is certain (RFC
+    /// 8985 6.2 step 2; Linux's SACK RTT is of this kind). None when the
+    /// ACK delivered no such segment (a duplicate ACK without SACK, an ACK
+    /// of retransmissions only) and outside an ACK.
+    pub delivered_rtt: Option<Time>,
+    /// The smallest RTT sample of the connection (Karn-filtered, the
+    /// handshake's included); None before the first.
+    pub min_rtt: Option<Time>,
 }
 
 /// What `awnd_extension` may look at: the paper's n1 and n2 (section IV).
@@ -70,8 +168,11 @@ pub trait RecoveryOps {
     );
     /// Leaving fast recovery (the cumulative ACK reached RecoveryPoint).
     fn end_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx);
-    /// Every ACK that delivered data, in or out of recovery.
-    fn pkts_acked(&mut self, _num_acked: u64, _rtt: Option<Time>) {}
+    /// Every ACK that delivered data, in or out of recovery, before the
+    /// ACK's cwnd_reduction(): `num_acked` segments newly cumulatively
+    /// acknowledged or SACKed (DeliveredData), `rtt` the latest
+    /// Karn-filtered RTT sample.
+    fn pkts_acked(&mut self, _now: Time, _num_acked: u64, _rtt: Option<Time>) {}
     /// Segments the sender may send beyond the receive window
     /// (opportunistic retransmission); none by default.
     fn awnd_extension(&self, _ctx: &AwndCtx) -> u64 {
@@ -92,7 +193,7 @@ pub trait RecoveryOps {
     fn on_sent(&mut self, _segments: u64) {}
 }
 
-pub fn by_name(name: &str) -> Option<Box<dyn RecoveryOps>> {
+pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOps>> {
     match name {
         // RFC 3517 and RFC 6675 share the cwnd rule; RFC 3517 lacks the
         // rescue retransmission (and the IsLost(HighACK+1) entry, which
@@ -105,6 +206,15 @@ pub fn by_name(name: &str) -> Option<Box<dyn RecoveryOps>> {
         "prr-6937" => Some(Box::new(Prr6937::ssrb())),
         // RFC 9937, which obsoletes RFC 6937.
         "prr" => Some(Box::new(Prr::new())),
+        // Mobile opportunistic-retransmission paper, sections II.D and II.E.
+        "qarr" => Some(Box::new(Qarr::new(
+            params.queue_len_threshold,
+            params.rtt_source,
+        ))),
+        "barr" => Some(Box::new(Barr::new(
+            params.slide_wnd_size,
+            params.rtt_source,
+        ))),
         _ => None,
     }
 }

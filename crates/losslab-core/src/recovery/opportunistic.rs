@@ -52,8 +52,8 @@ impl RecoveryOps for Opportunistic {
     fn end_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx) {
         self.inner.end_cwnd_reduction(w, ctx)
     }
-    fn pkts_acked(&mut self, num_acked: u64, rtt: Option<Time>) {
-        self.inner.pkts_acked(num_acked, rtt)
+    fn pkts_acked(&mut self, now: Time, num_acked: u64, rtt: Option<Time>) {
+        self.inner.pkts_acked(now, num_acked, rtt)
     }
     /// Section IV, second bullet: the window will advance by n1 + n2
     /// segments once the retransmissions are received.

@@ -903,7 +903,7 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
         let r = usize::from(c.rec == "barr");
         let (id, statement, paper) = if i < n14 {
             let v = i / 8;
-            let col = (i % 4) as usize;
+            let col = i % 4;
             (
                 format!("tab14-{}-{}-u{}", c.rec, c.opt.label(), c.u_ms),
                 format!(
