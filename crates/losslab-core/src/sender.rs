@@ -1388,8 +1388,11 @@ impl Sender {
             .saturating_sub(self.limited_transmit_out);
         self.limited_transmit_out = 0;
         // RFC 6675 step 4.1-4.2: RecoveryPoint = HighData; ssthresh from the
-        // congestion controller; the RecoveryOps sets cwnd.
-        self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
+        // congestion controller (unless the RecoveryOps keeps it); the
+        // RecoveryOps sets cwnd.
+        if self.alg.recovery.sets_ssthresh() {
+            self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
+        }
         self.state = State::Fast {
             recovery_point: self.snd_nxt,
         };
@@ -1773,12 +1776,11 @@ impl Sender {
         self.snd_una + self.rwnd + ext * u64::from(self.cfg.mss)
     }
 
-    fn awnd_ctx(&self) -> AwndCtx {
-        let span = self.board.fack().saturating_sub(self.board.base());
+    fn awnd_ctx(&self) -> AwndCtx<'_> {
         AwndCtx {
             in_recovery: matches!(self.state, State::Fast { .. }),
-            holes: span.saturating_sub(self.board.sacked_out()),
-            sacked: self.board.sacked_out() + self.reno_sacked,
+            board: &self.board,
+            reno_sacked: self.reno_sacked,
         }
     }
 

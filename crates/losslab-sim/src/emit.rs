@@ -1218,10 +1218,10 @@ app = { kind = "bulk" }
         round_trip(&sc);
         let f = &mut sc.flows[0];
         f.barr_slide_wnd_size = losslab_core::recovery::SLIDE_WND_SIZE;
-        f.recovery_rtt_source = AckRtt::Delivered;
+        f.recovery_rtt_source = AckRtt::TsEcr;
         let text = round_trip(&sc);
         assert!(
-            text.contains("[flow.barr]\nrtt_source = \"delivered\"\n"),
+            text.contains("[flow.barr]\nrtt_source = \"tsecr\"\n"),
             "{text}"
         );
         sc.flows[0].recovery = "qarr".into();
@@ -1335,7 +1335,7 @@ app = { kind = "bulk" }
         sc.flows[0].barr_slide_wnd_size = 0;
         assert_err(&sc, "flow.a.barr_slide_wnd_size:");
         let mut sc = base.clone();
-        sc.flows[0].recovery_rtt_source = AckRtt::Delivered;
+        sc.flows[0].recovery_rtt_source = AckRtt::TsEcr;
         assert_err(&sc, "flow.a.recovery_rtt_source:");
         let mut sc = base.clone();
         sc.flows[0].rrthresh = 9;

@@ -162,6 +162,10 @@ struct OpenPeriod {
 /// period; the list grows only when a period closes.
 #[derive(Debug, Default)]
 struct PeriodMeter {
+    /// U, the flow's round-trip propagation delay: a period lasts at
+    /// least that long (Fig. 1: T2 to T5 is one U), so that idle time
+    /// after early new data (opportunistic retransmission) still counts.
+    min_len: Time,
     /// Highest seg_no of the flow that has left the bottleneck.
     high_departed: Option<u64>,
     /// The flow's retransmissions that have left the bottleneck.
@@ -250,7 +254,8 @@ impl Net {
         // Mobile paper section III: the period ends when the first new
         // packet has been sent by the bottleneck (at or after T5).
         if let Some(o) = m.open {
-            if s.tx_count == 1 && o.high.is_none_or(|h| s.seg_no > h) {
+            if s.tx_count == 1 && o.high.is_none_or(|h| s.seg_no > h) && now >= o.start + m.min_len
+            {
                 let period = RecoveryPeriod {
                     start: o.start,
                     end: Some(now),
@@ -664,6 +669,10 @@ impl Simulation {
                 total,
                 mss: spec.mss,
                 extra_delay: spec.delay,
+                periods: PeriodMeter {
+                    min_len: p.delay + r.delay + 2 * spec.delay,
+                    ..Default::default()
+                },
                 ..Default::default()
             });
             flows.push(FlowRt {

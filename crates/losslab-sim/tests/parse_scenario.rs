@@ -527,7 +527,7 @@ fn qarr_and_barr_parse_with_and_without_their_tables() {
         assert_eq!(f.recovery, alg);
         assert_eq!(f.qarr_queue_len_threshold, 5);
         assert_eq!(f.barr_slide_wnd_size, 200);
-        assert_eq!(f.recovery_rtt_source, AckRtt::TsEcr);
+        assert_eq!(f.recovery_rtt_source, AckRtt::Delivered);
     }
     // The paper's key names and the contract's aliases.
     for key in ["queue_len_threshold", "target_queue"] {

@@ -4,19 +4,22 @@
 //! (rcvbuf 4 MB) and a 4.3 MB drop-tail queue, 60 s, seeds 1 to 3.
 //!
 //! The paper (CUBIC, 0.05%): PRR 7.89 Mbit/s, QARR 15.6, BARR 17.9.
-//! Measured here (goodput in Mbit/s, seeds 1 / 2 / 3):
+//! Measured here since QARR and BARR stopped asking the controller for an
+//! ssthresh (goodput in Mbit/s, seeds 1 / 2 / 3):
 //! - prr                  7.30 / 11.33 / 13.29
-//! - qarr (RTT_i = tsecr)  6.83 /  9.89 /  9.98
-//! - qarr, "delivered"   15.06 / 15.82 / 14.99
-//! - barr (RTT_i = tsecr) 16.64 / 17.32 / 17.63
-//! - barr, "delivered"   17.26 / 18.90 / 18.84
+//! - qarr (RTT_i = tsecr) 14.89 / 14.47 / 15.45
+//! - qarr, "delivered"   15.02 / 15.00 / 15.45
+//! - barr (RTT_i = tsecr) 16.15 / 16.69 / 16.63
+//! - barr, "delivered"   16.42 / 16.73 / 16.88
 //!
-//! With RTT_i = now - TSecr (the paper's wording, the default), QARR ends
-//! every recovery at its floor: a duplicate ACK echoes the timestamp of
-//! the segment before the hole (RFC 7323 4.3), so RTT_i, and Q_i with it,
-//! grows with every duplicate ACK, queue or not. With the RTT of the
-//! segment each ACK delivers (`rtt_source = "delivered"`) QARR keeps its
-//! window unless there is a real queue, and reproduces the table.
+//! Without a binding receive window and with ssthresh left alone, QARR
+//! and BARR stay in slow start and overflow the 4.3 MB queue again after
+//! every recovery (13 to 17 timeouts per run); the paper's own regime has
+//! the receive window bind (reproduce mobile). With RTT_i = now - TSecr
+//! (`rtt_source = "tsecr"`) QARR still ends most recoveries at its floor:
+//! a duplicate ACK echoes the timestamp of the segment before the hole
+//! (RFC 7323 4.3), so RTT_i, and Q_i with it, grows with every duplicate
+//! ACK, queue or not.
 
 mod common;
 
@@ -152,7 +155,7 @@ fn qarr_and_barr_keep_a_clearly_higher_goodput_than_prr() {
 }
 
 #[test]
-fn cwnd_after_a_recovery_is_not_reduced_to_ssthresh() {
+fn prr_converges_to_ssthresh_qarr_and_barr_never_set_one() {
     // PRR leaves every recovery at ssthresh (RFC 9937 6.4)...
     for f in flows("prr", AckRtt::TsEcr) {
         let done = completed_fast(&f.recoveries);
@@ -161,9 +164,8 @@ fn cwnd_after_a_recovery_is_not_reduced_to_ssthresh() {
             assert_eq!(r.cwnd_after, Some(r.ssthresh), "{r:?}");
         }
     }
-    // ...QARR and BARR mostly above it: no ssthresh convergence, and
-    // nothing taken off without a queue (QARR) or below the delivery rate
-    // (BARR).
+    // ...QARR and BARR never set one (`sets_ssthresh`): "their
+    // CWnd/ssthreshs are unaffected by packet losses" (section VII.C).
     for (rec, src) in [
         ("qarr", AckRtt::Delivered),
         ("barr", AckRtt::TsEcr),
@@ -173,21 +175,15 @@ fn cwnd_after_a_recovery_is_not_reduced_to_ssthresh() {
             .iter()
             .flat_map(|f| completed_fast(&f.recoveries))
             .collect();
-        let above = done
-            .iter()
-            .filter(|r| r.cwnd_after > Some(r.ssthresh))
-            .count();
-        assert!(
-            2 * above > done.len(),
-            "{rec} {}: {above} of {} above ssthresh",
-            src.name(),
-            done.len()
-        );
+        assert!(!done.is_empty());
+        for r in done {
+            assert_eq!(r.ssthresh, u64::MAX / 4, "{rec} {}: {r:?}", src.name());
+        }
     }
 }
 
 #[test]
-fn qarr_with_the_echoed_timestamp_ends_every_recovery_at_its_floor() {
+fn qarr_with_the_echoed_timestamp_ends_most_recoveries_at_its_floor() {
     // RFC 7323 4.3: duplicate ACKs echo the segment before the hole, so
     // RTT_i grows by one segment's spacing per duplicate ACK and eq. 2
     // takes cwnd to the floor even without a queue.
@@ -195,17 +191,10 @@ fn qarr_with_the_echoed_timestamp_ends_every_recovery_at_its_floor() {
     for f in tsecr {
         let done = completed_fast(&f.recoveries);
         assert!(!done.is_empty());
-        for r in done {
-            assert_eq!(
-                r.cwnd_after,
-                Some(losslab_core::recovery::QARR_FLOOR),
-                "{r:?}"
-            );
-        }
+        let floor = done
+            .iter()
+            .filter(|r| r.cwnd_after == Some(losslab_core::recovery::QARR_FLOOR))
+            .count();
+        assert!(4 * floor >= 3 * done.len(), "{floor} of {}", done.len());
     }
-    // Which costs it the paper's advantage: below PRR on average.
-    let delivered = flows("qarr", AckRtt::Delivered);
-    let prr = flows("prr", AckRtt::TsEcr);
-    assert!(mean_goodput(tsecr) < mean_goodput(prr));
-    assert!(mean_goodput(tsecr) < 0.8 * mean_goodput(delivered));
 }

@@ -9,9 +9,8 @@
 //!   ACKs (eq. 3): B_i = (ack_i - ack_{i-M}) / (t_i - t_{i-M}).
 //! - On every ACK in recovery, the entering one included, cwnd = B_i x
 //!   RTT_i (eq. 4).
-//! - Leaving recovery keeps cwnd as eq. 4 last set it; ssthresh stays what
-//!   the congestion controller set on entry and only decides whether it
-//!   resumes in slow start or congestion avoidance.
+//! - Leaving recovery keeps cwnd as eq. 4 last set it; ssthresh is not
+//!   touched (`sets_ssthresh`).
 //!
 //! Interpretations:
 //! - ack_i counts what the receiver reports received, cumulatively
@@ -88,6 +87,13 @@ impl Barr {
 }
 
 impl RecoveryOps for Barr {
+    /// Section II.D/II.E: no ssthresh; section VII.C: "their
+    /// CWnd/ssthreshs are unaffected by packet losses". The congestion
+    /// controller is not asked (so CUBIC's curve, W_max and epoch go on
+    /// as if there had been no loss).
+    fn sets_ssthresh(&self) -> bool {
+        false
+    }
     fn name(&self) -> &'static str {
         "barr"
     }

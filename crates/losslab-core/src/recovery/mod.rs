@@ -141,15 +141,15 @@ pub struct RecoveryCtx {
     pub min_rtt: Option<Time>,
 }
 
-/// What `awnd_extension` may look at: the paper's n1 and n2 (section IV).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AwndCtx {
+/// What `awnd_extension` may look at: the scoreboard, from which the
+/// paper's n1 (holes) and n2 (SACKed segments) come (section IV).
+#[derive(Clone, Copy, Debug)]
+pub struct AwndCtx<'a> {
     /// In fast recovery.
     pub in_recovery: bool,
-    /// n1: segments not SACKed below the highest SACKed one.
-    pub holes: u64,
-    /// n2: out-of-order segments the receiver reported by SACK.
-    pub sacked: u64,
+    pub board: &'a crate::scoreboard::Scoreboard,
+    /// Without SACK: duplicate ACKs counted as delivered segments.
+    pub reno_sacked: u64,
 }
 
 pub trait RecoveryOps {
@@ -175,7 +175,7 @@ pub trait RecoveryOps {
     fn pkts_acked(&mut self, _now: Time, _num_acked: u64, _rtt: Option<Time>) {}
     /// Segments the sender may send beyond the receive window
     /// (opportunistic retransmission); none by default.
-    fn awnd_extension(&self, _ctx: &AwndCtx) -> u64 {
+    fn awnd_extension(&self, _ctx: &AwndCtx<'_>) -> u64 {
         0
     }
     /// Whether NextSeg() rule 4, the rescue retransmission, is used (RFC
@@ -191,6 +191,13 @@ pub trait RecoveryOps {
     }
     /// Every segment (re)transmitted while in fast recovery.
     fn on_sent(&mut self, _segments: u64) {}
+    /// Whether entering recovery asks the congestion controller for a
+    /// new ssthresh (the `set_ssthresh` argument of the mobile paper's
+    /// `init_cwnd_reduction`). QARR and BARR do not: "their
+    /// CWnd/ssthreshs are unaffected by packet losses" (section VII.C).
+    fn sets_ssthresh(&self) -> bool {
+        true
+    }
 }
 
 pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOps>> {

@@ -56,13 +56,24 @@ impl RecoveryOps for Opportunistic {
         self.inner.pkts_acked(now, num_acked, rtt)
     }
     /// Section IV, second bullet: the window will advance by n1 + n2
-    /// segments once the retransmissions are received.
-    fn awnd_extension(&self, ctx: &AwndCtx) -> u64 {
-        if ctx.in_recovery {
-            ctx.holes + ctx.sacked
-        } else {
-            0
+    /// segments once the retransmissions are received. Counted only up
+    /// to the first hole no retransmission is filling yet (a loss not yet
+    /// detected, or detected and not yet resent): the receiver cannot
+    /// pass that one to the application, so the window stops there and
+    /// segments sent past it would only be discarded. With one burst, as
+    /// in the paper's analysis, that is every hole.
+    fn awnd_extension(&self, ctx: &AwndCtx<'_>) -> u64 {
+        if !ctx.in_recovery {
+            return 0;
         }
+        let b = ctx.board;
+        let fack = b.fack().max(b.base());
+        let unfilled = [b.next_to_retransmit(), b.first_unsacked_unlost(None, fack)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(fack);
+        (unfilled - b.base()) + ctx.reno_sacked
     }
     fn rescue_retransmission(&self) -> bool {
         self.inner.rescue_retransmission()
@@ -73,6 +84,9 @@ impl RecoveryOps for Opportunistic {
     fn on_sent(&mut self, segments: u64) {
         self.inner.on_sent(segments)
     }
+    fn sets_ssthresh(&self) -> bool {
+        self.inner.sets_ssthresh()
+    }
 }
 
 #[cfg(test)]
@@ -80,17 +94,40 @@ mod tests {
     use super::*;
     use crate::recovery::Prr;
 
+    /// Segments 0-9 lost, 10-159 SACKed: n1 + n2 = 160 once the holes
+    /// are retransmitted; before that, nothing past the first hole still
+    /// waiting; never outside recovery.
     #[test]
-    fn extends_by_holes_plus_sacked_only_in_recovery() {
+    fn extends_by_holes_plus_sacked_up_to_the_first_unfilled_hole() {
+        use crate::scoreboard::Scoreboard;
+        use crate::wire::Range;
         let o = Opportunistic::new(Box::new(Prr::new()));
-        let mut ctx = AwndCtx {
-            in_recovery: true,
-            holes: 10,
-            sacked: 150,
+        let mut b = Scoreboard::new();
+        for i in 0..200 {
+            b.push_new(i * 1000, 1000, 0, i + 1);
+        }
+        b.on_sack_block(Range::new(10_000, 160_000));
+        let ctx = |b: &Scoreboard, in_recovery| {
+            o.awnd_extension(&AwndCtx {
+                in_recovery,
+                board: b,
+                reno_sacked: 0,
+            })
         };
-        assert_eq!(o.awnd_extension(&ctx), 160);
-        ctx.in_recovery = false;
-        assert_eq!(o.awnd_extension(&ctx), 0);
+        // Holes not yet marked lost: the receiver cannot advance.
+        assert_eq!(ctx(&b, true), 0);
+        for n in 0..10 {
+            b.mark_lost(n);
+        }
+        for n in 0..4 {
+            b.on_retransmit(n, 0, 300 + n);
+        }
+        assert_eq!(ctx(&b, true), 4, "up to the first hole not resent");
+        for n in 4..10 {
+            b.on_retransmit(n, 0, 300 + n);
+        }
+        assert_eq!(ctx(&b, true), 160);
+        assert_eq!(ctx(&b, false), 0);
         assert_eq!(o.name(), "prr");
     }
 

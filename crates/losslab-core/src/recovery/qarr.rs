@@ -9,11 +9,9 @@
 //! - On every ACK or duplicate ACK in recovery, the entering one included,
 //!   the Vegas/Veno backlog estimate (eq. 1) and a cut by its excess over
 //!   Q_T (eq. 2).
-//! - Leaving recovery keeps cwnd as eq. 2 left it. ssthresh stays what the
-//!   congestion controller set on entry (CUBIC 0.7 cwnd, NewReno
-//!   FlightSize / 2, ...), which QARR never reads; it only decides whether
-//!   the controller resumes in slow start (cwnd < ssthresh) or in
-//!   congestion avoidance.
+//! - Leaving recovery keeps cwnd as eq. 2 left it. ssthresh is not
+//!   touched: the congestion controller is not asked for one on entry
+//!   (`sets_ssthresh`), so a flow in slow start stays there.
 //!
 //! Interpretations:
 //! - RTT_i is by default (`AckRtt::TsEcr`, `[flow.qarr] rtt_source =
@@ -114,13 +112,20 @@ impl Qarr {
 }
 
 impl RecoveryOps for Qarr {
+    /// Section II.D/II.E: no ssthresh; section VII.C: "their
+    /// CWnd/ssthreshs are unaffected by packet losses". The congestion
+    /// controller is not asked (so CUBIC's curve, W_max and epoch go on
+    /// as if there had been no loss).
+    fn sets_ssthresh(&self) -> bool {
+        false
+    }
     fn name(&self) -> &'static str {
         "qarr"
     }
 
     fn init_cwnd_reduction(&mut self, _w: &mut Window, _ctx: &RecoveryCtx) {
-        // W_0 is the window before the loss: cwnd is not touched, and the
-        // ssthresh the controller just set is not a target.
+        // W_0 is the window before the loss: cwnd is not touched (and no
+        // ssthresh was set, `sets_ssthresh`).
         self.debt = 0;
         self.last_queue = None;
     }

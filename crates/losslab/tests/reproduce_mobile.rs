@@ -1,0 +1,56 @@
+//! `losslab reproduce mobile --quick`: every experiment leaves its claims
+//! (the ones `--quick` skips say so), the spikes experiment its pictures,
+//! the verdicts are the recorded ones (tests/verdicts.csv), a reproduced
+//! row really meets the paper's band, and every measured burst row comes
+//! with the model's number beside it.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn mobile_quick_claims_pictures_and_model_rows() {
+    let (dir, exps) = reproduce_quick("mobile", &[]);
+    assert_eq!(
+        ids(&exps),
+        ["bursts", "hspa", "lte", "limits", "spikes", "fig3"]
+    );
+    for e in &exps {
+        let claims = e["claims"].as_array().unwrap();
+        // Tables 14 and 15 run at the default and full scales only.
+        if e["id"] == "limits" {
+            assert!(claims.is_empty());
+            assert!(e["setup"]
+                .as_str()
+                .unwrap()
+                .contains("Not run by `--quick`"));
+            continue;
+        }
+        assert!(!claims.is_empty(), "{} claims nothing", e["id"]);
+        assert_pictures(dir.path(), "mobile", e);
+    }
+    let spikes = exps.iter().find(|e| e["id"] == "spikes").unwrap();
+    assert_eq!(spikes["pictures"].as_array().unwrap().len(), 8);
+    // The model's Numerical rows of Tables 1, 2, 4 and 5 sit beside the
+    // measured ones.
+    let bursts = &exps[0];
+    let model_rows = bursts["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["metric"].as_str().unwrap().starts_with("model, Table"))
+        .count();
+    assert_eq!(model_rows, 24);
+    // Every burst cell and every quick goodput cell is measured, over seeds.
+    for e in &exps[..3] {
+        for c in e["claims"].as_array().unwrap() {
+            if c["verdict"] == "not-measured" {
+                continue;
+            }
+            assert!(c["ours"]["n"].as_u64().unwrap() >= 3, "{}", c["id"]);
+        }
+    }
+    assert!(assert_claim_rows(dir.path(), "mobile", &exps) >= 130);
+    assert_reproduced_rows_meet_their_bands(&exps);
+    assert_recorded_verdicts("mobile", &exps);
+}
