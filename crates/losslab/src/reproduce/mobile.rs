@@ -789,6 +789,40 @@ fn cond_id(k: usize) -> String {
     }
 }
 
+/// The optimizations' effect on Vegas+QARR's goodput at 0.1% loss and
+/// 100 ms (condition 2), paired by seed, from a goodput table's runs
+/// (`goodput_tables`: per combination, 6 original then 6 optimized).
+fn vegas_qarr_gain(
+    e: &mut Experiment,
+    combos: &[(usize, usize)],
+    runs: &[Vec<FlowResults>],
+    id: &str,
+    statement: &str,
+    paper: f64,
+) {
+    let Some(ix) = combos.iter().position(|&x| x == (3, 2)) else {
+        return;
+    };
+    let orig: Vec<f64> = runs[ix * 12 + 2].iter().map(mbps).collect();
+    let opt: Vec<f64> = runs[ix * 12 + 6 + 2].iter().map(mbps).collect();
+    let exp = e.id.clone();
+    e.claims.push(Claim::measured(
+        PAPER,
+        &exp,
+        id,
+        statement,
+        Expect::Effect {
+            paper,
+            band: Band::EFFECT,
+        },
+        paired_relative(&orig, &opt, "gain"),
+        &format!(
+            "{UNTESTED}; the goodput rows of this cell, original and optimized, carry what the \
+             same runs measured"
+        ),
+    ));
+}
+
 fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
     let mut e = Experiment::new(
         "hspa",
@@ -822,25 +856,14 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
     )?;
     // Section VII.D: Vegas+QARR gains 33.6% from the optimizations at
     // 0.1% loss (19.1 against 14.3 Mbit/s).
-    if let Some(ix) = combos.iter().position(|&x| x == (3, 2)) {
-        let orig: Vec<f64> = runs[ix * 12 + 2].iter().map(mbps).collect();
-        let opt: Vec<f64> = runs[ix * 12 + 6 + 2].iter().map(mbps).collect();
-        e.claims.push(Claim::measured(
-            PAPER,
-            "hspa",
-            "sec7d-vegas-qarr-gain",
-            "Section VII.D: the optimizations improve Vegas+QARR's goodput by 33.6% at 0.1% loss",
-            Expect::Effect {
-                paper: 0.336,
-                band: Band::EFFECT,
-            },
-            paired_relative(&orig, &opt, "gain"),
-            &format!(
-                "{UNTESTED}; the goodput rows of this cell, original and optimized, carry what \
-                     the same runs measured"
-            ),
-        ));
-    }
+    vegas_qarr_gain(
+        &mut e,
+        &combos,
+        &runs,
+        "sec7d-vegas-qarr-gain",
+        "Section VII.D: the optimizations improve Vegas+QARR's goodput by 33.6% at 0.1% loss",
+        0.336,
+    );
     // Section VII.C: 19.3 Mbit/s without loss (96.5%).
     let noloss = run_all(
         ctx,
@@ -908,27 +931,14 @@ fn lte(ctx: &Ctx) -> Result<Experiment, String> {
         },
     )?;
     // Section VII.F: 43.3% for Vegas+QARR at 0.1% and 100 ms.
-    if let Some(ix) = combos.iter().position(|&x| x == (3, 2)) {
-        let orig: Vec<f64> = runs[ix * 12 + 2].iter().map(mbps).collect();
-        let opt: Vec<f64> = runs[ix * 12 + 6 + 2].iter().map(mbps).collect();
-        e.claims.push(
-            Claim::measured(
-                PAPER,
-                "lte",
-                "sec7f-vegas-qarr-gain",
-                "Section VII.F: over LTE the optimizations improve Vegas+QARR's goodput by 43.3% at 0.1% loss, 100 ms",
-                Expect::Effect {
-                    paper: 0.433,
-                    band: Band::EFFECT,
-                },
-                paired_relative(&orig, &opt, "gain"),
-                &format!(
-                    "{UNTESTED}; the goodput rows of this cell, original and optimized, carry what \
-                     the same runs measured"
-                ),
-            ),
-        );
-    }
+    vegas_qarr_gain(
+        &mut e,
+        &combos,
+        &runs,
+        "sec7f-vegas-qarr-gain",
+        "Section VII.F: over LTE the optimizations improve Vegas+QARR's goodput by 43.3% at 0.1% loss, 100 ms",
+        0.433,
+    );
     Ok(e)
 }
 
