@@ -16,6 +16,7 @@ pub mod nextseg;
 pub mod pacing;
 pub mod rate;
 pub mod receiver;
+pub mod redundancy;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;

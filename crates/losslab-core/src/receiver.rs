@@ -890,6 +890,7 @@ mod tests {
             tx_order: 0,
             probe: false,
             syn: false,
+            replica: false,
         }
     }
 

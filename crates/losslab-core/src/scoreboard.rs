@@ -22,6 +22,7 @@
 //! remembers the retransmitted segments a cumulative ACK removed, so a DSACK
 //! that arrives later can still be matched to them (RFC 2883, RFC 3708).
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::seqset::SeqSet;
@@ -57,6 +58,10 @@ pub struct SegMeta {
     /// DSACKs received for it (duplicates the receiver reported), counted
     /// up to `tx_count - 1`: more would be duplicated ACKs or packets.
     pub dsacks: u8,
+    /// Extra copies of its retransmissions sent (OR3's redundancy) that no
+    /// DSACK has been matched to yet: the next DSACKs are theirs, so they
+    /// say nothing about the retransmissions themselves.
+    pub replicas: u8,
 }
 
 impl SegMeta {
@@ -129,6 +134,10 @@ pub struct Dsacked {
     /// cannot stand for one more unnecessary transmission (a duplicated ACK
     /// or packet).
     pub fresh: bool,
+    /// The duplicate was an extra copy (OR3's redundancy): neither a
+    /// spurious retransmission nor a sign of reordering. `fresh` is then
+    /// false.
+    pub replica: bool,
 }
 
 /// A retransmitted segment that a cumulative ACK removed from the board,
@@ -141,6 +150,7 @@ struct AckedRetransmitted {
     tx_order: u64,
     loss_driven: bool,
     dsacks: u8,
+    replicas: u8,
 }
 
 /// How many cumulatively acknowledged retransmitted segments are kept for
@@ -181,6 +191,16 @@ pub struct Scoreboard {
     delivered: Delivered,
     /// Retransmitted segments already cumulatively acknowledged, in order.
     acked_rtx: VecDeque<AckedRetransmitted>,
+    /// Cumulatively acknowledged segments by how many times each was
+    /// retransmitted (index k; the OR3 paper's k, Fig. 3b).
+    retransmissions_hist: Vec<u64>,
+    /// No segment below this number is a `first_unsacked_unlost`
+    /// candidate. Segments stop being candidates (SACKed, marked lost,
+    /// retransmitted) far more often than they become one again (only
+    /// `unmark_lost`), so scans resume here: amortised O(1) where a scan
+    /// from the base would cross every hole of a 25,000-segment window on
+    /// each sending decision (opportunistic retransmission asks on each).
+    unfilled_hint: Cell<u64>,
 }
 
 impl Scoreboard {
@@ -276,6 +296,11 @@ impl Scoreboard {
             .next_back()
             .map(|(&o, &n)| (o, n))
     }
+    /// Cumulatively acknowledged segments by retransmission count: entry
+    /// k is how many were retransmitted k times (replicas not counted).
+    pub fn retransmissions_histogram(&self) -> &[u64] {
+        &self.retransmissions_hist
+    }
     pub fn iter(&self) -> impl Iterator<Item = (u64, &SegMeta)> {
         let base = self.base;
         self.segs
@@ -307,6 +332,7 @@ impl Scoreboard {
             tx_order,
             flags: 0,
             dsacks: 0,
+            replicas: 0,
         });
         self.next_seg_no() - 1
     }
@@ -342,6 +368,28 @@ impl Scoreboard {
         s
     }
 
+    /// Records an extra copy of `seg_no`'s retransmission in flight (OR3's
+    /// redundancy), if that retransmission is still outstanding: neither
+    /// SACKed nor declared lost again since. The copy becomes the segment's
+    /// latest transmission, so RACK and lost-retransmission detection
+    /// judge the segment by it; its retransmission count stays. Returns
+    /// the updated record, or None when no copy is worth sending.
+    pub fn on_replica(&mut self, seg_no: u64, now: Time, tx_order: u64) -> Option<SegMeta> {
+        let i = seg_no.checked_sub(self.base)? as usize;
+        let s = self.segs.get_mut(i)?;
+        // RETRANS: the retransmission is still in flight (a lost segment
+        // keeps LOST while it is, as in Linux).
+        if s.flags & (RETRANS | SACKED) != RETRANS {
+            return None;
+        }
+        self.rtx_in_flight.remove(&s.tx_order);
+        s.last_sent = now;
+        s.tx_order = tx_order;
+        s.replicas = s.replicas.saturating_add(1);
+        self.rtx_in_flight.insert(tx_order, seg_no);
+        Some(*s)
+    }
+
     /// Cumulative ACK up to byte `ack`: drops fully acknowledged segments.
     pub fn on_cum_ack(&mut self, ack: u64) -> CumAcked {
         let mut out = CumAcked::default();
@@ -355,6 +403,11 @@ impl Scoreboard {
             out.segments += 1;
             out.bytes += s.len as u64;
             out.any_retransmitted |= s.is(EVER_RETRANS);
+            let k = (s.tx_count - 1) as usize;
+            if self.retransmissions_hist.len() <= k {
+                self.retransmissions_hist.resize(k + 1, 0);
+            }
+            self.retransmissions_hist[k] += 1;
             if s.is(SACKED) {
                 self.sacked_out -= 1;
             } else {
@@ -380,6 +433,7 @@ impl Scoreboard {
                     tx_order: s.tx_order,
                     loss_driven: s.is(LOSS_RETRANS),
                     dsacks: s.dsacks,
+                    replicas: s.replicas,
                 });
             }
         }
@@ -443,12 +497,18 @@ impl Scoreboard {
     /// the retransmitted ones only: a DSACK of a segment sent once is a
     /// network duplicate and says nothing about retransmissions).
     pub fn on_dsack_block(&mut self, r: Range, mut f: impl FnMut(Dsacked)) {
-        fn count(dsacks: &mut u8, tx_count: u32) -> bool {
+        // Returns (fresh, replica): an extra copy takes the DSACK first,
+        // since the copies are the duplicates the sender chose to send.
+        fn count(dsacks: &mut u8, replicas: &mut u8, tx_count: u32) -> (bool, bool) {
+            if *replicas > 0 {
+                *replicas -= 1;
+                return (false, true);
+            }
             let fresh = u32::from(*dsacks) + 1 < tx_count;
             if fresh {
                 *dsacks = dsacks.saturating_add(1);
             }
-            fresh
+            (fresh, false)
         }
         // Already cumulatively acknowledged (RFC 2883 section 4 (1)).
         let i = self.acked_rtx.partition_point(|e| e.end <= r.start);
@@ -457,12 +517,13 @@ impl Scoreboard {
                 break;
             }
             if e.seq >= r.start && e.end <= r.end {
-                let fresh = count(&mut e.dsacks, e.tx_count);
+                let (fresh, replica) = count(&mut e.dsacks, &mut e.replicas, e.tx_count);
                 f(Dsacked {
                     tx_count: e.tx_count,
                     tx_order: e.tx_order,
                     loss_driven: e.loss_driven,
                     fresh,
+                    replica,
                 });
             }
         }
@@ -471,8 +532,9 @@ impl Scoreboard {
         let base = self.base;
         for n in lo..hi {
             let s = &mut self.segs[(n - base) as usize];
-            let fresh = count(&mut s.dsacks, s.tx_count);
+            let (fresh, replica) = count(&mut s.dsacks, &mut s.replicas, s.tx_count);
             f(Dsacked {
+                replica,
                 tx_count: s.tx_count,
                 tx_order: s.tx_order,
                 loss_driven: s.is(LOSS_RETRANS),
@@ -617,31 +679,50 @@ impl Scoreboard {
         }
         self.to_retransmit.clear();
         self.lost_scan = self.base;
+        self.unfilled_hint.set(self.base);
     }
 
     /// First segment above `after` (exclusive) and below `below` that is
     /// neither SACKed, LOST nor being retransmitted: RFC 6675 NextSeg()
     /// rule 3's candidate.
     pub fn first_unsacked_unlost(&self, after: Option<u64>, below: u64) -> Option<u64> {
-        let mut n = after.map_or(self.base, |a| a + 1).max(self.base);
-        while n < below {
+        let from = after.map_or(self.base, |a| a + 1).max(self.base);
+        let hint = self.unfilled_hint.get().max(self.base);
+        let mut n = from.max(hint);
+        let found = loop {
+            if n >= below {
+                break None;
+            }
             if let Some(r) = self.sacked.containing(n) {
                 n = r.end;
                 continue;
             }
-            let s = self.get(n)?;
+            let Some(s) = self.get(n) else {
+                break None;
+            };
             if s.flags & (LOST | RETRANS) == 0 {
-                return Some(n);
+                break Some(n);
             }
             n += 1;
+        };
+        // [from, n) held no candidate; when it touches [base, hint) the
+        // clean prefix now reaches n.
+        if from <= hint {
+            self.unfilled_hint.set(n.min(self.next_seg_no()));
         }
-        None
+        found
     }
 
     /// Checks the counters against a full recount (tests and debug builds).
     pub fn check_invariants(&self) -> Result<(), String> {
         let (mut sacked, mut lost, mut rtx) = (0, 0, 0);
         for (n, s) in self.iter() {
+            if n < self.unfilled_hint.get() && s.flags & (SACKED | LOST | RETRANS) == 0 {
+                return Err(format!(
+                    "segment {n}: a first_unsacked_unlost candidate below the hint {}",
+                    self.unfilled_hint.get()
+                ));
+            }
             if s.is(SACKED) != self.sacked.contains(n) {
                 return Err(format!(
                     "segment {n}: SACKED flag disagrees with the run set"

@@ -31,6 +31,9 @@
 //! DSACK for a segment sent exactly twice, the second time because a loss
 //! detector had marked it lost (the original was late, not lost).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::app::{App, AppState};
 use crate::cc::{CaState, CcCtx, CcParams, CongestionControl};
 use crate::config::{CwndValidation, Pacing, RecoveryExit, RtoConfig, RtoSsthresh};
@@ -42,6 +45,7 @@ use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::pacing::{burst_segments, default_rate, Pacer};
 use crate::rate::{Chosen, RateSampler};
 use crate::recovery::{AwndCtx, RecoveryCtx, RecoveryOps, RecoveryParams};
+use crate::redundancy::{NoRedundancy, Redundancy};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS};
 use crate::sndbuf::{FreedAck, LinuxSndbuf, SendBuffer};
@@ -128,7 +132,16 @@ impl Default for SenderConfig {
 }
 
 /// Extensions implemented (scenario `extensions = [...]`).
-pub const EXTENSIONS: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1"];
+pub const EXTENSIONS: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1", "or3"];
+
+/// What an extension may need beside its name.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExtensionParams {
+    pub dupthresh: u32,
+    pub or3: crate::recovery::Or3Params,
+    /// Seed of the extension's own random draws (OR3's randomisation).
+    pub seed: u64,
+}
 
 /// The pluggable parts, chosen by name in scenarios.
 pub struct Algorithms {
@@ -136,6 +149,8 @@ pub struct Algorithms {
     pub recovery: Box<dyn RecoveryOps>,
     pub detect: Box<dyn LossDetector>,
     pub timers: Box<dyn TimerPolicy>,
+    /// Extra copies of retransmissions (none unless an extension adds them).
+    pub redundancy: Box<dyn Redundancy>,
 }
 
 impl Algorithms {
@@ -184,20 +199,29 @@ impl Algorithms {
                 .ok_or_else(|| format!("unknown detection {detection:?}"))?,
             timers: crate::timers::build(timers, timer_params)
                 .ok_or_else(|| format!("unknown timers {timers:?}"))?,
+            redundancy: Box::new(NoRedundancy),
         })
     }
 
     /// Applies an extension that changes a part (the mobile paper's
-    /// `opportunistic` and `hack1`); `sndbuf-factor-3` changes the
-    /// configuration instead (`SenderConfig::sndbuf_model`), so it leaves
-    /// the parts alone.
-    pub fn with_extension(mut self, name: &str, dupthresh: u32) -> Result<Self, String> {
+    /// `opportunistic` and `hack1`, the OR3 paper's `or3`);
+    /// `sndbuf-factor-3` changes the configuration instead
+    /// (`SenderConfig::sndbuf_model`), so it leaves the parts alone.
+    pub fn with_extension(mut self, name: &str, p: &ExtensionParams) -> Result<Self, String> {
         match name {
             "opportunistic" => {
                 self.recovery = Box::new(crate::recovery::Opportunistic::new(self.recovery));
             }
             "hack1" => {
-                self.detect = Box::new(crate::detect::Hack1::new(self.detect, dupthresh));
+                self.detect = Box::new(crate::detect::Hack1::new(self.detect, p.dupthresh));
+            }
+            "or3" => {
+                if p.or3.opportunism {
+                    self.recovery = Box::new(crate::recovery::Or3Opportunism::new(self.recovery));
+                }
+                if p.or3.redundancy {
+                    self.redundancy = Box::new(crate::recovery::Or3Redundancy::new(p.or3, p.seed));
+                }
             }
             "sndbuf-factor-3" => {}
             _ => return Err(format!("unknown extension {name:?}")),
@@ -339,6 +363,16 @@ pub struct SenderStats {
     /// Segments sent beyond the peer's window by opportunistic
     /// retransmission.
     pub beyond_window_segments: u64,
+    /// Extra copies of retransmissions sent (OR3's redundancy); counted in
+    /// `segments_sent`, not in `retransmissions`.
+    pub redundant_copies: u64,
+    /// DSACKs matched to those copies (not spurious retransmissions).
+    pub redundant_duplicates: u64,
+    /// Receive-buffer starvation (OR3 paper section III-B): time during
+    /// which the application had data and cwnd had room, but the peer's
+    /// window stopped new data while the receiver held out-of-order data
+    /// (bubbles) waiting for retransmissions.
+    pub rcvbuf_starvation: Time,
 }
 
 pub struct Sender {
@@ -430,6 +464,13 @@ pub struct Sender {
     /// The RTT-spike watch after a recovery: (record, end of recovery,
     /// end of the RTT after it).
     spike_watch: Option<(usize, Time, Time)>,
+    /// Extra copies waiting to leave: (due time, order queued, segment).
+    replicas: BinaryHeap<Reverse<(Time, u64, u64)>>,
+    replicas_queued: u64,
+    /// Scratch for `Redundancy::copies`.
+    replica_delays: Vec<u32>,
+    /// Since when the receive buffer has starved the sender.
+    starved_since: Option<Time>,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -511,6 +552,10 @@ impl Sender {
                 .map(|m| SendBuffer::new(m, cfg.mss, cfg.init_cwnd)),
             stall_since: None,
             spike_watch: None,
+            replicas: BinaryHeap::new(),
+            replicas_queued: 0,
+            replica_delays: Vec::new(),
+            starved_since: None,
             cfg,
             alg,
         };
@@ -654,7 +699,11 @@ impl Sender {
         .min();
         match self.pacer.as_ref().and_then(Pacer::wake_at) {
             Some(p) => Some(earliest.map_or(p, |t| t.min(p))),
-            None => earliest,
+            // A copy due while the pacer waits leaves at its wake-up.
+            None => [earliest, self.replicas.peek().map(|r| r.0 .0)]
+                .into_iter()
+                .flatten()
+                .min(),
         }
     }
 
@@ -664,6 +713,7 @@ impl Sender {
             return;
         }
         self.close_stall(now);
+        self.close_starvation(now);
         if self.app.next_write_time().is_some_and(|t| t <= now) {
             self.app_write(now);
         }
@@ -823,6 +873,7 @@ impl Sender {
             tx_order: self.tx_order,
             probe: false,
             syn: true,
+            replica: false,
         })
     }
 
@@ -903,6 +954,7 @@ impl Sender {
             return;
         }
         self.close_stall(now);
+        self.close_starvation(now);
         if ack.ack > self.snd_nxt {
             self.stats.invalid_acks += 1;
             return;
@@ -973,7 +1025,9 @@ impl Sender {
         if dsack {
             let marker = self.undo.map(|u| u.marker);
             let mut unnecessary = 0;
+            let mut copies = 0;
             self.board.on_dsack_block(blocks[0], |d| {
+                copies += u64::from(d.replica);
                 if !d.fresh {
                     return;
                 }
@@ -989,6 +1043,7 @@ impl Sender {
             if let Some(u) = &mut self.undo {
                 u.dsacked += unnecessary;
             }
+            self.stats.redundant_duplicates += copies;
         }
 
         // Reordering (Linux tcp_check_sack_reordering(), RFC 8985
@@ -1827,6 +1882,10 @@ impl Sender {
                 }
             }
         }
+        if let Some(seg) = self.next_replica(now) {
+            self.on_paced_send(now, seg.len);
+            return Some(seg);
+        }
         let seg = match self.state {
             State::Open => self.next_open(now),
             State::Fast { .. } => self.next_fast(now),
@@ -1866,6 +1925,7 @@ impl Sender {
                 self.validate_cwnd(limited);
                 self.check_app_limited(used);
                 self.note_stall(now);
+                self.note_starvation(now);
                 self.maybe_arm_persist(now);
                 if self.probe_pending {
                     return self.send_probe(now);
@@ -1897,6 +1957,10 @@ impl Sender {
         if self.rto_rexmit_pending || self.fast_rexmit_pending {
             return true;
         }
+        if self.replicas.peek().is_some() {
+            // A copy may be due; the pacer's wake-up will tell.
+            return true;
+        }
         let room = match self.state {
             State::Open => {
                 let allowance = if self.cfg.limited_transmit {
@@ -1906,7 +1970,7 @@ impl Sender {
                 };
                 self.board.packets_out() < self.win.cwnd + allowance
             }
-            _ => self.pipe() < self.win.cwnd,
+            _ => self.pipe() < self.win.cwnd || self.lost_beyond_cwnd(),
         };
         room && self.has_something_to_send()
     }
@@ -2004,6 +2068,7 @@ impl Sender {
             tx_order: self.tx_order,
             probe: true,
             syn: false,
+            replica: false,
         })
     }
 
@@ -2084,7 +2149,11 @@ impl Sender {
             }
         }
         if self.pipe() >= self.win.cwnd {
-            return None;
+            return self
+                .lost_beyond_cwnd()
+                .then(|| self.board.next_to_retransmit())
+                .flatten()
+                .map(|n| self.retransmit(now, n));
         }
         // F-RTO step 2.b (Linux REXMIT_NEW): new data probes whether the
         // timeout was spurious before anything else is retransmitted.
@@ -2117,7 +2186,12 @@ impl Sender {
             }
         }
         if self.pipe() >= self.win.cwnd {
-            return None;
+            let n = self
+                .lost_beyond_cwnd()
+                .then(|| self.board.next_to_retransmit())
+                .flatten()?;
+            self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
+            return Some(self.retransmit(now, n));
         }
         let vars = RecoveryVars {
             high_rxt: self.high_rxt,
@@ -2176,6 +2250,7 @@ impl Sender {
             tx_order: self.tx_order,
             probe: false,
             syn: false,
+            replica: false,
         }
     }
 
@@ -2198,6 +2273,7 @@ impl Sender {
             seg_no,
             tx_count: s.tx_count,
         });
+        self.queue_replicas(now, seg_no, s.tx_count - 1);
         Segment {
             seq: s.seq,
             len: s.len,
@@ -2208,6 +2284,110 @@ impl Sender {
             tx_order: self.tx_order,
             probe: false,
             syn: false,
+            replica: false,
+        }
+    }
+
+    // ---- redundancy and opportunism (OR3, recovery/or3.rs) -----------------
+
+    /// OR3's opportunism: a lost segment may be retransmitted in recovery
+    /// although pipe >= cwnd.
+    fn lost_beyond_cwnd(&self) -> bool {
+        self.state != State::Open
+            && self.alg.recovery.retransmit_beyond_cwnd()
+            && self.board.next_to_retransmit().is_some()
+    }
+
+    /// One sending cycle: the time one segment takes at the pacing rate
+    /// (Linux's formula from cwnd and srtt for an unpaced flow; nothing
+    /// before the first RTT sample).
+    fn sending_cycle(&self) -> Time {
+        match self.pacing_rate() {
+            Some(r) if r > 0 => u64::from(self.cfg.mss) * 8 * crate::time::SEC / r,
+            _ => 0,
+        }
+    }
+
+    /// The `i`-th retransmission of `seg_no` just left: the redundancy
+    /// policy says which extra copies follow, and when.
+    fn queue_replicas(&mut self, now: Time, seg_no: u64, i: u32) {
+        self.replica_delays.clear();
+        self.alg.redundancy.copies(i, &mut self.replica_delays);
+        if self.replica_delays.is_empty() {
+            return;
+        }
+        let cycle = self.sending_cycle();
+        for &d in &self.replica_delays {
+            self.replicas_queued += 1;
+            self.replicas.push(Reverse((
+                now + u64::from(d) * cycle,
+                self.replicas_queued,
+                seg_no,
+            )));
+        }
+    }
+
+    /// The next extra copy due by `now` whose retransmission is still
+    /// outstanding (one SACKed, acknowledged or declared lost since needs
+    /// no copy). Copies ignore cwnd and the peer's window (they carry data
+    /// already inside it); the pacer spaces them.
+    fn next_replica(&mut self, now: Time) -> Option<Segment> {
+        while let Some(&Reverse((due, _, seg_no))) = self.replicas.peek() {
+            if due > now {
+                return None;
+            }
+            self.replicas.pop();
+            let Some(s) = self.board.on_replica(seg_no, now, self.tx_order + 1) else {
+                continue;
+            };
+            self.tx_order += 1;
+            self.last_send = now;
+            self.stats.segments_sent += 1;
+            self.stats.redundant_copies += 1;
+            self.events.emit(now, || Event::Sent {
+                seq: s.seq,
+                len: s.len,
+                seg_no,
+                tx_count: s.tx_count,
+            });
+            return Some(Segment {
+                seq: s.seq,
+                len: s.len,
+                ts_val: now + 1,
+                ts_ecr: self.ts_recent,
+                seg_no,
+                tx_count: s.tx_count,
+                tx_order: self.tx_order,
+                probe: false,
+                syn: false,
+                replica: true,
+            });
+        }
+        None
+    }
+
+    /// Receive-buffer starvation (OR3 paper III-B, "the sender blocked by
+    /// rwnd while bubbles wait for retransmissions"): checked when the
+    /// sender stops sending; lasts until the next ACK or timer.
+    fn note_starvation(&mut self, now: Time) {
+        if self.starved_since.is_some() {
+            return;
+        }
+        let starved = self.board.sacked_out() > 0
+            && self.pipe() < self.win.cwnd
+            && self
+                .app
+                .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
+                > 0
+            && self.new_data_len() == 0;
+        if starved {
+            self.starved_since = Some(now);
+        }
+    }
+
+    fn close_starvation(&mut self, now: Time) {
+        if let Some(t) = self.starved_since.take() {
+            self.stats.rcvbuf_starvation += now.saturating_sub(t);
         }
     }
 

@@ -98,6 +98,10 @@ pub struct Segment {
     /// The data sender's SYN (it connects) or SYN-ACK (it accepts): no
     /// payload, `seq` 0 (the SYN takes no engine sequence number).
     pub syn: bool,
+    /// An extra copy of a retransmission (OR3's redundancy, or3.rs): the
+    /// same bytes and `tx_count` as the retransmission it copies, sent
+    /// later. Observers count copies apart from retransmissions.
+    pub replica: bool,
 }
 
 impl Segment {

@@ -615,6 +615,10 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             syn_retransmissions: 0,
             spurious_rtos: one("TCPSpuriousRTOs"),
             beyond_window_segments: 0,
+            redundant_copies: 0,
+            redundant_duplicates: 0,
+            segments_by_retransmissions: Vec::new(),
+            rcvbuf_starvation_s: None,
             app_stall_s: None,
             app_stall_share: None,
             rtt_ms: RttResults {

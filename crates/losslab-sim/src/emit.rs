@@ -306,6 +306,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
         recovery_rtt_source,
+        or3,
         app,
         sndbuf,
         sndbuf_model,
@@ -562,6 +563,46 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         }
         if source {
             out.kv("rtt_source", string(recovery_rtt_source.name()));
+        }
+    }
+    or3_table(out, or3, &base.or3, extensions, &at)
+}
+
+/// `[flow.or3]`, with the keys that differ from the base.
+fn or3_table(
+    out: &mut Out,
+    p: &losslab_core::recovery::Or3Params,
+    base: &losslab_core::recovery::Or3Params,
+    extensions: &[String],
+    at: &str,
+) -> Res<()> {
+    if p == base {
+        return Ok(());
+    }
+    if !extensions.iter().any(|e| e == "or3") {
+        return Err(format!(
+            "{at}.or3: {p:?} cannot be written: [flow.or3] is read only with extensions = [\"or3\"], and this flow's extensions are {extensions:?}"
+        ));
+    }
+    if !(1..=255).contains(&p.max_replicas) || !(1..=1_000_000).contains(&p.spread_cycles) {
+        return Err(format!(
+            "{at}.or3: {p:?} cannot be written (max_replicas 1-255, spread_cycles 1-1000000)"
+        ));
+    }
+    out.line("[flow.or3]");
+    if p.max_replicas != base.max_replicas {
+        out.kv("max_replicas", p.max_replicas);
+    }
+    if p.spread_cycles != base.spread_cycles {
+        out.kv("spread_cycles", p.spread_cycles);
+    }
+    for (key, v, b) in [
+        ("opportunism", p.opportunism, base.opportunism),
+        ("redundancy", p.redundancy, base.redundancy),
+        ("randomization", p.randomization, base.randomization),
+    ] {
+        if v != b {
+            out.kv(key, v);
         }
     }
     Ok(())
@@ -1354,8 +1395,14 @@ app = { kind = "bulk" }
         sc.flows[1].start = sc.duration;
         assert_err(&sc, "flow.b.start:");
         let mut sc = base.clone();
-        sc.flows[0].extensions = vec!["or3".into()];
+        sc.flows[0].extensions = vec!["teleport".into()];
         assert_err(&sc, "flow.a.extensions[0]:");
+        let mut sc = base.clone();
+        sc.flows[0].or3.max_replicas = 3;
+        assert_err(&sc, "flow.a.or3:");
+        sc.flows[0].extensions = vec!["or3".into()];
+        sc.flows[0].or3.max_replicas = 0;
+        assert_err(&sc, "flow.a.or3:");
         let mut sc = base;
         sc.path.loss = LossModel::Drop {
             flow: "zz".into(),

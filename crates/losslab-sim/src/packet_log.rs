@@ -135,6 +135,7 @@ mod tests {
             tx_order: 9,
             probe: false,
             syn: false,
+            replica: false,
         };
         let d = Packet {
             flow: 0,

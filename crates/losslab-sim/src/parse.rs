@@ -13,7 +13,7 @@ use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::recovery::AckRtt;
+use losslab_core::recovery::{AckRtt, Or3Params};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
     CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
@@ -483,6 +483,16 @@ const PARAMETER_TABLES: &[&str] = &[
     "tcp-rr",
     "qarr",
     "barr",
+    "or3",
+];
+/// `[flow.or3]`: OR3's switches and numbers (recovery/or3.rs).
+const OR3_SWITCHES: &[&str] = &["opportunism", "redundancy", "randomization"];
+const OR3_KEYS: &[&str] = &[
+    "max_replicas",
+    "spread_cycles",
+    "opportunism",
+    "redundancy",
+    "randomization",
 ];
 /// `[flow.qarr]` and `[flow.barr]`: each one positive integer, under the
 /// paper's name (section VI's proc interface) or the contract's
@@ -1590,6 +1600,15 @@ impl Cx<'_> {
             }
             self.parameters_read(&rloc, "tcp-rr", "cc", &f.cc.name())?;
         }
+        if let Some(v) = t.get("or3") {
+            f.or3 = self.or3(v, &loc.key("or3"), f.or3)?;
+            if !f.extensions.iter().any(|e| e == "or3") {
+                return Err(self.err(
+                    &loc.key("or3"),
+                    "parameters for or3 given but this flow's extensions do not include \"or3\"; add it or remove [flow.or3]".to_string(),
+                ));
+            }
+        }
         for p in [&QARR_PARAM, &BARR_PARAM] {
             let Some(v) = t.get(p.alg) else { continue };
             let ploc = loc.key(p.alg);
@@ -1670,6 +1689,37 @@ impl Cx<'_> {
         } else {
             Err(self.err(loc, format!("{EXPECTED}, got {v}")))
         }
+    }
+
+    /// `[flow.or3]`: `max_replicas` (1-255 copies of one retransmission),
+    /// `spread_cycles` (1-1000000 sending cycles), and the three
+    /// principles as booleans.
+    fn or3(&self, v: &Value, loc: &Loc, mut p: Or3Params) -> Res<Or3Params> {
+        let t = self.table(v, loc, "a table like [flow.or3] max_replicas = 7")?;
+        self.only_keys(t, loc, OR3_KEYS, "in [flow.or3]")?;
+        if let Some(x) = t.get("max_replicas") {
+            p.max_replicas = self.integer(
+                x,
+                &loc.key("max_replicas"),
+                1,
+                255,
+                "copies of one retransmission",
+            )? as u32;
+        }
+        if let Some(x) = t.get("spread_cycles") {
+            p.spread_cycles =
+                self.integer(x, &loc.key("spread_cycles"), 1, 1_000_000, "sending cycles")? as u32;
+        }
+        for key in OR3_SWITCHES {
+            let Some(x) = t.get(*key) else { continue };
+            let b = self.boolean(x, &loc.key(key))?;
+            match *key {
+                "opportunism" => p.opportunism = b,
+                "redundancy" => p.redundancy = b,
+                _ => p.randomization = b,
+            }
+        }
+        Ok(p)
     }
 
     /// `[flow.qarr]` / `[flow.barr]`: a positive integer under `key` or

@@ -193,6 +193,23 @@ pub struct FlowResults {
     /// (opportunistic retransmission; absent when none were).
     #[serde(skip_serializing_if = "is_zero")]
     pub beyond_window_segments: u64,
+    /// Added: extra copies of retransmissions sent (OR3's redundancy; in
+    /// `segments_sent`, not in `retransmissions`), and the DSACKs matched
+    /// to them; absent when none were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub redundant_copies: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub redundant_duplicates: u64,
+    /// Added: cumulatively acknowledged segments by how many times each
+    /// was retransmitted, entry k for k retransmissions (the OR3 paper's
+    /// k, Fig. 3b; its k_max is `max_retransmissions_of_one_segment`).
+    /// Empty where not measured (`losslab linux`).
+    pub segments_by_retransmissions: Vec<u64>,
+    /// Added: receive-buffer starvation (OR3 paper III-B): seconds during
+    /// which the application had data and cwnd had room but the peer's
+    /// window stopped new data while the receiver held out-of-order data
+    /// (null where not measured: `losslab linux`).
+    pub rcvbuf_starvation_s: Option<f64>,
     /// Added: application stall (the mobile paper's Definition 1): seconds
     /// of fast recovery with an empty send buffer while the windows
     /// allowed new data, and their share of all fast-recovery time. Absent
@@ -417,6 +434,13 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 syn_retransmissions: stats.map_or(0, |s| s.syn_retransmissions),
                 spurious_rtos: stats.map_or(0, |s| s.spurious_rtos),
                 beyond_window_segments: stats.map_or(0, |s| s.beyond_window_segments),
+                redundant_copies: stats.map_or(0, |s| s.redundant_copies),
+                redundant_duplicates: stats.map_or(0, |s| s.redundant_duplicates),
+                segments_by_retransmissions: f
+                    .sender
+                    .map(|s| s.scoreboard().retransmissions_histogram().to_vec())
+                    .unwrap_or_default(),
+                rcvbuf_starvation_s: Some(secs(stats.map_or(0, |s| s.rcvbuf_starvation))),
                 app_stall_s: stall_measured.then(|| secs(stats.map_or(0, |s| s.app_stall))),
                 app_stall_share: (stall_measured && fast_time > 0)
                     .then(|| stats.map_or(0, |s| s.app_stall) as f64 / fast_time as f64),

@@ -4,7 +4,7 @@
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::recovery::AckRtt;
+use losslab_core::recovery::{AckRtt, Or3Params};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
@@ -325,6 +325,9 @@ pub struct FlowSpec {
     /// `"tsecr"` (default, now - TSecr of every ACK) or `"delivered"` (the
     /// RTT of a segment the ACK newly delivered), QARR's and BARR's RTT_i.
     pub recovery_rtt_source: AckRtt,
+    /// `[flow.or3]` (added; read with `extensions = ["or3"]`): OR3's
+    /// parameters (losslab_core::recovery::Or3Params; OR3 paper IV).
+    pub or3: Or3Params,
     pub app: AppSpec,
     /// None = "auto".
     pub sndbuf: Option<u64>,
@@ -384,6 +387,7 @@ impl FlowSpec {
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,
             recovery_rtt_source: AckRtt::Delivered,
+            or3: Or3Params::default(),
             handshake: true,
             handshake_rules: HandshakeRules::Linux,
             frto: FrtoMode::Off,

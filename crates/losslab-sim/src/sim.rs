@@ -125,6 +125,10 @@ struct FlowNet {
     dropped: BTreeMap<u64, u64>,
     /// seg_no -> highest transmission count sent, for retransmitted ones.
     retransmitted: BTreeMap<u64, u32>,
+    /// seg_no -> bitmask of transmissions an extra copy (OR3) delivered:
+    /// such a transmission reached the receiver even if its first copy
+    /// was dropped.
+    copies_delivered: BTreeMap<u64, u64>,
     periods: PeriodMeter,
 }
 
@@ -296,7 +300,8 @@ impl Net {
     fn record_drop(&mut self, p: &Packet) {
         // A zero-window probe carries no segment of the flow.
         if let Body::Data(s) = p.body {
-            if s.len == 0 {
+            // A copy's fate is told apart (`copies_delivered`).
+            if s.len == 0 || s.replica {
                 return;
             }
             let bit = 1u64 << (s.tx_count.clamp(1, 64) - 1);
@@ -876,6 +881,13 @@ impl Simulation {
         self.net.trace(now, &p, PacketFate::Delivered);
         match p.body {
             Body::Data(seg) => {
+                if seg.replica {
+                    let bit = 1u64 << (seg.tx_count.clamp(1, 64) - 1);
+                    *self.net.flows[f]
+                        .copies_delivered
+                        .entry(seg.seg_no)
+                        .or_default() |= bit;
+                }
                 let fl = &mut self.flows[f];
                 fl.receiver.on_segment(now, &seg);
                 if seg.syn {
@@ -1171,10 +1183,15 @@ pub(crate) struct LinkStats {
 /// Ground truth: a retransmission is spurious when an earlier
 /// transmission of the same segment was not dropped by the network (it
 /// was delivered, or was still on its way when the run ended).
+/// A transmission sent as several copies (OR3's redundancy) was dropped
+/// only if its first copy was dropped and no extra copy arrived; the
+/// extra copies are never retransmissions themselves (the sender counts
+/// them in `redundant_copies`).
 fn spurious_retransmissions(n: &FlowNet) -> u64 {
     let mut total = 0;
     for (seg, &max_tx) in &n.retransmitted {
-        let mask = n.dropped.get(seg).copied().unwrap_or(0);
+        let copies = n.copies_delivered.get(seg).copied().unwrap_or(0);
+        let mask = n.dropped.get(seg).copied().unwrap_or(0) & !copies;
         let first_survivor = (0..max_tx.min(64)).find(|i| mask & (1 << i) == 0);
         if let Some(i) = first_survivor {
             total += (max_tx - 1 - i) as u64;
@@ -1221,8 +1238,14 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         &cc,
         &recovery,
     )?;
+    let ext = losslab_core::sender::ExtensionParams {
+        dupthresh: detect.dupthresh,
+        or3: spec.or3,
+        // OR3's own stream, so its draws leave the controller's alone.
+        seed: crate::rng::Stream::new(seed, "or3").below(u64::MAX),
+    };
     for e in &spec.extensions {
-        alg = alg.with_extension(e, detect.dupthresh)?;
+        alg = alg.with_extension(e, &ext)?;
     }
     Ok(alg)
 }
@@ -1291,5 +1314,12 @@ mod tests {
         n.dropped.insert(12, 0b11);
         n.retransmitted.insert(12, 2);
         assert_eq!(spurious_retransmissions(&n), 2);
+        // Segment 20: original and 1st retransmission dropped, but an
+        // extra copy of the 1st retransmission arrived: the 2nd
+        // retransmission was unnecessary. Copies themselves never count.
+        n.dropped.insert(20, 0b011);
+        n.copies_delivered.insert(20, 0b010);
+        n.retransmitted.insert(20, 3);
+        assert_eq!(spurious_retransmissions(&n), 3);
     }
 }

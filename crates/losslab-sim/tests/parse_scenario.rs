@@ -498,13 +498,47 @@ fn unknown_keys_are_named_with_what_is_allowed() {
 
 #[test]
 fn algorithm_parameter_tables() {
-    // An extension still to come (qarr and barr were the others).
+    // An algorithm still to come (qarr, barr and or3 were the others).
+    let text = format!("{}\n[flow.le]\nx = 5\n", minimal_with("", ""));
+    file_error(
+        &text,
+        "flow.a.le",
+        &["parameters for le given but le is not implemented in this version"],
+    );
+    // OR3's table: its keys, their ranges, and only with the extension.
     let text = format!("{}\n[flow.or3]\nx = 5\n", minimal_with("", ""));
     file_error(
         &text,
-        "flow.a.or3",
-        &["parameters for or3 given but or3 is not implemented in this version"],
+        "flow.a.or3.x",
+        &["unknown key \"x\"", "max_replicas"],
     );
+    let text = format!("{}\n[flow.or3]\nmax_replicas = 7\n", minimal_with("", ""));
+    file_error(
+        &text,
+        "flow.a.or3",
+        &["parameters for or3 given but this flow's extensions do not include \"or3\""],
+    );
+    let or3 = minimal_with("", "extensions = [\"or3\"]\n");
+    for (body, key, want) in [
+        (
+            "max_replicas = 0",
+            "max_replicas",
+            "copies of one retransmission",
+        ),
+        (
+            "max_replicas = 256",
+            "max_replicas",
+            "copies of one retransmission",
+        ),
+        ("spread_cycles = 0", "spread_cycles", "sending cycles"),
+        ("redundancy = 1", "redundancy", "expected true or false"),
+    ] {
+        file_error(
+            &format!("{or3}\n[flow.or3]\n{body}\n"),
+            &format!("flow.a.or3.{key}"),
+            &[want],
+        );
+    }
     let text = format!("{}\n[flow.rfc6675]\nx = 5\n", minimal_with("", ""));
     file_error(&text, "flow.a.rfc6675", &["takes no parameters"]);
     for alg in ["qarr", "barr"] {

@@ -268,6 +268,19 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     if c.seed & 2048 != 0 {
         f.cwnd_validation = losslab_core::CwndValidation::Linux310;
     }
+    // OR3 (its three principles switched from the seed's bits): copies of
+    // retransmissions are duplicates that must never corrupt the stream.
+    let or3 = c.seed & 4096 != 0;
+    if or3 {
+        f.extensions.push("or3".into());
+        f.or3 = losslab_core::recovery::Or3Params {
+            max_replicas: 1 + ((c.seed >> 13) % 7) as u32,
+            opportunism: c.seed & (1 << 16) == 0,
+            redundancy: c.seed & (1 << 17) == 0,
+            randomization: c.seed & (1 << 18) == 0,
+            spread_cycles: 1 + ((c.seed >> 19) % 64) as u32,
+        };
+    }
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
     sc.seed = c.seed;
     let mut sim = Simulation::new(&sc).unwrap();
@@ -290,6 +303,14 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     prop_assert!(w.max_rcv_nxt <= total);
     prop_assert!(fl.fct_s.is_some(), "flow did not finish: {:?}", fl);
     prop_assert!(res.sim_time_s < 20_000.0);
+    // Copies are counted apart: every transmission is an original, a
+    // retransmission or a copy, and copies exist only with OR3.
+    let originals = fl.segments_by_retransmissions.iter().sum::<u64>();
+    prop_assert!(fl.segments_sent >= fl.retransmissions + fl.redundant_copies);
+    prop_assert!(fl.segments_sent - fl.retransmissions - fl.redundant_copies >= originals);
+    prop_assert!(or3 || fl.redundant_copies == 0);
+    prop_assert!(fl.redundant_duplicates <= fl.redundant_copies);
+    prop_assert!(fl.spurious_retransmissions <= fl.retransmissions);
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 
 mod barr;
 mod opportunistic;
+mod or3;
 mod prr;
 mod prr6937;
 mod qarr;
@@ -17,6 +18,7 @@ mod rfc6675;
 
 pub use barr::Barr;
 pub use opportunistic::Opportunistic;
+pub use or3::{copies_of as or3_copies, Or3Opportunism, Or3Params, Or3Redundancy};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use qarr::{Qarr, FLOOR as QARR_FLOOR};
@@ -197,6 +199,13 @@ pub trait RecoveryOps {
     /// CWnd/ssthreshs are unaffected by packet losses" (section VII.C).
     fn sets_ssthresh(&self) -> bool {
         true
+    }
+    /// Whether a segment marked lost may be retransmitted in recovery
+    /// when pipe >= cwnd (OR3's opportunism, recovery/or3.rs); the
+    /// pacing rate still spaces it. No by default (RFC 6675 section 5
+    /// step C: only while pipe < cwnd).
+    fn retransmit_beyond_cwnd(&self) -> bool {
+        false
     }
 }
 

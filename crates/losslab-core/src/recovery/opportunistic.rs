@@ -87,6 +87,9 @@ impl RecoveryOps for Opportunistic {
     fn sets_ssthresh(&self) -> bool {
         self.inner.sets_ssthresh()
     }
+    fn retransmit_beyond_cwnd(&self) -> bool {
+        self.inner.retransmit_beyond_cwnd()
+    }
 }
 
 #[cfg(test)]
