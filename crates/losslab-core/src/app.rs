@@ -56,6 +56,16 @@ impl AppState {
         }
     }
 
+    /// The application will write nothing more (`App::OnDemand` whose
+    /// caller could not know its total in advance, e.g. a connection of a
+    /// parallel transfer whose shared queue ran dry): the stream ends with
+    /// what it has written so far, so the sender can finish.
+    pub fn close(&mut self) {
+        if let App::OnDemand { total } = &mut self.app {
+            *total = self.written + self.blocked;
+        }
+    }
+
     /// Moves writes due by `now` into the send buffer, limited so that
     /// `written - snd_una <= sndbuf`.
     pub fn advance(&mut self, now: Time, snd_una: u64, sndbuf: Option<u64>) {
@@ -129,5 +139,27 @@ impl AppState {
             App::Bulk => None,
             _ => Some(self.written),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_ends_an_on_demand_stream_at_what_was_written() {
+        let mut a = AppState::new(App::OnDemand { total: 1_000_000 });
+        a.push(3000);
+        a.advance(0, 0, Some(2000));
+        assert!(!a.all_written());
+        a.close();
+        // The blocked 1000 bytes are still part of the stream.
+        assert_eq!(a.total(), Some(3000));
+        assert!(!a.all_written());
+        a.advance(0, 1000, Some(2000));
+        assert!(a.all_written());
+        // Nothing can be added after the close.
+        a.push(10);
+        assert_eq!(a.total(), Some(3000));
     }
 }

@@ -195,6 +195,40 @@ impl LinuxDelack {
     }
 }
 
+/// The application's reading: how far it has read, up to when, and the
+/// credit carried to the next call (`Receiver::read_until`).
+#[derive(Clone, Copy)]
+struct ReadCursor {
+    pos: u64,
+    time: Time,
+    frac: u64,
+}
+
+impl ReadCursor {
+    /// Reads at `rate` (None: at once) up to `now`, no further than `limit`.
+    fn read_until(&mut self, now: Time, limit: u64, rate: Option<u64>) {
+        let Some(rate) = rate else {
+            self.pos = limit;
+            return;
+        };
+        let dt = now.saturating_sub(self.time);
+        self.time = self.time.max(now);
+        let unread = limit - self.pos;
+        // u128: dt * rate overflows u64 after ~18 s at 1 GB/s.
+        let credit = u128::from(dt) * u128::from(rate) + u128::from(self.frac);
+        let bytes = credit / u128::from(SEC);
+        if bytes > u128::from(unread) {
+            // The application drained the buffer and sat idle; idle time
+            // earns no credit for data that arrives later.
+            self.pos = limit;
+            self.frac = 0;
+        } else {
+            self.pos += bytes as u64;
+            self.frac = (credit % u128::from(SEC)) as u64;
+        }
+    }
+}
+
 /// The handshake of a receiver that connects.
 #[derive(Clone, Copy, Debug)]
 struct Connect {
@@ -656,28 +690,52 @@ impl Receiver {
     }
 
     fn read_until(&mut self, now: Time) {
-        let limit = self.read_limit();
-        let Some(rate) = self.cfg.read_rate else {
-            self.read_pos = limit;
-            self.stats.bytes_read = self.read_pos;
-            return;
-        };
-        let dt = now.saturating_sub(self.read_time);
-        self.read_time = self.read_time.max(now);
-        let unread = limit - self.read_pos;
-        // u128: dt * rate overflows u64 after ~18 s at 1 GB/s.
-        let credit = u128::from(dt) * u128::from(rate) + u128::from(self.read_frac);
-        let bytes = credit / u128::from(SEC);
-        if bytes > u128::from(unread) {
-            // The application drained the buffer and sat idle; idle time
-            // earns no credit for data that arrives later.
-            self.read_pos = limit;
-            self.read_frac = 0;
-        } else {
-            self.read_pos += bytes as u64;
-            self.read_frac = (credit % u128::from(SEC)) as u64;
-        }
+        let mut c = self.read_cursor();
+        c.read_until(now, self.read_limit(), self.cfg.read_rate);
+        (self.read_pos, self.read_time, self.read_frac) = (c.pos, c.time, c.frac);
         self.stats.bytes_read = self.read_pos;
+    }
+
+    fn read_cursor(&self) -> ReadCursor {
+        ReadCursor {
+            pos: self.read_pos,
+            time: self.read_time,
+            frac: self.read_frac,
+        }
+    }
+
+    /// Out-of-order runs held above `rcv_nxt`: the receive-buffer bubbles
+    /// (RBBs) of the OR3 paper's section III-B are the gaps between them
+    /// and the in-order data, one per run.
+    pub fn ooo_runs(&self) -> usize {
+        self.ooo.runs()
+    }
+
+    /// Every byte of `[start, end)` has been received (in order or not).
+    pub fn holds(&self, start: u64, end: u64) -> bool {
+        end <= self.rcv_nxt || self.ooo.covers(start.max(self.rcv_nxt), end)
+    }
+
+    /// Bytes the receive buffer holds at `now` (in order but unread, plus
+    /// out of order), reading advanced to `now` as the next arrival would
+    /// advance it; the same quantity as `ReceiverStats::max_occupancy`.
+    /// Changes nothing: an observer sampling between arrivals must not
+    /// move the lazily computed reading, whose rounding would then differ.
+    pub fn occupancy_at(&self, now: Time) -> u64 {
+        let rate = self.cfg.read_rate;
+        let mut c = self.read_cursor();
+        let mut limit = self.read_limit();
+        if self.cfg.read_delay > 0 {
+            for &(at, upto) in &self.marks {
+                if at > now {
+                    break;
+                }
+                c.read_until(at, limit, rate);
+                limit = upto;
+            }
+        }
+        c.read_until(now, limit, rate);
+        (self.rcv_nxt - c.pos).saturating_add(self.ooo.total())
     }
 
     /// Right edge the receive buffer could back right now.
@@ -1692,5 +1750,67 @@ mod tests {
             r.on_timeout(t + 1_000 * SEC);
             prop_assert_eq!(r.stats().bytes_read, r.rcv_nxt());
         }
+    }
+
+    proptest! {
+        /// A sample between arrivals sees what the next arrival's reading
+        /// will see, and leaves the receiver as it was.
+        #[test]
+        fn occupancy_at_reads_ahead_without_moving_the_reading(
+            segs in proptest::collection::vec((0u64..20, 0u64..30_000_000), 1..40),
+            probes in proptest::collection::vec(0u64..30_000_000, 1..40),
+            read_delay in prop_oneof![Just(0u64), 1u64..300_000_000],
+            read_rate in prop_oneof![Just(None), (1_000u64..200_000).prop_map(Some)],
+        ) {
+            let config = ReceiverConfig { rcvbuf: 20_000, read_rate, read_delay, ..cfg() };
+            // Twin receivers: `a` is only ever sampled, `b` reads at the
+            // sampled times. Reading split at arbitrary points may round
+            // differently, so they are compared before `b` reads.
+            let mut a = Receiver::new(config.clone());
+            let mut t: Time = 0;
+            for ((n, dt), probe) in segs.iter().zip(probes.iter().cycle()) {
+                t += dt;
+                a.on_segment(t, &nth(*n, t));
+                let _ = drain(&mut a, t);
+                let at = t + probe;
+                let before = (a.read_pos, a.read_time, a.read_frac, a.readable, a.marks.len());
+                let sampled = a.occupancy_at(at);
+                prop_assert_eq!(
+                    before,
+                    (a.read_pos, a.read_time, a.read_frac, a.readable, a.marks.len())
+                );
+                let mut b = Receiver::new(config.clone());
+                b.rcv_nxt = a.rcv_nxt;
+                b.ooo = a.ooo.clone();
+                (b.read_pos, b.read_time, b.read_frac) = (a.read_pos, a.read_time, a.read_frac);
+                b.readable = a.readable;
+                b.marks = a.marks.clone();
+                b.advance_read(at);
+                let held = (b.rcv_nxt - b.read_pos).saturating_add(b.ooo.total());
+                prop_assert_eq!(sampled, held);
+            }
+        }
+    }
+
+    #[test]
+    fn bubbles_and_holdings_follow_the_out_of_order_runs() {
+        let mut r = Receiver::new(cfg());
+        r.on_segment(0, &nth(0, 1));
+        r.on_segment(0, &nth(2, 1));
+        r.on_segment(0, &nth(4, 1));
+        r.on_segment(0, &nth(5, 1));
+        // Runs [2], [4, 5] above rcv_nxt = 1 segment: two bubbles.
+        assert_eq!(r.ooo_runs(), 2);
+        assert!(r.holds(0, 1000));
+        assert!(r.holds(2000, 3000));
+        assert!(r.holds(4000, 6000));
+        assert!(!r.holds(1000, 2000));
+        assert!(!r.holds(2000, 4000));
+        assert_eq!(r.occupancy_at(0), 3000);
+        r.on_segment(0, &nth(1, 1));
+        assert_eq!(r.ooo_runs(), 1);
+        r.on_segment(0, &nth(3, 1));
+        assert_eq!(r.ooo_runs(), 0);
+        assert!(r.holds(0, 6000));
     }
 }

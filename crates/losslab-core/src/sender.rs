@@ -681,6 +681,11 @@ impl Sender {
         self.app_write(now);
     }
 
+    /// The application will write nothing more (`AppState::close`).
+    pub fn close_stream(&mut self) {
+        self.app.close();
+    }
+
     // ---- time ------------------------------------------------------------
 
     /// The earliest time `on_timeout` must be called.

@@ -259,6 +259,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "the Linux agents send bulk, bytes and timed writes; request/response objects are simulator-only",
             ));
         }
+        if matches!(f.app, AppSpec::Chunks { .. }) {
+            return Err(refuse(
+                n,
+                "app",
+                "chunks",
+                "the Linux agents send bulk, bytes and timed writes; a chunked file shared by parallel connections is simulator-only",
+            ));
+        }
         if f.mss < 536 || f.mss > 1900 {
             return Err(refuse(
                 n,
@@ -491,6 +499,12 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
                     f.name
                 )))
             }
+            AppSpec::Chunks { .. } => {
+                return Err(EmuError::BadInput(format!(
+                    "flow {}: app = chunks is simulator-only",
+                    f.name
+                )))
+            }
         };
         let quick = f.receiver.ack == AckSpec::Quick;
         let recv = emu
@@ -596,6 +610,9 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             acks_sent: r.last.segs_out as u64,
             retransmissions: l.total_retrans as u64,
             spurious_retransmissions: l.dsack_dups as u64,
+            // The split needs both ends' state at each retransmission.
+            spurious_after_ack_loss: 0,
+            spurious_unreported: 0,
             timeouts,
             fast_recoveries: one("TCPSackRecovery") + one("TCPRenoRecovery"),
             objects: Vec::new(),
@@ -631,6 +648,8 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             // Not observed from outside the kernel, like `recoveries`.
             receiver_out_of_window_drops: 0,
             max_rcvbuf_occupancy_bytes: 0,
+            mean_rcvbuf_occupancy_bytes: None,
+            rbb: Default::default(),
             recovery_periods: Vec::new(),
             recovery_periods_omitted: 0,
             recovery_period_utilization: None,
@@ -691,6 +710,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             config: losslab_sim::results::PathConfig::of(sc),
         },
         flows,
+        files: Vec::new(),
     };
     Ok(LinuxOutcome {
         results,
@@ -788,6 +808,10 @@ mod tests {
             ("profile = \"rfc\"", "recovery"),
             ("delay = \"10ms\"", "delay"),
             ("app = { kind = \"objects\", sizes = [\"10kB\"] }", "app"),
+            (
+                "app = { kind = \"chunks\", file = \"10MB\", chunk = \"1MB\" }",
+                "app",
+            ),
             (
                 "receiver = { sack_blocks = 0 }\nrecovery_exit = \"rfc6582\"",
                 "recovery_exit",

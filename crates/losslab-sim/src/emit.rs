@@ -694,6 +694,12 @@ fn app_table(app: &AppSpec, at: &str) -> Res<String> {
                 items.join(", ")
             )
         }
+        // The connections are the flow's `count`, written as that key.
+        AppSpec::Chunks { file, chunk } => format!(
+            r#"{{ kind = "chunks", file = {}, chunk = {} }}"#,
+            size("a file", *file)?,
+            size("a chunk", *chunk)?
+        ),
     })
 }
 
@@ -1164,6 +1170,10 @@ app = { kind = "bulk" }
                 sizes: vec![1025],
                 after: Some("b".into()),
             },
+            AppSpec::Chunks {
+                file: 1_000_000_000,
+                chunk: 1_000_000,
+            },
         ] {
             sc.flows[0].app = app;
             round_trip(&sc);
@@ -1505,7 +1515,12 @@ app = { kind = "bulk" }
                 let which = match rng.gen_range(0..4) {
                     1 if f.handshake => DropSpec::Syns(random_positions(rng)),
                     2 if !reverse => DropSpec::Segments(random_positions(rng)),
-                    3 if !reverse && f.app != AppSpec::Bulk => DropSpec::Tail(rng.gen_range(1..20)),
+                    3 if !reverse
+                        && f.app != AppSpec::Bulk
+                        && !matches!(f.app, AppSpec::Chunks { .. }) =>
+                    {
+                        DropSpec::Tail(rng.gen_range(1..20))
+                    }
                     _ => DropSpec::Packets(random_positions(rng)),
                 };
                 LossModel::Drop { flow, which }
@@ -1651,9 +1666,13 @@ app = { kind = "bulk" }
         );
         maybe!(
             f.app,
-            match rng.gen_range(0..4) {
+            match rng.gen_range(0..5) {
                 0 => AppSpec::Bulk,
                 1 => AppSpec::Bytes(random_size(rng)),
+                4 => AppSpec::Chunks {
+                    file: random_size(rng),
+                    chunk: random_size(rng),
+                },
                 2 => {
                     let mut t = 0;
                     AppSpec::Writes(

@@ -4,12 +4,15 @@
 //! nanoseconds, every random element draws from its own seeded stream, and
 //! simultaneous events are ordered by a fixed rule.
 
+pub(crate) mod ack_reports;
+pub(crate) mod chunks;
 pub mod emit;
 pub mod loss;
 pub mod packet_log;
 pub mod parse;
 pub mod pcap;
 pub mod profile;
+pub mod rbb;
 pub mod results;
 pub mod rng;
 pub mod scenario;

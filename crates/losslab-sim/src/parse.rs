@@ -528,7 +528,7 @@ const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("tlp", &["loss_inference"]),
     ("tlpr", &["rrthresh", "loss_inference"]),
 ];
-const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects"];
+const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects", "chunks"];
 const RECEIVER_KEYS: &[&str] = &[
     "ack",
     "sack_blocks",
@@ -1513,8 +1513,9 @@ impl Cx<'_> {
         if let Some(v) = t.get("min_rto") {
             f.min_rto = self.duration(v, &loc.key("min_rto"))?;
         }
+        let mut connections = None;
         if let Some(v) = t.get("app") {
-            f.app = self.app(v, &loc.key("app"))?;
+            (f.app, connections) = self.app(v, &loc.key("app"))?;
         }
         if let Some(v) = t.get("sndbuf") {
             let sloc = loc.key("sndbuf");
@@ -1554,6 +1555,19 @@ impl Cx<'_> {
                 i64::from(u32::MAX),
                 "the number of identical flows",
             )? as u32;
+        }
+        // `connections` in a chunks app is `count` under the paper's name.
+        if let Some(n) = connections {
+            if t.contains_key("count") && n != f.count {
+                return Err(self.err(
+                    &loc.key("app").key("connections"),
+                    format!(
+                        "connections = {n} but the flow's count = {}: they are the same number of parallel connections; give one of them, or both equal",
+                        f.count
+                    ),
+                ));
+            }
+            f.count = n;
         }
         if let Some(v) = t.get("rto_rearm_on_head_retransmit") {
             f.rto_rearm_on_head_retransmit =
@@ -1935,7 +1949,14 @@ impl Cx<'_> {
         Ok(())
     }
 
-    fn app(&self, v: &Value, loc: &Loc) -> Res<AppSpec> {
+    /// The app, and for a chunks app the `connections` it gave.
+    fn app(&self, v: &Value, loc: &Loc) -> Res<(AppSpec, Option<u32>)> {
+        let mut connections = None;
+        let app = self.app_kind(v, loc, &mut connections)?;
+        Ok((app, connections))
+    }
+
+    fn app_kind(&self, v: &Value, loc: &Loc, connections: &mut Option<u32>) -> Res<AppSpec> {
         let t = self.table(
             v,
             loc,
@@ -2005,6 +2026,23 @@ impl Cx<'_> {
                     None => None,
                 };
                 Ok(AppSpec::Objects { sizes, after })
+            }
+            "chunks" => {
+                self.only_keys(t, loc, &["kind", "file", "chunk", "connections"], &level)?;
+                let v = self.required(t, loc, "file", r#"the file's size, like "1GB""#)?;
+                let file = self.positive_size(v, &loc.key("file"), "the file")?;
+                let v = self.required(t, loc, "chunk", r#"the chunk size, like "1MB""#)?;
+                let chunk = self.positive_size(v, &loc.key("chunk"), "a chunk")?;
+                if let Some(v) = t.get("connections") {
+                    *connections = Some(self.integer(
+                        v,
+                        &loc.key("connections"),
+                        1,
+                        i64::from(u32::MAX),
+                        "parallel connections sharing the file, the flow's count",
+                    )? as u32);
+                }
+                Ok(AppSpec::Chunks { file, chunk })
             }
             other => Err(self.err(
                 &kloc,
@@ -2174,6 +2212,14 @@ impl Cx<'_> {
                 format!("no flow named {target:?} (flows: {})", quoted_list(&names)),
             ));
         };
+        if matches!(which, DropSpec::Tail(_)) && matches!(flow.app, AppSpec::Chunks { .. }) {
+            return Err(self.err(
+                &loc.key("tail"),
+                format!(
+                    "flow {target:?} sends a chunked file, and where each connection's stream ends is known only when the run has handed out the last chunk; tail needs an app of kind \"bytes\" or \"writes\""
+                ),
+            ));
+        }
         if matches!(which, DropSpec::Tail(_)) && flow.app == AppSpec::Bulk {
             return Err(self.err(
                 &loc.key("tail"),

@@ -19,6 +19,34 @@ pub struct RunResults {
     pub interrupted: bool,
     pub path: PathResults,
     pub flows: Vec<FlowResults>,
+    /// One entry per flow of app kind "chunks" (added; absent without
+    /// one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileResults>,
+}
+
+/// A chunked file sent over parallel connections (OR3 paper section
+/// III-C).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FileResults {
+    /// The `[[flow]]`'s name; its connections are the flows NAME.1 ..
+    /// NAME.N (NAME itself with one connection).
+    pub flow: String,
+    pub connections: u32,
+    pub file_bytes: u64,
+    pub chunk_bytes: u64,
+    pub chunks: u64,
+    /// From the flow's start until the last chunk completed (null if the
+    /// run ended first).
+    pub fct_s: Option<f64>,
+    /// Mean chunk completion time over the completed chunks.
+    pub mean_cct_s: Option<f64>,
+    /// The paper's ΔCCT: mean CCT - (base RTT + connections x chunk x 8 /
+    /// path rate).
+    pub delta_cct_s: Option<f64>,
+    /// Retransmission timeouts summed over the connections.
+    pub timeouts: u64,
+    pub chunks_completed: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -169,6 +197,13 @@ pub struct FlowResults {
     pub acks_sent: u64,
     pub retransmissions: u64,
     pub spurious_retransmissions: u64,
+    /// Added (OR3 paper section III-B): retransmissions of data the
+    /// receiver held when they were sent, because the ACKs that reported
+    /// it were lost (some was dropped, none had arrived) ...
+    pub spurious_after_ack_loss: u64,
+    /// ... or because no ACK had reported it yet (none dropped, none
+    /// arrived: left out by the SACK block limit, or still on the way).
+    pub spurious_unreported: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub tail_probes: u64,
@@ -235,6 +270,12 @@ pub struct FlowResults {
     /// Most bytes the receive buffer held at once, in-order unread plus
     /// out-of-order, sampled as segments arrived (added).
     pub max_rcvbuf_occupancy_bytes: u64,
+    /// The same quantity averaged over the `rbb` samples (added; null
+    /// without a sample).
+    pub mean_rcvbuf_occupancy_bytes: Option<f64>,
+    /// Receive-buffer bubbles sampled once per base RTT (added; OR3 paper
+    /// section III-B, Fig. 2).
+    pub rbb: crate::rbb::RbbResults,
     /// Loss-recovery periods measured at the bottleneck (added; the mobile
     /// paper's section III, Fig. 1), the first `MAX_RECOVERIES` closed ones
     /// in order, then the one still open at the end of the run, if any.
@@ -417,6 +458,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 acks_sent: f.receiver.stats().acks_sent,
                 retransmissions: stats.map_or(0, |s| s.retransmissions),
                 spurious_retransmissions: f.spurious,
+                spurious_after_ack_loss: f.spurious_after_ack_loss,
+                spurious_unreported: f.spurious_unreported,
                 timeouts: stats.map_or(0, |s| s.timeouts),
                 fast_recoveries: stats.map_or(0, |s| s.fast_recoveries),
                 tail_probes: stats.map_or(0, |s| s.tail_probes),
@@ -474,6 +517,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                     .unwrap_or_default(),
                 receiver_out_of_window_drops: f.receiver.stats().out_of_window_drops,
                 max_rcvbuf_occupancy_bytes: f.receiver.stats().max_occupancy,
+                mean_rcvbuf_occupancy_bytes: f.rbb.mean_occupancy(),
+                rbb: f.rbb.results(),
                 recovery_periods: f
                     .periods
                     .iter()
@@ -484,6 +529,38 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 recovery_period_utilization: (f.period_time > 0)
                     .then(|| f.period_busy as f64 / f.period_time as f64),
                 link_idle_in_recovery_s: secs(f.period_time - f.period_busy),
+            }
+        })
+        .collect::<Vec<FlowResults>>();
+    let files = sim
+        .files()
+        .iter()
+        .map(|file| {
+            let ccts: Vec<Time> = file
+                .chunks
+                .iter()
+                .filter_map(|c| Some(c.done?.saturating_sub(c.first_sent?)))
+                .collect();
+            let mean_cct = (!ccts.is_empty())
+                .then(|| ccts.iter().map(|&t| secs(t)).sum::<f64>() / ccts.len() as f64);
+            let n = file.members.len() as u32;
+            // OR3 paper section III-C: what a chunk would take if the N
+            // connections split the path evenly and nothing were lost.
+            let ideal = secs(file.base_rtt)
+                + f64::from(n) * file.chunk_bytes as f64 * 8.0 / link.rate_bps as f64;
+            FileResults {
+                flow: file.name.clone(),
+                connections: n,
+                file_bytes: file.file_bytes,
+                chunk_bytes: file.chunk_bytes,
+                chunks: file.chunk_count(),
+                fct_s: file
+                    .completed_at()
+                    .map(|t| secs(t.saturating_sub(file.start))),
+                mean_cct_s: mean_cct,
+                delta_cct_s: mean_cct.map(|m| m - ideal),
+                timeouts: file.members.iter().map(|&m| flows[m].timeouts).sum(),
+                chunks_completed: ccts.len() as u64,
             }
         })
         .collect();
@@ -504,5 +581,6 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
             config: PathConfig::of(sc),
         },
         flows,
+        files,
     }
 }

@@ -198,16 +198,27 @@ pub enum AppSpec {
         /// arrived (a page's resources wait for its HTML); None: at start.
         after: Option<String>,
     },
+    /// Parallel TCP (added kind "chunks", the OR3 paper's section III-C):
+    /// the flow's `count` connections share one file of `file` bytes,
+    /// handed out in chunks of `chunk` bytes in file order; a connection
+    /// takes the next chunk once it has sent every byte it took before.
+    Chunks {
+        file: u64,
+        chunk: u64,
+    },
 }
 
 impl AppSpec {
-    /// Bytes the application writes in all (None: unbounded).
+    /// Bytes the application writes in all on one connection (None:
+    /// unbounded, or for `Chunks` not known before the run: it depends on
+    /// how the connections share the file).
     pub fn total(&self) -> Option<u64> {
         match self {
             AppSpec::Bulk => None,
             AppSpec::Bytes(n) => Some(*n),
             AppSpec::Writes(w) => Some(w.iter().map(|x| x.1).sum()),
             AppSpec::Objects { sizes, .. } => Some(sizes.iter().sum()),
+            AppSpec::Chunks { .. } => None,
         }
     }
 }

@@ -18,7 +18,10 @@ use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::{Time, SEC};
 use losslab_core::{Ack, Algorithms, App, Handshake, Receiver, Segment, Sender, SenderConfig};
 
+use crate::ack_reports::{counts_as_retransmission, AckReports};
+use crate::chunks::{ConnChunks, FileRt};
 use crate::loss::{LossRt, PacketView, SynLoss};
+use crate::rbb::RbbMeter;
 use crate::rng::Stream;
 use crate::scenario::{AckSpec, AppSpec, FlowSpec, QueueLimit, Scenario};
 
@@ -68,6 +71,9 @@ pub enum Side {
 pub trait Tracer {
     fn packet(&mut self, _at: Time, _pkt: &Packet, _fate: PacketFate) {}
     fn endpoint(&mut self, _flow: usize, _side: Side, _ev: &Timed) {}
+    /// A flow's receive-buffer bubbles and occupancy, sampled once per
+    /// base RTT (crate::rbb).
+    fn rbb_sample(&mut self, _at: Time, _flow: usize, _bubbles: u64, _rcvbuf_bytes: u64) {}
     /// Whether endpoint events (cwnd, loss marks, ...) are wanted.
     fn wants_endpoint_events(&self) -> bool {
         false
@@ -93,6 +99,11 @@ impl Tracer for Tee {
             if t.wants_endpoint_events() {
                 t.endpoint(flow, side, ev);
             }
+        }
+    }
+    fn rbb_sample(&mut self, at: Time, flow: usize, bubbles: u64, rcvbuf_bytes: u64) {
+        for t in &mut self.0 {
+            t.rbb_sample(at, flow, bubbles, rcvbuf_bytes);
         }
     }
     fn wants_endpoint_events(&self) -> bool {
@@ -130,6 +141,7 @@ struct FlowNet {
     /// was dropped.
     copies_delivered: BTreeMap<u64, u64>,
     periods: PeriodMeter,
+    reports: AckReports,
 }
 
 /// A loss-recovery period as the mobile paper measures it at the
@@ -476,6 +488,7 @@ impl Net {
             };
             if self.rev_loss.drops(&view) {
                 self.ack_drops += 1;
+                self.flows[f].reports.on_dropped(&ack);
                 self.trace(now, &p, PacketFate::LossDrop);
                 return;
             }
@@ -532,6 +545,11 @@ struct FlowRt {
     /// Bottleneck bytes at each recovery start/end, in order.
     epoch_link_bytes: Vec<(Time, u64)>,
     objects: Option<ObjectsRt>,
+    /// The flow is a connection of a chunked file (`AppSpec::Chunks`).
+    chunks: Option<ConnChunks>,
+    /// Finite: the run may end once it has finished.
+    sized: bool,
+    rbb: RbbMeter,
 }
 
 const SIDE_SENDER: u8 = 0;
@@ -550,6 +568,10 @@ pub struct Simulation {
     timers: BinaryHeap<Reverse<(Time, u32, u8)>>,
     events: u64,
     unfinished: usize,
+    /// Chunked files, one per flow group of kind "chunks".
+    files: Vec<FileRt>,
+    /// Earliest `RbbMeter::next` of any flow.
+    next_sample: Time,
 }
 
 /// Errors building a simulation from a scenario (validated scenarios
@@ -599,6 +621,9 @@ fn app_of(spec: &FlowSpec) -> App {
         AppSpec::Objects { sizes, .. } => App::OnDemand {
             total: sizes.iter().sum(),
         },
+        // No connection sends more than the file; `close_stream` ends
+        // each one where the shared queue ran dry.
+        AppSpec::Chunks { file, .. } => App::OnDemand { total: *file },
     }
 }
 
@@ -625,9 +650,33 @@ impl Simulation {
                     .into(),
             ));
         }
+        // Each flow's propagation round trip: the RBB sampling period, the
+        // shortest recovery period, ΔCCT's base RTT.
+        let base_rtt = |spec: &FlowSpec| p.delay + r.delay + 2 * spec.delay;
+        let mut files = Vec::new();
+        let mut file_of = vec![None; specs.len()];
+        let mut first = 0;
+        for g in &scenario.flows {
+            let n = g.count.max(1) as usize;
+            if let AppSpec::Chunks { file, chunk } = g.app {
+                let members: Vec<usize> = (first..first + n).collect();
+                for &m in &members {
+                    file_of[m] = Some(files.len());
+                }
+                files.push(FileRt::new(
+                    g.name.clone(),
+                    members,
+                    g.start,
+                    file,
+                    chunk,
+                    base_rtt(g),
+                ));
+            }
+            first += n;
+        }
         let mut flows = Vec::new();
         let mut flow_nets = Vec::new();
-        for spec in specs.iter().cloned() {
+        for (k, spec) in specs.iter().cloned().enumerate() {
             let objects = match &spec.app {
                 AppSpec::Objects { sizes, after } => {
                     let after = match after {
@@ -675,7 +724,7 @@ impl Simulation {
                 mss: spec.mss,
                 extra_delay: spec.delay,
                 periods: PeriodMeter {
-                    min_len: p.delay + r.delay + 2 * spec.delay,
+                    min_len: base_rtt(&spec),
                     ..Default::default()
                 },
                 ..Default::default()
@@ -692,6 +741,9 @@ impl Simulation {
                 seen_epoch: 0,
                 epoch_link_bytes: Vec::new(),
                 objects,
+                chunks: file_of[k].map(ConnChunks::new),
+                sized: total.is_some() || file_of[k].is_some(),
+                rbb: RbbMeter::new(spec.start, base_rtt(&spec)),
                 cc_seed: cc_seed(seed, &spec.name),
                 spec,
             });
@@ -745,8 +797,9 @@ impl Simulation {
         for (i, f) in flows.iter().enumerate() {
             timers.push(Reverse((f.start, i as u32, SIDE_START)));
         }
-        let unfinished = flows.iter().filter(|f| f.total.is_some()).count();
+        let unfinished = flows.iter().filter(|f| f.sized).count();
         let all_sized = unfinished == flows.len();
+        let next_sample = flows.iter().map(|f| f.rbb.next).min().unwrap_or(Time::MAX);
         Ok(Simulation {
             scenario: scenario.clone(),
             now: 0,
@@ -756,6 +809,8 @@ impl Simulation {
             timers,
             events: 0,
             unfinished: if all_sized { unfinished } else { usize::MAX },
+            files,
+            next_sample,
         })
     }
 
@@ -846,6 +901,9 @@ impl Simulation {
             if t > until || src == 0 {
                 break;
             }
+            if t > self.next_sample {
+                self.take_samples(t, false);
+            }
             self.now = t;
             self.events += 1;
             match src {
@@ -871,8 +929,53 @@ impl Simulation {
         if self.unfinished == 0 {
             return true;
         }
+        // Nothing else happens up to `until`: samples due by then see the
+        // state they would see had the run gone on.
+        self.take_samples(until, true);
         self.now = self.now.max(until);
         self.now >= self.end
+    }
+
+    /// Takes every RBB sample due before `t` (with `inclusive`, at `t`
+    /// too). A sample at time T sees the state after every event at or
+    /// before T: it is taken just before the first event after T, so
+    /// sampling adds no event and changes nothing a run computes.
+    fn take_samples(&mut self, t: Time, inclusive: bool) {
+        while self.next_sample < t || (inclusive && self.next_sample == t) {
+            let at = self.next_sample;
+            if at == Time::MAX {
+                return;
+            }
+            for f in 0..self.flows.len() {
+                if self.flows[f].rbb.next == at {
+                    self.sample(f, at);
+                }
+            }
+            self.next_sample = self
+                .flows
+                .iter()
+                .map(|f| f.rbb.next)
+                .min()
+                .unwrap_or(Time::MAX);
+        }
+    }
+
+    /// OR3 paper section III-B, Fig. 2: the RBBs in flow `f`'s receive
+    /// buffer at `at`, one per out-of-order run, and the bytes the buffer
+    /// holds (Fig. 7). A finished flow is no longer sampled: its zeros
+    /// would only dilute the per-RTT record of its transfer.
+    fn sample(&mut self, f: usize, at: Time) {
+        let fl = &mut self.flows[f];
+        if fl.fct_at.is_some() && fl.done_at.is_some() {
+            fl.rbb.stop();
+            return;
+        }
+        let bubbles = fl.receiver.ooo_runs() as u64;
+        let bytes = fl.receiver.occupancy_at(at);
+        fl.rbb.record(bubbles, bytes);
+        if let Some(t) = self.net.tracer.as_mut() {
+            t.rbb_sample(at, f, bubbles, bytes);
+        }
     }
 
     fn deliver(&mut self, p: Packet) {
@@ -897,6 +1000,9 @@ impl Simulation {
                 self.service_receiver(f);
             }
             Body::Ack(ack) => {
+                if !ack.syn {
+                    self.net.flows[f].reports.on_delivered(&ack);
+                }
                 let Some(s) = self.flows[f].sender.as_mut() else {
                     return;
                 };
@@ -976,8 +1082,43 @@ impl Simulation {
         let now = self.now;
         let fl = &mut self.flows[f];
         let Some(s) = fl.sender.as_mut() else { return };
-        while let Some(seg) = s.poll_transmit(now) {
-            self.net.send_data(now, f, seg);
+        if let Some(c) = fl.chunks.as_mut() {
+            c.on_snd_una(now, s.snd_una(), &mut self.files[c.file]);
+        }
+        loop {
+            while let Some(seg) = s.poll_transmit(now) {
+                if counts_as_retransmission(&seg) {
+                    self.net.flows[f]
+                        .reports
+                        .on_retransmission(&seg, &fl.receiver);
+                }
+                if let Some(c) = fl.chunks.as_mut() {
+                    if seg.tx_count == 1 && !seg.syn && seg.len > 0 {
+                        c.on_first_transmission(now, seg.end(), &mut self.files[c.file]);
+                    }
+                }
+                self.net.send_data(now, f, seg);
+            }
+            // A connection of a chunked file that has sent all it claimed
+            // takes the next chunk at once, and sends again.
+            let Some(c) = fl.chunks.as_mut() else { break };
+            if !c.wants_more() || !s.is_established() {
+                break;
+            }
+            match c.claim(&mut self.files[c.file]) {
+                Some(len) => s.write(now, len),
+                None => {
+                    c.closed = true;
+                    s.close_stream();
+                    fl.total = Some(c.claimed_end);
+                    // A connection that got no chunk has received all of
+                    // its stream already; `done_at` follows below.
+                    if fl.fct_at.is_none() && fl.receiver.rcv_nxt() >= c.claimed_end {
+                        fl.fct_at = Some(now);
+                    }
+                    break;
+                }
+            }
         }
         if let Some(t) = self.net.tracer.as_mut() {
             while let Some(ev) = s.poll_event() {
@@ -1138,7 +1279,13 @@ impl Simulation {
                 }),
                 period_busy: n.periods.total_busy,
                 period_time: n.periods.total_time,
+                rbb: &f.rbb,
+                spurious_after_ack_loss: n.reports.after_ack_loss,
+                spurious_unreported: n.reports.unreported,
             })
+    }
+    pub(crate) fn files(&self) -> &[FileRt] {
+        &self.files
     }
     pub(crate) fn link_stats(&self) -> LinkStats {
         LinkStats {
@@ -1169,6 +1316,9 @@ pub(crate) struct FlowView<'a> {
     pub open_period: Option<RecoveryPeriod>,
     pub period_busy: Time,
     pub period_time: Time,
+    pub rbb: &'a RbbMeter,
+    pub spurious_after_ack_loss: u64,
+    pub spurious_unreported: u64,
 }
 
 pub(crate) struct LinkStats {

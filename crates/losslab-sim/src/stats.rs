@@ -257,6 +257,8 @@ fn ln_gamma(x: f64) -> f64 {
 /// comes from the bootstrap.
 pub fn is_quantile_metric(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
+    // `rbb.p95_nonzero`: a quantile of the non-zero samples.
+    let last = last.strip_suffix("_nonzero").unwrap_or(last);
     last.starts_with('p') && last[1..].chars().all(|c| c.is_ascii_digit()) && last.len() > 1
         || matches!(last, "min" | "max" | "median")
 }
@@ -450,5 +452,7 @@ mod tests {
         assert_eq!(a.ci_method, "bootstrap");
         assert!(is_quantile_metric("rtt_ms.p99") && is_quantile_metric("rtt_ms.min"));
         assert!(!is_quantile_metric("retransmissions") && !is_quantile_metric("path.drops"));
+        assert!(is_quantile_metric("rbb.p95_nonzero") && is_quantile_metric("rbb.max"));
+        assert!(!is_quantile_metric("rbb.mean_nonzero") && !is_quantile_metric("rbb.samples"));
     }
 }

@@ -11,6 +11,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use losslab_sim::packet_log::PacketLog;
 use losslab_sim::pcap::{PcapTracer, Sides};
+use losslab_sim::rbb::RbbCsv;
 use losslab_sim::sim::{expand_flows, Tee};
 use losslab_sim::timeseries::TimeSeries;
 use losslab_sim::{RunResults, Simulation, Tracer};
@@ -79,6 +80,7 @@ const OWNED: &[&str] = &[
     "scenario.toml",
     "timeseries.csv",
     "packets.csv",
+    "rbb.csv",
     "plots",
     "index.html",
 ];
@@ -168,6 +170,16 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         let path = out.join("packets.csv");
         tracers.push(Box::new(
             PacketLog::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
+        ));
+    }
+    // A directory asked for by name gets the per-RTT receive-buffer
+    // samples; the default one does not, so that a plain run writes
+    // what it wrote before.
+    let rbb = a.out.is_some() && a.seeds.is_none();
+    if rbb {
+        let path = out.join("rbb.csv");
+        tracers.push(Box::new(
+            RbbCsv::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
         ));
     }
     if let Some(dir) = &a.pcap {
@@ -270,6 +282,9 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     }
     if trace {
         written.push(out.join("packets.csv"));
+    }
+    if rbb {
+        written.push(out.join("rbb.csv"));
     }
     if let Some(dir) = &a.pcap {
         written.push(dir.clone());

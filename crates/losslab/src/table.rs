@@ -110,5 +110,22 @@ pub fn render(r: &RunResults) -> String {
     for row in &rows {
         let _ = writeln!(s, "{}", line(row.iter().map(|c| c.as_str()).collect()));
     }
+    for f in &r.files {
+        let secs = |v: Option<f64>| v.map_or("-".into(), |x| format!("{x:.3}"));
+        let _ = writeln!(
+            s,
+            "file {}: {} in {} chunks of {} over {} connections, {} completed, fct {} s, mean CCT {} s, ΔCCT {} s, {} RTOs",
+            f.flow,
+            bytes(f.file_bytes),
+            f.chunks,
+            bytes(f.chunk_bytes),
+            f.connections,
+            f.chunks_completed,
+            secs(f.fct_s),
+            secs(f.mean_cct_s),
+            secs(f.delta_cct_s),
+            f.timeouts
+        );
+    }
     s
 }

@@ -182,6 +182,14 @@ fn bad_input_exits_2_naming_file_and_key() {
         ),
     );
     bad(&["run", &f], &["prob.toml", "path.loss.p"]);
+    let f = write(
+        "chunks.toml",
+        &base.replace(
+            "name = \"a\"\n",
+            "name = \"a\"\napp = { kind = \"chunks\", file = \"1GB\", chunk = \"1 MB per chunk\" }\n",
+        ),
+    );
+    bad(&["run", &f], &["chunks.toml", "flow.a.app.chunk"]);
     let f = write("syntax.toml", "[path\nrate=");
     bad(&["run", &f], &["syntax.toml"]);
     bad(&["run", "does/not/exist.toml"], &["does/not/exist.toml"]);
@@ -1167,4 +1175,56 @@ fn compare_puts_runs_side_by_side_and_marks_significant_differences() {
         &["compare", dir.path().to_str().unwrap()],
         &["summary.json"],
     );
+}
+
+#[test]
+fn run_with_out_writes_rbb_csv_and_the_files_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("chunks.toml");
+    std::fs::write(
+        &sc,
+        r#"
+duration = "20s"
+[path]
+rate = "50Mbps"
+delay = "20ms"
+loss = { model = "bernoulli", p = 0.002 }
+[[flow]]
+name = "a"
+app = { kind = "chunks", file = "20MB", chunk = "1MB", connections = 3 }
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("file a: 20.00 MB in 20 chunks"), "{stdout}");
+    assert!(stdout.contains("rbb.csv"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let file = &summary["files"][0];
+    assert_eq!(file["flow"], "a");
+    assert_eq!(file["connections"], 3);
+    assert_eq!(file["chunks_completed"], 20);
+    let csv = std::fs::read_to_string(out.join("rbb.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("time_s,flow,bubbles,rcvbuf_bytes"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.iter().all(|r| r.len() == 4));
+    // One row per sample of each connection, as the results count them.
+    for (i, f) in summary["flows"].as_array().unwrap().iter().enumerate() {
+        let name = format!("a.{}", i + 1);
+        assert_eq!(f["name"], name.as_str());
+        let n = rows.iter().filter(|r| r[1] == name).count() as u64;
+        assert_eq!(f["rbb"]["samples"].as_u64(), Some(n), "{name}");
+        let nonzero = rows.iter().filter(|r| r[1] == name && r[2] != "0").count() as u64;
+        assert_eq!(
+            f["rbb"]["nonzero_samples"].as_u64(),
+            Some(nonzero),
+            "{name}"
+        );
+    }
+    // The first sample of every flow is one base RTT (40 ms) after start.
+    assert_eq!(rows[0][0], "0.040000000");
 }
