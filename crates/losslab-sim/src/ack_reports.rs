@@ -87,5 +87,5 @@ impl AckReports {
 /// one place to leave out extra copies of a segment (OR3's replicas), so
 /// that each retransmission counts once.
 pub(crate) fn counts_as_retransmission(seg: &Segment) -> bool {
-    seg.tx_count > 1 && !seg.syn && seg.len > 0
+    seg.tx_count > 1 && !seg.syn && seg.len > 0 && !seg.replica
 }

@@ -40,7 +40,11 @@ fn expected_copies(f: &FlowResults, max: u32) -> u64 {
     f.segments_by_retransmissions
         .iter()
         .enumerate()
-        .map(|(k, &n)| n * (1..=k as u32).map(|i| u64::from(or3_copies(i, max) - 1)).sum::<u64>())
+        .map(|(k, &n)| {
+            n * (1..=k as u32)
+                .map(|i| u64::from(or3_copies(i, max) - 1))
+                .sum::<u64>()
+        })
         .sum()
 }
 
@@ -80,7 +84,10 @@ fn copies_are_counted_apart() {
     assert_eq!(f.bytes_delivered, 2_000_000);
     assert_eq!(plain.redundant_copies, 0);
     assert!(f.redundant_copies > 0);
-    assert!(f.redundant_duplicates > 0, "some copies arrive after their retransmission");
+    assert!(
+        f.redundant_duplicates > 0,
+        "some copies arrive after their retransmission"
+    );
     assert!(f.redundant_duplicates <= f.redundant_copies);
     assert!(f.spurious_retransmissions <= f.retransmissions);
     let originals: u64 = f.segments_by_retransmissions.iter().sum();

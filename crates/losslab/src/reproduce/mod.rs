@@ -14,6 +14,7 @@
 pub mod claims;
 mod common;
 mod mobile;
+mod or3;
 mod prr;
 mod prr_er;
 mod prr_web;
@@ -31,7 +32,7 @@ use crate::Failure;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// Papers to reproduce (default: all). Known: prr, tail, mobile.
+    /// Papers to reproduce (default: all). Known: prr, tail, mobile, or3.
     pub papers: Vec<String>,
     /// Small versions that run in seconds (fewer seeds and points).
     #[arg(long, conflicts_with = "full")]
@@ -166,6 +167,7 @@ const PAPERS: &[(&str, PaperFn)] = &[
     ("prr", prr::run),
     ("tail", tail::run),
     ("mobile", mobile::run),
+    ("or3", or3::run),
 ];
 
 pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
