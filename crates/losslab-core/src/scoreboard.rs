@@ -286,11 +286,58 @@ impl Scoreboard {
 
     /// Segment numbers whose bytes lie entirely inside `r`.
     pub fn segs_within(&self, r: Range) -> (u64, u64) {
-        let lo = self.segs.partition_point(|s| s.seq < r.start);
-        let hi = self.segs.partition_point(|s| s.end() <= r.end);
+        // Two binary searches over a 50,000-segment board were a quarter
+        // of a large-window run (every SACK block of every ACK, each probe
+        // a cache miss). Segments are nearly always the same size, so the
+        // index is first computed from the byte offset and checked in O(1);
+        // only a wrong guess (segments of mixed sizes) pays for the search.
+        let (lo_guess, hi_guess) = self.guess_indices(r);
+        let lo = self.partition_point_near(lo_guess, |s| s.seq < r.start);
+        let hi = self.partition_point_near(hi_guess, |s| s.end() <= r.end);
         let lo = lo as u64 + self.base;
         let hi = (hi as u64 + self.base).max(lo);
         (lo, hi)
+    }
+
+    /// Where `segs_within`'s two partition points would be if every segment
+    /// after the first (which a cumulative ACK may have trimmed) had the
+    /// second one's length. Only a hint: it may be wrong or out of range.
+    fn guess_indices(&self, r: Range) -> (u64, u64) {
+        let (Some(first), Some(second)) = (self.segs.front(), self.segs.get(1)) else {
+            return (0, 0);
+        };
+        let s1 = first.end();
+        let len = u64::from(second.len.max(1));
+        // First index whose seq >= r.start; segs[i].seq = s1 + (i - 1) * len.
+        let lo = if r.start <= first.seq {
+            0
+        } else if r.start <= s1 {
+            1
+        } else {
+            1 + (r.start - s1).div_ceil(len)
+        };
+        // First index whose end > r.end; segs[i].end() = s1 + i * len.
+        let hi = if r.end < s1 {
+            0
+        } else {
+            1 + (r.end - s1) / len
+        };
+        (lo, hi)
+    }
+
+    /// `self.segs.partition_point(pred)`, trying index `guess` first: with
+    /// `pred` monotone (true then false), `guess` is the partition point
+    /// exactly when `pred` holds just below it and fails at it.
+    fn partition_point_near(&self, guess: u64, pred: impl Fn(&SegMeta) -> bool) -> usize {
+        let n = self.segs.len();
+        let g = usize::try_from(guess).unwrap_or(n).min(n);
+        let below = g == 0 || pred(&self.segs[g - 1]);
+        let at = g == n || !pred(&self.segs[g]);
+        if below && at {
+            g
+        } else {
+            self.segs.partition_point(pred)
+        }
     }
 
     // ---- writing (the sender only) ---------------------------------------
@@ -904,6 +951,32 @@ mod tests {
         sack(&mut b, 2, 3);
         assert!(b.get(2).unwrap().is(LOSS_RETRANS));
         b.check_invariants().unwrap();
+    }
+
+    proptest::proptest! {
+        /// The guessed index never changes the answer: boards of mixed
+        /// segment sizes, a first segment trimmed by a partial ACK, and
+        /// blocks anywhere (below, inside, beyond the board).
+        #[test]
+        fn segs_within_matches_a_full_search(
+            lens in proptest::collection::vec(proptest::prop_oneof![9 => proptest::strategy::Just(1000u32), 1 => 1u32..2000], 0..40),
+            trim in 0u64..1500,
+            blocks in proptest::collection::vec((0u64..45_000, 0u64..5000), 1..20),
+        ) {
+            let mut b = Scoreboard::new();
+            let mut seq = 0;
+            for (i, &l) in lens.iter().enumerate() {
+                b.push_new(seq, l, 0, i as u64);
+                seq += u64::from(l);
+            }
+            b.on_cum_ack(trim.min(seq));
+            for (start, l) in blocks {
+                let r = Range::new(start, start + l);
+                let lo = b.segs.partition_point(|s| s.seq < r.start) as u64 + b.base;
+                let hi = (b.segs.partition_point(|s| s.end() <= r.end) as u64 + b.base).max(lo);
+                proptest::prop_assert_eq!(b.segs_within(r), (lo, hi));
+            }
+        }
     }
 
     #[test]
