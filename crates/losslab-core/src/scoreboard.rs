@@ -601,9 +601,13 @@ impl Scoreboard {
         let end = end.min(self.next_seg_no());
         let mut n = self.lost_scan.max(self.base);
         let mut marked = 0;
+        // The first SACKed run ending above `n`, kept alongside instead of
+        // searched for at every segment (as in Rack::detect_loss).
+        let mut run = self.sacked.next_at_or_after(n);
         while n < end {
-            if let Some(r) = self.sacked.containing(n) {
+            if let Some(r) = run.filter(|r| r.start <= n) {
                 n = r.end;
+                run = self.sacked.next_at_or_after(n);
                 continue;
             }
             if self.mark_lost(n) {
@@ -671,9 +675,13 @@ impl Scoreboard {
     /// rule 3's candidate.
     pub fn first_unsacked_unlost(&self, after: Option<u64>, below: u64) -> Option<u64> {
         let mut n = after.map_or(self.base, |a| a + 1).max(self.base);
+        // As in mark_lost_below: the next SACKed run, not a search per
+        // segment.
+        let mut run = self.sacked.next_at_or_after(n);
         while n < below {
-            if let Some(r) = self.sacked.containing(n) {
+            if let Some(r) = run.filter(|r| r.start <= n) {
                 n = r.end;
+                run = self.sacked.next_at_or_after(n);
                 continue;
             }
             let s = self.get(n)?;
