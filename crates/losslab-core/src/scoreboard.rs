@@ -181,6 +181,16 @@ pub struct Scoreboard {
     delivered: Delivered,
     /// Retransmitted segments already cumulatively acknowledged, in order.
     acked_rtx: VecDeque<AckedRetransmitted>,
+    /// SACKed runs that `on_sack_block` recently found or made. Each ACK
+    /// repeats the receiver's recently reported blocks (RFC 2018 section
+    /// 4), and a block inside one of these adds nothing: segments stay
+    /// SACKed until the cumulative ACK passes them, and `segs_within` never
+    /// returns a segment below `base`. Checking here saves a search of the
+    /// run set per repeated block.
+    recent_runs: [Range; 4],
+    /// The slot `remember_run` fills next when no slot holds part of the
+    /// run.
+    recent_next: usize,
 }
 
 impl Scoreboard {
@@ -453,6 +463,13 @@ impl Scoreboard {
         if lo >= hi {
             return 0;
         }
+        if self
+            .recent_runs
+            .iter()
+            .any(|m| m.start <= lo && hi <= m.end)
+        {
+            return 0;
+        }
         let mut newly = 0;
         let base = self.base;
         let segs = &mut self.segs;
@@ -464,7 +481,7 @@ impl Scoreboard {
             &mut self.delivered,
             &mut self.fack,
         );
-        self.sacked.insert_with(lo, hi, |a, b| {
+        let merged = self.sacked.insert_with(lo, hi, |a, b| {
             for n in a..b {
                 let s = &mut segs[(n - base) as usize];
                 delivered.note(n, s);
@@ -482,7 +499,24 @@ impl Scoreboard {
             *fack = (*fack).max(b);
         });
         self.sacked_out += newly;
+        self.remember_run(merged);
         newly
+    }
+
+    /// Keeps `run`, now a whole run of `sacked`, among `recent_runs`. A
+    /// slot overlapping it holds an older part of the same run (runs only
+    /// grow) and is replaced; otherwise the slots are reused in turn.
+    fn remember_run(&mut self, run: Range) {
+        let slot = self
+            .recent_runs
+            .iter()
+            .position(|m| m.start < run.end && run.start < m.end)
+            .unwrap_or_else(|| {
+                let i = self.recent_next;
+                self.recent_next = (i + 1) % self.recent_runs.len();
+                i
+            });
+        self.recent_runs[slot] = run;
     }
 
     /// Applies a DSACK block (RFC 2883): `f` sees every whole segment it
@@ -983,6 +1017,33 @@ mod tests {
                 let lo = b.segs.partition_point(|s| s.seq < r.start) as u64 + b.base;
                 let hi = (b.segs.partition_point(|s| s.end() <= r.end) as u64 + b.base).max(lo);
                 proptest::prop_assert_eq!(b.segs_within(r), (lo, hi));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Repeated and overlapping blocks, with cumulative ACKs (whole or
+        /// inside a segment) between them: each block newly SACKs exactly
+        /// the whole segments inside it that were not SACKed before,
+        /// whether or not the recent-runs shortcut answers.
+        #[test]
+        fn sack_blocks_count_what_they_newly_cover(
+            ops in proptest::collection::vec((0u64..60_000, 0u64..8_000, proptest::bool::weighted(0.1)), 1..80),
+        ) {
+            let mut b = board(60);
+            for (at, l, cum) in ops {
+                if cum {
+                    b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
+                    continue;
+                }
+                let r = Range::new(at, at + l);
+                let (lo, hi) = b.segs_within(r);
+                let fresh = (lo..hi).filter(|&n| !b.is_sacked(n)).count() as u64;
+                proptest::prop_assert_eq!(b.on_sack_block(r), fresh);
+                for n in lo..hi {
+                    proptest::prop_assert!(b.is_sacked(n));
+                }
+                b.check_invariants().unwrap();
             }
         }
     }
