@@ -26,6 +26,10 @@ pub struct SeqSet {
     /// Disjoint and non-adjacent, in increasing order.
     runs: VecDeque<Range>,
     total: u64,
+    /// Runs removed from the front so far. `containing_near`'s positions
+    /// count from the first run ever held, so a position stays right when
+    /// the cumulative ACK passes runs below it.
+    popped: u64,
 }
 
 impl SeqSet {
@@ -121,6 +125,32 @@ impl SeqSet {
             .copied()
     }
 
+    /// `containing(v)` for a caller that asks about the same runs again
+    /// and again (the receiver revalidating its recent SACK blocks on every
+    /// ACK): `*pos` is where the previous answer was, and the answer is
+    /// looked for there and beside it (runs created or merged below it
+    /// move it by one) before any search. Updates `*pos` to the answer's
+    /// position; any value is a valid `*pos`, only slower.
+    pub fn containing_near(&self, v: u64, pos: &mut u64) -> Option<Range> {
+        let len = self.runs.len();
+        let g = usize::try_from(pos.saturating_sub(self.popped))
+            .unwrap_or(len)
+            .min(len);
+        // `i` is first_ending_after(v) exactly when the run at `i` (if
+        // any) ends above `v` and the one before it does not.
+        let right = |i: usize| {
+            i <= len
+                && self.runs.get(i).is_none_or(|r| r.end > v)
+                && (i == 0 || self.runs[i - 1].end <= v)
+        };
+        let i = [g, g + 1, g.wrapping_sub(1)]
+            .into_iter()
+            .find(|&i| right(i))
+            .unwrap_or_else(|| self.first_ending_after(v));
+        *pos = self.popped + i as u64;
+        self.runs.get(i).filter(|r| r.start <= v).copied()
+    }
+
     pub fn contains(&self, v: u64) -> bool {
         self.containing(v).is_some()
     }
@@ -148,6 +178,7 @@ impl SeqSet {
             }
             self.total -= r.end - r.start;
             self.runs.pop_front();
+            self.popped += 1;
         }
     }
 
@@ -176,6 +207,7 @@ impl SeqSet {
     }
 
     pub fn clear(&mut self) {
+        self.popped += self.runs.len() as u64;
         self.runs.clear();
         self.total = 0;
     }
@@ -268,6 +300,14 @@ mod tests {
             for v in 0..260u64 {
                 let c = model.iter().find(|r| r.start <= v && v < r.end).copied();
                 prop_assert_eq!(s.containing(v), c);
+                for start in [0, v / 3, v / 7, 1000, u64::MAX] {
+                    let mut pos = start;
+                    prop_assert_eq!(s.containing_near(v, &mut pos), c);
+                    // The position found is right the second time.
+                    let again = pos;
+                    prop_assert_eq!(s.containing_near(v, &mut pos), c);
+                    prop_assert_eq!(pos, again);
+                }
                 prop_assert_eq!(s.next_at_or_after(v), model.iter().find(|r| r.end > v).copied());
                 let below: Vec<_> = model.iter().rev().filter(|r| r.start < v).copied().collect();
                 prop_assert_eq!(s.iter_rev_below(v).collect::<Vec<_>>(), below);
