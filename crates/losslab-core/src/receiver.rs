@@ -72,6 +72,11 @@ pub struct Receiver {
     /// passes them; they are revalidated against `ooo` when an ACK is built.
     recent: [Range; MAX_SACK_BLOCKS],
     recent_len: usize,
+    /// Where each of `recent` was last found in `ooo` (`containing_near`):
+    /// with thousands of holes, searching the runs for every block of
+    /// every ACK was a large part of a run's time, and between two ACKs
+    /// these runs rarely move by more than one place.
+    recent_pos: [u64; MAX_SACK_BLOCKS],
     /// Duplicate range to report in the next ACK (RFC 2883).
     pending_dsack: Option<Range>,
 
@@ -251,6 +256,7 @@ impl Receiver {
             ooo: SeqSet::new(),
             recent: [Range::default(); MAX_SACK_BLOCKS],
             recent_len: 0,
+            recent_pos: [0; MAX_SACK_BLOCKS],
             pending_dsack: None,
             read_pos: 0,
             read_time: 0,
@@ -617,18 +623,24 @@ impl Receiver {
     /// The runs this insert merged are subsets of `merged` now.
     fn note_recent(&mut self, merged: Range) {
         let mut kept = [Range::default(); MAX_SACK_BLOCKS];
+        let mut kept_pos = [0; MAX_SACK_BLOCKS];
         kept[0] = merged;
+        // Not known; past the end makes `containing_near` try the top run
+        // first, where new data usually lands.
+        kept_pos[0] = u64::MAX;
         let mut n = 1;
-        for r in &self.recent[..self.recent_len] {
+        for (r, &p) in self.recent[..self.recent_len].iter().zip(&self.recent_pos) {
             if n == MAX_SACK_BLOCKS {
                 break;
             }
             if !(merged.start <= r.start && r.end <= merged.end) {
                 kept[n] = *r;
+                kept_pos[n] = p;
                 n += 1;
             }
         }
         self.recent = kept;
+        self.recent_pos = kept_pos;
         self.recent_len = n;
     }
 
@@ -892,25 +904,32 @@ impl Receiver {
         // rcv_nxt has passed it (RFC 2018 section 4: no block may cover
         // cumulatively acknowledged data).
         let mut fresh = [Range::default(); MAX_SACK_BLOCKS];
+        let mut fresh_pos = [0; MAX_SACK_BLOCKS];
         let mut n = 0;
         for i in 0..self.recent_len {
             let r = self.recent[i];
             if r.end <= self.rcv_nxt {
                 continue;
             }
-            let Some(cur) = self.ooo.containing(r.start.max(self.rcv_nxt)) else {
+            let mut pos = self.recent_pos[i];
+            let Some(cur) = self
+                .ooo
+                .containing_near(r.start.max(self.rcv_nxt), &mut pos)
+            else {
                 continue;
             };
             if fresh[..n].contains(&cur) {
                 continue;
             }
             fresh[n] = cur;
+            fresh_pos[n] = pos;
             n += 1;
             if Some(cur) != containing && ack.sack.len() < limit {
                 ack.sack.push(cur);
             }
         }
         self.recent = fresh;
+        self.recent_pos = fresh_pos;
         self.recent_len = n;
     }
 }

@@ -201,6 +201,19 @@ pub struct Scoreboard {
     /// from the base would cross every hole of a 25,000-segment window on
     /// each sending decision (opportunistic retransmission asks on each).
     unfilled_hint: Cell<u64>,
+    /// SACK blocks (bytes) that `on_sack_block` recently applied, cut at
+    /// the end of the last segment sent then. Each ACK repeats the
+    /// receiver's recently reported blocks (RFC 2018 section 4), and a
+    /// block inside one of these adds nothing: every segment on the board
+    /// within it was SACKed then and stays SACKed (until the cumulative
+    /// ACK takes it off the board), and no segment sent since lies within
+    /// it. Only a trimmed segment (an ACK inside it) changes which
+    /// segments lie within a range, so a trim forgets them. Checking here
+    /// saves locating the block on the board, several cache misses on a
+    /// large window, and a search of the SACKed runs.
+    recent_blocks: [Range; 4],
+    /// The slot `remember_block` fills next when none overlaps the block.
+    recent_next: usize,
 }
 
 impl Scoreboard {
@@ -311,11 +324,58 @@ impl Scoreboard {
 
     /// Segment numbers whose bytes lie entirely inside `r`.
     pub fn segs_within(&self, r: Range) -> (u64, u64) {
-        let lo = self.segs.partition_point(|s| s.seq < r.start);
-        let hi = self.segs.partition_point(|s| s.end() <= r.end);
+        // Two binary searches over a 50,000-segment board were a quarter
+        // of a large-window run (every SACK block of every ACK, each probe
+        // a cache miss). Segments are nearly always the same size, so the
+        // index is first computed from the byte offset and checked in O(1);
+        // only a wrong guess (segments of mixed sizes) pays for the search.
+        let (lo_guess, hi_guess) = self.guess_indices(r);
+        let lo = self.partition_point_near(lo_guess, |s| s.seq < r.start);
+        let hi = self.partition_point_near(hi_guess, |s| s.end() <= r.end);
         let lo = lo as u64 + self.base;
         let hi = (hi as u64 + self.base).max(lo);
         (lo, hi)
+    }
+
+    /// Where `segs_within`'s two partition points would be if every segment
+    /// after the first (which a cumulative ACK may have trimmed) had the
+    /// second one's length. Only a hint: it may be wrong or out of range.
+    fn guess_indices(&self, r: Range) -> (u64, u64) {
+        let (Some(first), Some(second)) = (self.segs.front(), self.segs.get(1)) else {
+            return (0, 0);
+        };
+        let s1 = first.end();
+        let len = u64::from(second.len.max(1));
+        // First index whose seq >= r.start; segs[i].seq = s1 + (i - 1) * len.
+        let lo = if r.start <= first.seq {
+            0
+        } else if r.start <= s1 {
+            1
+        } else {
+            1 + (r.start - s1).div_ceil(len)
+        };
+        // First index whose end > r.end; segs[i].end() = s1 + i * len.
+        let hi = if r.end < s1 {
+            0
+        } else {
+            1 + (r.end - s1) / len
+        };
+        (lo, hi)
+    }
+
+    /// `self.segs.partition_point(pred)`, trying index `guess` first: with
+    /// `pred` monotone (true then false), `guess` is the partition point
+    /// exactly when `pred` holds just below it and fails at it.
+    fn partition_point_near(&self, guess: u64, pred: impl Fn(&SegMeta) -> bool) -> usize {
+        let n = self.segs.len();
+        let g = usize::try_from(guess).unwrap_or(n).min(n);
+        let below = g == 0 || pred(&self.segs[g - 1]);
+        let at = g == n || !pred(&self.segs[g]);
+        if below && at {
+            g
+        } else {
+            self.segs.partition_point(pred)
+        }
     }
 
     // ---- writing (the sender only) ---------------------------------------
@@ -446,6 +506,8 @@ impl Scoreboard {
                 let cut = ack - s.seq;
                 s.seq = ack;
                 s.len -= cut as u32;
+                // It may now lie within a remembered block it crossed.
+                self.recent_blocks = Default::default();
                 out.bytes += cut;
             }
         }
@@ -456,6 +518,13 @@ impl Scoreboard {
 
     /// Applies one SACK block (bytes); returns segments newly SACKed.
     pub fn on_sack_block(&mut self, r: Range) -> u64 {
+        if self
+            .recent_blocks
+            .iter()
+            .any(|c| c.start <= r.start && r.end <= c.end)
+        {
+            return 0;
+        }
         let (lo, hi) = self.segs_within(r);
         if lo >= hi {
             return 0;
@@ -489,7 +558,30 @@ impl Scoreboard {
             *fack = (*fack).max(b);
         });
         self.sacked_out += newly;
+        self.remember_block(r);
         newly
+    }
+
+    /// Keeps block `r`, just applied, among `recent_blocks`, cut at the
+    /// end of the board. A slot overlapping it most likely holds the same
+    /// receiver run reported smaller before, and is replaced; otherwise
+    /// the slots are reused in turn.
+    fn remember_block(&mut self, r: Range) {
+        let end = self.segs.back().map_or(r.start, |s| s.end()).min(r.end);
+        if end <= r.start {
+            return;
+        }
+        let r = Range::new(r.start, end);
+        let slot = self
+            .recent_blocks
+            .iter()
+            .position(|c| c.start < r.end && r.start < c.end)
+            .unwrap_or_else(|| {
+                let i = self.recent_next;
+                self.recent_next = (i + 1) % self.recent_blocks.len();
+                i
+            });
+        self.recent_blocks[slot] = r;
     }
 
     /// Applies a DSACK block (RFC 2883): `f` sees every whole segment it
@@ -616,9 +708,13 @@ impl Scoreboard {
         let end = end.min(self.next_seg_no());
         let mut n = self.lost_scan.max(self.base);
         let mut marked = 0;
+        // The first SACKed run ending above `n`, kept alongside instead of
+        // searched for at every segment (as in Rack::detect_loss).
+        let mut run = self.sacked.next_at_or_after(n);
         while n < end {
-            if let Some(r) = self.sacked.containing(n) {
+            if let Some(r) = run.filter(|r| r.start <= n) {
                 n = r.end;
+                run = self.sacked.next_at_or_after(n);
                 continue;
             }
             if self.mark_lost(n) {
@@ -689,12 +785,16 @@ impl Scoreboard {
         let from = after.map_or(self.base, |a| a + 1).max(self.base);
         let hint = self.unfilled_hint.get().max(self.base);
         let mut n = from.max(hint);
+        // As in mark_lost_below: the next SACKed run, not a search per
+        // segment.
+        let mut run = self.sacked.next_at_or_after(n);
         let found = loop {
             if n >= below {
                 break None;
             }
-            if let Some(r) = self.sacked.containing(n) {
+            if let Some(r) = run.filter(|r| r.start <= n) {
                 n = r.end;
+                run = self.sacked.next_at_or_after(n);
                 continue;
             }
             let Some(s) = self.get(n) else {
@@ -985,6 +1085,70 @@ mod tests {
         sack(&mut b, 2, 3);
         assert!(b.get(2).unwrap().is(LOSS_RETRANS));
         b.check_invariants().unwrap();
+    }
+
+    proptest::proptest! {
+        /// The guessed index never changes the answer: boards of mixed
+        /// segment sizes, a first segment trimmed by a partial ACK, and
+        /// blocks anywhere (below, inside, beyond the board).
+        #[test]
+        fn segs_within_matches_a_full_search(
+            lens in proptest::collection::vec(proptest::prop_oneof![9 => proptest::strategy::Just(1000u32), 1 => 1u32..2000], 0..40),
+            trim in 0u64..1500,
+            blocks in proptest::collection::vec((0u64..45_000, 0u64..5000), 1..20),
+        ) {
+            let mut b = Scoreboard::new();
+            let mut seq = 0;
+            for (i, &l) in lens.iter().enumerate() {
+                b.push_new(seq, l, 0, i as u64);
+                seq += u64::from(l);
+            }
+            b.on_cum_ack(trim.min(seq));
+            for (start, l) in blocks {
+                let r = Range::new(start, start + l);
+                let lo = b.segs.partition_point(|s| s.seq < r.start) as u64 + b.base;
+                let hi = (b.segs.partition_point(|s| s.end() <= r.end) as u64 + b.base).max(lo);
+                proptest::prop_assert_eq!(b.segs_within(r), (lo, hi));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Repeated and overlapping blocks, with cumulative ACKs (whole or
+        /// inside a segment) between them and new segments sent: each
+        /// block newly SACKs exactly the whole segments inside it that were
+        /// not SACKed before, whether or not the recent-blocks shortcut
+        /// answers.
+        #[test]
+        fn sack_blocks_count_what_they_newly_cover(
+            ops in proptest::collection::vec((0u8..4, 0u64..70_000, 0u64..8_000), 1..80),
+        ) {
+            let mut b = board(40);
+            let mut seen: Vec<Range> = vec![];
+            for (kind, at, l) in ops {
+                let r = match kind {
+                    0 => {
+                        b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
+                        continue;
+                    }
+                    1 => {
+                        let n = b.next_seg_no();
+                        b.push_new(n * MSS, MSS as u32, 0, n);
+                        continue;
+                    }
+                    2 if !seen.is_empty() => seen[at as usize % seen.len()],
+                    _ => Range::new(at, at + l),
+                };
+                seen.push(r);
+                let (lo, hi) = b.segs_within(r);
+                let fresh = (lo..hi).filter(|&n| !b.is_sacked(n)).count() as u64;
+                proptest::prop_assert_eq!(b.on_sack_block(r), fresh);
+                for n in lo..hi {
+                    proptest::prop_assert!(b.is_sacked(n));
+                }
+                b.check_invariants().unwrap();
+            }
+        }
     }
 
     #[test]
