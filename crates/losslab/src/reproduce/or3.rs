@@ -304,9 +304,8 @@ const UNTESTED_PREFIX: &str = "not yet explained";
 
 /// What the runs of a row measured besides its own number.
 fn diagnosis(runs: &[RunResults]) -> String {
-    let per = |f: &dyn Fn(&FlowResults) -> f64| {
-        mean(&runs.iter().map(first).map(f).collect::<Vec<_>>())
-    };
+    let per =
+        |f: &dyn Fn(&FlowResults) -> f64| mean(&runs.iter().map(first).map(f).collect::<Vec<_>>());
     format!(
         "measured in the same runs (means per run): {:.0} packets dropped by the bottleneck \
          queue and {:.0} by the loss model, goodput {:.1} Mbit/s, {:.1} timeouts, \
