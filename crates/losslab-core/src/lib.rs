@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod config;
+pub mod draw;
 pub mod event;
 pub mod frto;
 pub mod handshake;

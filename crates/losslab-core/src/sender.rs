@@ -217,7 +217,7 @@ impl Algorithms {
             }
             "or3" => {
                 if p.or3.opportunism {
-                    self.recovery = Box::new(crate::recovery::Or3Opportunism::new(self.recovery));
+                    self.recovery = Box::new(crate::recovery::Opportunistic::or3(self.recovery));
                 }
                 if p.or3.redundancy {
                     self.redundancy = Box::new(crate::recovery::Or3Redundancy::new(p.or3, p.seed));
@@ -2279,6 +2279,12 @@ impl Sender {
             tx_count: s.tx_count,
         });
         self.queue_replicas(now, seg_no, s.tx_count - 1);
+        self.resent(now, seg_no, &s, false)
+    }
+
+    /// The wire segment of a transmission of `seg_no` after its first (a
+    /// retransmission or an extra copy of one).
+    fn resent(&self, now: Time, seg_no: u64, s: &SegMeta, replica: bool) -> Segment {
         Segment {
             seq: s.seq,
             len: s.len,
@@ -2289,7 +2295,7 @@ impl Sender {
             tx_order: self.tx_order,
             probe: false,
             syn: false,
-            replica: false,
+            replica,
         }
     }
 
@@ -2355,18 +2361,7 @@ impl Sender {
                 seg_no,
                 tx_count: s.tx_count,
             });
-            return Some(Segment {
-                seq: s.seq,
-                len: s.len,
-                ts_val: now + 1,
-                ts_ecr: self.ts_recent,
-                seg_no,
-                tx_count: s.tx_count,
-                tx_order: self.tx_order,
-                probe: false,
-                syn: false,
-                replica: true,
-            });
+            return Some(self.resent(now, seg_no, &s, true));
         }
         None
     }

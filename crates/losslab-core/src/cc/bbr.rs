@@ -321,15 +321,9 @@ impl Bbr {
         self.probe_rtt_count
     }
 
-    /// get_random_u32_below(n): Lemire's multiply-shift on the top 32
-    /// bits of a splitmix64 draw.
+    /// get_random_u32_below(n) (draw.rs).
     fn random_below(&mut self, n: u64) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        ((z >> 32) * n) >> 32
+        crate::draw::below(&mut self.rng, n)
     }
 
     /// bbr_max_bw().

@@ -18,7 +18,7 @@ mod rfc6675;
 
 pub use barr::Barr;
 pub use opportunistic::Opportunistic;
-pub use or3::{copies_of as or3_copies, Or3Opportunism, Or3Params, Or3Redundancy};
+pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use qarr::{Qarr, FLOOR as QARR_FLOOR};

@@ -24,11 +24,25 @@ use crate::window::Window;
 
 pub struct Opportunistic {
     inner: Box<dyn RecoveryOps>,
+    /// OR3's opportunism (OR3 paper section IV, recovery/or3.rs) also
+    /// retransmits lost segments "beyond the min{CWND, RWND}".
+    lost_beyond_cwnd: bool,
 }
 
 impl Opportunistic {
     pub fn new(inner: Box<dyn RecoveryOps>) -> Self {
-        Opportunistic { inner }
+        Opportunistic {
+            inner,
+            lost_beyond_cwnd: false,
+        }
+    }
+    /// OR3's opportunism: this extension, and lost segments retransmitted
+    /// whatever cwnd says.
+    pub fn or3(inner: Box<dyn RecoveryOps>) -> Self {
+        Opportunistic {
+            inner,
+            lost_beyond_cwnd: true,
+        }
     }
 }
 
@@ -88,7 +102,7 @@ impl RecoveryOps for Opportunistic {
         self.inner.sets_ssthresh()
     }
     fn retransmit_beyond_cwnd(&self) -> bool {
-        self.inner.retransmit_beyond_cwnd()
+        self.lost_beyond_cwnd || self.inner.retransmit_beyond_cwnd()
     }
 }
 

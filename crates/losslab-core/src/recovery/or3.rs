@@ -5,12 +5,12 @@
 //! Its three principles, each switchable (`Or3Params`):
 //!
 //! - Opportunism: during loss recovery the sender may retransmit "beyond
-//!   min{CWND, RWND}". Two parts here: a segment marked lost is
-//!   retransmitted even when pipe >= cwnd (pacing still spaces it), and
-//!   new data may go past the receive window by the segments the
-//!   retransmissions will release, the mobile paper's opportunistic
-//!   retransmission (recovery/opportunistic.rs), which OR3 cites for the
-//!   idea ([24]).
+//!   min{CWND, RWND}". Two parts, both in recovery/opportunistic.rs
+//!   (`Opportunistic::or3`): a segment marked lost is retransmitted even
+//!   when pipe >= cwnd (pacing still spaces it), and new data may go past
+//!   the receive window by the segments the retransmissions will release,
+//!   the mobile paper's opportunistic retransmission, which OR3 cites for
+//!   the idea ([24]).
 //! - Redundancy: "the i-th retransmission should generate 2i - 1
 //!   replicas": the first retransmission is sent once, the second three
 //!   times, the third five, ... capped at `max_replicas` copies in all.
@@ -25,10 +25,7 @@
 //! simulator derives it from the scenario seed and the flow's name), so a
 //! run is reproducible.
 
-use super::{AwndCtx, Opportunistic, RecoveryCtx, RecoveryOps};
 use crate::redundancy::Redundancy;
-use crate::time::Time;
-use crate::window::Window;
 
 /// `[flow.or3]`: OR3's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,14 +70,8 @@ impl Or3Redundancy {
         Or3Redundancy { params, rng: seed }
     }
 
-    /// A uniform draw in 0..n (splitmix64, Lemire's multiply-shift).
     fn below(&mut self, n: u64) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        ((z >> 32) * n) >> 32
+        crate::draw::below(&mut self.rng, n)
     }
 }
 
@@ -98,64 +89,6 @@ impl Redundancy for Or3Redundancy {
             };
             delays.push(d);
         }
-    }
-}
-
-/// OR3's opportunism around any recovery algorithm: the opportunistic
-/// window extension, and lost segments retransmitted regardless of cwnd.
-pub struct Or3Opportunism {
-    inner: Opportunistic,
-}
-
-impl Or3Opportunism {
-    pub fn new(inner: Box<dyn RecoveryOps>) -> Self {
-        Or3Opportunism {
-            inner: Opportunistic::new(inner),
-        }
-    }
-}
-
-impl RecoveryOps for Or3Opportunism {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-    fn init_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx) {
-        self.inner.init_cwnd_reduction(w, ctx)
-    }
-    fn cwnd_reduction(
-        &mut self,
-        w: &mut Window,
-        ctx: &RecoveryCtx,
-        newly_acked_sacked: u64,
-        fast_rexmit: bool,
-    ) {
-        self.inner
-            .cwnd_reduction(w, ctx, newly_acked_sacked, fast_rexmit)
-    }
-    fn end_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx) {
-        self.inner.end_cwnd_reduction(w, ctx)
-    }
-    fn pkts_acked(&mut self, now: Time, num_acked: u64, rtt: Option<Time>) {
-        self.inner.pkts_acked(now, num_acked, rtt)
-    }
-    fn awnd_extension(&self, ctx: &AwndCtx<'_>) -> u64 {
-        self.inner.awnd_extension(ctx)
-    }
-    fn rescue_retransmission(&self) -> bool {
-        self.inner.rescue_retransmission()
-    }
-    fn entry_on_islost(&self) -> bool {
-        self.inner.entry_on_islost()
-    }
-    fn on_sent(&mut self, segments: u64) {
-        self.inner.on_sent(segments)
-    }
-    fn sets_ssthresh(&self) -> bool {
-        self.inner.sets_ssthresh()
-    }
-    /// "Retransmit packets beyond the min{CWND, RWND}" (section IV).
-    fn retransmit_beyond_cwnd(&self) -> bool {
-        true
     }
 }
 

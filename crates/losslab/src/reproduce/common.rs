@@ -145,6 +145,33 @@ pub fn par_map<T: Send>(
         .collect()
 }
 
+/// Runs `cases` cases over seeds 1..=`seeds` on every core, each
+/// scenario built by `build(case, seed)` (and exported for experiment
+/// `exp` when asked), keeping `keep(results)`: by case, then seed.
+pub fn run_cases<T: Send>(
+    ctx: &super::Ctx,
+    exp: &str,
+    cases: usize,
+    seeds: u64,
+    build: impl Fn(usize, u64) -> Scenario + Sync,
+    keep: impl Fn(RunResults) -> T + Sync,
+) -> Result<Vec<Vec<T>>, String> {
+    let n = seeds as usize;
+    let flat = par_map(cases * n, |j| {
+        let sc = build(j / n, 1 + (j % n) as u64);
+        if let Some(x) = &ctx.export {
+            export(x, exp, &sc)?;
+        }
+        results_only(&sc).map(&keep)
+    })?;
+    let mut out = Vec::with_capacity(cases);
+    let mut it = flat.into_iter();
+    for _ in 0..cases {
+        out.push(it.by_ref().take(n).collect());
+    }
+    Ok(out)
+}
+
 /// Runs a scenario. With `dir`, also leaves a run directory there
 /// (summary.json, timeseries.csv, packets.csv, plots/) like `losslab run
 /// --plot` would.

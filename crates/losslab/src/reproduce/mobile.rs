@@ -33,7 +33,7 @@ use losslab_sim::scenario::{CcSpec, DropSpec, FlowSpec, LossModel, QueueLimit, S
 use losslab_sim::stats::summarize;
 
 use super::claims::{paired_relative, Band, Claim, Expect};
-use super::common::{par_map, path, scenario};
+use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
 const PAPER: &str = "mobile";
@@ -214,22 +214,14 @@ fn run_all(
     cases: &[Case],
     seeds: u64,
 ) -> Result<Vec<Vec<FlowResults>>, String> {
-    let n = seeds as usize;
-    let flat = par_map(cases.len() * n, |j| {
-        let c = &cases[j / n];
-        let sc = build(c, 1 + (j % n) as u64);
-        if let Some(x) = &ctx.export {
-            super::common::export(x, exp, &sc)?;
-        }
-        let r = super::common::results_only(&sc)?;
-        Ok(r.flows.into_iter().next().expect("one flow"))
-    })?;
-    let mut out = Vec::with_capacity(cases.len());
-    let mut it = flat.into_iter();
-    for _ in cases {
-        out.push(it.by_ref().take(n).collect());
-    }
-    Ok(out)
+    super::common::run_cases(
+        ctx,
+        exp,
+        cases.len(),
+        seeds,
+        |i, seed| build(&cases[i], seed),
+        |r| r.flows.into_iter().next().expect("one flow"),
+    )
 }
 
 fn mbps(f: &FlowResults) -> f64 {

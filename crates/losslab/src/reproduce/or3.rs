@@ -28,7 +28,7 @@ use losslab_sim::scenario::{AppSpec, CcSpec, FlowSpec, LossModel, QueueLimit, Sc
 use losslab_sim::stats::summarize;
 
 use super::claims::{paired_relative, summary_text, supports, Band, Claim, Expect};
-use super::common::{par_map, path, scenario};
+use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
 const PAPER: &str = "or3";
@@ -163,20 +163,14 @@ fn run_all(
     cases: &[Case],
     seeds: u64,
 ) -> Result<Vec<Vec<RunResults>>, String> {
-    let n = seeds as usize;
-    let flat = par_map(cases.len() * n, |j| {
-        let sc = build(&cases[j / n], 1 + (j % n) as u64);
-        if let Some(x) = &ctx.export {
-            super::common::export(x, exp, &sc)?;
-        }
-        super::common::results_only(&sc)
-    })?;
-    let mut out = Vec::with_capacity(cases.len());
-    let mut it = flat.into_iter();
-    for _ in cases {
-        out.push(it.by_ref().take(n).collect());
-    }
-    Ok(out)
+    super::common::run_cases(
+        ctx,
+        exp,
+        cases.len(),
+        seeds,
+        |i, seed| build(&cases[i], seed),
+        |r| r,
+    )
 }
 
 fn first(r: &RunResults) -> &FlowResults {
