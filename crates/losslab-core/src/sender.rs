@@ -252,6 +252,10 @@ struct TlpEpisode {
     retrans: Option<(u64, u64)>,
 }
 
+/// The largest board the `invariants` feature recounts on every send.
+#[cfg(feature = "invariants")]
+const FULL_CHECK_SEGMENTS: u64 = 2048;
+
 /// Linux's sysctl_tcp_max_reordering default: the cap on tp->reordering.
 const MAX_REORDERING: u64 = 300;
 
@@ -2395,8 +2399,14 @@ impl Sender {
     fn check_invariants(&self) {
         #[cfg(feature = "invariants")]
         {
-            if let Err(e) = self.board.check_invariants() {
-                panic!("scoreboard invariant broken: {e}");
+            // The recount walks the whole board on every transmission: the
+            // property tests' windows (tens of segments) afford it, a
+            // reproduction's 25,000-segment windows at 1 Gbit/s do not
+            // (the feature is on in every test build of the workspace).
+            if self.board.packets_out() <= FULL_CHECK_SEGMENTS {
+                if let Err(e) = self.board.check_invariants() {
+                    panic!("scoreboard invariant broken: {e}");
+                }
             }
             assert!(self.snd_una <= self.snd_nxt);
             assert_eq!(
