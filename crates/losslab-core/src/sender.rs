@@ -1979,7 +1979,7 @@ impl Sender {
                 };
                 self.board.packets_out() < self.win.cwnd + allowance
             }
-            _ => self.pipe() < self.win.cwnd || self.lost_beyond_cwnd(),
+            _ => self.pipe() < self.win.cwnd || self.lost_beyond_cwnd().is_some(),
         };
         room && self.has_something_to_send()
     }
@@ -2158,11 +2158,7 @@ impl Sender {
             }
         }
         if self.pipe() >= self.win.cwnd {
-            return self
-                .lost_beyond_cwnd()
-                .then(|| self.board.next_to_retransmit())
-                .flatten()
-                .map(|n| self.retransmit(now, n));
+            return self.lost_beyond_cwnd().map(|n| self.retransmit(now, n));
         }
         // F-RTO step 2.b (Linux REXMIT_NEW): new data probes whether the
         // timeout was spurious before anything else is retransmitted.
@@ -2195,10 +2191,7 @@ impl Sender {
             }
         }
         if self.pipe() >= self.win.cwnd {
-            let n = self
-                .lost_beyond_cwnd()
-                .then(|| self.board.next_to_retransmit())
-                .flatten()?;
+            let n = self.lost_beyond_cwnd()?;
             self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
             return Some(self.retransmit(now, n));
         }
@@ -2305,12 +2298,13 @@ impl Sender {
 
     // ---- redundancy and opportunism (OR3, recovery/or3.rs) -----------------
 
-    /// OR3's opportunism: a lost segment may be retransmitted in recovery
-    /// although pipe >= cwnd.
-    fn lost_beyond_cwnd(&self) -> bool {
-        self.state != State::Open
-            && self.alg.recovery.retransmit_beyond_cwnd()
-            && self.board.next_to_retransmit().is_some()
+    /// OR3's opportunism: the lost segment that may be retransmitted in
+    /// recovery although pipe >= cwnd, if any.
+    fn lost_beyond_cwnd(&self) -> Option<u64> {
+        if self.state == State::Open || !self.alg.recovery.retransmit_beyond_cwnd() {
+            return None;
+        }
+        self.board.next_to_retransmit()
     }
 
     /// One sending cycle: the time one segment takes at the pacing rate

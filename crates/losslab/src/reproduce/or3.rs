@@ -27,7 +27,7 @@ use losslab_sim::results::{FlowResults, RunResults};
 use losslab_sim::scenario::{AppSpec, CcSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 use losslab_sim::stats::summarize;
 
-use super::claims::{paired_relative, summary_text, supports, Band, Claim, Expect};
+use super::claims::{paired_relative, summary_text, supports, Band, Claim, Expect, UNEXPLAINED};
 use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -287,14 +287,12 @@ fn claim_tested(
             )
         } else {
             format!(
-                "{UNTESTED_PREFIX}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
+                "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
                 v.verdict.name()
             )
         }
     })
 }
-
-const UNTESTED_PREFIX: &str = "not yet explained";
 
 /// What the runs of a row measured besides its own number.
 fn diagnosis(runs: &[RunResults]) -> String {
