@@ -140,6 +140,11 @@ impl LossDetector for Le {
     ) -> bool {
         let echo = self.order == LeOrder::Echo && ctx.echo_order > 0;
         if !ctx.sack_seen && !echo {
+            // WAITLIST is not consulted here; it keeps only what is
+            // outstanding.
+            while self.waitlist.front().is_some_and(|&(_, n)| n < board.base()) {
+                self.waitlist.pop_front();
+            }
             return self.fallback.on_ack(ctx, board, on_mark);
         }
         let t = self.identified(ctx);
