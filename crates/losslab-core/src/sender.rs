@@ -1206,6 +1206,7 @@ impl Sender {
             }
             _ => {}
         }
+        self.partial_ack_retransmission(cum_advanced);
         // On every ACK, as Linux in Recovery: the last DSACK may have come
         // while a segment was still marked lost whose original has now
         // arrived.
@@ -1436,6 +1437,22 @@ impl Sender {
                     || (cum_advanced && self.alg.recovery.exits_on_partial_ack())
             }
             State::Loss { recovery_point } => self.snd_una >= recovery_point,
+        }
+    }
+
+    /// After the recovery state machine, without SACK: a partial ACK of
+    /// the fast recovery still going on showed the next hole lost (RFC
+    /// 6582 section 3.2 step 4, detect/dupthresh.rs); the recovery
+    /// algorithm says whether it leaves at once, as the fast retransmit.
+    fn partial_ack_retransmission(&mut self, cum_advanced: bool) {
+        let hole_lost = self.board.next_to_retransmit() == Some(self.board.base());
+        if cum_advanced
+            && !self.sack_seen
+            && matches!(self.state, State::Fast { .. })
+            && hole_lost
+            && self.alg.recovery.partial_ack_retransmits_at_once()
+        {
+            self.fast_rexmit_pending = true;
         }
     }
 

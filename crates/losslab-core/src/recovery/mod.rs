@@ -232,6 +232,15 @@ pub trait RecoveryOps {
     fn rto_restart_on_partial_ack(&self, _nth: u64) -> bool {
         true
     }
+    /// Whether, without SACK, the segment a partial ACK shows lost is
+    /// retransmitted at once whatever cwnd says, as the fast retransmit is
+    /// (RFC 6582 section 3.2 step 4: "retransmit the first unacknowledged
+    /// segment", and only then "send a new segment if permitted by the
+    /// new value of cwnd"). No by default: it waits for pipe < cwnd like
+    /// any lost segment (RFC 6675 section 5 step C).
+    fn partial_ack_retransmits_at_once(&self) -> bool {
+        false
+    }
 }
 
 pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOps>> {

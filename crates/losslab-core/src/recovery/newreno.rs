@@ -8,7 +8,8 @@
 //! inflation (reno.rs shows the equivalence).
 //!
 //! Step 4 (partial ACK): retransmit the first unacknowledged segment (the
-//! detector marks it lost, detect/dupthresh.rs), deflate cwnd by the data
+//! detector marks it lost, detect/dupthresh.rs; it leaves whatever cwnd
+//! says, `partial_ack_retransmits_at_once`), deflate cwnd by the data
 //! acknowledged and add back one SMSS. The engine does this with its
 //! accounting, not with cwnd: an ACK of k segments removes k from
 //! FlightSize and k - 1 from the duplicates counted as delivered (Linux
@@ -101,6 +102,10 @@ impl RecoveryOps for NewReno {
     fn entry_on_islost(&self) -> bool {
         false
     }
+    // Step 4: the hole goes out at once; only new data waits for cwnd.
+    fn partial_ack_retransmits_at_once(&self) -> bool {
+        true
+    }
     fn rto_restart_on_partial_ack(&self, nth: u64) -> bool {
         match self.variant {
             NewRenoVariant::SlowButSteady => true,
@@ -132,6 +137,7 @@ mod tests {
         assert_eq!((w.cwnd, w.cwnd_cnt), (10, 0));
         assert!(!r.exits_on_partial_ack());
         assert!(!r.entry_on_islost());
+        assert!(r.partial_ack_retransmits_at_once());
     }
 
     #[test]

@@ -110,6 +110,9 @@ impl RecoveryOps for Opportunistic {
     fn rto_restart_on_partial_ack(&self, nth: u64) -> bool {
         self.inner.rto_restart_on_partial_ack(nth)
     }
+    fn partial_ack_retransmits_at_once(&self) -> bool {
+        self.inner.partial_ack_retransmits_at_once()
+    }
 }
 
 #[cfg(test)]

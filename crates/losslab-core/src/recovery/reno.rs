@@ -102,6 +102,8 @@ mod tests {
         assert!(r.exits_on_partial_ack());
         assert!(!r.entry_on_islost());
         assert!(!r.rescue_retransmission());
+        // No partial ACK reaches it in recovery.
+        assert!(!r.partial_ack_retransmits_at_once());
         let mut w = win(13, 10);
         r.end_cwnd_reduction(&mut w, &RecoveryCtx::default());
         assert_eq!((w.cwnd, w.ssthresh), (10, 10));
