@@ -144,35 +144,43 @@ fn contract_example_parses() {
 }
 
 #[test]
-fn contract_example_names_unimplemented_algorithms() {
-    // Names from the contract that this version does not implement yet
-    // (chosen among those planned last, so the test outlives new plug-ins).
-    // Every congestion controller of the contract exists since issue 13
-    // (`contract_congestion_controllers_all_parse`).
-    let recovery_available = format!(
-        r#"recovery "le" is not implemented in this version of losslab (available: {})"#,
-        losslab_core::recovery::NAMES.join(", ")
-    );
-    let original = EXAMPLE
+fn contract_example_with_le_parses_and_typos_list_every_algorithm() {
+    // Issue 16 implemented `le`, the contract's last algorithm names: the
+    // example with LE's detection and recovery parses, and a name outside
+    // the contract is "unknown" with the implemented ones listed.
+    let le = EXAMPLE
         .replace(r#"recovery = "prr"  "#, r#"recovery = "le""#)
         .replace(r#"detection = "rack" "#, r#"detection = "le""#);
-    file_error(&original, "flow.a.recovery", &[recovery_available.as_str()]);
+    let sc = parse(&le);
+    assert_eq!(
+        (
+            sc.flows[0].recovery.as_str(),
+            sc.flows[0].detection.as_str()
+        ),
+        ("le", "le")
+    );
     let cases = [
         (
             r#"recovery = "prr""#,
-            r#"recovery = "le""#,
+            r#"recovery = "lee""#,
             "flow.a.recovery",
-            r#"recovery "le" is not implemented in this version of losslab (available: "#,
+            format!(
+                r#"unknown recovery algorithm "lee" (expected one of: {})"#,
+                losslab_core::recovery::NAMES.join(", ")
+            ),
         ),
         (
             r#"detection = "rack""#,
-            r#"detection = "le""#,
+            r#"detection = "lee""#,
             "flow.a.detection",
-            r#"detection "le" is not implemented in this version of losslab"#,
+            format!(
+                r#"(expected one of: {})"#,
+                losslab_core::detect::NAMES.join(", ")
+            ),
         ),
     ];
     for (from, to, key, message) in cases {
-        file_error(&EXAMPLE.replace(from, to), key, &[message]);
+        file_error(&EXAMPLE.replace(from, to), key, &[message.as_str()]);
     }
 }
 
@@ -498,12 +506,28 @@ fn unknown_keys_are_named_with_what_is_allowed() {
 
 #[test]
 fn algorithm_parameter_tables() {
-    // An algorithm still to come (qarr, barr and or3 were the others).
-    let text = format!("{}\n[flow.le]\nx = 5\n", minimal_with("", ""));
+    // LE's table: its one key, its names, and only with detection = "le".
+    let text = format!("{}\n[flow.le]\norder = \"echo\"\n", minimal_with("", ""));
     file_error(
         &text,
         "flow.a.le",
-        &["parameters for le given but le is not implemented in this version"],
+        &[r#"parameters for le given but this flow's detection is "dupthresh""#],
+    );
+    let le = |table: &str| {
+        format!(
+            "{}\n[flow.le]\n{table}\n",
+            minimal_with("", "detection = \"le\"")
+        )
+    };
+    file_error(&le("x = 5"), "flow.a.le.x", &["unknown key", "order"]);
+    file_error(
+        &le("order = \"ts\""),
+        "flow.a.le.order",
+        &[r#"unknown le order "ts" (expected one of: sack, echo)"#],
+    );
+    assert_eq!(
+        parse(&le("order = \"echo\"")).flows[0].le_order,
+        losslab_core::detect::LeOrder::Echo
     );
     // OR3's table: its keys, their ranges, and only with the extension.
     let text = format!("{}\n[flow.or3]\nx = 5\n", minimal_with("", ""));
@@ -1231,9 +1255,9 @@ fn override_errors_name_the_override() {
     override_error(MINIMAL, &["path.delay=50"], "path.delay=50", "needs a unit");
     override_error(
         MINIMAL,
-        &["path.delay=1ms", "flow.a.recovery=le"],
-        "flow.a.recovery=le",
-        "not implemented",
+        &["path.delay=1ms", "flow.a.recovery=lee"],
+        "flow.a.recovery=lee",
+        "unknown recovery",
     );
     override_error(
         &format!("{MINIMAL}name = \"x\"\n[[flow]]\nname = \"y\"\n"),
@@ -1392,4 +1416,75 @@ fn mobile_extensions_and_the_linux_send_buffer_parse() {
         "flow.a.sndbuf.size",
         "unknown",
     );
+}
+
+#[test]
+fn newreno_recovery_and_its_variant_table() {
+    use losslab_core::recovery::NewRenoVariant;
+    let flow = |extra: &str| parse(&minimal_with("", extra)).flows[0].clone();
+    // Recovery names apart from the congestion controllers of the same
+    // names.
+    let f = flow("recovery = \"reno\"\ncc = \"newreno\"");
+    assert_eq!(
+        (f.recovery.as_str(), f.cc.name().as_str()),
+        ("reno", "newreno")
+    );
+    let f = flow("recovery = \"newreno\"\ncc = \"reno\"");
+    assert_eq!(
+        (f.recovery.as_str(), f.cc.name().as_str()),
+        ("newreno", "reno")
+    );
+    assert_eq!(f.newreno_variant, NewRenoVariant::SlowButSteady);
+    let with_table = |body: &str, recovery: &str| {
+        format!(
+            "{}\n[flow.newreno]\n{body}\n",
+            minimal_with("", &format!("recovery = \"{recovery}\""))
+        )
+    };
+    for (name, want) in [
+        ("impatient", NewRenoVariant::Impatient),
+        ("slow-but-steady", NewRenoVariant::SlowButSteady),
+    ] {
+        let s = parse(&with_table(&format!("variant = \"{name}\""), "newreno"));
+        assert_eq!(s.flows[0].newreno_variant, want);
+    }
+    file_error(
+        &with_table("variant = \"careful\"", "newreno"),
+        "flow.a.newreno.variant",
+        &[
+            "unknown variant \"careful\"",
+            "expected one of: slow-but-steady, impatient",
+        ],
+    );
+    file_error(
+        &with_table("x = 1", "newreno"),
+        "flow.a.newreno.x",
+        &["unknown key \"x\"", "variant"],
+    );
+    // With another recovery the table would be a silent default; the
+    // default cc is newreno, and the message says that one takes nothing.
+    file_error(
+        &with_table("variant = \"impatient\"", "prr"),
+        "flow.a.newreno",
+        &[
+            "this flow's recovery is \"prr\"",
+            "cc = \"newreno\" takes no parameters",
+            "set recovery = \"newreno\" or remove [flow.newreno]",
+        ],
+    );
+    let text = format!(
+        "{}\n[flow.newreno]\nvariant = \"impatient\"\n",
+        minimal_with("", "recovery = \"prr\"\ncc = \"cubic\"")
+    );
+    file_error(
+        &text,
+        "flow.a.newreno",
+        &["parameters for newreno given but this flow's recovery is \"prr\""],
+    );
+    // `[flow.reno]` is no table of either.
+    let text = format!(
+        "{}\n[flow.reno]\nx = 1\n",
+        minimal_with("", "recovery = \"reno\"")
+    );
+    file_error(&text, "flow.a.reno", &["takes no parameters"]);
 }
