@@ -111,3 +111,32 @@ fn one_loss_costs_one_retransmission_in_every_order_mode() {
         );
     }
 }
+
+/// `kept` evenly spread positions of the window arrive.
+fn spread(n_lost: u64) -> Vec<u64> {
+    let kept = 32 - n_lost;
+    let positions: Vec<u64> = (0..kept).map(|i| 1 + i * 32 / kept.max(1)).collect();
+    window_loss(&positions)
+}
+
+#[test]
+fn ns2_sack1_takes_the_rto_from_18_losses_of_32() {
+    // Section 3.1.1: ns-2's SACK "suffers from RTO expiry" when more than
+    // cwnd/2 + 2 = 18 of 32 are lost. Sack1's pipe_ counts ACK arrivals:
+    // after the duplicate ACKs it equals N (recovery/ns2_sack1.rs), so from
+    // 16 losses only the fast retransmit's partial ACK (two off pipe_) can
+    // reopen the window, and from 18 it cannot: the RTO, one loss earlier
+    // than the paper's count (ns-2's limited transmit and the fast
+    // retransmit's accounting decide that one). RFC 3517 on the same
+    // drops never times out while three segments of the window arrive
+    // (with limited transmit).
+    for n in 1..=31u64 {
+        let f = run("ns2-sack1", "ns2-sack1", true, "sack", spread(n));
+        assert_eq!(f.bytes_delivered, 400_000);
+        assert_eq!(f.timeouts > 0, n >= 18, "{n} losses: {f:?}");
+        if n <= 29 {
+            let rfc = run("dupthresh", "rfc3517", true, "sack", spread(n));
+            assert_eq!(rfc.timeouts, 0, "{n} losses: {rfc:?}");
+        }
+    }
+}

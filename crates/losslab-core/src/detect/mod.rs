@@ -7,6 +7,7 @@
 //! | `early-retransmit` | early_retransmit.rs | as dupthresh | also on oflight - 1 dupacks with < 4 segments out (RFC 5827) |
 //! | `rack` | rack.rs | RFC 8985: a later-sent segment was delivered RTT + reo_wnd ago | when RACK marks a loss |
 //! | `le` | le.rs | LE paper 2.2.1: DupThresh ACKs identified transmissions sent after it | when LE marks a loss |
+//! | `ns2-sack1` | ns2_sack1.rs | ns-2 Sack1: every hole below the highest SACK, once in recovery | DupThresh duplicate ACKs |
 //!
 //! `Hack1` (hack1.rs, the `hack1` extension) wraps any of them: in
 //! recovery, more than DupThresh duplicate ACKs without new SACK
@@ -24,6 +25,7 @@ mod early_retransmit;
 mod fack;
 mod hack1;
 mod le;
+mod ns2_sack1;
 mod rack;
 
 pub use dupthresh::DupThresh;
@@ -31,13 +33,21 @@ pub use early_retransmit::{er_delay, er_delay_linux, EarlyRetransmit};
 pub use fack::Fack;
 pub use hack1::Hack1;
 pub use le::{Le, LeOrder};
+pub use ns2_sack1::Ns2Sack1;
 pub use rack::Rack;
 
 use crate::scoreboard::{Scoreboard, SegMeta};
 use crate::time::Time;
 
 /// Names accepted by `by_name`.
-pub const NAMES: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack", "le"];
+pub const NAMES: &[&str] = &[
+    "dupthresh",
+    "fack",
+    "early-retransmit",
+    "rack",
+    "le",
+    "ns2-sack1",
+];
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DetectCtx {
@@ -253,6 +263,7 @@ pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
         ))),
         "rack" => Some(Box::new(Rack::new(p.dupthresh))),
         "le" => Some(Box::new(Le::new(p.dupthresh, p.le_order))),
+        "ns2-sack1" => Some(Box::new(Ns2Sack1::new(p.dupthresh))),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@
 mod barr;
 mod le;
 mod newreno;
+mod ns2_sack1;
 mod opportunistic;
 mod or3;
 mod prr;
@@ -22,6 +23,7 @@ mod rfc6675;
 pub use barr::Barr;
 pub use le::Le;
 pub use newreno::{NewReno, NewRenoVariant};
+pub use ns2_sack1::Ns2Sack1;
 pub use opportunistic::Opportunistic;
 pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy};
 pub use prr::Prr;
@@ -47,6 +49,7 @@ pub const NAMES: &[&str] = &[
     "le",
     "reno",
     "newreno",
+    "ns2-sack1",
 ];
 
 /// QARR's target queue Q_T by default, in segments (mobile paper section
@@ -285,6 +288,8 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         // RFC 5681 section 3.2 and RFC 6582, for peers without SACK.
         "reno" => Some(Box::new(Reno)),
         "newreno" => Some(Box::new(NewReno::new(params.newreno_variant))),
+        // The LE paper's simulated SACK: ns-2's Sack1 with numdupacks_ 3.
+        "ns2-sack1" => Some(Box::new(Ns2Sack1::new(3))),
         _ => None,
     }
 }
