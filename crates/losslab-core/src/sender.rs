@@ -406,6 +406,10 @@ pub struct Sender {
     /// Duplicate ACKs counted as delivered segments when the peer sends no
     /// SACK (Linux tcp_add_reno_sack()), so pipe still falls.
     reno_sacked: u64,
+    /// Partial ACKs (RFC 6582 section 2: new data acknowledged, RecoveryPoint
+    /// not reached) in the current fast recovery, for the recovery
+    /// algorithm's say on the retransmission timer.
+    partial_acks: u64,
     sack_seen: bool,
     /// RFC 6675 HighRxt and RescueRxt (segment number / byte).
     high_rxt: Option<u64>,
@@ -516,6 +520,7 @@ impl Sender {
             dupacks: 0,
             limited_transmit_out: 0,
             reno_sacked: 0,
+            partial_acks: 0,
             sack_seen: false,
             high_rxt: None,
             rescue_rxt: None,
@@ -1167,12 +1172,7 @@ impl Sender {
         ctx.dsack = dsack;
         ctx.newly_sacked = newly_sacked;
         ctx.duplicate_ack = !cum_advanced && !old_ack && !self.board.is_empty();
-        ctx.exiting_recovery = match self.state {
-            State::Open => false,
-            State::Fast { recovery_point } | State::Loss { recovery_point } => {
-                self.snd_una >= recovery_point
-            }
-        };
+        ctx.exiting_recovery = self.recovery_over(cum_advanced);
         // While Linux holds a non-SACK recovery at its point it returns from
         // tcp_fastretrans_alert() before any loss detection: duplicate ACKs
         // of data sent during the recovery mark nothing.
@@ -1193,9 +1193,7 @@ impl Sender {
 
         // Recovery state machine.
         match self.state {
-            State::Fast { recovery_point }
-                if self.snd_una >= recovery_point && !self.recovery_held() =>
-            {
+            State::Fast { .. } if self.recovery_over(cum_advanced) && !self.recovery_held() => {
                 self.exit_fast_recovery(now, cum_advanced, new_loss);
             }
             State::Loss { recovery_point }
@@ -1208,6 +1206,7 @@ impl Sender {
             }
             _ => {}
         }
+        self.partial_ack_retransmission(cum_advanced);
         // On every ACK, as Linux in Recovery: the last DSACK may have come
         // while a segment was still marked lost whose original has now
         // arrived.
@@ -1246,7 +1245,8 @@ impl Sender {
         );
 
         // Timers (RFC 6298 section 5 through the policy).
-        let tctx = self.timer_ctx(now);
+        let mut tctx = self.timer_ctx(now);
+        tctx.rto_restart_held = self.partial_ack_holds_rto(cum_advanced);
         self.timer = self.alg.timers.on_ack(&tctx, cum_advanced, self.timer);
         if self.rwnd > 0 || !self.board.is_empty() {
             self.persist = None;
@@ -1424,6 +1424,54 @@ impl Sender {
         }
     }
 
+    /// Whether this ACK ends the recovery: the cumulative ACK reached
+    /// RecoveryPoint (RFC 6582 section 3.2 step 3, RFC 6675 section 5), or,
+    /// for a fast recovery whose algorithm says so, it acknowledged any new
+    /// data (Reno, RFC 5681 section 3.2 step 6). `recovery_held` may still
+    /// keep it.
+    fn recovery_over(&self, cum_advanced: bool) -> bool {
+        match self.state {
+            State::Open => false,
+            State::Fast { recovery_point } => {
+                self.snd_una >= recovery_point
+                    || (cum_advanced && self.alg.recovery.exits_on_partial_ack())
+            }
+            State::Loss { recovery_point } => self.snd_una >= recovery_point,
+        }
+    }
+
+    /// After the recovery state machine, without SACK: a partial ACK of
+    /// the fast recovery still going on showed the next hole lost (RFC
+    /// 6582 section 3.2 step 4, detect/dupthresh.rs); the recovery
+    /// algorithm says whether it leaves at once, as the fast retransmit.
+    fn partial_ack_retransmission(&mut self, cum_advanced: bool) {
+        let hole_lost = self.board.next_to_retransmit() == Some(self.board.base());
+        if cum_advanced
+            && !self.sack_seen
+            && matches!(self.state, State::Fast { .. })
+            && hole_lost
+            && self.alg.recovery.partial_ack_retransmits_at_once()
+        {
+            self.fast_rexmit_pending = true;
+        }
+    }
+
+    /// After the recovery state machine: whether this ACK, a partial ACK
+    /// of the fast recovery still going on, must not restart the
+    /// retransmission timer because the recovery algorithm says so
+    /// (NewReno's Impatient variant, RFC 6582 section 3.2 step 4). Counts
+    /// the partial ACKs.
+    fn partial_ack_holds_rto(&mut self, cum_advanced: bool) -> bool {
+        if !cum_advanced || !matches!(self.state, State::Fast { .. }) {
+            return false;
+        }
+        self.partial_acks += 1;
+        !self
+            .alg
+            .recovery
+            .rto_restart_on_partial_ack(self.partial_acks)
+    }
+
     /// A recovery that snd.una has reached the point of but that goes on
     /// (`RecoveryExit::Linux`): without SACK, Linux holds the state while
     /// snd.una is exactly at the point; RFC 6582 never holds it.
@@ -1463,6 +1511,7 @@ impl Sender {
         self.high_rxt = None;
         self.rescue_rxt = None;
         self.fast_rexmit_pending = true;
+        self.partial_acks = 0;
         self.stats.fast_recoveries += 1;
         self.alg.cc.on_state(CaState::Recovery, &self.win);
         let rctx = self.recovery_ctx(now, false, true);
@@ -1486,6 +1535,13 @@ impl Sender {
         }
         if !self.cc_owns_cwnd {
             self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+        }
+        if self.alg.recovery.exits_on_partial_ack() {
+            // RFC 5681 section 3.2 step 6 deflates the window to ssthresh
+            // against the whole FlightSize: the duplicate ACKs stop
+            // counting as delivered, or the inflation would outlive the
+            // recovery.
+            self.reno_sacked = 0;
         }
         self.state = State::Open;
         self.alg.cc.on_state(CaState::Open, &self.win);
@@ -1703,6 +1759,7 @@ impl Sender {
             in_recovery: self.state != State::Open,
             probe_in_flight: self.tlp.is_some(),
             rtt_since_probe: self.rtt_since_probe,
+            rto_restart_held: false,
         }
     }
 

@@ -107,6 +107,18 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "Linux has no HyStart++ (RFC 9406); its CUBIC runs Linux's HyStart (hystart = true or \"linux\")",
             ));
         }
+        if matches!(f.recovery.as_str(), "reno" | "newreno") {
+            // Linux without SACK repairs a hole per partial ACK as NewReno
+            // does (tcp_mark_head_lost() in Recovery), but reduces cwnd
+            // with PRR and never inflates it; Reno's exit on a partial ACK
+            // it has never had.
+            return Err(refuse(
+                n,
+                "recovery",
+                &f.recovery,
+                "Linux has no RFC 5681 / RFC 6582 window inflation: its recovery without SACK is NewReno's hole-per-partial-ACK with PRR's cwnd (tcp_cwnd_reduction); use recovery = \"prr\" with receiver.sack_blocks = 0",
+            ));
+        }
         if f.recovery != "prr" {
             return Err(refuse(
                 n,
@@ -789,6 +801,11 @@ mod tests {
             ("recovery = \"rate-halving\"", "recovery"),
             ("recovery = \"rfc6675\"", "recovery"),
             ("recovery = \"prr-6937\"", "recovery"),
+            ("recovery = \"reno\"", "recovery"),
+            (
+                "recovery = \"newreno\"\n[flow.newreno]\nvariant = \"impatient\"",
+                "recovery",
+            ),
             ("detection = \"fack\"", "detection"),
             ("detection = \"early-retransmit\"", "detection"),
             ("timers = \"rtor\"", "timers"),

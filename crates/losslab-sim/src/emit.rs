@@ -306,6 +306,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
         recovery_rtt_source,
+        newreno_variant,
         or3,
         app,
         sndbuf,
@@ -564,6 +565,15 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         if source {
             out.kv("rtt_source", string(recovery_rtt_source.name()));
         }
+    }
+    if *newreno_variant != base.newreno_variant {
+        if recovery != "newreno" {
+            return Err(format!(
+                "{at}.newreno_variant: {newreno_variant:?} cannot be written: [flow.newreno] is read only with recovery = \"newreno\", and this flow's recovery is {recovery:?}"
+            ));
+        }
+        out.line("[flow.newreno]");
+        out.kv("variant", string(newreno_variant.name()));
     }
     or3_table(out, or3, &base.or3, extensions, &at)
 }
@@ -914,7 +924,7 @@ mod tests {
     use super::*;
     use crate::parse::load_scenario;
     use losslab_core::detect::{ErMitigation, ErVariant};
-    use losslab_core::recovery::AckRtt;
+    use losslab_core::recovery::{AckRtt, NewRenoVariant};
     use losslab_core::time::{MS, SEC};
     use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, RtoFormula};
     use rand::{Rng, SeedableRng};
@@ -1264,6 +1274,15 @@ app = { kind = "bulk" }
         );
         let f = &mut sc.flows[0];
         f.qarr_queue_len_threshold = losslab_core::recovery::QUEUE_LEN_THRESHOLD;
+        f.recovery = "newreno".into();
+        f.newreno_variant = NewRenoVariant::Impatient;
+        let text = round_trip(&sc);
+        assert!(
+            text.contains("[flow.newreno]\nvariant = \"impatient\"\n"),
+            "{text}"
+        );
+        let f = &mut sc.flows[0];
+        f.newreno_variant = NewRenoVariant::SlowButSteady;
         f.recovery = "barr".into();
         f.barr_slide_wnd_size = u32::MAX;
         round_trip(&sc);
@@ -1381,6 +1400,9 @@ app = { kind = "bulk" }
         let mut sc = base.clone();
         sc.flows[0].qarr_queue_len_threshold = 7;
         assert_err(&sc, "flow.a.qarr_queue_len_threshold:");
+        let mut sc = base.clone();
+        sc.flows[0].newreno_variant = NewRenoVariant::Impatient;
+        assert_err(&sc, "flow.a.newreno_variant:");
         let mut sc = base.clone();
         sc.flows[0].recovery = "barr".into();
         sc.flows[0].barr_slide_wnd_size = 0;
@@ -1608,6 +1630,15 @@ app = { kind = "bulk" }
         }
         if f.recovery == "barr" {
             maybe!(f.barr_slide_wnd_size, rng.gen_range(1..=u32::MAX));
+        }
+        if f.recovery == "newreno" {
+            maybe!(
+                f.newreno_variant,
+                *pick(
+                    rng,
+                    &[NewRenoVariant::SlowButSteady, NewRenoVariant::Impatient]
+                )
+            );
         }
         if matches!(f.recovery.as_str(), "qarr" | "barr") {
             maybe!(

@@ -13,7 +13,7 @@ use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::recovery::{AckRtt, Or3Params};
+use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
     CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
@@ -49,7 +49,8 @@ by_name!(
     RecoveryExit,
     Pacing,
     CwndValidation,
-    AckRtt
+    AckRtt,
+    NewRenoVariant
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -484,6 +485,9 @@ const PARAMETER_TABLES: &[&str] = &[
     "qarr",
     "barr",
     "or3",
+    // The recovery algorithm's: the newreno congestion controller takes
+    // no parameters, so the name is free.
+    "newreno",
 ];
 /// `[flow.or3]`: OR3's switches and numbers (recovery/or3.rs).
 const OR3_SWITCHES: &[&str] = &["opportunism", "redundancy", "randomization"];
@@ -1623,6 +1627,9 @@ impl Cx<'_> {
                 ));
             }
         }
+        if let Some(v) = t.get("newreno") {
+            f.newreno_variant = self.newreno(v, &loc.key("newreno"), &f, f.newreno_variant)?;
+        }
         for p in [&QARR_PARAM, &BARR_PARAM] {
             let Some(v) = t.get(p.alg) else { continue };
             let ploc = loc.key(p.alg);
@@ -1734,6 +1741,37 @@ impl Cx<'_> {
             }
         }
         Ok(p)
+    }
+
+    /// `[flow.newreno]`: `variant = "slow-but-steady" | "impatient"`, read
+    /// only with `recovery = "newreno"` (the congestion controller of the
+    /// same name takes no parameters, which the error says when it is
+    /// the flow's cc).
+    fn newreno(
+        &self,
+        v: &Value,
+        loc: &Loc,
+        f: &FlowSpec,
+        mut variant: NewRenoVariant,
+    ) -> Res<NewRenoVariant> {
+        let t = self.table(
+            v,
+            loc,
+            r#"a table like [flow.newreno] variant = "impatient""#,
+        )?;
+        self.only_keys(t, loc, &["variant"], "in [flow.newreno]")?;
+        self.set_named(t, loc, "variant", &mut variant)?;
+        if f.recovery != "newreno" && f.cc.name() == "newreno" {
+            return Err(self.err(
+                loc,
+                format!(
+                    "parameters for the newreno recovery algorithm given but this flow's recovery is {:?} (cc = \"newreno\" takes no parameters); set recovery = \"newreno\" or remove [flow.newreno]",
+                    f.recovery
+                ),
+            ));
+        }
+        self.parameters_read(loc, "newreno", "recovery", &f.recovery)?;
+        Ok(variant)
     }
 
     /// `[flow.qarr]` / `[flow.barr]`: a positive integer under `key` or

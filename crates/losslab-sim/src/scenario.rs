@@ -4,7 +4,7 @@
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant};
-use losslab_core::recovery::{AckRtt, Or3Params};
+use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
@@ -336,6 +336,10 @@ pub struct FlowSpec {
     /// `"tsecr"` (default, now - TSecr of every ACK) or `"delivered"` (the
     /// RTT of a segment the ACK newly delivered), QARR's and BARR's RTT_i.
     pub recovery_rtt_source: AckRtt,
+    /// `[flow.newreno] variant` (added; read with `recovery = "newreno"`):
+    /// when NewReno restarts the RTO on a partial ACK, `"slow-but-steady"`
+    /// (default, every one) or `"impatient"` (the first only).
+    pub newreno_variant: NewRenoVariant,
     /// `[flow.or3]` (added; read with `extensions = ["or3"]`): OR3's
     /// parameters (losslab_core::recovery::Or3Params; OR3 paper IV).
     pub or3: Or3Params,
@@ -398,6 +402,7 @@ impl FlowSpec {
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,
             recovery_rtt_source: AckRtt::Delivered,
+            newreno_variant: NewRenoVariant::SlowButSteady,
             or3: Or3Params::default(),
             handshake: true,
             handshake_rules: HandshakeRules::Linux,

@@ -1377,6 +1377,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         queue_len_threshold: spec.qarr_queue_len_threshold,
         slide_wnd_size: spec.barr_slide_wnd_size,
         rtt_source: spec.recovery_rtt_source,
+        newreno_variant: spec.newreno_variant,
     };
     let mut alg = Algorithms::by_name_with(
         &spec.cc.name(),

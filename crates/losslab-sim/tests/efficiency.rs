@@ -183,6 +183,16 @@ proptest! {
             prop_assert_eq!(drops.len(), 2, "{}", what);
             return Ok(());
         }
+        // Reno (RFC 5681 section 3.2 step 6) leaves recovery on the partial
+        // ACK that a second drop in the window leaves: that hole waits for
+        // three new duplicate ACKs (a second fast recovery) or, when too
+        // little was sent to bring them, for the RTO and the go-back-N
+        // after it (tests/recovery_reno_newreno.rs works one out). RFC
+        // 5681's cost, not an inefficiency of ours.
+        if recovery == "reno" && fl.timeouts > 0 {
+            prop_assert_eq!(drops.len(), 2, "{}", what);
+            return Ok(());
+        }
         // RFC 6675's rescue retransmission (rule 4 of NextSeg(), used by
         // `rfc6675` and `prr`) is speculative: after a partial ACK with
         // nothing new to send it repeats the newest segment even when that

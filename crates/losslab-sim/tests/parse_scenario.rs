@@ -1393,3 +1393,74 @@ fn mobile_extensions_and_the_linux_send_buffer_parse() {
         "unknown",
     );
 }
+
+#[test]
+fn newreno_recovery_and_its_variant_table() {
+    use losslab_core::recovery::NewRenoVariant;
+    let flow = |extra: &str| parse(&minimal_with("", extra)).flows[0].clone();
+    // Recovery names apart from the congestion controllers of the same
+    // names.
+    let f = flow("recovery = \"reno\"\ncc = \"newreno\"");
+    assert_eq!(
+        (f.recovery.as_str(), f.cc.name().as_str()),
+        ("reno", "newreno")
+    );
+    let f = flow("recovery = \"newreno\"\ncc = \"reno\"");
+    assert_eq!(
+        (f.recovery.as_str(), f.cc.name().as_str()),
+        ("newreno", "reno")
+    );
+    assert_eq!(f.newreno_variant, NewRenoVariant::SlowButSteady);
+    let with_table = |body: &str, recovery: &str| {
+        format!(
+            "{}\n[flow.newreno]\n{body}\n",
+            minimal_with("", &format!("recovery = \"{recovery}\""))
+        )
+    };
+    for (name, want) in [
+        ("impatient", NewRenoVariant::Impatient),
+        ("slow-but-steady", NewRenoVariant::SlowButSteady),
+    ] {
+        let s = parse(&with_table(&format!("variant = \"{name}\""), "newreno"));
+        assert_eq!(s.flows[0].newreno_variant, want);
+    }
+    file_error(
+        &with_table("variant = \"careful\"", "newreno"),
+        "flow.a.newreno.variant",
+        &[
+            "unknown variant \"careful\"",
+            "expected one of: slow-but-steady, impatient",
+        ],
+    );
+    file_error(
+        &with_table("x = 1", "newreno"),
+        "flow.a.newreno.x",
+        &["unknown key \"x\"", "variant"],
+    );
+    // With another recovery the table would be a silent default; the
+    // default cc is newreno, and the message says that one takes nothing.
+    file_error(
+        &with_table("variant = \"impatient\"", "prr"),
+        "flow.a.newreno",
+        &[
+            "this flow's recovery is \"prr\"",
+            "cc = \"newreno\" takes no parameters",
+            "set recovery = \"newreno\" or remove [flow.newreno]",
+        ],
+    );
+    let text = format!(
+        "{}\n[flow.newreno]\nvariant = \"impatient\"\n",
+        minimal_with("", "recovery = \"prr\"\ncc = \"cubic\"")
+    );
+    file_error(
+        &text,
+        "flow.a.newreno",
+        &["parameters for newreno given but this flow's recovery is \"prr\""],
+    );
+    // `[flow.reno]` is no table of either.
+    let text = format!(
+        "{}\n[flow.reno]\nx = 1\n",
+        minimal_with("", "recovery = \"reno\"")
+    );
+    file_error(&text, "flow.a.reno", &["takes no parameters"]);
+}

@@ -7,22 +7,26 @@
 //! through cwnd; the sender transmits while pipe < cwnd (RFC 6675 step C).
 
 mod barr;
+mod newreno;
 mod opportunistic;
 mod or3;
 mod prr;
 mod prr6937;
 mod qarr;
 mod rate_halving;
+mod reno;
 mod rfc3517;
 mod rfc6675;
 
 pub use barr::Barr;
+pub use newreno::{NewReno, NewRenoVariant};
 pub use opportunistic::Opportunistic;
 pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use qarr::{Qarr, FLOOR as QARR_FLOOR};
 pub use rate_halving::RateHalving;
+pub use reno::Reno;
 pub use rfc3517::Rfc3517;
 pub use rfc6675::Rfc6675;
 
@@ -38,6 +42,8 @@ pub const NAMES: &[&str] = &[
     "prr",
     "qarr",
     "barr",
+    "reno",
+    "newreno",
 ];
 
 /// QARR's target queue Q_T by default, in segments (mobile paper section
@@ -57,6 +63,8 @@ pub struct RecoveryParams {
     pub slide_wnd_size: u32,
     /// Which of an ACK's RTTs QARR and BARR take as RTT_i.
     pub rtt_source: AckRtt,
+    /// NewReno's retransmit-timer variant (`[flow.newreno] variant`).
+    pub newreno_variant: NewRenoVariant,
 }
 
 impl Default for RecoveryParams {
@@ -65,6 +73,7 @@ impl Default for RecoveryParams {
             queue_len_threshold: QUEUE_LEN_THRESHOLD,
             slide_wnd_size: SLIDE_WND_SIZE,
             rtt_source: AckRtt::TsEcr,
+            newreno_variant: NewRenoVariant::SlowButSteady,
         }
     }
 }
@@ -207,6 +216,31 @@ pub trait RecoveryOps {
     fn retransmit_beyond_cwnd(&self) -> bool {
         false
     }
+    /// Whether any ACK of new data ends fast recovery, a partial one
+    /// included, and leaves the next hole to new duplicate ACKs (Reno, RFC
+    /// 5681 section 3.2 step 6). No by default: recovery lasts until the
+    /// cumulative ACK reaches RecoveryPoint (RFC 6582 section 3.2 step 3,
+    /// RFC 6675 section 5), and without SACK a partial ACK retransmits
+    /// the next hole (RFC 6582 section 3.2 step 4, detect/dupthresh.rs).
+    fn exits_on_partial_ack(&self) -> bool {
+        false
+    }
+    /// Whether the `nth` partial ACK of this fast recovery (1 for the
+    /// first) restarts the retransmission timer as any ACK of new data
+    /// does (RFC 6298 (5.3)). Yes by default; NewReno's Impatient variant
+    /// says no after the first (RFC 6582 section 3.2 step 4).
+    fn rto_restart_on_partial_ack(&self, _nth: u64) -> bool {
+        true
+    }
+    /// Whether, without SACK, the segment a partial ACK shows lost is
+    /// retransmitted at once whatever cwnd says, as the fast retransmit is
+    /// (RFC 6582 section 3.2 step 4: "retransmit the first unacknowledged
+    /// segment", and only then "send a new segment if permitted by the
+    /// new value of cwnd"). No by default: it waits for pipe < cwnd like
+    /// any lost segment (RFC 6675 section 5 step C).
+    fn partial_ack_retransmits_at_once(&self) -> bool {
+        false
+    }
 }
 
 pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOps>> {
@@ -231,6 +265,9 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
             params.slide_wnd_size,
             params.rtt_source,
         ))),
+        // RFC 5681 section 3.2 and RFC 6582, for peers without SACK.
+        "reno" => Some(Box::new(Reno)),
+        "newreno" => Some(Box::new(NewReno::new(params.newreno_variant))),
         _ => None,
     }
 }

@@ -104,6 +104,15 @@ impl RecoveryOps for Opportunistic {
     fn retransmit_beyond_cwnd(&self) -> bool {
         self.lost_beyond_cwnd || self.inner.retransmit_beyond_cwnd()
     }
+    fn exits_on_partial_ack(&self) -> bool {
+        self.inner.exits_on_partial_ack()
+    }
+    fn rto_restart_on_partial_ack(&self, nth: u64) -> bool {
+        self.inner.rto_restart_on_partial_ack(nth)
+    }
+    fn partial_ack_retransmits_at_once(&self) -> bool {
+        self.inner.partial_ack_retransmits_at_once()
+    }
 }
 
 #[cfg(test)]
