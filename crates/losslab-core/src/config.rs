@@ -38,6 +38,9 @@ pub struct ReceiverConfig {
     pub read_delay: Time,
     /// Sender's MSS, used for "full-sized segment" and window-update rules.
     pub mss: u32,
+    /// Echo the transmission order of the segment that triggered each ACK
+    /// (`Ack::echo_order`): the LE paper's Linux receiver (section 4.2).
+    pub echo_order: bool,
 }
 
 impl Default for ReceiverConfig {
@@ -52,6 +55,7 @@ impl Default for ReceiverConfig {
             read_rate: None,
             read_delay: 0,
             mss: 1448,
+            echo_order: false,
         }
     }
 }

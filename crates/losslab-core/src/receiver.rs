@@ -114,6 +114,9 @@ pub struct Receiver {
     delack: LinuxDelack,
     /// When this side sent its SYN-ACK or SYN (its RTT sample's start).
     syn_sent_at: Option<Time>,
+    /// Transmission order of the last data segment that arrived: the one
+    /// that triggers the next ACK, echoed when `cfg.echo_order` (LE).
+    last_order: u64,
     stats: ReceiverStats,
     log: EventLog,
 }
@@ -274,6 +277,7 @@ impl Receiver {
             connect: None,
             delack: LinuxDelack::default(),
             syn_sent_at: None,
+            last_order: 0,
             stats: ReceiverStats::default(),
             log: EventLog::default(),
             cfg,
@@ -321,6 +325,7 @@ impl Receiver {
             ts_val: now + 1,
             ts_ecr: self.ts_recent,
             syn: false,
+            echo_order: 0,
         }
     }
 
@@ -346,6 +351,7 @@ impl Receiver {
             ts_val: now + 1,
             ts_ecr: 0,
             syn: true,
+            echo_order: 0,
         });
     }
 
@@ -379,6 +385,7 @@ impl Receiver {
             return;
         }
         self.stats.segments_received += 1;
+        self.last_order = seg.tx_order;
         if let Some(t) = self.syn_sent_at.take() {
             // The first data answers our SYN-ACK: Linux's passive side
             // takes its RTT from it (tcp_synack_rtt_meas()).
@@ -862,6 +869,13 @@ impl Receiver {
             ts_val: now,
             ts_ecr: self.ts_recent,
             syn: false,
+            // The LE paper's section 4.2: "the receiver echoes the
+            // transmission order value in its replying ACK".
+            echo_order: if self.cfg.echo_order {
+                self.last_order
+            } else {
+                0
+            },
         };
         if self.sack_limit > 0 {
             self.fill_sack(&mut ack);
@@ -953,6 +967,7 @@ mod tests {
             read_rate: None,
             read_delay: 0,
             mss: MSS,
+            echo_order: false,
         }
     }
 
@@ -1685,6 +1700,7 @@ mod tests {
                 read_rate,
                 read_delay: 0,
                 mss,
+                echo_order: quick,
             });
             let limit = usize::from(sack_blocks).min(MAX_SACK_BLOCKS);
             let mut prev = (0u64, 0u64);

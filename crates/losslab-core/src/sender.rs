@@ -60,6 +60,9 @@ pub struct SenderConfig {
     pub mss: u32,
     /// Initial window, segments (RFC 6928 allows 10).
     pub init_cwnd: u64,
+    /// The largest cwnd growth may reach, segments (Linux snd_cwnd_clamp,
+    /// ns-2's maxcwnd_; u64::MAX: none).
+    pub max_cwnd: u64,
     pub rto: RtoConfig,
     pub app: App,
     /// Send buffer limit on written-but-unacknowledged bytes; None: no limit.
@@ -109,6 +112,7 @@ impl Default for SenderConfig {
         SenderConfig {
             mss: 1448,
             init_cwnd: 10,
+            max_cwnd: u64::MAX,
             rto: RtoConfig::default(),
             app: App::Bulk,
             sndbuf: None,
@@ -1172,6 +1176,23 @@ impl Sender {
         ctx.dsack = dsack;
         ctx.newly_sacked = newly_sacked;
         ctx.duplicate_ack = !cum_advanced && !old_ack && !self.board.is_empty();
+        ctx.echo_order = ack.echo_order;
+        ctx.newest_delivered_order = {
+            // A retransmitted segment delivered sooner than the minimum
+            // RTT after its retransmission was its original arriving late
+            // (RFC 8985 6.2 step 2's test): it identifies no transmission.
+            let d = self.board.delivered();
+            let min_rtt = self.rtt.min_rtt().unwrap_or(0);
+            let rtx = d
+                .latest_retransmitted
+                .filter(|x| now.saturating_sub(x.sent) >= min_rtt);
+            [d.latest_original, rtx]
+                .into_iter()
+                .flatten()
+                .map(|x| x.tx_order)
+                .max()
+                .unwrap_or(0)
+        };
         ctx.exiting_recovery = self.recovery_over(cum_advanced);
         // While Linux holds a non-SACK recovery at its point it returns from
         // tcp_fastretrans_alert() before any loss detection: duplicate ACKs
@@ -1214,6 +1235,8 @@ impl Sender {
         let entering = self.state == State::Open && wants_recovery;
         if entering {
             self.enter_fast_recovery(now, delivered);
+        } else if new_loss {
+            self.repeat_congestion_event(now, cum_advanced);
         }
 
         // Congestion control (Linux tcp_rate_gen() then
@@ -1354,6 +1377,9 @@ impl Sender {
                 // already counted (Linux tcp_cong_control()'s acked_sacked
                 // from tcp_newly_delivered()).
                 self.alg.cc.cong_avoid(&mut self.win, cctx.delivered, &cctx);
+                // Linux tcp_cong_avoid_ai() and tcp_slow_start() stop at
+                // snd_cwnd_clamp.
+                self.win.cwnd = self.win.cwnd.min(self.cfg.max_cwnd.max(1));
             }
         }
         if !entering && matches!(self.state, State::Fast { .. }) {
@@ -1500,9 +1526,14 @@ impl Sender {
             .saturating_sub(self.limited_transmit_out);
         self.limited_transmit_out = 0;
         // RFC 6675 step 4.1-4.2: RecoveryPoint = HighData; ssthresh from the
-        // congestion controller (unless the RecoveryOps keeps it); the
-        // RecoveryOps sets cwnd.
-        if self.alg.recovery.sets_ssthresh() {
+        // congestion controller (unless the RecoveryOps keeps it, or finds
+        // this loss part of an earlier congestion event); the RecoveryOps
+        // sets cwnd.
+        let event = self
+            .alg
+            .recovery
+            .congestion_event(&self.recovery_ctx(now, false, true), true);
+        if event && self.alg.recovery.sets_ssthresh() {
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
         }
         self.state = State::Fast {
@@ -1525,6 +1556,29 @@ impl Sender {
                 .recovery
                 .cwnd_reduction(&mut self.win, &rctx, delivered, true);
         }
+        self.emit_cwnd(now);
+    }
+
+    /// A loss marked during fast recovery that the RecoveryOps counts as
+    /// a new congestion event (LE's once-per-RTT reduction): a new
+    /// ssthresh and reduction, and RecoveryPoint = HighData, as on entry
+    /// (RFC 6675 step 4.1), without leaving the recovery.
+    fn repeat_congestion_event(&mut self, now: Time, cum_advanced: bool) {
+        if !matches!(self.state, State::Fast { .. }) || self.cc_owns_cwnd {
+            return;
+        }
+        let rctx = self.recovery_ctx(now, cum_advanced, true);
+        if !self.alg.recovery.congestion_event(&rctx, false) {
+            return;
+        }
+        if self.alg.recovery.sets_ssthresh() {
+            let flight = self.board.packets_out();
+            self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
+        }
+        self.state = State::Fast {
+            recovery_point: self.snd_nxt,
+        };
+        self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
         self.emit_cwnd(now);
     }
 
@@ -1729,6 +1783,8 @@ impl Sender {
             snd_nxt: self.snd_nxt,
             exiting_recovery: false,
             dupack_entry_only: !self.alg.recovery.entry_on_islost(),
+            echo_order: 0,
+            newest_delivered_order: 0,
         }
     }
 
@@ -1744,6 +1800,7 @@ impl Sender {
             ack_rtt: self.ack_rtt,
             delivered_rtt: self.delivered_rtt,
             min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
         }
     }
 
@@ -2287,6 +2344,7 @@ impl Sender {
         self.last_send = now;
         let packets_out = self.board.packets_out();
         let seg_no = self.board.push_new(seq, len, now, self.tx_order);
+        self.alg.detect.on_sent(seg_no, self.tx_order);
         if let Some(r) = &mut self.rate {
             r.on_sent(seg_no, now, packets_out, false);
         }
@@ -2317,6 +2375,7 @@ impl Sender {
         self.tx_order += 1;
         self.last_send = now;
         let s = self.board.on_retransmit(seg_no, now, self.tx_order);
+        self.alg.detect.on_sent(seg_no, self.tx_order);
         if let Some(r) = &mut self.rate {
             r.on_sent(seg_no, now, self.board.packets_out(), true);
         }
@@ -2407,6 +2466,7 @@ impl Sender {
                 continue;
             };
             self.tx_order += 1;
+            self.alg.detect.on_sent(seg_no, self.tx_order);
             self.last_send = now;
             self.stats.segments_sent += 1;
             self.stats.redundant_copies += 1;

@@ -132,4 +132,9 @@ pub struct Ack {
     /// The peer's SYN-ACK (to a connecting sender) or SYN (to an accepting
     /// one); `ack` is then 0.
     pub syn: bool,
+    /// The transmission order (`Segment::tx_order`) of the data segment
+    /// that triggered this ACK, echoed by a receiver that runs the LE
+    /// paper's section 4.2 option (`ReceiverConfig::echo_order`); 0 when
+    /// not echoed. No standard TCP option carries it.
+    pub echo_order: u64,
 }

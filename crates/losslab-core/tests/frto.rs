@@ -49,6 +49,7 @@ fn ack(cum: u64, sack: Option<(u64, u64)>) -> Ack {
         ts_val: 1,
         ts_ecr: 0,
         syn: false,
+        echo_order: 0,
     }
 }
 

@@ -29,6 +29,7 @@ fn syn(ts_ecr: u64) -> Ack {
         ts_val: 1,
         ts_ecr,
         syn: true,
+        echo_order: 0,
     }
 }
 

@@ -42,6 +42,7 @@ fn ack(cum: u64, dsack: Option<(u64, u64)>, ts_ecr: u64) -> Ack {
         ts_val: 1,
         ts_ecr,
         syn: false,
+        echo_order: 0,
     }
 }
 
@@ -225,6 +226,7 @@ fn a_tlp_dupack_may_repeat_old_sack_blocks() {
             ts_val: 1,
             ts_ecr: 1,
             syn: false,
+            echo_order: 0,
         }
     };
     s.on_ack(450 * MS, &with_sack());

@@ -572,6 +572,7 @@ impl Run {
                 ts_val,
                 ts_ecr: ecr,
                 syn: false,
+                echo_order: 0,
             },
         );
         self.pump();
@@ -766,6 +767,7 @@ fn syn_ack(window: u64, ts_val: Time, ts_ecr: Time) -> Ack {
         ts_val,
         ts_ecr,
         syn: true,
+        echo_order: 0,
     }
 }
 

@@ -183,6 +183,22 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "without SACK Linux holds the recovery state until an ACK above the recovery point (tcp_try_undo_recovery); use recovery_exit = \"linux\"",
             ));
         }
+        if !f.limited_transmit {
+            return Err(refuse(
+                n,
+                "limited_transmit",
+                "false",
+                "Linux always sends new data on the first duplicate ACKs (RFC 3042)",
+            ));
+        }
+        if let Some(m) = f.max_cwnd {
+            return Err(refuse(
+                n,
+                "max_cwnd",
+                &m.to_string(),
+                "Linux's snd_cwnd_clamp is not set per connection here",
+            ));
+        }
         if f.handshake_rules == losslab_core::HandshakeRules::Rfc {
             return Err(refuse(
                 n,

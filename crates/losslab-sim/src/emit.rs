@@ -288,6 +288,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         extensions,
         mss,
         init_cwnd,
+        max_cwnd,
         min_rto,
         rto_formula,
         rrthresh,
@@ -315,8 +316,10 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         count,
         lost_retransmission_detection,
         rto_rearm_on_head_retransmit,
+        limited_transmit,
         dsack_undo,
         early_retransmit,
+        le_order,
     } = f;
     let at = format!("flow.{name}");
 
@@ -364,6 +367,14 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         }
         out.kv("init_cwnd", int(&format!("{at}.init_cwnd"), *init_cwnd)?);
     }
+    if let Some(m) = max_cwnd {
+        if *m == 0 {
+            return Err(format!(
+                "{at}.max_cwnd: 0 cannot be written (at least 1 segment)"
+            ));
+        }
+        out.kv("max_cwnd", int(&format!("{at}.max_cwnd"), *m)?);
+    }
     if *min_rto != base.min_rto {
         out.kv("min_rto", duration_value(*min_rto));
     }
@@ -405,6 +416,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *rto_rearm_on_head_retransmit != base.rto_rearm_on_head_retransmit {
         out.kv("rto_rearm_on_head_retransmit", rto_rearm_on_head_retransmit);
+    }
+    if *limited_transmit != base.limited_transmit {
+        out.kv("limited_transmit", limited_transmit);
     }
     if *dsack_undo != base.dsack_undo {
         out.kv("dsack_undo", dsack_undo);
@@ -461,6 +475,16 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         if *variant != base.early_retransmit.variant {
             out.kv("variant", string(variant.name()));
         }
+    }
+    if *le_order != base.le_order {
+        if detection != "le" {
+            return Err(format!(
+                "{at}.le: order {:?} cannot be written: [flow.le] is read only with detection = \"le\", and this flow's detection is {detection:?}",
+                le_order.name()
+            ));
+        }
+        out.line("[flow.le]");
+        out.kv("order", string(le_order.name()));
     }
     let rr = *rrthresh != base.rrthresh;
     let li = *tlp_loss_inference != base.tlp_loss_inference;
@@ -1601,6 +1625,7 @@ app = { kind = "bulk" }
         maybe!(f.timers, pick(rng, losslab_core::timers::NAMES).to_string());
         maybe!(f.mss, rng.gen_range(1..=65_535));
         maybe!(f.init_cwnd, rng.gen_range(1..100));
+        maybe!(f.max_cwnd, Some(rng.gen_range(1..100)));
         maybe!(f.min_rto, random_time(rng));
         maybe!(
             f.rto_formula,
@@ -1759,6 +1784,7 @@ app = { kind = "bulk" }
         maybe!(f.lost_retransmission_detection, rng.gen_bool(0.5));
         maybe!(f.rto_rearm_on_head_retransmit, rng.gen_bool(0.5));
         maybe!(f.dsack_undo, rng.gen_bool(0.5));
+        maybe!(f.limited_transmit, rng.gen_bool(0.5));
         f
     }
 

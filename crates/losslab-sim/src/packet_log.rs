@@ -162,6 +162,7 @@ mod tests {
                 ts_val: 0,
                 ts_ecr: 0,
                 syn: false,
+                echo_order: 0,
             }),
         };
         let r = row(40_000_000, &a, PacketFate::Delivered);

@@ -12,7 +12,7 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
@@ -455,6 +455,7 @@ const FLOW_KEYS: &[&str] = &[
     "extensions",
     "mss",
     "init_cwnd",
+    "max_cwnd",
     "min_rto",
     "app",
     "sndbuf",
@@ -463,6 +464,7 @@ const FLOW_KEYS: &[&str] = &[
     "lost_retransmission_detection",
     "rto_rearm_on_head_retransmit",
     "dsack_undo",
+    "limited_transmit",
     "rto_formula",
     "delay",
     "slow_start_after_idle",
@@ -488,6 +490,7 @@ const PARAMETER_TABLES: &[&str] = &[
     // The recovery algorithm's: the newreno congestion controller takes
     // no parameters, so the name is free.
     "newreno",
+    "le",
 ];
 /// `[flow.or3]`: OR3's switches and numbers (recovery/or3.rs).
 const OR3_SWITCHES: &[&str] = &["opportunism", "redundancy", "randomization"];
@@ -1514,6 +1517,10 @@ impl Cx<'_> {
         if let Some(v) = t.get("init_cwnd") {
             f.init_cwnd = self.integer(v, &loc.key("init_cwnd"), 1, i64::MAX, "segments")? as u64;
         }
+        if let Some(v) = t.get("max_cwnd") {
+            f.max_cwnd =
+                Some(self.integer(v, &loc.key("max_cwnd"), 1, i64::MAX, "segments")? as u64);
+        }
         if let Some(v) = t.get("min_rto") {
             f.min_rto = self.duration(v, &loc.key("min_rto"))?;
         }
@@ -1580,6 +1587,9 @@ impl Cx<'_> {
         if let Some(v) = t.get("lost_retransmission_detection") {
             f.lost_retransmission_detection =
                 self.boolean(v, &loc.key("lost_retransmission_detection"))?;
+        }
+        if let Some(v) = t.get("limited_transmit") {
+            f.limited_transmit = self.boolean(v, &loc.key("limited_transmit"))?;
         }
         if let Some(v) = t.get("dsack_undo") {
             f.dsack_undo = self.boolean(v, &loc.key("dsack_undo"))?;
@@ -1670,6 +1680,11 @@ impl Cx<'_> {
             let eloc = loc.key("early-retransmit");
             f.early_retransmit = self.early_retransmit(v, &eloc, f.early_retransmit)?;
             self.parameters_read(&eloc, "early-retransmit", "detection", &f.detection)?;
+        }
+        if let Some(v) = t.get("le") {
+            let lloc = loc.key("le");
+            f.le_order = self.le_order(v, &lloc)?;
+            self.parameters_read(&lloc, "le", "detection", &f.detection)?;
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)
@@ -1852,6 +1867,24 @@ impl Cx<'_> {
             })?;
         }
         Ok(spec)
+    }
+
+    /// `[flow.le]`: `order = "sack" | "echo"` (detect/le.rs).
+    fn le_order(&self, v: &Value, loc: &Loc) -> Res<LeOrder> {
+        let t = self.table(v, loc, r#"a table like [flow.le] order = "echo""#)?;
+        self.only_keys(t, loc, &["order"], "in [flow.le]")?;
+        let Some(v) = t.get("order") else {
+            return Ok(LeOrder::Sack);
+        };
+        let oloc = loc.key("order");
+        let expected = LeOrder::NAMES.join(", ");
+        let name = self.string(v, &oloc, &format!("one of {expected}"))?;
+        LeOrder::from_name(name).ok_or_else(|| {
+            self.err(
+                &oloc,
+                format!("unknown le order {name:?} (expected one of: {expected})"),
+            )
+        })
     }
 
     fn cc(&self, v: &Value, loc: &Loc) -> Res<CcSpec> {

@@ -734,6 +734,7 @@ mod tests {
             ts_val: 5 * SEC,
             ts_ecr: 4 * SEC,
             syn: false,
+            echo_order: 0,
         };
         let mut out = Vec::new();
         let f = enc.ack(&a, 1, 5);

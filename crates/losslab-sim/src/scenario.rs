@@ -3,7 +3,7 @@
 //! parses them from TOML with `parse::parse_scenario`.
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
@@ -278,6 +278,9 @@ pub struct FlowSpec {
     pub extensions: Vec<String>,
     pub mss: u32,
     pub init_cwnd: u64,
+    /// `max_cwnd` (added): growth stops at this many segments (Linux
+    /// snd_cwnd_clamp, ns-2's maxcwnd_); None: no limit.
+    pub max_cwnd: Option<u64>,
     pub min_rto: Time,
     /// How SRTT and RTTVAR make the RTO (added key `rto_formula`).
     pub rto_formula: RtoFormula,
@@ -359,12 +362,19 @@ pub struct FlowSpec {
     /// as Linux does (added key `rto_rearm_on_head_retransmit`, default
     /// false as in RFC 6298; on in every Linux profile).
     pub rto_rearm_on_head_retransmit: bool,
+    /// RFC 3042 limited transmit (added key `limited_transmit`, default
+    /// true as before; false for the LE paper's ns-2 agents, which had
+    /// none).
+    pub limited_transmit: bool,
     /// Undo a cwnd reduction that DSACKs show was spurious (added key
     /// `dsack_undo`).
     pub dsack_undo: bool,
     /// `[flow.early-retransmit]`: parameters of the early-retransmit
     /// detector.
     pub early_retransmit: EarlyRetransmitSpec,
+    /// `[flow.le] order`: where the `le` detector takes the transmission
+    /// an ACK identifies (with `echo` the receiver echoes it).
+    pub le_order: LeOrder,
 }
 
 /// `[flow.early-retransmit]`.
@@ -391,6 +401,7 @@ impl FlowSpec {
             extensions: vec![],
             mss: 1448,
             init_cwnd: 10,
+            max_cwnd: None,
             min_rto: 200 * losslab_core::time::MS,
             rto_formula: RtoFormula::Linux,
             rrthresh: losslab_core::timers::RRTHRESH,
@@ -418,8 +429,10 @@ impl FlowSpec {
             count: 1,
             lost_retransmission_detection: true,
             rto_rearm_on_head_retransmit: false,
+            limited_transmit: true,
             dsack_undo: true,
             early_retransmit: EarlyRetransmitSpec::default(),
+            le_order: LeOrder::Sack,
         }
     }
 }

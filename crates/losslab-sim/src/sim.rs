@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
+use losslab_core::detect::LeOrder;
 use losslab_core::event::Timed;
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::{Time, SEC};
@@ -717,6 +718,7 @@ impl Simulation {
                 read_rate: spec.receiver.read_rate,
                 read_delay: spec.receiver.read_delay,
                 mss: spec.mss,
+                echo_order: spec.detection == "le" && spec.le_order == LeOrder::Echo,
             });
             let total = total_of(&spec);
             flow_nets.push(FlowNet {
@@ -1363,6 +1365,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         dupthresh: 3,
         er_mitigation: spec.early_retransmit.mitigation,
         er_variant: spec.early_retransmit.variant,
+        le_order: spec.le_order,
     };
     let timers = losslab_core::timers::TimerParams {
         rrthresh: spec.rrthresh,
@@ -1418,6 +1421,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
     SenderConfig {
         mss: spec.mss,
         init_cwnd: spec.init_cwnd,
+        max_cwnd: spec.max_cwnd.unwrap_or(u64::MAX),
         rto: RtoConfig {
             min_rto: spec.min_rto,
             formula: spec.rto_formula,
@@ -1426,7 +1430,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         app: app_of(spec),
         sndbuf: spec.sndbuf,
         sndbuf_model: sndbuf_model(spec),
-        limited_transmit: true,
+        limited_transmit: spec.limited_transmit,
         // The handshake would have told the sender the peer's buffer.
         initial_rwnd: spec.receiver.rcvbuf,
         dupthresh: 3,

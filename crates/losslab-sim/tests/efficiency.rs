@@ -42,6 +42,10 @@ fn run(
     f.app = AppSpec::Bytes(SEGMENTS * 1448);
     f.recovery = recovery.into();
     f.detection = detection.into();
+    // LE's two sources of an ACK's transmission order, by the drops.
+    if drops.len() % 2 == 1 {
+        f.le_order = losslab_core::detect::LeOrder::Echo;
+    }
     f.cc = CcSpec::Named(cc.into());
     // TCP-RR's shortened RTO (default 0.5 x RTO) is a deliberate trade:
     // it can fire before the ACK of a fast retransmission when TCP-RR,

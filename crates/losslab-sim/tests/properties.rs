@@ -225,6 +225,11 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
         _ => losslab_core::Pacing::Auto,
     };
     f.detection = c.detection.into();
+    // LE with the receiver's echoed transmission order or the SACK-inferred
+    // one, with and without SACK (sack_blocks is drawn).
+    if c.seed & (1 << 19) != 0 {
+        f.le_order = losslab_core::detect::LeOrder::Echo;
+    }
     f.early_retransmit.mitigation = c.er_mitigation;
     f.lost_retransmission_detection = c.lost_retransmission_detection;
     f.dsack_undo = c.dsack_undo;

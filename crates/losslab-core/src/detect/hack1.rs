@@ -78,6 +78,9 @@ impl LossDetector for Hack1 {
         }
         enter
     }
+    fn on_sent(&mut self, seg_no: u64, tx_order: u64) {
+        self.inner.on_sent(seg_no, tx_order)
+    }
     fn on_rto(&mut self, ctx: &DetectCtx, board: &mut Scoreboard) {
         self.count = 0;
         self.inner.on_rto(ctx, board)

@@ -6,6 +6,7 @@
 //! | `fack` | fack.rs | Linux FACK: every hole below the highest SACK once in recovery | the highest SACK more than DupThresh segments above snd.una |
 //! | `early-retransmit` | early_retransmit.rs | as dupthresh | also on oflight - 1 dupacks with < 4 segments out (RFC 5827) |
 //! | `rack` | rack.rs | RFC 8985: a later-sent segment was delivered RTT + reo_wnd ago | when RACK marks a loss |
+//! | `le` | le.rs | LE paper 2.2.1: DupThresh ACKs identified transmissions sent after it | when LE marks a loss |
 //!
 //! `Hack1` (hack1.rs, the `hack1` extension) wraps any of them: in
 //! recovery, more than DupThresh duplicate ACKs without new SACK
@@ -22,19 +23,21 @@ mod dupthresh;
 mod early_retransmit;
 mod fack;
 mod hack1;
+mod le;
 mod rack;
 
 pub use dupthresh::DupThresh;
 pub use early_retransmit::{er_delay, er_delay_linux, EarlyRetransmit};
 pub use fack::Fack;
 pub use hack1::Hack1;
+pub use le::{Le, LeOrder};
 pub use rack::Rack;
 
 use crate::scoreboard::{Scoreboard, SegMeta};
 use crate::time::Time;
 
 /// Names accepted by `by_name`.
-pub const NAMES: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack"];
+pub const NAMES: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack", "le"];
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DetectCtx {
@@ -88,6 +91,12 @@ pub struct DetectCtx {
     /// IsLost(HighACK + 1) alone (RFC 3517 section 5; RFC 6675 added the
     /// IsLost trigger). Asked by the recovery algorithm.
     pub dupack_entry_only: bool,
+    /// The transmission order the receiver echoed (`Ack::echo_order`;
+    /// 0: none).
+    pub echo_order: u64,
+    /// The transmission order of the most recently sent segment this ACK
+    /// newly delivered, cumulatively or by SACK (0: none).
+    pub newest_delivered_order: u64,
 }
 
 pub trait LossDetector {
@@ -101,6 +110,10 @@ pub trait LossDetector {
         board: &mut Scoreboard,
         on_mark: &mut dyn FnMut(u64, &SegMeta),
     ) -> bool;
+    /// A segment left, first or again (RFC 6675 transmissions and loss
+    /// probes alike), as transmission `tx_order`: for detectors that keep
+    /// their own record of transmission order (LE's WAITLIST).
+    fn on_sent(&mut self, _seg_no: u64, _tx_order: u64) {}
     /// A retransmission timeout fired: mark what it declares lost. RFC
     /// 6675 section 5.1 and RFC 5681: every segment not SACKed.
     fn on_rto(&mut self, _ctx: &DetectCtx, board: &mut Scoreboard) {
@@ -203,6 +216,8 @@ pub struct DetectParams {
     /// early-retransmit only.
     pub er_mitigation: ErMitigation,
     pub er_variant: ErVariant,
+    /// le only: where an ACK's transmission order comes from.
+    pub le_order: LeOrder,
 }
 
 impl Default for DetectParams {
@@ -211,6 +226,7 @@ impl Default for DetectParams {
             dupthresh: 3,
             er_mitigation: ErMitigation::None,
             er_variant: ErVariant::Rfc5827,
+            le_order: LeOrder::Sack,
         }
     }
 }
@@ -236,6 +252,7 @@ pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
             p.er_variant,
         ))),
         "rack" => Some(Box::new(Rack::new(p.dupthresh))),
+        "le" => Some(Box::new(Le::new(p.dupthresh, p.le_order))),
         _ => None,
     }
 }

@@ -8,6 +8,7 @@
 
 mod barr;
 mod newreno;
+mod le;
 mod opportunistic;
 mod or3;
 mod prr;
@@ -20,6 +21,7 @@ mod rfc6675;
 
 pub use barr::Barr;
 pub use newreno::{NewReno, NewRenoVariant};
+pub use le::Le;
 pub use opportunistic::Opportunistic;
 pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy};
 pub use prr::Prr;
@@ -44,6 +46,7 @@ pub const NAMES: &[&str] = &[
     "barr",
     "reno",
     "newreno",
+    "le",
 ];
 
 /// QARR's target queue Q_T by default, in segments (mobile paper section
@@ -150,6 +153,8 @@ pub struct RecoveryCtx {
     /// The smallest RTT sample of the connection (Karn-filtered, the
     /// handshake's included); None before the first.
     pub min_rtt: Option<Time>,
+    /// RFC 6298 SRTT; None before the first sample.
+    pub srtt: Option<Time>,
 }
 
 /// What `awnd_extension` may look at: the scoreboard, from which the
@@ -177,6 +182,16 @@ pub trait RecoveryOps {
         newly_acked_sacked: u64,
         fast_rexmit: bool,
     );
+    /// Whether a loss detected now is a new congestion event: asked on
+    /// entering fast recovery (`entering`) and on every later ACK of the
+    /// recovery that marks a loss. On yes the congestion controller sets
+    /// ssthresh (when `sets_ssthresh`) and `init_cwnd_reduction` runs; in
+    /// recovery RecoveryPoint also moves to HighData. RFC 6675 section 5
+    /// and RFC 6582: on entry only, one reduction per window of data. LE:
+    /// when the last reduction is more than an RTT old (recovery/le.rs).
+    fn congestion_event(&mut self, _ctx: &RecoveryCtx, entering: bool) -> bool {
+        entering
+    }
     /// Leaving fast recovery (the cumulative ACK reached RecoveryPoint).
     fn end_cwnd_reduction(&mut self, w: &mut Window, ctx: &RecoveryCtx);
     /// Every ACK that delivered data, in or out of recovery, before the
@@ -268,6 +283,8 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         // RFC 5681 section 3.2 and RFC 6582, for peers without SACK.
         "reno" => Some(Box::new(Reno)),
         "newreno" => Some(Box::new(NewReno::new(params.newreno_variant))),
+        // LE paper sections 2.2.2-2.2.3.
+        "le" => Some(Box::new(Le::new())),
         _ => None,
     }
 }

@@ -101,6 +101,9 @@ impl RecoveryOps for Opportunistic {
     fn sets_ssthresh(&self) -> bool {
         self.inner.sets_ssthresh()
     }
+    fn congestion_event(&mut self, ctx: &RecoveryCtx, entering: bool) -> bool {
+        self.inner.congestion_event(ctx, entering)
+    }
     fn retransmit_beyond_cwnd(&self) -> bool {
         self.lost_beyond_cwnd || self.inner.retransmit_beyond_cwnd()
     }

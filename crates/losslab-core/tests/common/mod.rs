@@ -27,5 +27,6 @@ pub fn ack(cum: u64, blocks: &[(u64, u64)], ts_ecr: u64) -> Ack {
         ts_val: 1,
         ts_ecr,
         syn: false,
+        echo_order: 0,
     }
 }
