@@ -142,7 +142,11 @@ impl LossDetector for Le {
         if !ctx.sack_seen && !echo {
             // WAITLIST is not consulted here; it keeps only what is
             // outstanding.
-            while self.waitlist.front().is_some_and(|&(_, n)| n < board.base()) {
+            while self
+                .waitlist
+                .front()
+                .is_some_and(|&(_, n)| n < board.base())
+            {
                 self.waitlist.pop_front();
             }
             return self.fallback.on_ack(ctx, board, on_mark);

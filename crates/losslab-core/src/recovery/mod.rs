@@ -7,8 +7,8 @@
 //! through cwnd; the sender transmits while pipe < cwnd (RFC 6675 step C).
 
 mod barr;
-mod newreno;
 mod le;
+mod newreno;
 mod opportunistic;
 mod or3;
 mod prr;
@@ -20,8 +20,8 @@ mod rfc3517;
 mod rfc6675;
 
 pub use barr::Barr;
-pub use newreno::{NewReno, NewRenoVariant};
 pub use le::Le;
+pub use newreno::{NewReno, NewRenoVariant};
 pub use opportunistic::Opportunistic;
 pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy};
 pub use prr::Prr;

@@ -13,6 +13,7 @@
 //! The paper gives no link rates or delays for its dumbbell (Figure 3) or
 //! its testbed's link; the choices and their reasons are in each setup.
 
+use losslab_core::detect::LeOrder;
 use losslab_core::recovery::NewRenoVariant;
 use losslab_core::time::{Time, MS, SEC};
 use losslab_sim::results::RunResults;
@@ -64,24 +65,20 @@ impl Scheme {
     }
 }
 
-/// STAND-IN switches while the engine lacks `le` and `reno`/`newreno`
-/// recovery: results computed with either false are never committed.
-const HAS_LE: bool = false;
-const HAS_RENO: bool = true;
-
 /// The paper's agents as our keys: the one place they are chosen.
 ///
 /// ns-2's Reno, NewReno, Sack1 and FACK agents neither detect a lost
 /// retransmission before the RTO nor undo on DSACK, so those two are off
-/// for them; LE finds a lost retransmission by its timestamps (2.2.1) and
-/// keeps its own. FACK is `rfc6675` rather than `rate-halving`: ns-2's
+/// for them, and in the ns-2 experiments (`ns2`) they have no limited
+/// transmit either; LE finds a lost retransmission by its timestamps
+/// (2.2.1) and keeps its own, and sends on the first duplicate ACKs by
+/// its own rule (2.2.4's proof). LE takes the order an ACK answers from
+/// the echoed transmission order, the paper's per-packet timestamps
+/// (2.2.1; [flow.le] order = "echo"). FACK is `rfc6675` rather than `rate-halving`: ns-2's
 /// FACK agent halves the window at once unless `rampdown_` is set, which
 /// it is not by default.
-fn apply(s: Scheme, f: &mut FlowSpec) {
+fn apply(s: Scheme, ns2: bool, f: &mut FlowSpec) {
     let (detection, recovery, sack) = match s {
-        Scheme::Reno if !HAS_RENO => ("dupthresh", "rfc3517", false),
-        Scheme::NewReno if !HAS_RENO => ("dupthresh", "rfc6675", false),
-        Scheme::Le if !HAS_LE => ("rack", "prr", true),
         Scheme::Reno => ("dupthresh", "reno", false),
         Scheme::NewReno => ("dupthresh", "newreno", false),
         Scheme::Sack => ("dupthresh", "rfc3517", true),
@@ -91,9 +88,12 @@ fn apply(s: Scheme, f: &mut FlowSpec) {
     f.detection = detection.into();
     f.recovery = recovery.into();
     f.receiver.sack_blocks = if sack { 3 } else { 0 };
-    if s != Scheme::Le {
+    if s == Scheme::Le {
+        f.le_order = LeOrder::Echo;
+    } else {
         f.lost_retransmission_detection = false;
         f.dsack_undo = false;
+        f.limited_transmit = !ns2;
     }
 }
 
@@ -101,15 +101,19 @@ const MAPPING: &str = "The paper's agents as ours: Reno = recovery reno, no SACK
     dupthresh detection; NewReno = recovery newreno, no SACK, dupthresh; SACK (ns-2 Sack1, an \
     RFC 3517 pipe) = recovery rfc3517, dupthresh, SACK on; FACK = detection fack with recovery \
     rfc6675 (ns-2's FACK agent halves the window at once: rampdown_ is off by default, so not \
-    rate-halving); LE = detection le, recovery le, SACK and timestamps on (2.2.1). The four ns-2 \
-    agents neither detect lost retransmissions early nor undo on DSACK, so those are off for \
-    them. Receivers acknowledge every segment (ns-2's TCPSink: quick ACKs).";
+    rate-halving); LE = detection le, recovery le, SACK on, the order an ACK answers echoed by the \
+    receiver as the paper's per-packet timestamps are (2.2.1; [flow.le] order echo). The four \
+    ns-2 agents neither detect lost retransmissions early nor undo on DSACK, so those are off \
+    for them, and in the ns-2 experiments (Figures 4-6) they have no limited transmit. \
+    Receivers acknowledge every segment (ns-2's TCPSink: quick ACKs).";
 
-fn flow(name: &str, s: Scheme, cc: &str, mss: u32, rcvbuf: u64) -> FlowSpec {
+/// A flow of the ns-2 experiments (`ns2`, Figures 4-6) or the Linux
+/// testbed (Figure 9).
+fn flow(name: &str, s: Scheme, cc: &str, mss: u32, rcvbuf: u64, ns2: bool) -> FlowSpec {
     let mut f = FlowSpec::new(name);
     f.mss = mss;
     f.cc = CcSpec::Named(cc.into());
-    apply(s, &mut f);
+    apply(s, ns2, &mut f);
     f.receiver.ack = AckSpec::Quick;
     f.receiver.rcvbuf = rcvbuf;
     f
@@ -259,7 +263,8 @@ fn fig4_scenario(s: Scheme, impatient: bool, n: usize, seed: u64) -> Scenario {
         },
     );
     p.0.protect_retransmissions = true;
-    let mut f = flow("a", s, "reno", FIG4_MSS, 32 * u64::from(FIG4_MSS));
+    let mut f = flow("a", s, "reno", FIG4_MSS, SIM_RCVBUF, true);
+    f.max_cwnd = Some(32);
     if impatient {
         f.newreno_variant = NewRenoVariant::Impatient;
     }
@@ -327,9 +332,10 @@ fn fig4(ctx: &Ctx) -> Result<Experiment, String> {
         exp,
         "Loss recovery ability: N losses in one window of 32 segments (Figure 4, 3.1)",
         &format!(
-            "One bulk flow, 1000-byte segments, AIMD (cc reno), a 32-segment window (a receive \
-             window of 32 x 1000 bytes; the example row checks the flight is 32 when the drops \
-             start), quick ACKs, retransmissions never lost (protect_retransmissions). Path: \
+            "One bulk flow, 1000-byte segments, AIMD (cc reno), the window clamped at 32 \
+             segments as the paper's (max_cwnd = 32, ns-2's maxcwnd_; the receive window, 1 MB, \
+             does not limit; the example row checks the flight is 32 when the drops start), \
+             quick ACKs, retransmissions never lost (protect_retransmissions). Path: \
              10 Mbit/s, 100 ms RTT, 100-packet drop-tail queue, so 32 segments (a third of the \
              125-segment pipe) never queue. N of the 32 segments 201..232 (one window, sent in \
              steady state) are dropped at their first transmission, chosen at random by seed \
@@ -640,7 +646,7 @@ fn fig5(ctx: &Ctx) -> Result<Experiment, String> {
                     } else {
                         (other, format!("{}{}", other.label(), j + 1 - i))
                     };
-                    let mut f = flow(&name, s, "reno", SIM_MSS, SIM_RCVBUF);
+                    let mut f = flow(&name, s, "reno", SIM_MSS, SIM_RCVBUF, true);
                     f.start = (g.unit() * 2000.0) as Time * MS;
                     f
                 })
@@ -828,7 +834,7 @@ fn fig6(ctx: &Ctx) -> Result<Experiment, String> {
         seeds,
         |c, seed| {
             let (pi, _, _, s, cc, count, p) = cases[c];
-            let mut f = flow("a", s, cc, SIM_MSS, SIM_RCVBUF);
+            let mut f = flow("a", s, cc, SIM_MSS, SIM_RCVBUF, true);
             f.count = count;
             let loss = if p > 0.0 {
                 LossModel::Bernoulli { p }
@@ -1076,7 +1082,7 @@ fn fig9(ctx: &Ctx) -> Result<Experiment, String> {
         |c, seed| {
             let (i, li) = cases[c];
             let (cc, _, s) = lines_def[i];
-            let f = flow("a", s, cc, 1448, 4_000_000);
+            let f = flow("a", s, cc, 1448, 4_000_000, false);
             let mut sc = scenario(
                 &format!(
                     "fig9-{}-{}-p{}-s{seed}",
