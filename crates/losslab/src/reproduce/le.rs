@@ -138,11 +138,15 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
+/// What a differing row says until an experiment has tested an
+/// explanation; the measurements of the same runs follow it.
+const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";
+
 fn claim(exp: &str, id: &str, statement: &str, expect: Expect, values: &[f64], why: &str) -> Claim {
     let explanation = if why.is_empty() {
-        UNEXPLAINED.to_string()
+        UNTESTED.to_string()
     } else {
-        format!("{UNEXPLAINED}; {why}")
+        format!("{UNTESTED}; measured in the same runs: {why}")
     };
     Claim::measured(
         PAPER,
@@ -181,7 +185,7 @@ fn tested(c: Claim, va: &[f64], vb: &[f64], cause: &str, how: &str) -> Claim {
     let mut c = c;
     let measured = c
         .explanation
-        .trim_start_matches(UNEXPLAINED)
+        .trim_start_matches(UNTESTED)
         .trim_start_matches("; ")
         .to_string();
     if c.verdict.needs_explanation() {
