@@ -112,7 +112,10 @@ const MAPPING: &str = "The paper's agents as ours: Reno = recovery reno, no SACK
 fn flow(name: &str, s: Scheme, cc: &str, mss: u32, rcvbuf: u64, ns2: bool) -> FlowSpec {
     let mut f = FlowSpec::new(name);
     f.mss = mss;
-    f.cc = CcSpec::Named(cc.into());
+    f.cc = match cc.strip_prefix("fixed:") {
+        Some(n) => CcSpec::Fixed(n.parse().expect("a window in segments")),
+        None => CcSpec::Named(cc.into()),
+    };
     apply(s, ns2, &mut f);
     f.receiver.ack = AckSpec::Quick;
     f.receiver.rcvbuf = rcvbuf;
