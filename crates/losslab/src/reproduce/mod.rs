@@ -13,6 +13,7 @@
 
 pub mod claims;
 mod common;
+mod le;
 mod mobile;
 mod or3;
 mod prr;
@@ -32,7 +33,7 @@ use crate::Failure;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// Papers to reproduce (default: all). Known: prr, tail, mobile, or3.
+    /// Papers to reproduce (default: all). Known: prr, tail, mobile, or3, le.
     pub papers: Vec<String>,
     /// Small versions that run in seconds (fewer seeds and points).
     #[arg(long, conflicts_with = "full")]
@@ -168,6 +169,7 @@ const PAPERS: &[(&str, PaperFn)] = &[
     ("tail", tail::run),
     ("mobile", mobile::run),
     ("or3", or3::run),
+    ("le", le::run),
 ];
 
 pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
