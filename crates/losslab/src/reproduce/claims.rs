@@ -371,6 +371,38 @@ pub fn underpowered_explanation(c: &Claim) -> Option<String> {
 
 pub const UNEXPLAINED: &str = "not yet explained";
 
+/// What a differing row says until an experiment has tested an
+/// explanation.
+pub const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";
+
+/// A measured claim whose explanation, until an experiment tests one, is
+/// UNTESTED followed by `measured` (what the same runs measured; may be
+/// empty).
+pub fn untested(
+    paper: &str,
+    exp: &str,
+    id: &str,
+    statement: &str,
+    expect: Expect,
+    values: &[f64],
+    measured: &str,
+) -> Claim {
+    let explanation = if measured.is_empty() {
+        UNTESTED.to_string()
+    } else {
+        format!("{UNTESTED}; {measured}")
+    };
+    Claim::measured(
+        paper,
+        exp,
+        id,
+        statement,
+        expect,
+        summarize(values, false, id),
+        &explanation,
+    )
+}
+
 impl Claim {
     /// This claim judged on another measurement: an explanation
     /// experiment's variant, to compare with it (`supports`).

@@ -20,7 +20,7 @@ use losslab_sim::results::RunResults;
 use losslab_sim::scenario::{AckSpec, CcSpec, DropSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 use losslab_sim::stats::{summarize, Summary};
 
-use super::claims::{summary_text, supports, Band, Claim, Expect, UNEXPLAINED};
+use super::claims::{summary_text, supports, untested, Band, Claim, Expect, UNEXPLAINED, UNTESTED};
 use super::common::{par_map, path, scenario, Gen};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -143,23 +143,13 @@ fn mean(v: &[f64]) -> f64 {
 
 /// What a differing row says until an experiment has tested an
 /// explanation; the measurements of the same runs follow it.
-const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";
-
 fn claim(exp: &str, id: &str, statement: &str, expect: Expect, values: &[f64], why: &str) -> Claim {
-    let explanation = if why.is_empty() {
-        UNTESTED.to_string()
+    let measured = if why.is_empty() {
+        String::new()
     } else {
-        format!("{UNTESTED}; measured in the same runs: {why}")
+        format!("measured in the same runs: {why}")
     };
-    Claim::measured(
-        PAPER,
-        exp,
-        id,
-        statement,
-        expect,
-        summarize(values, false, id),
-        &explanation,
-    )
+    untested(PAPER, exp, id, statement, expect, values, &measured)
 }
 
 /// An order between paired runs: `b - a` has the paper's sign.

@@ -30,9 +30,8 @@ use losslab_core::time::{Time, MS, SEC};
 use losslab_core::CwndValidation;
 use losslab_sim::results::FlowResults;
 use losslab_sim::scenario::{CcSpec, DropSpec, FlowSpec, LossModel, QueueLimit, Scenario};
-use losslab_sim::stats::summarize;
 
-use super::claims::{paired_relative, Band, Claim, Expect};
+use super::claims::{paired_relative, untested, Band, Claim, Expect, UNTESTED};
 use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -237,20 +236,8 @@ fn period_utilization(f: &FlowResults) -> Option<f64> {
         .and_then(|p| p.utilization)
 }
 
-/// What a differing row says until an experiment has tested an
-/// explanation; what the same runs measured follows it.
-const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";
-
 fn claim(exp: &str, id: String, statement: String, expect: Expect, values: &[f64]) -> Claim {
-    Claim::measured(
-        PAPER,
-        exp,
-        &id,
-        &statement,
-        expect,
-        summarize(values, false, &id),
-        UNTESTED,
-    )
+    untested(PAPER, exp, &id, &statement, expect, values, "")
 }
 
 /// A claim whose difference, if any, is explained by what the same runs
@@ -263,15 +250,7 @@ fn claim_why(
     values: &[f64],
     why: String,
 ) -> Claim {
-    Claim::measured(
-        PAPER,
-        exp,
-        &id,
-        &statement,
-        expect,
-        summarize(values, false, &id),
-        &format!("{UNTESTED}; {why}"),
-    )
+    untested(PAPER, exp, &id, &statement, expect, values, &why)
 }
 
 fn mean(v: impl Iterator<Item = f64>) -> f64 {

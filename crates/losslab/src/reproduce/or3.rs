@@ -27,7 +27,9 @@ use losslab_sim::results::{FlowResults, RunResults};
 use losslab_sim::scenario::{AppSpec, CcSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 use losslab_sim::stats::summarize;
 
-use super::claims::{paired_relative, summary_text, supports, Band, Claim, Expect, UNEXPLAINED};
+use super::claims::{
+    paired_relative, summary_text, supports, untested, Band, Claim, Expect, UNEXPLAINED,
+};
 use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -210,23 +212,8 @@ fn mean(v: &[f64]) -> f64 {
 
 /// What a differing row says until an experiment has tested an
 /// explanation; the measurements of the same runs follow it.
-const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";
-
 fn claim(exp: &str, id: &str, statement: &str, expect: Expect, values: &[f64], why: &str) -> Claim {
-    let explanation = if why.is_empty() {
-        UNTESTED.to_string()
-    } else {
-        format!("{UNTESTED}; {why}")
-    };
-    Claim::measured(
-        PAPER,
-        exp,
-        id,
-        statement,
-        expect,
-        summarize(values, false, id),
-        &explanation,
-    )
+    untested(PAPER, exp, id, statement, expect, values, why)
 }
 
 /// An order between paired runs: `b - a` has the paper's sign.
