@@ -1268,9 +1268,11 @@ impl Sender {
         );
 
         // Timers (RFC 6298 section 5 through the policy).
-        let mut tctx = self.timer_ctx(now);
-        tctx.rto_restart_held = self.partial_ack_holds_rto(cum_advanced);
-        self.timer = self.alg.timers.on_ack(&tctx, cum_advanced, self.timer);
+        // A partial ACK that the recovery holds (NewReno Impatient) is,
+        // for every timer policy, an ACK without new data.
+        let restarts = cum_advanced && !self.partial_ack_holds_rto(cum_advanced);
+        let tctx = self.timer_ctx(now);
+        self.timer = self.alg.timers.on_ack(&tctx, restarts, self.timer);
         if self.rwnd > 0 || !self.board.is_empty() {
             self.persist = None;
         }
@@ -1816,7 +1818,6 @@ impl Sender {
             in_recovery: self.state != State::Open,
             probe_in_flight: self.tlp.is_some(),
             rtt_since_probe: self.rtt_since_probe,
-            rto_restart_held: false,
         }
     }
 

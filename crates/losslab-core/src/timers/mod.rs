@@ -40,11 +40,6 @@ pub struct TimerCtx {
     /// An RTT sample was taken since the last loss probe (RFC 8985
     /// section 7.3 condition 2).
     pub rtt_since_probe: bool,
-    /// This ACK of new data is a partial ACK of a fast recovery whose
-    /// algorithm asks that it not restart the RTO (NewReno's Impatient
-    /// variant after the first partial ACK, RFC 6582 section 3.2 step 4):
-    /// the RTO keeps running as after a duplicate ACK.
-    pub rto_restart_held: bool,
 }
 
 /// A deadline and what happens when it passes.
@@ -54,8 +49,9 @@ pub trait TimerPolicy {
     fn name(&self) -> &'static str;
     /// After a segment was (re)transmitted.
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline;
-    /// After an ACK; `acked_new` when it acknowledged new data (which
-    /// restarts nothing when `ctx.rto_restart_held`).
+    /// After an ACK; `acked_new` when it acknowledged new data and may
+    /// restart the timer (the sender clears it for a partial ACK the
+    /// recovery holds: NewReno's Impatient variant, RFC 6582 3.2 step 4).
     fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline;
     /// The sender infers from a retransmitted probe's ACK that the original
     /// was lost and reduces cwnd (RFC 8985 section 7.4).

@@ -25,7 +25,7 @@ impl TimerPolicy for Rfc6298 {
             // (5.2) All outstanding data acknowledged: stop the timer.
             return None;
         }
-        if acked_new && !ctx.rto_restart_held {
+        if acked_new {
             // (5.3) New data acknowledged: restart it.
             return Some((ctx.now + ctx.rto, TimerKind::Rto));
         }
@@ -58,26 +58,5 @@ mod tests {
             Some((400 * MS, TimerKind::Rto))
         );
         assert_eq!(p.on_ack(&c(120 * MS, 0), true, d), None);
-    }
-
-    #[test]
-    fn a_held_restart_leaves_the_deadline() {
-        // NewReno Impatient's later partial ACKs: new data acknowledged,
-        // the RTO keeps running from where it was.
-        let mut p = Rfc6298;
-        let d = Some((300 * MS, TimerKind::Rto));
-        let c = TimerCtx {
-            now: 100 * MS,
-            rto: 300 * MS,
-            packets_out: 5,
-            rto_restart_held: true,
-            ..Default::default()
-        };
-        assert_eq!(p.on_ack(&c, true, d), d);
-        let zero = TimerCtx {
-            packets_out: 0,
-            ..c
-        };
-        assert_eq!(p.on_ack(&zero, true, d), None);
     }
 }

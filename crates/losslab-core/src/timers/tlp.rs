@@ -93,9 +93,6 @@ impl ProbeSchedule {
             self.rto_at = None;
             return None;
         }
-        // A held restart (NewReno Impatient) is an ACK without new data
-        // as far as the timer goes.
-        let acked_new = acked_new && !ctx.rto_restart_held;
         let rto_at = self.rto_after_ack(ctx, acked_new, current);
         if !acked_new {
             return match (current, rto_at) {
