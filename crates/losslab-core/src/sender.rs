@@ -1177,22 +1177,6 @@ impl Sender {
         ctx.newly_sacked = newly_sacked;
         ctx.duplicate_ack = !cum_advanced && !old_ack && !self.board.is_empty();
         ctx.echo_order = ack.echo_order;
-        ctx.newest_delivered_order = {
-            // A retransmitted segment delivered sooner than the minimum
-            // RTT after its retransmission was its original arriving late
-            // (RFC 8985 6.2 step 2's test): it identifies no transmission.
-            let d = self.board.delivered();
-            let min_rtt = self.rtt.min_rtt().unwrap_or(0);
-            let rtx = d
-                .latest_retransmitted
-                .filter(|x| now.saturating_sub(x.sent) >= min_rtt);
-            [d.latest_original, rtx]
-                .into_iter()
-                .flatten()
-                .map(|x| x.tx_order)
-                .max()
-                .unwrap_or(0)
-        };
         ctx.exiting_recovery = self.recovery_over(cum_advanced);
         // While Linux holds a non-SACK recovery at its point it returns from
         // tcp_fastretrans_alert() before any loss detection: duplicate ACKs
@@ -1786,7 +1770,6 @@ impl Sender {
             exiting_recovery: false,
             dupack_entry_only: !self.alg.recovery.entry_on_islost(),
             echo_order: 0,
-            newest_delivered_order: 0,
         }
     }
 

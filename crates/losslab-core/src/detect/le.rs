@@ -96,12 +96,26 @@ impl Le {
         }
     }
 
-    /// The transmission this ACK identifies (0: none).
-    fn identified(&self, ctx: &DetectCtx) -> u64 {
-        match self.order {
-            LeOrder::Echo if ctx.echo_order > 0 => ctx.echo_order,
-            _ => ctx.newest_delivered_order,
+    /// The transmission this ACK identifies (0: none): the echoed one, or
+    /// the most recently sent of those it newly delivered, cumulatively or
+    /// by SACK. A retransmitted segment delivered sooner than the minimum
+    /// RTT after its retransmission was its original arriving late (RFC
+    /// 8985 6.2 step 2's test): it identifies no transmission.
+    fn identified(&self, ctx: &DetectCtx, board: &Scoreboard) -> u64 {
+        if self.order == LeOrder::Echo && ctx.echo_order > 0 {
+            return ctx.echo_order;
         }
+        let d = board.delivered();
+        let min_rtt = ctx.min_rtt.unwrap_or(0);
+        let rtx = d
+            .latest_retransmitted
+            .filter(|x| ctx.now.saturating_sub(x.sent) >= min_rtt);
+        [d.latest_original, rtx]
+            .into_iter()
+            .flatten()
+            .map(|x| x.tx_order)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Counts one ACK that identified transmission `t`.
@@ -151,7 +165,7 @@ impl LossDetector for Le {
             }
             return self.fallback.on_ack(ctx, board, on_mark);
         }
-        let t = self.identified(ctx);
+        let t = self.identified(ctx, board);
         if t == 0 {
             return false;
         }
@@ -201,13 +215,13 @@ mod tests {
     use super::*;
     use crate::detect::testing::{board, ctx, sack};
 
-    fn acked(le: &mut Le, b: &mut Scoreboard, newest: u64) -> Vec<u64> {
-        let c = DetectCtx {
-            newest_delivered_order: newest,
-            ..ctx(1)
-        };
+    /// An ACK SACKing segments [lo, hi): it identifies the newest one it
+    /// newly delivered.
+    fn acked(le: &mut Le, b: &mut Scoreboard, lo: u64, hi: u64) -> Vec<u64> {
+        b.begin_ack();
+        sack(b, lo, hi);
         let mut m = Vec::new();
-        le.on_ack(&c, b, &mut |n, _| m.push(n));
+        le.on_ack(&ctx(1), b, &mut |n, _| m.push(n));
         m
     }
 
@@ -228,11 +242,9 @@ mod tests {
         sent(&mut le, 22);
         b.on_cum_ack(16 * 1000);
         for (i, seg) in [19u64, 20].iter().enumerate() {
-            sack(&mut b, 19, seg + 1);
-            assert!(acked(&mut le, &mut b, seg + 1).is_empty(), "ACK {i}");
+            assert!(acked(&mut le, &mut b, 19, seg + 1).is_empty(), "ACK {i}");
         }
-        sack(&mut b, 19, 22);
-        assert_eq!(acked(&mut le, &mut b, 22), vec![16, 17, 18]);
+        assert_eq!(acked(&mut le, &mut b, 19, 22), vec![16, 17, 18]);
     }
 
     #[test]
@@ -244,8 +256,7 @@ mod tests {
         let mut le = Le::new(3, LeOrder::Sack);
         sent(&mut le, 10);
         for seg in 1..4 {
-            sack(&mut b, 1, seg + 1);
-            let m = acked(&mut le, &mut b, seg + 1);
+            let m = acked(&mut le, &mut b, 1, seg + 1);
             assert_eq!(m, if seg == 3 { vec![0] } else { vec![] });
         }
         b.on_retransmit(0, 0, 11);
@@ -256,12 +267,11 @@ mod tests {
         }
         // ACKs of 4-9 (orders 5-10) count nothing against order 11.
         for seg in 4..10 {
-            sack(&mut b, 1, seg + 1);
-            assert!(acked(&mut le, &mut b, seg + 1).is_empty());
+            assert!(acked(&mut le, &mut b, 1, seg + 1).is_empty());
         }
+        // Segments 10-12 were sent as transmissions 12-14.
         for (i, seg) in (10..13).enumerate() {
-            sack(&mut b, 10, seg + 1);
-            let m = acked(&mut le, &mut b, 12 + i as u64);
+            let m = acked(&mut le, &mut b, 10, seg + 1);
             assert_eq!(m, if i == 2 { vec![0] } else { vec![] }, "ACK {i}");
         }
         assert!(b.get(0).is_some_and(|s| s.is(crate::scoreboard::LOST)));

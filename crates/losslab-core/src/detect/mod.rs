@@ -104,9 +104,6 @@ pub struct DetectCtx {
     /// The transmission order the receiver echoed (`Ack::echo_order`;
     /// 0: none).
     pub echo_order: u64,
-    /// The transmission order of the most recently sent segment this ACK
-    /// newly delivered, cumulatively or by SACK (0: none).
-    pub newest_delivered_order: u64,
 }
 
 pub trait LossDetector {
