@@ -371,6 +371,31 @@ pub fn underpowered_explanation(c: &Claim) -> Option<String> {
 
 pub const UNEXPLAINED: &str = "not yet explained";
 
+/// The explanation of `c` that a variant of its runs (`variant`: `c`
+/// judged on the variant's numbers; `how` says what changed) gives for
+/// `cause`: "Explained by" when the variant meets the paper (`supports`),
+/// else the cause listed as tested and rejected; `measured` follows.
+pub fn variant_explanation(
+    c: &Claim,
+    variant: &Claim,
+    cause: &str,
+    how: &str,
+    measured: &str,
+) -> String {
+    let vo = variant.ours.as_ref().map(summary_text).unwrap_or_default();
+    if supports(c, variant) {
+        format!(
+            "Explained by {cause}: tested by {how}, which gives {vo} ({}); {measured}",
+            variant.verdict.name()
+        )
+    } else {
+        format!(
+            "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
+            variant.verdict.name()
+        )
+    }
+}
+
 /// What a differing row says until an experiment has tested an
 /// explanation.
 pub const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";

@@ -20,7 +20,7 @@ use losslab_sim::results::RunResults;
 use losslab_sim::scenario::{AckSpec, CcSpec, DropSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 use losslab_sim::stats::{summarize, Summary};
 
-use super::claims::{summary_text, supports, untested, Band, Claim, Expect, UNEXPLAINED, UNTESTED};
+use super::claims::{untested, variant_explanation, Band, Claim, Expect, UNTESTED};
 use super::common::{par_map, path, scenario, Gen};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -174,7 +174,6 @@ fn order(exp: &str, id: &str, statement: &str, a: &[f64], b: &[f64], why: &str) 
 fn tested(c: Claim, va: &[f64], vb: &[f64], cause: &str, how: &str) -> Claim {
     let d: Vec<f64> = va.iter().zip(vb).map(|(x, y)| y - x).collect();
     let v = c.on(summarize(&d, false, &c.id));
-    let vo = v.ours.as_ref().map(summary_text).unwrap_or_default();
     let mut c = c;
     let measured = c
         .explanation
@@ -182,17 +181,7 @@ fn tested(c: Claim, va: &[f64], vb: &[f64], cause: &str, how: &str) -> Claim {
         .trim_start_matches("; ")
         .to_string();
     if c.verdict.needs_explanation() {
-        c.explanation = if supports(&c, &v) {
-            format!(
-                "Explained by {cause}: tested by {how}, which gives {vo} ({}); {measured}",
-                v.verdict.name()
-            )
-        } else {
-            format!(
-                "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
-                v.verdict.name()
-            )
-        };
+        c.explanation = variant_explanation(&c, &v, cause, how, &measured);
     }
     c
 }

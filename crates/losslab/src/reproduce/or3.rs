@@ -27,9 +27,7 @@ use losslab_sim::results::{FlowResults, RunResults};
 use losslab_sim::scenario::{AppSpec, CcSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 use losslab_sim::stats::summarize;
 
-use super::claims::{
-    paired_relative, summary_text, supports, untested, Band, Claim, Expect, UNEXPLAINED,
-};
+use super::claims::{paired_relative, untested, variant_explanation, Band, Claim, Expect};
 use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -265,20 +263,7 @@ fn claim_tested(
         "",
     );
     let v = c.on(summarize(variant, false, id));
-    let vo = v.ours.as_ref().map(summary_text).unwrap_or_default();
-    c.explained_by(|c| {
-        if supports(c, &v) {
-            format!(
-                "Explained by {cause}: tested by {how}, which gives {vo} ({}); {measured}",
-                v.verdict.name()
-            )
-        } else {
-            format!(
-                "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
-                v.verdict.name()
-            )
-        }
-    })
+    c.explained_by(|c| variant_explanation(c, &v, cause, how, measured))
 }
 
 /// What the runs of a row measured besides its own number.
