@@ -50,7 +50,8 @@ by_name!(
     Pacing,
     CwndValidation,
     AckRtt,
-    NewRenoVariant
+    NewRenoVariant,
+    LeOrder
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -1683,7 +1684,7 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("le") {
             let lloc = loc.key("le");
-            f.le_order = self.le_order(v, &lloc)?;
+            f.le_order = self.le_order(v, &lloc, f.le_order)?;
             self.parameters_read(&lloc, "le", "detection", &f.detection)?;
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
@@ -1870,21 +1871,11 @@ impl Cx<'_> {
     }
 
     /// `[flow.le]`: `order = "sack" | "echo"` (detect/le.rs).
-    fn le_order(&self, v: &Value, loc: &Loc) -> Res<LeOrder> {
+    fn le_order(&self, v: &Value, loc: &Loc, mut order: LeOrder) -> Res<LeOrder> {
         let t = self.table(v, loc, r#"a table like [flow.le] order = "echo""#)?;
         self.only_keys(t, loc, &["order"], "in [flow.le]")?;
-        let Some(v) = t.get("order") else {
-            return Ok(LeOrder::Sack);
-        };
-        let oloc = loc.key("order");
-        let expected = LeOrder::NAMES.join(", ");
-        let name = self.string(v, &oloc, &format!("one of {expected}"))?;
-        LeOrder::from_name(name).ok_or_else(|| {
-            self.err(
-                &oloc,
-                format!("unknown le order {name:?} (expected one of: {expected})"),
-            )
-        })
+        self.set_named(t, loc, "order", &mut order)?;
+        Ok(order)
     }
 
     fn cc(&self, v: &Value, loc: &Loc) -> Res<CcSpec> {

@@ -523,7 +523,7 @@ fn algorithm_parameter_tables() {
     file_error(
         &le("order = \"ts\""),
         "flow.a.le.order",
-        &[r#"unknown le order "ts" (expected one of: sack, echo)"#],
+        &[r#"unknown order "ts" (expected one of: sack, echo)"#],
     );
     assert_eq!(
         parse(&le("order = \"echo\"")).flows[0].le_order,
