@@ -296,6 +296,10 @@ pub fn send(o: &SendOpts) -> io::Result<SendResult> {
                     done += w as u64;
                 }
                 Err(e) if retryable(&e) => {}
+                // Ctrl-C: the receiver may have seen the signal first and
+                // closed (EPIPE, ECONNRESET); the run is ending either way,
+                // and what was written counts.
+                Err(_) if stop_signal() != 0 => break,
                 Err(e) => return Err(e),
             }
         }
