@@ -17,6 +17,7 @@ pub mod nextseg;
 pub mod pacing;
 pub mod rate;
 pub mod receiver;
+pub mod recovery_log;
 pub mod redundancy;
 pub mod rtt;
 pub mod scoreboard;

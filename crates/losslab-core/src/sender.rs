@@ -45,6 +45,8 @@ use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::pacing::{burst_segments, default_rate, Pacer};
 use crate::rate::{Chosen, RateSampler};
 use crate::recovery::{AwndCtx, RecoveryCtx, RecoveryOps, RecoveryParams};
+use crate::recovery_log::RecoveryLog;
+pub use crate::recovery_log::RecoveryRecord;
 use crate::redundancy::{NoRedundancy, Redundancy};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::{Scoreboard, SegMeta, LOST, RETRANS};
@@ -284,40 +286,6 @@ struct TlpAckInfo {
     prior_out: u64,
 }
 
-/// One recovery episode, for results.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RecoveryRecord {
-    pub kind: RecoveryKind,
-    pub start: Time,
-    pub end: Option<Time>,
-    pub cwnd_before: u64,
-    pub cwnd_after: Option<u64>,
-    /// cwnd just before the exit's own adjustment (a fast recovery's
-    /// end_cwnd_reduction(), e.g. PRR's cwnd = ssthresh): the PRR paper's
-    /// Table 6. Equal to `cwnd_after` for episodes that end otherwise.
-    pub cwnd_before_exit: Option<u64>,
-    pub ssthresh: u64,
-    pub pipe_minus_ssthresh_at_start: i64,
-    /// Segments outstanding (sent, not cumulatively acknowledged) and
-    /// segments marked lost when the episode began: with cwnd_before they
-    /// tell an application-limited start (flight below cwnd) from a heavy
-    /// loss (many marked lost), the two ways pipe starts below ssthresh
-    /// (the PRR paper's Table 5).
-    pub flight_at_start: u64,
-    pub lost_at_start: u64,
-    /// DSACKs later showed the episode spurious and its reduction was undone.
-    pub undone: bool,
-    /// Time in this episode during which the sender could have sent new
-    /// data but its send buffer held none (application stall, mobile
-    /// paper Definition 1).
-    pub app_stall: Time,
-    /// The latest RTT sample when the episode began, and the largest RTT
-    /// of the segments sent in the RTT after it ended (the mobile paper's
-    /// RTT spike, section VII.E).
-    pub rtt_before: Option<Time>,
-    pub rtt_after_max: Option<Time>,
-}
-
 /// What a DSACK-based undo needs (Linux undo_marker, undo_retrans,
 /// prior_cwnd, prior_ssthresh).
 #[derive(Clone, Copy, Debug)]
@@ -332,7 +300,7 @@ struct UndoEpisode {
     retransmissions: u64,
     dsacked: u64,
     /// Index of the episode's first recovery record.
-    first_record: usize,
+    first_record: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -449,7 +417,7 @@ pub struct Sender {
     is_cwnd_limited: bool,
     events: EventLog,
     stats: SenderStats,
-    recoveries: Vec<RecoveryRecord>,
+    recoveries: RecoveryLog,
     /// Bumped on every recovery entry and exit, so a driver can notice
     /// without tracing.
     recovery_epoch: u64,
@@ -475,7 +443,7 @@ pub struct Sender {
     stall_since: Option<Time>,
     /// The RTT-spike watch after a recovery: (record, end of recovery,
     /// end of the RTT after it).
-    spike_watch: Option<(usize, Time, Time)>,
+    spike_watch: Option<(u64, Time, Time)>,
     /// Extra copies waiting to leave: (due time, order queued, segment).
     replicas: BinaryHeap<Reverse<(Time, u64, u64)>>,
     replicas_queued: u64,
@@ -546,7 +514,7 @@ impl Sender {
             is_cwnd_limited: false,
             events: EventLog::default(),
             stats: SenderStats::default(),
-            recoveries: Vec::new(),
+            recoveries: RecoveryLog::default(),
             recovery_epoch: 0,
             reordering_seen: false,
             reordering: 0,
@@ -588,7 +556,12 @@ impl Sender {
     pub fn stats(&self) -> &SenderStats {
         &self.stats
     }
+    /// The first `recovery_log::KEEP` recovery episodes.
     pub fn recoveries(&self) -> &[RecoveryRecord] {
+        self.recoveries.kept()
+    }
+    /// Every recovery episode's count and time, beyond those kept.
+    pub fn recovery_log(&self) -> &RecoveryLog {
         &self.recoveries
     }
     pub fn recovery_epoch(&self) -> u64 {
@@ -1636,7 +1609,7 @@ impl Sender {
             marker: self.tx_order,
             retransmissions: 0,
             dsacked: 0,
-            first_record: self.recoveries.len(),
+            first_record: self.recoveries.total(),
         });
     }
 
@@ -1690,7 +1663,7 @@ impl Sender {
             self.fast_rexmit_pending = false;
             self.close_recovery_record(now);
         }
-        for r in self.recoveries.iter_mut().skip(u.first_record) {
+        for r in self.recoveries.from_mut(u.first_record) {
             r.undone = true;
         }
         self.stats.undos += 1;
@@ -1723,7 +1696,7 @@ impl Sender {
     }
 
     fn close_recovery_record(&mut self, now: Time) {
-        let last = self.recoveries.len().saturating_sub(1);
+        let last = self.recoveries.total().saturating_sub(1);
         if let Some(r) = self.recoveries.last_mut() {
             if r.end.is_none() {
                 r.end = Some(now);
@@ -1925,8 +1898,9 @@ impl Sender {
         if sent_at > until {
             self.spike_watch = None;
         } else if sent_at >= from {
-            let r = &mut self.recoveries[i];
-            r.rtt_after_max = Some(r.rtt_after_max.map_or(rtt, |m| m.max(rtt)));
+            if let Some(r) = self.recoveries.get_mut(i) {
+                r.rtt_after_max = Some(r.rtt_after_max.map_or(rtt, |m| m.max(rtt)));
+            }
         }
     }
 

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use losslab::memory::Guard;
 use losslab::seeds::{checked_scenario, document, results_value, run_seed_list, scenarios_for};
 use losslab::sweep::{execute, parse_sweep, Backend, SweepOptions};
 use losslab::tables::Column;
@@ -83,7 +84,8 @@ fn simulate_text(
     text: &str,
     overrides: &[String],
 ) -> PyResult<RunResults> {
-    let sc = checked_scenario(origin, text, overrides).map_err(PyValueError::new_err)?;
+    let sc = checked_scenario(origin, text, overrides, &Guard::default())
+        .map_err(PyValueError::new_err)?;
     interruptible(py, |stop| pool::simulate(&sc, stop))?
         .ok_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))
 }
@@ -120,7 +122,8 @@ fn run_seeds(
     jobs: Option<u64>,
 ) -> PyResult<String> {
     let seeds = parse_seeds(seeds).map_err(|e| PyValueError::new_err(format!("seeds: {e}")))?;
-    let scenarios = scenarios_for(origin, text, &overrides, &seeds).map_err(to_py)?;
+    let scenarios =
+        scenarios_for(origin, text, &overrides, &seeds, &Guard::default()).map_err(to_py)?;
     let jobs = pool::jobs(jobs, seeds.len());
     let r = interruptible(py, |stop| run_seed_list(&scenarios, jobs, stop, || {}))?;
     let doc = document(&scenarios[0].name, &seeds, &r.runs, &r.agg, r.interrupted);
@@ -161,6 +164,9 @@ fn sweep<'py>(
         resume,
         fail_fast,
         progress,
+        force: false,
+        max_memory: None,
+        keep_runs: true,
     };
     let r = interruptible(py, |stop| execute(&s, &o, stop))?.map_err(to_py)?;
     let columns = PyDict::new(py);

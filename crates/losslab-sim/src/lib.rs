@@ -8,6 +8,7 @@ pub(crate) mod ack_reports;
 pub(crate) mod chunks;
 pub mod emit;
 pub mod loss;
+pub mod memory;
 pub mod packet_log;
 pub mod parse;
 pub mod pcap;

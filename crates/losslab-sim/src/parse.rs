@@ -1393,7 +1393,6 @@ impl Cx<'_> {
             flows.push(flow);
         }
         // app.after must name another flow that fetches objects.
-        let names: Vec<String> = flows.iter().flat_map(expanded_names).collect();
         for (i, f) in flows.iter().enumerate() {
             let AppSpec::Objects {
                 after: Some(target),
@@ -1405,12 +1404,12 @@ impl Cx<'_> {
             let aloc = Loc::flow(i, Some(&f.name)).key("app").key("after");
             let found = flows
                 .iter()
-                .find(|g| g.name == *target || (g.count > 1 && expanded_names(g).contains(target)));
+                .find(|g| g.name == *target || is_connection_of(g, target));
             match found {
                 None => {
                     return Err(self.err(
                         &aloc,
-                        format!("no flow named {target:?} (flows: {})", quoted_list(&names)),
+                        format!("no flow named {target:?} (flows: {})", flow_names(&flows)),
                     ))
                 }
                 Some(g) if g.name == f.name => {
@@ -2252,7 +2251,7 @@ impl Cx<'_> {
             if f.count == 1 {
                 f.name == *target
             } else {
-                expanded_names(f).contains(target)
+                is_connection_of(f, target)
             }
         });
         let Some(flow) = found else {
@@ -2268,10 +2267,9 @@ impl Cx<'_> {
                     ),
                 ));
             }
-            let names: Vec<String> = flows.iter().flat_map(expanded_names).collect();
             return Err(self.err(
                 &floc,
-                format!("no flow named {target:?} (flows: {})", quoted_list(&names)),
+                format!("no flow named {target:?} (flows: {})", flow_names(flows)),
             ));
         };
         if matches!(which, DropSpec::Tail(_)) && matches!(flow.app, AppSpec::Chunks { .. }) {
@@ -2316,4 +2314,33 @@ fn expanded_names(f: &FlowSpec) -> Vec<String> {
     } else {
         (1..=f.count).map(|k| format!("{}.{k}", f.name)).collect()
     }
+}
+
+/// Whether `target` names one of `f`'s connections, NAME.1 .. NAME.count,
+/// found without listing them (a count runs to 4 billion).
+fn is_connection_of(f: &FlowSpec, target: &str) -> bool {
+    f.count > 1
+        && target
+            .strip_prefix(f.name.as_str())
+            .and_then(|r| r.strip_prefix('.'))
+            .and_then(|k| k.parse::<u32>().ok().filter(|n| n.to_string() == k))
+            .is_some_and(|k| (1..=f.count).contains(&k))
+}
+
+/// Every flow's connection names for a message, a counted flow with more
+/// than a few connections shown as its first and last.
+fn flow_names(flows: &[FlowSpec]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for f in flows {
+        if f.count <= 4 {
+            names.push(quoted_list(&expanded_names(f)));
+        } else {
+            names.push(format!(
+                "{:?} .. {:?}",
+                format!("{}.1", f.name),
+                format!("{}.{}", f.name, f.count)
+            ));
+        }
+    }
+    names.join(", ")
 }

@@ -338,7 +338,7 @@ pub struct ObjectResult {
 /// Recovery episodes listed per flow in the results; the rest are only
 /// counted (`recoveries_omitted`), so an endless run cannot write an
 /// endless document.
-pub const MAX_RECOVERIES: usize = 100_000;
+pub const MAX_RECOVERIES: usize = losslab_core::recovery_log::KEEP;
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -393,13 +393,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
             let rtt = stats.map(|s| &s.rtt);
             let stall_measured =
                 f.spec.sndbuf.is_some() || crate::sim::sndbuf_model(f.spec).is_some();
-            let fast_time: Time = f.sender.map_or(0, |s| {
-                s.recoveries()
-                    .iter()
-                    .filter(|r| r.kind == losslab_core::event::RecoveryKind::Fast)
-                    .map(|r| r.end.unwrap_or(end).saturating_sub(r.start))
-                    .sum()
-            });
+            let fast_time: Time = f.sender.map_or(0, |s| s.recovery_log().fast_time(end));
             let recoveries = f
                 .sender
                 .map(|s| {
@@ -494,7 +488,9 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 },
                 recoveries,
                 recoveries_omitted: f.sender.map_or(0, |s| {
-                    s.recoveries().len().saturating_sub(MAX_RECOVERIES) as u64
+                    s.recovery_log()
+                        .total()
+                        .saturating_sub(MAX_RECOVERIES as u64)
                 }),
                 objects: f
                     .objects

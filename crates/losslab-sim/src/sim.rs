@@ -1130,7 +1130,11 @@ impl Simulation {
         let epoch = s.recovery_epoch();
         while fl.seen_epoch < epoch {
             fl.seen_epoch += 1;
-            fl.epoch_link_bytes.push((now, self.net.link_bytes));
+            // Entry and exit of each episode the results list; later ones
+            // are not listed, so not kept (memory stays bounded).
+            if fl.epoch_link_bytes.len() < 2 * crate::results::MAX_RECOVERIES {
+                fl.epoch_link_bytes.push((now, self.net.link_bytes));
+            }
         }
         if fl.done_at.is_none() && s.is_finished() {
             fl.done_at = Some(now);

@@ -357,10 +357,28 @@ pub fn aggregate(rows: &Rows) -> Vec<ScopeSummary> {
         }
         e.push(*x);
     }
+    group(order.into_iter().map(|(scope, metric)| {
+        let s = summarize_metric(&scope, &metric, &values[&(scope.clone(), metric.clone())]);
+        (scope, metric, s)
+    }))
+}
+
+/// One metric's summary over the seeds, its values in seed order: how
+/// [`aggregate`] and the streamed aggregate of `run --seeds` both make it,
+/// so the two give the same numbers.
+pub fn summarize_metric(scope: &str, metric: &str, values: &[f64]) -> Summary {
+    summarize(
+        values,
+        is_quantile_metric(metric),
+        &format!("{scope}/{metric}"),
+    )
+}
+
+/// (scope, metric, summary) in the order the metrics first appeared,
+/// gathered by scope in the order the scopes first appeared.
+pub fn group(items: impl IntoIterator<Item = (String, String, Summary)>) -> Vec<ScopeSummary> {
     let mut out: Vec<ScopeSummary> = Vec::new();
-    for (scope, metric) in order {
-        let v = &values[&(scope.clone(), metric.clone())];
-        let s = summarize(v, is_quantile_metric(&metric), &format!("{scope}/{metric}"));
+    for (scope, metric, s) in items {
         match out.iter_mut().find(|x| x.scope == scope) {
             Some(x) => x.metrics.push((metric, s)),
             None => out.push(ScopeSummary {

@@ -136,7 +136,13 @@ fn measure(name: &str, sc: &Scenario, tracing: Tracing) -> Result<Case, Failure>
         LossModel::Bernoulli { p } => p,
         _ => 0.0,
     };
-    let scratch = std::env::temp_dir().join(format!("losslab-bench-{}", std::process::id()));
+    // A folder of its own (never a name that may be someone else's), gone
+    // when the measurement ends.
+    let scratch_dir = tempfile::Builder::new()
+        .prefix("losslab-bench-")
+        .tempdir()
+        .map_err(|e| Failure::Runtime(format!("cannot make a scratch folder: {e}")))?;
+    let scratch = scratch_dir.path().to_path_buf();
     // Short cases are repeated until half a second of wall time has
     // accumulated, so that timer resolution and warm-up do not dominate;
     // the simulation is deterministic, so every repetition is identical.
@@ -164,7 +170,7 @@ fn measure(name: &str, sc: &Scenario, tracing: Tracing) -> Result<Case, Failure>
         }
     };
     let wall = wall / reps as f64;
-    let _ = std::fs::remove_dir_all(&scratch);
+    drop(scratch_dir);
     let f = &r.flows[0];
     let pkts = f.segments_sent + f.acks_sent;
     Ok(Case {

@@ -58,6 +58,10 @@ pub struct EmulateArgs {
     /// Remove namespaces left behind by killed losslab runs, then exit.
     #[arg(long)]
     pub cleanup: bool,
+    /// Write into an output folder losslab did not make. Files of yours
+    /// are never deleted; the scenario file is never replaced.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn emu_err(e: EmuError) -> Failure {
@@ -82,11 +86,22 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
     let scenario = a.overrides.load(file)?;
     let head_start = losslab_sim::units::parse_duration(&a.b_head_start)
         .map_err(|e| Failure::BadInput(format!("--b-head-start: {e}")))?;
-    let out = real_path_out("emulate", a.out.as_deref(), &scenario)?;
+    let inputs = [file];
+    let dir = real_path_out("emulate", a.out.as_deref(), &scenario, a.force, &inputs)?;
+    dir.claim(&["emulator.csv", "health.json"])?;
+    let (pcap_dir, pcap_own) = match &a.pcap {
+        Some(p) => {
+            let (d, own) = dir.nested(p, "--pcap", a.force, &inputs)?;
+            (Some(d), own)
+        }
+        None => (None, None),
+    };
+    let root = dir.root().to_path_buf();
+    let out = dir.stage();
     let duration = scenario.duration;
     let mut cfg = EmuConfig::new(scenario);
     cfg.csv = Some(out.join("emulator.csv"));
-    cfg.pcap_dir = a.pcap.clone();
+    cfg.pcap_dir = pcap_dir;
     cfg.spin_ns = a.spin_us * 1000;
     cfg.realtime = !a.no_realtime;
     if let Some(t) = a.emu_threads {
@@ -100,12 +115,16 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
     let health = out.join("health.json");
     fs::write(&health, format!("{json}\n"))
         .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", health.display())))?;
+    dir.commit()?;
+    if let Some(d) = pcap_own {
+        d.commit()?;
+    }
     if a.json {
         let _ = writeln!(std::io::stdout().lock(), "{json}");
     } else {
         print!("{}", report.render());
-        println!("wrote {}", out.join("emulator.csv").display());
-        println!("wrote {}", health.display());
+        println!("wrote {}", root.join("emulator.csv").display());
+        println!("wrote {}", root.join("health.json").display());
         if let Some(d) = &a.pcap {
             println!("wrote {}", d.display());
         }

@@ -41,6 +41,10 @@ pub struct LinuxArgs {
     /// TCP_INFO sampling period for timeseries.csv, in milliseconds.
     #[arg(long, default_value_t = 10)]
     pub sample_ms: u64,
+    /// Write into an output folder losslab did not make. Files of yours
+    /// are never deleted; the scenario file is never replaced.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn emu_err(e: EmuError) -> Failure {
@@ -54,7 +58,26 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     let scenario = a.overrides.load(&a.file)?;
     // Refuse what Linux cannot express before asking for root.
     linux::plan(&scenario).map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-    let out = real_path_out("linux", a.out.as_deref(), &scenario)?;
+    let inputs = [a.file.as_path()];
+    let dir = real_path_out("linux", a.out.as_deref(), &scenario, a.force, &inputs)?;
+    dir.claim(&[
+        "summary.json",
+        "timeseries.csv",
+        "health.json",
+        "emulator.csv",
+        "sim-summary.json",
+        "sim-timeseries.csv",
+    ])?;
+    let (pcap_dir, pcap_own) = match &a.pcap {
+        Some(p) => {
+            let (d, own) = dir.nested(p, "--pcap", a.force, &inputs)?;
+            (Some(d), own)
+        }
+        None => (None, None),
+    };
+    let root = dir.root().to_path_buf();
+    // Everything is written into the stage and moved into place at the end.
+    let out = dir.stage();
     let cannot = |p: &Path, e: std::io::Error| {
         Failure::Runtime(format!("cannot write {}: {e}", p.display()))
     };
@@ -77,7 +100,7 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     sys::install_stop_handler();
     let opts = LinuxOptions {
         csv: Some(out.join("emulator.csv")),
-        pcap_dir: a.pcap.clone(),
+        pcap_dir: pcap_dir.clone(),
         spin_ns: None,
         threads: a.emu_threads.map(|t| t as usize),
         sample_ns: a.sample_ms.max(1) * 1_000_000,
@@ -112,6 +135,10 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         )
         .map_err(|e| cannot(&p, e))?;
     }
+    dir.commit()?;
+    if let Some(d) = pcap_own {
+        d.commit()?;
+    }
     if a.json {
         let doc = match &sim {
             Some(s) => {
@@ -130,8 +157,13 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         for n in &o.notes {
             println!("note: {n}");
         }
-        for w in [&summary, &ts, &out.join("emulator.csv"), &health] {
-            println!("wrote {}", w.display());
+        for w in [
+            "summary.json",
+            "timeseries.csv",
+            "emulator.csv",
+            "health.json",
+        ] {
+            println!("wrote {}", root.join(w).display());
         }
     }
     if o.emulator.health.log_records_lost > 0 {

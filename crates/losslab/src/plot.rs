@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::outdir::{Mode, Options, OutDir};
 use crate::Failure;
 
 #[derive(Args)]
@@ -28,6 +29,10 @@ pub struct PlotArgs {
     /// Write the pictures into this directory instead of DIR/plots.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into a folder losslab did not make (a run directory of an
+    /// older losslab, say). Files of yours are never deleted.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn plot(a: PlotArgs) -> Result<(), Failure> {
@@ -38,8 +43,28 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
             )));
         }
     }
+    // Pictures go into DIR/plots, or into --out, through an output folder
+    // (outdir.rs): staged, then moved into place; nothing else is touched.
+    let (root, sub) = match &a.out {
+        Some(o) => (o.clone(), PathBuf::new()),
+        None => (a.dir.clone(), PathBuf::from("plots")),
+    };
+    let open = || {
+        OutDir::open(
+            &root,
+            Options {
+                flag: if a.out.is_some() { "--out" } else { "DIR" },
+                mode: Mode::Add,
+                force: a.force,
+                inputs: &[],
+            },
+        )
+    };
     if is_sweep(&a.dir) {
-        for f in crate::sweep::plot_sweep(&a.dir, a.out.as_deref())? {
+        let dir = open()?;
+        let into = dir.stage().join(&sub);
+        crate::sweep::plot_sweep(&a.dir, Some(&into))?;
+        for f in dir.commit()? {
             println!("wrote {}", f.display());
         }
         return Ok(());
@@ -50,37 +75,46 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
             a.dir.display()
         )));
     }
+    let dir = open()?;
+    let into = dir.stage().join(&sub);
     let opts = losslab_viz::PlotOptions {
         flow: a.flow.clone(),
         from_s: a.from,
         to_s: a.to,
-        out: a.out.clone(),
+        out: Some(into.clone()),
     };
-    let files =
-        losslab_viz::plot_run(&a.dir, &opts).map_err(|e| Failure::BadInput(e.to_string()))?;
-    for f in &files {
-        println!("wrote {}", f.display());
-    }
+    losslab_viz::plot_run(&a.dir, &opts).map_err(|e| Failure::BadInput(e.to_string()))?;
     // `losslab linux --compare` left the simulated twin's series too:
     // overlay the two.
     if a.dir.join("sim-timeseries.csv").exists() {
         let run = losslab_viz::load_run(&a.dir).map_err(|e| Failure::BadInput(e.to_string()))?;
-        let out = a.out.clone().unwrap_or_else(|| a.dir.join("plots"));
         for f in run
             .flows
             .iter()
             .filter(|f| a.flow.as_ref().is_none_or(|n| *n == f.name))
         {
-            for p in losslab_viz::linux_overlay(&a.dir, &f.name, &out)
-                .map_err(|e| Failure::BadInput(e.to_string()))?
-            {
-                println!("wrote {}", p.display());
-            }
+            losslab_viz::linux_overlay(&a.dir, &f.name, &into)
+                .map_err(|e| Failure::BadInput(e.to_string()))?;
         }
     }
+    for f in dir.commit()? {
+        println!("wrote {}", f.display());
+    }
     if a.report {
-        let r = crate::report::write(&a.dir).map_err(Failure::Runtime)?;
-        println!("wrote {}", r.display());
+        // The page lists the pictures now in place, so it comes after them.
+        let dir = OutDir::open(
+            &a.dir,
+            Options {
+                flag: "DIR",
+                mode: Mode::Add,
+                force: a.force,
+                inputs: &[],
+            },
+        )?;
+        crate::report::write(&a.dir, &dir.stage().join("index.html")).map_err(Failure::Runtime)?;
+        for f in dir.commit()? {
+            println!("wrote {}", f.display());
+        }
     }
     Ok(())
 }

@@ -54,9 +54,10 @@ pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:.85em}\
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}\
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}";
 
-/// Writes DIR/index.html from DIR/summary.json, DIR/scenario.toml (if
-/// present) and whatever pictures and traces DIR holds.
-pub fn write(dir: &Path) -> Result<PathBuf, String> {
+/// Writes `out` (a run's index.html) from DIR/summary.json,
+/// DIR/scenario.toml (if present) and whatever pictures and traces DIR
+/// holds; links are relative to DIR, where `out` is meant to end up.
+pub fn write(dir: &Path, out: &Path) -> Result<PathBuf, String> {
     let summary_path = dir.join("summary.json");
     let text = fs::read_to_string(&summary_path)
         .map_err(|e| format!("{}: {e} (run `losslab run` first)", summary_path.display()))?;
@@ -209,9 +210,8 @@ pub fn write(dir: &Path) -> Result<PathBuf, String> {
         "</ul><p class=\"note\">Written by losslab. Open the .pcap files in Wireshark; \
          re-draw the pictures with <code>losslab plot DIR</code>.</p></body></html>\n",
     );
-    let out = dir.join("index.html");
-    fs::write(&out, h).map_err(|e| format!("{}: {e}", out.display()))?;
-    Ok(out)
+    fs::write(out, h).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(out.to_path_buf())
 }
 
 #[cfg(test)]
@@ -231,7 +231,7 @@ mod tests {
         fs::create_dir(d.path().join("plots")).unwrap();
         fs::write(d.path().join("plots/tsg-a.svg"), "<svg/>").unwrap();
         fs::write(d.path().join("scenario.toml"), "name = \"x\" # <tag>").unwrap();
-        let out = write(d.path()).unwrap();
+        let out = write(d.path(), &d.path().join("index.html")).unwrap();
         let html = fs::read_to_string(out).unwrap();
         assert!(html.contains("a&lt;b"));
         assert!(html.contains("src=\"plots/tsg-a.svg\""));
@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn missing_summary_is_a_clear_error() {
         let d = tempfile::tempdir().unwrap();
-        let e = write(d.path()).unwrap_err();
+        let e = write(d.path(), &d.path().join("index.html")).unwrap_err();
         assert!(e.contains("summary.json"), "{e}");
     }
 }

@@ -16,8 +16,11 @@ use losslab_sim::sim::{expand_flows, Tee};
 use losslab_sim::timeseries::TimeSeries;
 use losslab_sim::{RunResults, Simulation, Tracer};
 
+use crate::memory::Guard;
+use crate::outdir::{self, Mode, Options, OutDir};
 use crate::scenario_args::Overrides;
 use crate::Failure;
+use losslab_sim::stats::parse_seeds;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -69,44 +72,16 @@ pub struct RunArgs {
     /// With --seeds: how many runs at once [default: every core].
     #[arg(long, value_name = "N", requires = "seeds", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
-}
-
-/// Files and folders a run writes into its output directory. A reused
-/// directory loses the ones this run does not write again, so nothing of
-/// an earlier run (a trace, pictures) sits beside the new results.
-const OWNED: &[&str] = &[
-    "summary.json",
-    "runs.csv",
-    "scenario.toml",
-    "timeseries.csv",
-    "packets.csv",
-    "rbb.csv",
-    "plots",
-    "index.html",
-];
-
-/// Makes `out`, or clears from it what an earlier run wrote there (only
-/// the names in `owned`; nothing else is touched).
-pub(crate) fn prepare_out(out: &Path, owned: &[&str]) -> Result<(), Failure> {
-    if out.exists() && !out.is_dir() {
-        return Err(Failure::BadInput(format!(
-            "--out {}: exists and is not a directory",
-            out.display()
-        )));
-    }
-    for name in owned {
-        let p = out.join(name);
-        let res = if p.is_dir() {
-            fs::remove_dir_all(&p)
-        } else if p.exists() {
-            fs::remove_file(&p)
-        } else {
-            Ok(())
-        };
-        res.map_err(|e| Failure::Runtime(format!("cannot remove {}: {e}", p.display())))?;
-    }
-    fs::create_dir_all(out)
-        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))
+    /// Write into an output folder losslab did not make (or replace a
+    /// result file changed since losslab wrote it). Files of yours with
+    /// other names are never deleted either way; the scenario file is
+    /// never replaced.
+    #[arg(long)]
+    pub force: bool,
+    /// Refuse a scenario whose estimated memory exceeds this (e.g. 8GB,
+    /// 500MB) [default: 8GB or the machine's memory, the smaller].
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
 }
 
 /// More than a simulated day is almost always a typo (a unit): say so.
@@ -145,44 +120,89 @@ pub fn all_writers(
 
 pub fn run(a: RunArgs) -> Result<(), Failure> {
     let scenario = a.overrides.load(&a.file)?;
+    // The scenario's name is a label: the default folder is made from it,
+    // always one level below out/ (outdir::folder_name).
     let out = a
         .out
         .clone()
-        .unwrap_or_else(|| Path::new("out").join(&scenario.name));
-    let mut sim = Simulation::new(&scenario)
-        .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
-    prepare_out(&out, OWNED)?;
-    warn_if_absurd(&scenario);
+        .unwrap_or_else(|| outdir::default_folder(&scenario.name, ""));
+    let seeds = match &a.seeds {
+        Some(spec) => {
+            Some(parse_seeds(spec).map_err(|e| Failure::BadInput(format!("--seeds {spec}: {e}")))?)
+        }
+        None => None,
+    };
     let plot = a.plot || a.report;
+    let at_once = seeds
+        .as_ref()
+        .map_or(1, |s| crate::pool::jobs(a.jobs, s.len()));
+    let bad = |e: String| Failure::BadInput(format!("{}: {e}", a.file.display()));
+    // Weighed before the simulation is built: building it is what a bomb
+    // (a million flows) would blow up.
+    let guard = Guard::new(a.max_memory.as_deref(), at_once, plot).map_err(Failure::BadInput)?;
+    guard.check(&scenario).map_err(bad)?;
+    let mut sim = Simulation::new(&scenario).map_err(|e| bad(e.to_string()))?;
     let timeseries = a.timeseries || plot;
     let trace = a.trace || plot;
+    // A directory asked for by name gets the per-RTT receive-buffer
+    // samples; the default one does not, so that a plain run writes
+    // what it wrote before.
+    let rbb = a.out.is_some() && a.seeds.is_none();
+    let inputs = [a.file.as_path()];
+    let dir = OutDir::open(
+        &out,
+        Options {
+            flag: "--out",
+            mode: Mode::Fresh,
+            force: a.force,
+            inputs: &inputs,
+        },
+    )?;
+    let mut names = vec!["summary.json", "scenario.toml"];
+    for (on, name) in [
+        (seeds.is_some(), "runs.csv"),
+        (timeseries, "timeseries.csv"),
+        (trace, "packets.csv"),
+        (rbb, "rbb.csv"),
+        (a.report, "index.html"),
+    ] {
+        if on {
+            names.push(name);
+        }
+    }
+    dir.claim(&names)?;
+    let (pcap_dir, pcap_own) = match &a.pcap {
+        None => (None, None),
+        Some(p) => {
+            let (d, own) = dir.nested(p, "--pcap", a.force, &inputs)?;
+            (Some(d), own)
+        }
+    };
+    let stage = dir.stage();
+    warn_if_absurd(&scenario);
     let cannot = |p: &Path, e: std::io::Error| {
         Failure::Runtime(format!("cannot write {}: {e}", p.display()))
     };
     let mut tracers: Vec<Box<dyn Tracer>> = Vec::new();
     if timeseries {
-        let path = out.join("timeseries.csv");
+        let path = stage.join("timeseries.csv");
         tracers.push(Box::new(
             TimeSeries::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
         ));
     }
     if trace {
-        let path = out.join("packets.csv");
+        let path = stage.join("packets.csv");
         tracers.push(Box::new(
             PacketLog::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
         ));
     }
-    // A directory asked for by name gets the per-RTT receive-buffer
-    // samples; the default one does not, so that a plain run writes
-    // what it wrote before.
-    let rbb = a.out.is_some() && a.seeds.is_none();
     if rbb {
-        let path = out.join("rbb.csv");
+        let path = stage.join("rbb.csv");
         tracers.push(Box::new(
             RbbCsv::create(&path, sim.flow_names()).map_err(|e| cannot(&path, e))?,
         ));
     }
-    if let Some(dir) = &a.pcap {
+    if let Some(dir) = &pcap_dir {
         fs::create_dir_all(dir).map_err(|e| cannot(dir, e))?;
         let sides = if a.pcap_receiver {
             Sides::Both
@@ -199,7 +219,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     }
     // The scenario as run (overrides applied), so the directory says
     // exactly what ran and how to run it again.
-    let scenario_copy = out.join("scenario.toml");
+    let scenario_copy = stage.join("scenario.toml");
     let original = fs::read_to_string(&a.file).unwrap_or_default();
     let mut header = format!("# as run by: losslab run {}", a.file.display());
     for o in &a.overrides.list() {
@@ -212,8 +232,8 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         format!("{header}\n# (the file with these overrides applied)\n{effective}"),
     )
     .map_err(|e| cannot(&scenario_copy, e))?;
-    if let Some(spec) = &a.seeds {
-        return crate::seeds::run_seeds(&a, spec, &out);
+    if let Some(seeds) = &seeds {
+        return crate::seeds::run_seeds(&a, seeds, dir, &guard);
     }
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -273,10 +293,9 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     }
 
     let json = serde_json::to_string_pretty(&results).expect("results serialise");
-    let summary = out.join("summary.json");
-    fs::write(&summary, format!("{json}\n"))
-        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", summary.display())))?;
-    let mut written = vec![summary.clone()];
+    let summary = stage.join("summary.json");
+    fs::write(&summary, format!("{json}\n")).map_err(|e| cannot(&summary, e))?;
+    let mut written = vec![out.join("summary.json")];
     if timeseries {
         written.push(out.join("timeseries.csv"));
     }
@@ -290,14 +309,20 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         written.push(dir.clone());
     }
     if plot {
-        let files = losslab_viz::plot_run(&out, &losslab_viz::PlotOptions::default())
+        let files = losslab_viz::plot_run(&stage, &losslab_viz::PlotOptions::default())
             .map_err(|e| Failure::Runtime(e.to_string()))?;
-        if let Some(f) = files.first() {
-            written.push(f.parent().unwrap_or(&out).to_path_buf());
+        if !files.is_empty() {
+            written.push(out.join("plots"));
         }
     }
     if a.report {
-        written.push(crate::report::write(&out).map_err(Failure::Runtime)?);
+        crate::report::write(&stage, &stage.join("index.html")).map_err(Failure::Runtime)?;
+        written.push(out.join("index.html"));
+    }
+    // Results move into place whole (outdir.rs), Ctrl-C or not.
+    dir.commit()?;
+    if let Some(d) = pcap_own {
+        d.commit()?;
     }
     if a.json {
         let mut so = std::io::stdout().lock();

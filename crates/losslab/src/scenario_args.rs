@@ -1,13 +1,13 @@
 //! Command-line pieces shared by the commands that take a scenario file
 //! (`run`, `emulate`, `linux`).
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 use losslab_sim::parse::load_scenario;
 use losslab_sim::scenario::Scenario;
 
+use crate::outdir::{default_folder, Mode, Options, OutDir};
 use crate::Failure;
 
 /// `--seed` and `--set`, applied to the file before anything is checked.
@@ -39,12 +39,15 @@ impl Overrides {
 }
 
 /// For the commands on real packets: checks that this machine can run
-/// them, then makes the output directory (default out/<scenario>-<suffix>).
+/// them, then opens the output folder (default out/<scenario>-<suffix>)
+/// under outdir.rs's rules.
 pub fn real_path_out(
     command: &str,
     out: Option<&Path>,
     scenario: &Scenario,
-) -> Result<PathBuf, Failure> {
+    force: bool,
+    inputs: &[&Path],
+) -> Result<OutDir, Failure> {
     if let Some(why) = losslab_net::unavailable() {
         return Err(Failure::Runtime(format!(
             "losslab {command} needs root, /dev/net/tun and iproute2: {why}"
@@ -52,8 +55,14 @@ pub fn real_path_out(
     }
     let out = out
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| Path::new("out").join(format!("{}-{command}", scenario.name)));
-    fs::create_dir_all(&out)
-        .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", out.display())))?;
-    Ok(out)
+        .unwrap_or_else(|| default_folder(&scenario.name, &format!("-{command}")));
+    OutDir::open(
+        &out,
+        Options {
+            flag: "--out",
+            mode: Mode::Fresh,
+            force,
+            inputs,
+        },
+    )
 }

@@ -4,18 +4,23 @@
 //! each deterministic, and they are aggregated in seed order, so the
 //! output is the same whatever `--jobs` is.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use losslab_sim::parse::parse_scenario;
-use losslab_sim::stats::{aggregate, parse_seeds, tidy_rows, Rows, ScopeSummary, Summary};
+use losslab_sim::stats::{
+    aggregate, group, rows_of, summarize_metric, tidy_rows, Rows, ScopeSummary, Summary,
+};
 use losslab_sim::{RunResults, Scenario, Simulation};
 
+use crate::memory::Guard;
+use crate::outdir::OutDir;
 use crate::pool;
 use serde_json::{json, Value};
 
@@ -35,12 +40,18 @@ pub fn progress_bar(n: u64, what: &str) -> ProgressBar {
     b
 }
 
-pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
-    let seeds = parse_seeds(spec).map_err(|e| Failure::BadInput(format!("--seeds {spec}: {e}")))?;
+/// `run --seeds`: every seed's results go to a spool file as they finish
+/// and only their place in it is kept, so memory does not grow with the
+/// number of seeds (docs/RELIABILITY.md, "Memory"); the tables are then
+/// built from the spool in seed order (`stream_tables`).
+pub fn run_seeds(a: &RunArgs, seeds: &[u64], dir: OutDir, guard: &Guard) -> Result<(), Failure> {
     let origin = a.file.display().to_string();
     let text = fs::read_to_string(&a.file)
         .map_err(|e| Failure::BadInput(format!("{origin}: cannot read the scenario: {e}")))?;
-    let scenarios = scenarios_for(&origin, &text, &a.overrides.list(), &seeds)?;
+    // Seeds change nothing but the seed: the first seed's scenario,
+    // checked now, is every seed's with its own seed set as it runs
+    // (building them all first cost memory per seed).
+    let first = scenarios_for(&origin, &text, &a.overrides.list(), &seeds[..1], guard)?.remove(0);
     let jobs = pool::jobs(a.jobs, seeds.len());
     let stop = pool::ctrl_c_flag();
     let show_progress =
@@ -48,58 +59,291 @@ pub fn run_seeds(a: &RunArgs, spec: &str, out: &Path) -> Result<(), Failure> {
     let bar = show_progress.then(|| progress_bar(seeds.len() as u64, "seeds"));
 
     let wall = Instant::now();
-    let SeedRuns {
-        runs,
-        rows,
-        agg,
-        interrupted,
-    } = run_seed_list(&scenarios, jobs, &stop, || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    });
+    let scratch = dir.scratch();
+    let mut spool = Spool::create(&scratch.join("seeds.jsonl"), seeds.len())?;
+    pool::run_all(
+        seeds.len(),
+        jobs,
+        &stop,
+        |i| {
+            let mut sc = first.clone();
+            sc.seed = seeds[i];
+            pool::simulate(&sc, &stop)
+        },
+        |i, r| {
+            spool.push(i, &results_value(&r));
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+        },
+    );
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let doc = document(&scenarios[0].name, &seeds, &runs, &agg, interrupted);
-    let text = serde_json::to_string_pretty(&doc).expect("serialises");
-    let cannot = |p: &Path, e: std::io::Error| {
-        Failure::Runtime(format!("cannot write {}: {e}", p.display()))
-    };
-    let summary = out.join("summary.json");
-    fs::write(&summary, format!("{text}\n")).map_err(|e| cannot(&summary, e))?;
-    let csv = out.join("runs.csv");
-    let mut body = String::from("seed,flow,metric,value\n");
-    for (seed, scope, metric, x) in &rows {
-        let _ = writeln!(body, "{seed},{scope},{metric},{x}");
-    }
-    fs::write(&csv, body).map_err(|e| cannot(&csv, e))?;
-
+    let spool = spool.finish()?;
+    let interrupted = spool.count() < seeds.len();
+    let stage = dir.stage();
+    let summary = stage.join("summary.json");
+    let agg = stream_tables(
+        &spool,
+        seeds,
+        &first.name,
+        interrupted,
+        &scratch.join("values.bin"),
+        &summary,
+        &stage.join("runs.csv"),
+    )?;
+    let finished: Vec<u64> = spool.finished().map(|i| seeds[i]).collect();
     if a.json {
-        let _ = writeln!(std::io::stdout().lock(), "{text}");
+        let mut so = std::io::stdout().lock();
+        let mut f = fs::File::open(&summary).map_err(|e| cannot(&summary, e))?;
+        let _ = std::io::copy(&mut f, &mut so);
     } else {
         print!(
             "{}",
             render(
-                &scenarios[0].name,
-                &runs,
+                &first.name,
+                &finished,
                 &agg,
                 jobs,
                 wall.elapsed().as_secs_f64()
             )
         );
-        println!("wrote {}", summary.display());
-        println!("wrote {}", csv.display());
+    }
+    let root = dir.root().to_path_buf();
+    dir.commit()?;
+    if !a.json {
+        println!("wrote {}", root.join("summary.json").display());
+        println!("wrote {}", root.join("runs.csv").display());
     }
     if interrupted {
         eprintln!(
             "interrupted: {} of {} seeds finished; their results are written",
-            runs.len(),
+            finished.len(),
             seeds.len()
         );
         return Err(Failure::Interrupted);
     }
     Ok(())
+}
+
+fn cannot(p: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure::Runtime(format!("cannot write {}: {e}", p.display()))
+}
+
+/// Finished runs' results documents, one compact JSON line each, in the
+/// order they finished; where each seed's line is.
+pub struct Spool {
+    path: PathBuf,
+    file: Option<std::io::BufWriter<fs::File>>,
+    at: u64,
+    /// By seed index: (offset, length) of its line.
+    lines: Vec<Option<(u64, u32)>>,
+    error: Option<std::io::Error>,
+}
+
+impl Spool {
+    pub fn create(path: &Path, n: usize) -> Result<Spool, Failure> {
+        if let Some(d) = path.parent() {
+            fs::create_dir_all(d).map_err(|e| cannot(d, e))?;
+        }
+        let f = fs::File::create(path).map_err(|e| cannot(path, e))?;
+        Ok(Spool {
+            path: path.to_path_buf(),
+            file: Some(std::io::BufWriter::new(f)),
+            at: 0,
+            lines: vec![None; n],
+            error: None,
+        })
+    }
+
+    /// Appends seed `i`'s document. A write error is kept for
+    /// [`Spool::finish`], so that the runs still in flight can end.
+    pub fn push(&mut self, i: usize, doc: &Value) {
+        let line = format!("{doc}\n");
+        if self.error.is_some() {
+            return;
+        }
+        let Some(f) = self.file.as_mut() else { return };
+        match f.write_all(line.as_bytes()) {
+            Ok(()) => {
+                self.lines[i] = Some((self.at, line.len() as u32));
+                self.at += line.len() as u64;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Closes the spool for reading.
+    pub fn finish(mut self) -> Result<Spool, Failure> {
+        if let Some(e) = self.error.take() {
+            return Err(cannot(&self.path, e));
+        }
+        if let Some(mut f) = self.file.take() {
+            f.flush().map_err(|e| cannot(&self.path, e))?;
+        }
+        Ok(self)
+    }
+
+    pub fn count(&self) -> usize {
+        self.lines.iter().flatten().count()
+    }
+
+    /// Indices of the finished seeds, in seed-list order.
+    pub fn finished(&self) -> impl Iterator<Item = usize> + '_ {
+        self.lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.map(|_| i))
+    }
+
+    /// The documents of the finished seeds, in seed-list order.
+    fn documents(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<(usize, Value), Failure>> + '_, Failure> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = fs::File::open(&self.path).map_err(|e| cannot(&self.path, e))?;
+        let path = self.path.clone();
+        Ok(self.lines.iter().enumerate().filter_map(move |(i, l)| {
+            let (at, len) = (*l)?;
+            let mut buf = vec![0u8; len as usize];
+            let r = f
+                .seek(SeekFrom::Start(at))
+                .and_then(|_| f.read_exact(&mut buf))
+                .map_err(|e| cannot(&path, e))
+                .and_then(|_| serde_json::from_slice::<Value>(&buf).map_err(|e| cannot(&path, e)));
+            Some(r.map(|v| (i, v)))
+        }))
+    }
+}
+
+/// Memory for one group of metric columns while the aggregate is built:
+/// the columns are read back from the values file a group at a time.
+const COLUMN_BUDGET: usize = 64 << 20;
+
+/// Writes runs.csv and summary.json from the spool, in seed order, and
+/// returns the aggregate. Memory: the (scope, metric) names and one group
+/// of columns of at most [`COLUMN_BUDGET`] bytes; the values go through
+/// `values` (a file of (metric, value) records) in between. The numbers
+/// and bytes are those of [`aggregate`] and [`document`] over the same
+/// runs (a test checks it).
+pub fn stream_tables(
+    spool: &Spool,
+    seeds: &[u64],
+    name: &str,
+    interrupted: bool,
+    values: &Path,
+    summary: &Path,
+    csv: &Path,
+) -> Result<Vec<ScopeSummary>, Failure> {
+    use std::io::{BufReader, BufWriter, Read};
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut index: HashMap<(String, String), u32> = HashMap::new();
+    let mut out = BufWriter::new(fs::File::create(csv).map_err(|e| cannot(csv, e))?);
+    let mut vals = BufWriter::new(fs::File::create(values).map_err(|e| cannot(values, e))?);
+    out.write_all(b"seed,flow,metric,value\n")
+        .map_err(|e| cannot(csv, e))?;
+    for doc in spool.documents()? {
+        let (i, v) = doc?;
+        for (seed, scope, metric, x) in rows_of(seeds[i], &v) {
+            writeln!(out, "{seed},{scope},{metric},{x}").map_err(|e| cannot(csv, e))?;
+            let key = (scope, metric);
+            let k = match index.get(&key) {
+                Some(&k) => k,
+                None => {
+                    names.push(key.clone());
+                    index.insert(key, names.len() as u32 - 1);
+                    names.len() as u32 - 1
+                }
+            };
+            vals.write_all(&k.to_le_bytes())
+                .and_then(|_| vals.write_all(&x.to_le_bytes()))
+                .map_err(|e| cannot(values, e))?;
+        }
+    }
+    out.flush().map_err(|e| cannot(csv, e))?;
+    vals.flush().map_err(|e| cannot(values, e))?;
+    drop(index);
+
+    let runs = spool.count().max(1);
+    let group_size = (COLUMN_BUDGET / (8 * runs)).max(1);
+    let mut summaries = Vec::with_capacity(names.len());
+    for first in (0..names.len()).step_by(group_size) {
+        let last = (first + group_size).min(names.len());
+        let mut cols: Vec<Vec<f64>> = vec![Vec::new(); last - first];
+        let mut r = BufReader::new(fs::File::open(values).map_err(|e| cannot(values, e))?);
+        let mut rec = [0u8; 12];
+        loop {
+            match r.read_exact(&mut rec) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) => return Err(cannot(values, e)),
+            }
+            let k = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
+            if (first..last).contains(&k) {
+                let x = f64::from_le_bytes(rec[4..].try_into().expect("8 bytes"));
+                cols[k - first].push(x);
+            }
+        }
+        for (j, col) in cols.into_iter().enumerate() {
+            let (scope, metric) = &names[first + j];
+            summaries.push((
+                scope.clone(),
+                metric.clone(),
+                summarize_metric(scope, metric, &col),
+            ));
+        }
+    }
+    let agg = group(summaries);
+
+    // summary.json as `to_string_pretty(&document(..))` prints it, one run
+    // at a time (serde_json sorts the keys).
+    let mut w = BufWriter::new(fs::File::create(summary).map_err(|e| cannot(summary, e))?);
+    let finished: Vec<u64> = spool.finished().map(|i| seeds[i]).collect();
+    let io = |e: std::io::Error| cannot(summary, e);
+    write!(
+        w,
+        "{{\n  \"aggregate\": {},\n  \"finished_seeds\": {},\n  \"interrupted\": {interrupted},\n  \"runs\": ",
+        indent(&pretty(&aggregate_json(&agg)), 2),
+        indent(&pretty(&json!(finished)), 2),
+    )
+    .map_err(io)?;
+    drop(finished);
+    if spool.count() == 0 {
+        w.write_all(b"[]").map_err(io)?;
+    } else {
+        w.write_all(b"[").map_err(io)?;
+        for (n, doc) in spool.documents()?.enumerate() {
+            let (_, v) = doc?;
+            write!(
+                w,
+                "{}\n    {}",
+                if n == 0 { "" } else { "," },
+                indent(&pretty(&v), 4)
+            )
+            .map_err(io)?;
+        }
+        w.write_all(b"\n  ]").map_err(io)?;
+    }
+    writeln!(
+        w,
+        ",\n  \"scenario\": {},\n  \"seeds\": {}\n}}",
+        pretty(&json!(name)),
+        indent(&pretty(&json!(seeds)), 2)
+    )
+    .map_err(io)?;
+    w.flush().map_err(io)?;
+    Ok(agg)
+}
+
+/// `pretty`'s lines after the first, moved right by `n` spaces: a value
+/// printed on its own, as it prints nested in a document.
+pub fn indent(pretty: &str, n: usize) -> String {
+    pretty.replace('\n', &format!("\n{}", " ".repeat(n)))
+}
+
+pub fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).expect("serialises")
 }
 
 /// A scenario from its TOML `text` with `overrides` applied, checked as
@@ -110,8 +354,10 @@ pub fn checked_scenario(
     origin: &str,
     text: &str,
     overrides: &[String],
+    guard: &Guard,
 ) -> Result<Scenario, String> {
     let sc = parse_scenario(origin, text, overrides).map_err(|e| e.to_string())?;
+    guard.check(&sc).map_err(|e| format!("{origin}: {e}"))?;
     Simulation::new(&sc).map_err(|e| format!("{origin}: {e}"))?;
     Ok(sc)
 }
@@ -124,12 +370,13 @@ pub fn scenarios_for(
     text: &str,
     overrides: &[String],
     seeds: &[u64],
+    guard: &Guard,
 ) -> Result<Vec<Scenario>, Failure> {
     let mut out = Vec::with_capacity(seeds.len());
     for &s in seeds {
         let mut o = overrides.to_vec();
         o.push(format!("seed={s}"));
-        out.push(checked_scenario(origin, text, &o).map_err(Failure::BadInput)?);
+        out.push(checked_scenario(origin, text, &o, guard).map_err(Failure::BadInput)?);
     }
     Ok(out)
 }
@@ -243,14 +490,14 @@ const SHOWN: &[(&str, &str, f64)] = &[
     ("loss_drops", "loss drops", 1.0),
 ];
 
-fn render(name: &str, runs: &[RunResults], agg: &[ScopeSummary], jobs: usize, wall: f64) -> String {
+fn render(name: &str, finished: &[u64], agg: &[ScopeSummary], jobs: usize, wall: f64) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
         "scenario {name}: {} seeds ({}..{}), {jobs} at a time, {wall:.2} s wall",
-        runs.len(),
-        runs.first().map_or(0, |r| r.seed),
-        runs.last().map_or(0, |r| r.seed),
+        finished.len(),
+        finished.first().copied().unwrap_or(0),
+        finished.last().copied().unwrap_or(0),
     );
     let _ = writeln!(s, "mean ± half-width of the 95% CI (sd; n seeds)");
     for scope in agg {

@@ -9,7 +9,7 @@
 //! documents. The file format is docs/SCENARIO.md, "Sweeps"; the Python
 //! package (crates/losslab-py) calls [`parse_sweep`] and [`execute`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, Write as _};
@@ -23,6 +23,8 @@ use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows, ScopeSummary};
 use losslab_sim::Scenario;
 use serde_json::{json, Value};
 
+use crate::memory::Guard;
+use crate::outdir::{self, Mode, Options, OutDir};
 use crate::pool;
 use crate::ray;
 use crate::seeds::{aggregate_json, checked_scenario, progress_bar, results_value};
@@ -60,6 +62,16 @@ pub struct SweepArgs {
     /// Ray [default: $LOSSLAB_PYTHON, else python3].
     #[arg(long, value_name = "PYTHON", requires = "ray")]
     pub python: Option<String>,
+    /// Write into an output folder losslab did not make (or replace a
+    /// result file changed since losslab wrote it). Files of yours with
+    /// other names are never deleted either way; the sweep and scenario
+    /// files are never replaced.
+    #[arg(long)]
+    pub force: bool,
+    /// Refuse a sweep whose runs at once would need more memory than this
+    /// (e.g. 8GB) [default: 8GB or half the machine's memory, the smaller].
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
 }
 
 /// A parsed sweep.
@@ -80,6 +92,9 @@ pub struct Sweep {
     pub zip: bool,
     /// `--set` overrides for every point.
     pub set: Vec<String>,
+    /// Files the sweep reads (the sweep file, the base scenario's file):
+    /// never written over.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Where the runs go.
@@ -96,6 +111,13 @@ pub struct SweepOptions {
     pub resume: bool,
     pub fail_fast: bool,
     pub progress: bool,
+    /// `--force` (outdir.rs).
+    pub force: bool,
+    /// `--max-memory`; None: the default (memory.rs).
+    pub max_memory: Option<String>,
+    /// Keep runs.csv's table in memory for the caller ([`Outcome::runs`]);
+    /// the command line does not, so its memory does not grow with the runs.
+    pub keep_runs: bool,
 }
 
 /// What a sweep left: its printout, the files it wrote, its tables.
@@ -106,7 +128,8 @@ pub struct Outcome {
     pub tasks: usize,
     pub finished: usize,
     pub interrupted: bool,
-    /// One row per point x finished seed (runs.csv, runs.parquet).
+    /// One row per point x finished seed (runs.csv, runs.parquet), with
+    /// [`SweepOptions::keep_runs`]; else empty.
     pub runs: Table,
     /// Where summary.json is.
     pub summary_json: PathBuf,
@@ -137,11 +160,13 @@ fn set_text(v: &toml_edit::Value) -> Option<String> {
 pub fn parse_sweep_file(file: &Path) -> Result<Sweep, Failure> {
     let text = fs::read_to_string(file)
         .map_err(|e| Failure::BadInput(format!("{}: cannot read: {e}", file.display())))?;
-    parse_sweep(
+    let mut s = parse_sweep(
         &file.display().to_string(),
         &text,
         file.parent().unwrap_or(Path::new(".")),
-    )
+    )?;
+    s.inputs.push(file.to_path_buf());
+    Ok(s)
 }
 
 /// Parses sweep TOML. `origin` names it in messages; a relative
@@ -161,6 +186,7 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
             ));
         }
     }
+    let mut inputs = Vec::new();
     let (scenario_origin, scenario_text) = match doc.get("scenario") {
         Some(item) if item.is_str() => {
             let rel = item.as_str().expect("a string");
@@ -176,6 +202,7 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
                     format!("cannot read {}: {e}", path.display()),
                 )
             })?;
+            inputs.push(path.clone());
             (path.display().to_string(), text)
         }
         Some(item) if item.is_table_like() => {
@@ -274,11 +301,12 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
         axes,
         zip,
         set,
+        inputs,
     })
 }
 
 /// A point: one (key, value) per axis.
-type Point = Vec<(String, String)>;
+pub type Point = Vec<(String, String)>;
 
 /// The points, the first axis varying slowest.
 fn points(s: &Sweep) -> Vec<Point> {
@@ -317,23 +345,12 @@ fn point_overrides(s: &Sweep, p: &Point) -> Vec<String> {
 }
 
 /// The scenario of a point and a seed, checked as the simulator would
-/// build it.
-fn scenario(s: &Sweep, p: &Point, seed: u64) -> Result<Scenario, String> {
+/// build it (and, before that, weighed by `guard`).
+fn scenario(s: &Sweep, p: &Point, seed: u64, guard: &Guard) -> Result<Scenario, String> {
     let mut o = point_overrides(s, p);
     o.push(format!("seed={seed}"));
-    checked_scenario(&s.scenario_origin, &s.scenario_text, &o)
+    checked_scenario(&s.scenario_origin, &s.scenario_text, &o, guard)
 }
-
-/// Files a sweep writes into its output directory.
-const OWNED: &[&str] = &[
-    "sweep.toml",
-    "results.jsonl",
-    "runs.csv",
-    "runs.parquet",
-    "summary.csv",
-    "summary.parquet",
-    "summary.json",
-];
 
 /// `losslab sweep`.
 pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
@@ -353,11 +370,16 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
         None => Backend::Local { jobs: a.jobs },
     };
     let o = SweepOptions {
-        out: a.out.unwrap_or_else(|| Path::new("out").join(&stem)),
+        out: a
+            .out
+            .unwrap_or_else(|| Path::new("out").join(outdir::folder_name(&stem))),
         backend,
         resume: a.resume,
         fail_fast: a.fail_fast,
         progress: !a.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        force: a.force,
+        max_memory: a.max_memory,
+        keep_runs: false,
     };
     let stop = pool::ctrl_c_flag();
     let r = execute(&s, &o, &stop)?;
@@ -381,19 +403,35 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
 /// writes its tables from every run finished so far.
 pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome, Failure> {
     let pts = points(s);
-    // Every point is built, and so checked, before any run starts.
+    // Every point is built, and so checked, before any run starts: each
+    // weighed alone first (a point that cannot fit is invalid), then the
+    // heaviest times the runs held at once.
+    let one = Guard::new(o.max_memory.as_deref(), 1, false).map_err(Failure::BadInput)?;
+    let mut heaviest: Option<(u64, Scenario)> = None;
     let valid: Vec<Result<(), String>> = pts
         .iter()
         .map(|p| {
-            s.seeds
-                .iter()
-                .try_for_each(|&k| scenario(s, p, k).map(drop))
+            s.seeds.iter().try_for_each(|&k| {
+                let sc = scenario(s, p, k, &one)?;
+                let b = losslab_sim::memory::estimate(&sc, false).bytes;
+                if heaviest.as_ref().is_none_or(|h| b > h.0) {
+                    heaviest = Some((b, sc));
+                }
+                Ok(())
+            })
         })
         .collect();
     if let Some(e) = valid.iter().find_map(|x| x.as_ref().err()) {
         if o.fail_fast || valid.iter().all(|x| x.is_err()) {
             return Err(Failure::BadInput(format!("{}: {e}", s.origin)));
         }
+    }
+    let runs_total = valid.iter().filter(|v| v.is_ok()).count() * s.seeds.len();
+    if let (Some((_, sc)), Backend::Local { jobs }) = (&heaviest, &o.backend) {
+        let at_once = pool::jobs(*jobs, runs_total);
+        Guard::new(o.max_memory.as_deref(), at_once, false)
+            .and_then(|g| g.check(sc))
+            .map_err(|e| Failure::BadInput(format!("{}: {e}", s.origin)))?;
     }
     // A cluster that cannot be reached is bad input, found before the
     // output directory is touched.
@@ -402,14 +440,39 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
         Backend::Local { .. } => None,
     };
 
-    prepare(&o.out, o.resume, &s.origin, &s.text)?;
-    let jsonl = o.out.join("results.jsonl");
-    let done_before: HashSet<(usize, u64)> = collect(&jsonl)?.runs.into_keys().collect();
+    let inputs: Vec<&Path> = s.inputs.iter().map(PathBuf::as_path).collect();
+    let mut dir = OutDir::open(
+        &o.out,
+        Options {
+            flag: "--out",
+            mode: if o.resume { Mode::Add } else { Mode::Fresh },
+            force: o.force,
+            inputs: &inputs,
+        },
+    )?;
+    dir.claim(TABLES)?;
+    let identity = identity(s);
+    if o.resume {
+        check_resumable(&o.out, s, &identity)?;
+    } else {
+        dir.put("sweep.toml", s.text.as_bytes())?;
+        dir.put(INPUTS, format!("{}\n", pretty(&identity)).as_bytes())?;
+    }
+    let jsonl = dir.live("results.jsonl")?;
+    let before = read_results(&jsonl, &pts, &valid, &s.seeds, true)?;
+    if before.dropped_bytes > 0 {
+        eprintln!(
+            "note: {}: dropped a cut last line ({} bytes; a run that was being written when the sweep stopped) before resuming",
+            jsonl.display(),
+            before.dropped_bytes
+        );
+    }
     let tasks: Vec<(usize, u64)> = (0..pts.len())
         .filter(|&p| valid[p].is_ok())
         .flat_map(|p| s.seeds.iter().map(move |&k| (p, k)))
-        .filter(|t| !done_before.contains(t))
+        .filter(|t| !before.runs.contains_key(t))
         .collect();
+    drop(before);
     let bar = o.progress.then(|| progress_bar(tasks.len() as u64, "runs"));
     let mut sink = fs::OpenOptions::new()
         .create(true)
@@ -420,9 +483,16 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     let mut write_err = None;
     let mut finished = 0usize;
     let mut record = |p: usize, seed: u64, results: Value| {
-        let line = json!({ "point": p, "seed": seed, "results": results });
-        if let Err(e) = writeln!(sink, "{line}") {
-            write_err.get_or_insert(e);
+        // A whole line in one write: a kill leaves at most one cut line,
+        // at the end, which the next --resume drops.
+        let line = format!(
+            "{}\n",
+            json!({ "point": p, "seed": seed, "results": results })
+        );
+        if write_err.is_none() {
+            if let Err(e) = sink.write_all(line.as_bytes()) {
+                write_err = Some(e);
+            }
         }
         finished += 1;
         if let Some(b) = &bar {
@@ -438,7 +508,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
                 stop,
                 |i| {
                     let (p, seed) = tasks[i];
-                    let sc = scenario(s, &pts[p], seed).ok()?;
+                    let sc = scenario(s, &pts[p], seed, &one).ok()?;
                     pool::simulate(&sc, stop)
                 },
                 |i, r| record(tasks[i].0, r.seed, results_value(&r)),
@@ -480,136 +550,494 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
             jsonl.display()
         )));
     }
+    sink.sync_all()
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", jsonl.display())))?;
+    drop(sink);
     let interrupted = finished < tasks.len();
-    let c = collect(&jsonl)?;
-    let runs = runs_table(s, &pts, &c);
-    let mut written = Vec::new();
-    let summary_json = o.out.join("summary.json");
-    let (summary_table, lines) = summarise(s, &pts, &valid, &c, &summary_json)?;
-    for (table, name) in [(&runs, "runs"), (&summary_table, "summary")] {
-        for (ext, csv) in [("csv", true), ("parquet", false)] {
-            let path = o.out.join(format!("{name}.{ext}"));
-            let r = if csv {
-                table.write_csv(&path)
-            } else {
-                table.write_parquet(&path)
-            };
-            r.map_err(Failure::Runtime)?;
-            written.push(path);
-        }
-    }
-    written.push(summary_json.clone());
+    let index = read_results(&jsonl, &pts, &valid, &s.seeds, false)?;
+    let stage = dir.stage();
+    let t = write_tables(
+        s,
+        &pts,
+        &valid,
+        &jsonl,
+        &index,
+        &stage,
+        &dir.scratch(),
+        o.keep_runs,
+    )?;
     let report = render(
         s,
         &pts,
         &valid,
-        &c,
-        &lines,
+        &index,
+        &t.lines,
         wall.elapsed().as_secs_f64(),
         &how,
     );
+    let root = dir.root().to_path_buf();
+    dir.commit()?;
+    let written = [
+        "runs.csv",
+        "runs.parquet",
+        "summary.csv",
+        "summary.parquet",
+        "summary.json",
+    ]
+    .iter()
+    .map(|n| root.join(n))
+    .collect();
     Ok(Outcome {
         report,
         written,
         tasks: tasks.len(),
         finished,
         interrupted,
-        runs,
-        summary_json,
+        runs: t.runs,
+        summary_json: root.join("summary.json"),
         results_jsonl: jsonl,
     })
 }
 
-/// Makes the output directory. Without `resume`, files of an earlier
-/// sweep there are removed; with it, the sweep must be the one that
-/// started the sweep there.
-fn prepare(out: &Path, resume: bool, origin: &str, text: &str) -> Result<(), Failure> {
-    let copy = out.join("sweep.toml");
-    if resume {
-        return match fs::read_to_string(&copy) {
-            Ok(old) if old == text => Ok(()),
-            Ok(_) => Err(Failure::BadInput(format!(
-                "--resume: {origin} changed since the sweep in {} started; run it without --resume or with another --out",
-                out.display()
-            ))),
-            Err(_) => Err(Failure::BadInput(format!(
-                "--resume: {} holds no sweep to continue",
-                out.display()
-            ))),
-        };
-    }
-    crate::run::prepare_out(out, OWNED)?;
-    fs::write(&copy, text)
-        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", copy.display())))
-}
+/// The tables a sweep writes from results.jsonl at its end.
+const TABLES: &[&str] = &[
+    "sweep.toml",
+    INPUTS,
+    "results.jsonl",
+    "runs.csv",
+    "runs.parquet",
+    "summary.csv",
+    "summary.parquet",
+    "summary.json",
+];
 
-/// The numbers of every finished run in results.jsonl, by (point, seed):
-/// each run's (scope, metric) pairs, interned, with their values in the
-/// results document's order.
-#[derive(Default)]
-struct Collected {
-    names: Vec<(String, String)>,
-    runs: BTreeMap<(usize, u64), Vec<(usize, f64)>>,
-}
+/// What a sweep's runs were made from: `--resume` continues only the same.
+const INPUTS: &str = "inputs.json";
 
-impl Collected {
-    /// A point's rows over its finished seeds, in seed order.
-    fn point_rows(&self, p: usize) -> Rows {
-        self.runs
-            .range((p, 0)..=(p, u64::MAX))
-            .flat_map(|(&(_, seed), v)| {
-                v.iter().map(move |&(k, x)| {
-                    let (scope, metric) = &self.names[k];
-                    (seed, scope.clone(), metric.clone(), x)
-                })
-            })
-            .collect()
-    }
-
-    fn seeds_of(&self, p: usize) -> Vec<u64> {
-        self.runs
-            .range((p, 0)..=(p, u64::MAX))
-            .map(|(k, _)| k.1)
-            .collect()
-    }
-}
-
-/// Reads results.jsonl a line at a time, keeping only numbers. A last
-/// line cut by a kill is ignored.
-fn collect(jsonl: &Path) -> Result<Collected, Failure> {
-    let mut c = Collected::default();
-    let Ok(f) = fs::File::open(jsonl) else {
-        return Ok(c);
+/// The content hashes of every text the sweep's runs depend on: the sweep
+/// file and the base scenario (the file, or the sweep's inline table).
+fn identity(s: &Sweep) -> Value {
+    use sha2::{Digest, Sha256};
+    let hash = |t: &str| {
+        let d = Sha256::digest(t.as_bytes());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
     };
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
-    for line in std::io::BufReader::new(f).lines() {
-        let line = line.map_err(|e| Failure::Runtime(format!("{}: {e}", jsonl.display())))?;
-        let Ok(v) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        let (Some(p), Some(seed), Some(r)) =
-            (v["point"].as_u64(), v["seed"].as_u64(), v.get("results"))
-        else {
-            continue;
-        };
-        let vals = rows_of(seed, r)
-            .into_iter()
-            .map(|(_, scope, metric, x)| {
+    json!({
+        "sweep": { "origin": s.origin, "sha256": hash(&s.text) },
+        "scenario": { "origin": s.scenario_origin, "sha256": hash(&s.scenario_text) },
+    })
+}
+
+/// `--resume` continues only the sweep that started in `out`: the same
+/// sweep text and the same base scenario, byte for byte.
+fn check_resumable(out: &Path, s: &Sweep, identity: &Value) -> Result<(), Failure> {
+    let shown = out.display();
+    match fs::read_to_string(out.join("sweep.toml")) {
+        Ok(old) if old == s.text => {}
+        Ok(_) => {
+            return Err(Failure::BadInput(format!(
+                "--resume: {} changed since the sweep in {shown} started; run it without --resume or with another --out",
+                s.origin
+            )))
+        }
+        Err(_) => {
+            return Err(Failure::BadInput(format!(
+                "--resume: {shown} holds no sweep to continue"
+            )))
+        }
+    }
+    let recorded: Option<Value> = fs::read_to_string(out.join(INPUTS))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let Some(recorded) = recorded else {
+        return Err(Failure::BadInput(format!(
+            "--resume: {shown}/{INPUTS} is missing or unreadable, so losslab cannot tell whether the base scenario changed; run the sweep again without --resume"
+        )));
+    };
+    if recorded["scenario"]["sha256"] != identity["scenario"]["sha256"] {
+        return Err(Failure::BadInput(format!(
+            "--resume: the base scenario {} changed since the sweep in {shown} started (its content hash differs); \
+             its finished runs would sit in one table with runs of the new one: run it without --resume or with another --out",
+            s.scenario_origin
+        )));
+    }
+    Ok(())
+}
+
+/// What results.jsonl holds: where each finished run's line is.
+#[derive(Debug, Default)]
+pub struct ResultsIndex {
+    /// By (point, seed): the line's byte offset and length.
+    pub runs: BTreeMap<(usize, u64), (u64, u32)>,
+    /// Bytes of a cut last line that were dropped.
+    pub dropped_bytes: u64,
+}
+
+/// One line of results.jsonl, checked against the sweep: a JSON object
+/// with exactly `point` (a point of the sweep, and a valid one), `seed` (one
+/// of its seeds) and `results` (an object). The error says what is wrong.
+pub fn parse_results_line(
+    line: &[u8],
+    points: usize,
+    valid: &[Result<(), String>],
+    seeds: &[u64],
+) -> Result<(usize, u64), String> {
+    let v: Value = serde_json::from_slice(line).map_err(|e| format!("not JSON ({e})"))?;
+    let o = v
+        .as_object()
+        .ok_or("not a JSON object like {\"point\": P, \"seed\": S, \"results\": {...}}")?;
+    if let Some(k) = o
+        .keys()
+        .find(|k| !["point", "seed", "results"].contains(&k.as_str()))
+    {
+        return Err(format!("unknown key {k:?}"));
+    }
+    let p = o
+        .get("point")
+        .and_then(Value::as_u64)
+        .ok_or("no \"point\" (a whole number)")?;
+    let p = usize::try_from(p)
+        .ok()
+        .filter(|&p| p < points)
+        .ok_or_else(|| format!("point {p} is not one of this sweep's {points} points"))?;
+    if let Some(Err(e)) = valid.get(p) {
+        return Err(format!("point {p} is invalid in this sweep ({e})"));
+    }
+    let seed = o
+        .get("seed")
+        .and_then(Value::as_u64)
+        .ok_or("no \"seed\" (a whole number)")?;
+    if !seeds.contains(&seed) {
+        return Err(format!("seed {seed} is not one of this sweep's seeds"));
+    }
+    if !o.get("results").is_some_and(Value::is_object) {
+        return Err("no \"results\" object".into());
+    }
+    Ok((p, seed))
+}
+
+/// Reads and checks every line of results.jsonl. A last line without its
+/// line break was cut by a kill or a full disk: with `repair` it is
+/// truncated away (the run is done again); otherwise, and for any other
+/// line that is not a run of this sweep or repeats one, the error names
+/// the line.
+pub fn read_results(
+    jsonl: &Path,
+    pts: &[Point],
+    valid: &[Result<(), String>],
+    seeds: &[u64],
+    repair: bool,
+) -> Result<ResultsIndex, Failure> {
+    use std::io::Read;
+    let mut idx = ResultsIndex::default();
+    let Ok(f) = fs::File::open(jsonl) else {
+        return Ok(idx);
+    };
+    let shown = jsonl.display();
+    let mut r = std::io::BufReader::new(f);
+    let mut line = Vec::new();
+    let mut at = 0u64;
+    let mut n = 0usize;
+    loop {
+        line.clear();
+        let got = r
+            .by_ref()
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Failure::Runtime(format!("{shown}: {e}")))?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
+        if line.last() != Some(&b'\n') {
+            if !repair {
+                return Err(Failure::BadInput(format!(
+                    "{shown}: line {n} is cut (no line break at its end)"
+                )));
+            }
+            drop(r);
+            let f = fs::OpenOptions::new()
+                .write(true)
+                .open(jsonl)
+                .map_err(|e| Failure::Runtime(format!("{shown}: {e}")))?;
+            f.set_len(at)
+                .and_then(|_| f.sync_all())
+                .map_err(|e| Failure::Runtime(format!("cannot truncate {shown}: {e}")))?;
+            idx.dropped_bytes = got as u64;
+            return Ok(idx);
+        }
+        let key = parse_results_line(&line, pts.len(), valid, seeds).map_err(|e| {
+            Failure::BadInput(format!(
+                "{shown}: line {n}: {e}; this file is not (only) this sweep's runs: \
+                 run the sweep without --resume, or with another --out"
+            ))
+        })?;
+        if idx.runs.insert(key, (at, got as u32)).is_some() {
+            return Err(Failure::BadInput(format!(
+                "{shown}: line {n}: point {} seed {} is there twice; run the sweep without --resume, or with another --out",
+                key.0, key.1
+            )));
+        }
+        at += got as u64;
+    }
+    Ok(idx)
+}
+
+/// Reads run `key`'s results document from results.jsonl.
+fn read_run(f: &mut fs::File, jsonl: &Path, (at, len): (u64, u32)) -> Result<Value, Failure> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut buf = vec![0u8; len as usize];
+    f.seek(SeekFrom::Start(at))
+        .and_then(|_| f.read_exact(&mut buf))
+        .map_err(|e| Failure::Runtime(format!("{}: {e}", jsonl.display())))?;
+    let mut v: Value = serde_json::from_slice(&buf)
+        .map_err(|e| Failure::Runtime(format!("{}: {e}", jsonl.display())))?;
+    Ok(v["results"].take())
+}
+
+/// What [`write_tables`] leaves beside the files.
+struct Tables {
+    /// runs.csv as a table, when the caller keeps it (Python).
+    runs: Table,
+    /// Each point's cells in the printout.
+    lines: Vec<String>,
+}
+
+/// Rows of runs.parquet per batch.
+const BATCH: usize = 4096;
+
+/// Writes runs.csv, runs.parquet, summary.csv, summary.parquet and
+/// summary.json into `stage` from results.jsonl, in (point, seed) order,
+/// whatever order the runs finished in. Memory: the metric names, one
+/// point's rows, a batch of runs and the summary table (a row per point x
+/// metric); every run's numbers go through a file in `scratch` between
+/// the two passes (the first finds the columns, the second writes rows).
+#[allow(clippy::too_many_arguments)]
+fn write_tables(
+    s: &Sweep,
+    pts: &[Point],
+    valid: &[Result<(), String>],
+    jsonl: &Path,
+    index: &ResultsIndex,
+    stage: &Path,
+    scratch: &Path,
+    keep_runs: bool,
+) -> Result<Tables, Failure> {
+    use std::io::{BufReader, BufWriter, Read};
+    let cannot = |p: &Path, e: &dyn std::fmt::Display| {
+        Failure::Runtime(format!("cannot write {}: {e}", p.display()))
+    };
+    // Pass 1: every run's numbers as (metric, value) records, the metrics
+    // numbered in the order they first appear in (point, seed) order.
+    let values = scratch.join("sweep-values.bin");
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut lens: Vec<u32> = Vec::with_capacity(index.runs.len());
+    {
+        let mut numbering: HashMap<(String, String), u32> = HashMap::new();
+        let mut src = fs::File::open(jsonl)
+            .map_err(|e| Failure::Runtime(format!("{}: {e}", jsonl.display())))?;
+        let mut w = BufWriter::new(fs::File::create(&values).map_err(|e| cannot(&values, &e))?);
+        for (&(_, seed), &at) in &index.runs {
+            let r = read_run(&mut src, jsonl, at)?;
+            let rows = rows_of(seed, &r);
+            lens.push(rows.len() as u32);
+            for (_, scope, metric, x) in rows {
                 let key = (scope, metric);
-                let k = match index.get(&key) {
+                let k = match numbering.get(&key) {
                     Some(&k) => k,
                     None => {
-                        c.names.push(key.clone());
-                        index.insert(key, c.names.len() - 1);
-                        c.names.len() - 1
+                        names.push(key.clone());
+                        numbering.insert(key, names.len() as u32 - 1);
+                        names.len() as u32 - 1
                     }
                 };
-                (k, x)
-            })
-            .collect();
-        c.runs.insert((p as usize, seed), vals);
+                w.write_all(&k.to_le_bytes())
+                    .and_then(|_| w.write_all(&x.to_le_bytes()))
+                    .map_err(|e| cannot(&values, &e))?;
+            }
+        }
+        w.flush().map_err(|e| cannot(&values, &e))?;
     }
-    Ok(c)
+
+    // Pass 2: runs.csv and runs.parquet a batch at a time, and each
+    // point's statistics from its own runs.
+    let ran: Vec<usize> = index.runs.keys().map(|k| k.0).collect();
+    let axis_types: Vec<bool> = (0..s.axes.len())
+        .map(|i| {
+            let vals: Vec<&str> = ran.iter().map(|&p| pts[p][i].1.as_str()).collect();
+            matches!(axis_column(&vals), Column::Float(_))
+        })
+        .collect();
+    let mut runs_out = RunsWriter::create(
+        &stage.join("runs.csv"),
+        &stage.join("runs.parquet"),
+        s,
+        &axis_types,
+        &names,
+        keep_runs,
+    )?;
+    let summary_json = stage.join("summary.json");
+    let mut summary = SummaryWriter::create(s, &summary_json)?;
+    let mut r = BufReader::new(fs::File::open(&values).map_err(|e| cannot(&values, &e))?);
+    let mut keys = index.runs.keys().zip(&lens).peekable();
+    let mut rec = [0u8; 12];
+    let mut lines = Vec::with_capacity(pts.len());
+    for (p, at) in pts.iter().enumerate() {
+        let mut point_rows: Rows = Vec::new();
+        let mut seeds = Vec::new();
+        while let Some((&(q, seed), &n)) = keys.peek() {
+            if q != p {
+                break;
+            }
+            keys.next();
+            seeds.push(seed);
+            let mut row = vec![None; names.len()];
+            for _ in 0..n {
+                r.read_exact(&mut rec)
+                    .map_err(|e| Failure::Runtime(format!("{}: {e}", values.display())))?;
+                let k = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
+                let x = f64::from_le_bytes(rec[4..].try_into().expect("8 bytes"));
+                row[k] = Some(x);
+                let (scope, metric) = &names[k];
+                point_rows.push((seed, scope.clone(), metric.clone(), x));
+            }
+            runs_out.push(p, seed, at, row)?;
+        }
+        let agg = aggregate(&point_rows);
+        summary.point(p, at, valid[p].as_ref().err(), &seeds, &agg)?;
+        lines.push(point_line(&agg));
+    }
+    let runs = runs_out.finish()?;
+    summary.finish(&stage.join("summary.csv"), &stage.join("summary.parquet"))?;
+    Ok(Tables { runs, lines })
+}
+
+/// runs.csv and runs.parquet, written a row at a time: one row per point x
+/// finished seed, a column per axis and per scope.metric.
+struct RunsWriter {
+    csv_path: PathBuf,
+    parquet_path: PathBuf,
+    csv: std::io::BufWriter<fs::File>,
+    parquet: parquet::arrow::ArrowWriter<fs::File>,
+    axis_numeric: Vec<bool>,
+    names: Vec<String>,
+    batch: Table,
+    kept: Option<Table>,
+}
+
+impl RunsWriter {
+    fn create(
+        csv: &Path,
+        parquet: &Path,
+        s: &Sweep,
+        axis_numeric: &[bool],
+        names: &[(String, String)],
+        keep: bool,
+    ) -> Result<RunsWriter, Failure> {
+        let cannot = |p: &Path, e: &dyn std::fmt::Display| {
+            Failure::Runtime(format!("cannot write {}: {e}", p.display()))
+        };
+        let mut batch = Table::default();
+        batch.columns.push(("point".into(), Column::UInt(vec![])));
+        batch.columns.push(("seed".into(), Column::UInt(vec![])));
+        for ((axis, _), &num) in s.axes.iter().zip(axis_numeric) {
+            let c = if num {
+                Column::Float(vec![])
+            } else {
+                Column::Text(vec![])
+            };
+            batch.columns.push((axis.clone(), c));
+        }
+        let names: Vec<String> = names.iter().map(|(s, m)| format!("{s}.{m}")).collect();
+        for n in &names {
+            batch.columns.push((n.clone(), Column::Float(vec![])));
+        }
+        let mut w = std::io::BufWriter::new(fs::File::create(csv).map_err(|e| cannot(csv, &e))?);
+        w.write_all(batch.to_csv().as_bytes())
+            .map_err(|e| cannot(csv, &e))?;
+        let schema = batch.to_arrow().map_err(Failure::Runtime)?.schema();
+        let f = fs::File::create(parquet).map_err(|e| cannot(parquet, &e))?;
+        let pq = parquet::arrow::ArrowWriter::try_new(f, schema, None)
+            .map_err(|e| cannot(parquet, &e))?;
+        Ok(RunsWriter {
+            csv_path: csv.to_path_buf(),
+            parquet_path: parquet.to_path_buf(),
+            csv: w,
+            parquet: pq,
+            axis_numeric: axis_numeric.to_vec(),
+            names,
+            kept: keep.then(|| batch.clone()),
+            batch,
+        })
+    }
+
+    fn push(
+        &mut self,
+        p: usize,
+        seed: u64,
+        at: &Point,
+        row: Vec<Option<f64>>,
+    ) -> Result<(), Failure> {
+        let cols = &mut self.batch.columns;
+        let mut push_u = |i: usize, v: u64| {
+            if let Column::UInt(c) = &mut cols[i].1 {
+                c.push(v)
+            }
+        };
+        push_u(0, p as u64);
+        push_u(1, seed);
+        for (i, ((_, v), &num)) in at.iter().zip(&self.axis_numeric).enumerate() {
+            match &mut cols[2 + i].1 {
+                Column::Float(c) if num => c.push(v.parse::<f64>().ok()),
+                Column::Text(c) => c.push(Some(shown(v))),
+                _ => {}
+            }
+        }
+        let base = 2 + at.len();
+        for (k, x) in row.into_iter().enumerate() {
+            if let Column::Float(c) = &mut cols[base + k].1 {
+                c.push(x);
+            }
+        }
+        if self.batch.rows() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Failure> {
+        if self.batch.rows() == 0 {
+            return Ok(());
+        }
+        let csv = self.batch.to_csv();
+        // The header line is written once, at the start.
+        let body = csv.split_once('\n').map_or("", |x| x.1);
+        self.csv.write_all(body.as_bytes()).map_err(|e| {
+            Failure::Runtime(format!("cannot write {}: {e}", self.csv_path.display()))
+        })?;
+        let b = self.batch.to_arrow().map_err(Failure::Runtime)?;
+        self.parquet.write(&b).map_err(|e| {
+            Failure::Runtime(format!("cannot write {}: {e}", self.parquet_path.display()))
+        })?;
+        for (i, (_, c)) in self.batch.columns.iter_mut().enumerate() {
+            if let Some(k) = &mut self.kept {
+                k.columns[i].1.append(c);
+            }
+            c.clear();
+        }
+        let _ = &self.names;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Table, Failure> {
+        self.flush()?;
+        self.csv.flush().map_err(|e| {
+            Failure::Runtime(format!("cannot write {}: {e}", self.csv_path.display()))
+        })?;
+        self.parquet.close().map_err(|e| {
+            Failure::Runtime(format!("cannot write {}: {e}", self.parquet_path.display()))
+        })?;
+        Ok(self.kept.unwrap_or_default())
+    }
 }
 
 /// An axis value as the tables show it (the `--set` text, unquoted).
@@ -633,124 +1061,83 @@ fn axis_column(vals: &[&str]) -> Column {
     }
 }
 
-/// runs.csv and runs.parquet: one row per point x finished seed, a column
-/// per axis and per scope.metric (in the order they first appear).
-fn runs_table(s: &Sweep, pts: &[Point], c: &Collected) -> Table {
-    let mut order: Vec<usize> = Vec::new();
-    let mut seen = vec![false; c.names.len()];
-    for vals in c.runs.values() {
-        for &(k, _) in vals {
-            if !seen[k] {
-                seen[k] = true;
-                order.push(k);
-            }
-        }
-    }
-    let keys: Vec<&(usize, u64)> = c.runs.keys().collect();
-    let mut columns = vec![
-        (
-            "point".to_string(),
-            Column::UInt(keys.iter().map(|k| k.0 as u64).collect()),
-        ),
-        (
-            "seed".to_string(),
-            Column::UInt(keys.iter().map(|k| k.1).collect()),
-        ),
-    ];
-    for (i, (axis, _)) in s.axes.iter().enumerate() {
-        let vals: Vec<&str> = keys.iter().map(|k| pts[k.0][i].1.as_str()).collect();
-        columns.push((axis.clone(), axis_column(&vals)));
-    }
-    let mut cells: Vec<Vec<Option<f64>>> = vec![Vec::with_capacity(keys.len()); c.names.len()];
-    for v in c.runs.values() {
-        let mut row = vec![None; c.names.len()];
-        for &(k, x) in v {
-            row[k] = Some(x);
-        }
-        for (k, x) in row.into_iter().enumerate() {
-            cells[k].push(x);
-        }
-    }
-    for k in order {
-        let (scope, metric) = &c.names[k];
-        columns.push((
-            format!("{scope}.{metric}"),
-            Column::Float(std::mem::take(&mut cells[k])),
-        ));
-    }
-    Table { columns }
+/// summary.json a point at a time (the same bytes `to_string_pretty` gives
+/// for the whole document, whose keys serde_json sorts), and the rows of
+/// summary.csv / summary.parquet (a row per point x scope x metric).
+struct SummaryWriter<'a> {
+    s: &'a Sweep,
+    path: PathBuf,
+    w: std::io::BufWriter<fs::File>,
+    point: Vec<u64>,
+    coords: Vec<Vec<String>>,
+    scope: Vec<Option<String>>,
+    metric: Vec<Option<String>>,
+    n: Vec<u64>,
+    mean: Vec<Option<f64>>,
+    sd: Vec<Option<f64>>,
+    lo: Vec<Option<f64>>,
+    hi: Vec<Option<f64>>,
+    method: Vec<Option<String>>,
 }
 
-/// `pretty`'s lines after the first, moved right by `n` spaces: a value
-/// printed on its own, as it prints nested in a document.
-fn indent(pretty: &str, n: usize) -> String {
-    pretty.replace('\n', &format!("\n{}", " ".repeat(n)))
-}
+impl<'a> SummaryWriter<'a> {
+    fn create(s: &'a Sweep, path: &Path) -> Result<SummaryWriter<'a>, Failure> {
+        let mut w = std::io::BufWriter::new(
+            fs::File::create(path)
+                .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?,
+        );
+        let axes: Value = s
+            .axes
+            .iter()
+            .map(|(k, v)| json!({"key": k, "values": v.iter().map(|x| shown(x)).collect::<Vec<_>>()}))
+            .collect();
+        let mode = json!(if s.zip { "zip" } else { "grid" });
+        write!(
+            w,
+            "{{\n  \"axes\": {},\n  \"mode\": {},\n  \"points\": [",
+            indent(&pretty(&axes), 2),
+            pretty(&mode)
+        )
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", path.display())))?;
+        Ok(SummaryWriter {
+            s,
+            path: path.to_path_buf(),
+            w,
+            point: vec![],
+            coords: vec![Vec::new(); s.axes.len()],
+            scope: vec![],
+            metric: vec![],
+            n: vec![],
+            mean: vec![],
+            sd: vec![],
+            lo: vec![],
+            hi: vec![],
+            method: vec![],
+        })
+    }
 
-fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).expect("serialises")
-}
-
-/// Each point's statistics, computed once and dropped once used:
-/// summary.json is written a point at a time (the same bytes
-/// `to_string_pretty` gives for the whole document, whose keys serde_json
-/// sorts), the rows of summary.csv / summary.parquet (a row per point x
-/// scope x metric) are gathered, and each point's line of the printout is
-/// returned. So the documents of a thousand points are never in memory
-/// together.
-fn summarise(
-    s: &Sweep,
-    pts: &[Point],
-    valid: &[Result<(), String>],
-    c: &Collected,
-    json_path: &Path,
-) -> Result<(Table, Vec<String>), Failure> {
-    let cannot =
-        |e: std::io::Error| Failure::Runtime(format!("cannot write {}: {e}", json_path.display()));
-    let mut w = std::io::BufWriter::new(fs::File::create(json_path).map_err(cannot)?);
-    let axes: Value = s
-        .axes
-        .iter()
-        .map(|(k, v)| json!({"key": k, "values": v.iter().map(|x| shown(x)).collect::<Vec<_>>()}))
-        .collect();
-    let mode = json!(if s.zip { "zip" } else { "grid" });
-    write!(
-        w,
-        "{{\n  \"axes\": {},\n  \"mode\": {},\n  \"points\": [",
-        indent(&pretty(&axes), 2),
-        pretty(&mode)
-    )
-    .map_err(cannot)?;
-
-    let mut point = Vec::new();
-    let mut coords: Vec<Vec<&str>> = vec![Vec::new(); s.axes.len()];
-    let (mut scope, mut metric, mut n, mut mean, mut sd, mut lo, mut hi, mut method) = (
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-    );
-    let mut lines = Vec::with_capacity(pts.len());
-    for (p, at) in pts.iter().enumerate() {
-        let agg = aggregate(&c.point_rows(p));
-        for sc in &agg {
+    fn point(
+        &mut self,
+        p: usize,
+        at: &Point,
+        error: Option<&String>,
+        seeds: &[u64],
+        agg: &[ScopeSummary],
+    ) -> Result<(), Failure> {
+        for sc in agg {
             for (m, x) in &sc.metrics {
-                point.push(p as u64);
+                self.point.push(p as u64);
                 for (i, (_, v)) in at.iter().enumerate() {
-                    coords[i].push(v.as_str());
+                    self.coords[i].push(v.clone());
                 }
-                scope.push(Some(sc.scope.clone()));
-                metric.push(Some(m.clone()));
-                n.push(x.n as u64);
-                mean.push(Some(x.mean));
-                sd.push(Some(x.sd));
-                lo.push(x.ci95.map(|c| c[0]));
-                hi.push(x.ci95.map(|c| c[1]));
-                method.push(Some(x.ci_method.to_string()));
+                self.scope.push(Some(sc.scope.clone()));
+                self.metric.push(Some(m.clone()));
+                self.n.push(x.n as u64);
+                self.mean.push(Some(x.mean));
+                self.sd.push(Some(x.sd));
+                self.lo.push(x.ci95.map(|c| c[0]));
+                self.hi.push(x.ci95.map(|c| c[1]));
+                self.method.push(Some(x.ci_method.to_string()));
             }
         }
         let coordinates: serde_json::Map<String, Value> = at
@@ -768,43 +1155,58 @@ fn summarise(
         let doc = json!({
             "point": p,
             "coordinates": coordinates,
-            "error": valid[p].as_ref().err(),
-            "finished_seeds": c.seeds_of(p),
-            "aggregate": aggregate_json(&agg),
+            "error": error,
+            "finished_seeds": seeds,
+            "aggregate": aggregate_json(agg),
         });
         write!(
-            w,
+            self.w,
             "{}\n    {}",
             if p == 0 { "" } else { "," },
             indent(&pretty(&doc), 4)
         )
-        .map_err(cannot)?;
-        lines.push(point_line(&agg));
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", self.path.display())))
     }
-    writeln!(
-        w,
-        "\n  ],\n  \"scenario\": {},\n  \"seeds\": {}\n}}",
-        pretty(&json!(s.scenario_origin)),
-        indent(&pretty(&json!(s.seeds)), 2)
-    )
-    .map_err(cannot)?;
-    w.flush().map_err(cannot)?;
 
-    let mut columns = vec![("point".to_string(), Column::UInt(point))];
-    for ((axis, _), vals) in s.axes.iter().zip(&coords) {
-        columns.push((axis.clone(), axis_column(vals)));
+    fn finish(mut self, csv: &Path, parquet: &Path) -> Result<(), Failure> {
+        let s = self.s;
+        writeln!(
+            self.w,
+            "\n  ],\n  \"scenario\": {},\n  \"seeds\": {}\n}}",
+            pretty(&json!(s.scenario_origin)),
+            indent(&pretty(&json!(s.seeds)), 2)
+        )
+        .and_then(|_| self.w.flush())
+        .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", self.path.display())))?;
+        let mut columns = vec![("point".to_string(), Column::UInt(self.point))];
+        for ((axis, _), vals) in s.axes.iter().zip(&self.coords) {
+            let v: Vec<&str> = vals.iter().map(String::as_str).collect();
+            columns.push((axis.clone(), axis_column(&v)));
+        }
+        columns.extend([
+            ("scope".to_string(), Column::Text(self.scope)),
+            ("metric".to_string(), Column::Text(self.metric)),
+            ("n".to_string(), Column::UInt(self.n)),
+            ("mean".to_string(), Column::Float(self.mean)),
+            ("sd".to_string(), Column::Float(self.sd)),
+            ("ci95_low".to_string(), Column::Float(self.lo)),
+            ("ci95_high".to_string(), Column::Float(self.hi)),
+            ("ci_method".to_string(), Column::Text(self.method)),
+        ]);
+        let t = Table { columns };
+        t.write_csv(csv).map_err(Failure::Runtime)?;
+        t.write_parquet(parquet).map_err(Failure::Runtime)
     }
-    columns.extend([
-        ("scope".to_string(), Column::Text(scope)),
-        ("metric".to_string(), Column::Text(metric)),
-        ("n".to_string(), Column::UInt(n)),
-        ("mean".to_string(), Column::Float(mean)),
-        ("sd".to_string(), Column::Float(sd)),
-        ("ci95_low".to_string(), Column::Float(lo)),
-        ("ci95_high".to_string(), Column::Float(hi)),
-        ("ci_method".to_string(), Column::Text(method)),
-    ]);
-    Ok((Table { columns }, lines))
+}
+
+/// `pretty`'s lines after the first, moved right by `n` spaces: a value
+/// printed on its own, as it prints nested in a document.
+fn indent(pretty: &str, n: usize) -> String {
+    crate::seeds::indent(pretty, n)
+}
+
+fn pretty(v: &Value) -> String {
+    crate::seeds::pretty(v)
 }
 
 /// A point's cells in the printout: each flow's goodput and
@@ -836,7 +1238,7 @@ fn render(
     s: &Sweep,
     pts: &[Point],
     valid: &[Result<(), String>],
-    c: &Collected,
+    c: &ResultsIndex,
     lines: &[String],
     wall: f64,
     how: &str,
@@ -860,7 +1262,7 @@ fn render(
             let _ = writeln!(out, "  [{p}] {}: invalid: {e}", label.join(" "));
             continue;
         }
-        let n = c.seeds_of(p).len();
+        let n = c.runs.range((p, 0)..=(p, u64::MAX)).count();
         let _ = writeln!(out, "  [{p}] {} (n {n}): {}", label.join(" "), lines[p]);
     }
     out

@@ -30,6 +30,25 @@ impl Column {
         }
     }
 
+    /// Moves `other`'s values to the end of this column (same kind).
+    pub fn append(&mut self, other: &mut Column) {
+        match (self, other) {
+            (Column::UInt(a), Column::UInt(b)) => a.append(b),
+            (Column::Float(a), Column::Float(b)) => a.append(b),
+            (Column::Text(a), Column::Text(b)) => a.append(b),
+            _ => {}
+        }
+    }
+
+    /// Empties the column, keeping its kind.
+    pub fn clear(&mut self) {
+        match self {
+            Column::UInt(v) => v.clear(),
+            Column::Float(v) => v.clear(),
+            Column::Text(v) => v.clear(),
+        }
+    }
+
     fn cell(&self, i: usize) -> String {
         match self {
             Column::UInt(v) => v[i].to_string(),

@@ -335,6 +335,6 @@ pub fn export(dir: &Path, exp: &str, sc: &Scenario) -> Result<(), String> {
     let d = dir.join(exp);
     fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     let text = losslab_sim::emit::to_toml(sc).map_err(|e| format!("{}: {e}", sc.name))?;
-    let f = d.join(format!("{}.toml", sc.name));
+    let f = d.join(format!("{}.toml", crate::outdir::folder_name(&sc.name)));
     fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))
 }

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 
+use crate::outdir::{Mode, Options, OutDir};
 use crate::report::esc;
 use crate::Failure;
 
@@ -46,6 +47,10 @@ pub struct ReproduceArgs {
     /// the same numbers.
     #[arg(long, value_name = "DIR")]
     pub export: Option<PathBuf>,
+    /// Write into output folders losslab did not make (a paper's folder
+    /// under --out, or under --export). Files of yours are never deleted.
+    #[arg(long)]
+    pub force: bool,
     /// Output directory.
     #[arg(long, default_value = "out/reproduce")]
     pub out: PathBuf,
@@ -179,6 +184,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         a.papers.clone()
     };
     let mut results = Vec::new();
+    let mut runs = Vec::new();
     for n in &names {
         let Some((_, f)) = PAPERS.iter().find(|p| p.0 == n) else {
             return Err(Failure::BadInput(format!(
@@ -186,14 +192,37 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
                 PAPERS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
             )));
         };
+        runs.push((n, f));
+    }
+    // Every paper's folders are opened (and so checked and locked) before
+    // the first paper runs: a refused folder costs no minutes of runs.
+    let open = |root: PathBuf, flag: &str| {
+        OutDir::open(
+            &root,
+            Options {
+                flag,
+                mode: Mode::Fresh,
+                force: a.force,
+                inputs: &[],
+            },
+        )
+    };
+    let mut dirs = Vec::new();
+    for (n, _) in &runs {
+        let out = open(a.out.join(n), "--out")?;
+        let export = match &a.export {
+            Some(x) => Some(open(x.join(n), "--export")?),
+            None => None,
+        };
+        dirs.push((out, export));
+    }
+    for ((_, f), (out, export)) in runs.into_iter().zip(dirs) {
         let ctx = Ctx {
-            dir: a.out.join(n),
+            dir: out.stage(),
             quick: a.quick,
             full: a.full,
-            export: a.export.as_ref().map(|x| x.join(n)),
+            export: export.as_ref().map(OutDir::stage),
         };
-        fs::create_dir_all(&ctx.dir)
-            .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
         let r = f(&ctx).map_err(Failure::Runtime)?;
         let json = serde_json::to_string_pretty(&r).expect("serialise");
         fs::write(ctx.dir.join("results.json"), format!("{json}\n"))
@@ -202,9 +231,14 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         write_html(&ctx.dir, &r).map_err(Failure::Runtime)?;
         fs::write(ctx.dir.join("claims.csv"), claims::to_csv(r.claims()))
             .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
+        let root = out.root().join("index.html");
+        out.commit()?;
+        if let Some(x) = export {
+            x.commit()?;
+        }
         if !a.json {
             print!("{}", render(&r));
-            println!("wrote {}", ctx.dir.join("index.html").display());
+            println!("wrote {}", root.display());
         }
         results.push(r);
     }

@@ -1,0 +1,554 @@
+//! Nothing of the user's is lost or overwritten (docs/RELIABILITY.md): the
+//! regression tests of issue 26, each against the binary as a user runs
+//! it. None depends on the machine's speed: concurrency is tested with a
+//! lock this test holds, a full disk with RLIMIT_FSIZE, a kill with a cut
+//! line written by hand.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use losslab::outdir::{Mode, Options, OutDir};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example(name: &str) -> PathBuf {
+    root().join("examples").join(name)
+}
+
+/// `losslab ARGS` with `cwd` as the working folder.
+fn losslab(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_losslab"))
+        .args(args)
+        .arg("--no-progress")
+        .current_dir(cwd)
+        .output()
+        .expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every file under `dir`, relative, losslab's own folder left out.
+fn files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_name() == ".losslab" {
+                continue;
+            }
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A copy of `examples/NAME` in `dir` with its first `name = ...` line
+/// (the scenario's) replaced.
+fn renamed(dir: &Path, name: &str, label: &str) -> PathBuf {
+    let text = fs::read_to_string(example(name)).unwrap();
+    let mut done = false;
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if !done && l.starts_with("name = ") {
+                done = true;
+                format!("name = {label:?}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let p = dir.join(format!("renamed-{}", name));
+    fs::write(&p, out.join("\n") + "\n").unwrap();
+    p
+}
+
+/// Defect 1: a scenario's name is a label: with `/abs/dir` or `../../x`
+/// the run writes under out/ only and deletes nothing outside it.
+#[test]
+fn a_scenario_name_never_reaches_outside_out() {
+    let t = tempfile::tempdir().unwrap();
+    let work = t.path().join("a/b");
+    fs::create_dir_all(&work).unwrap();
+    let victim = t.path().join("victim");
+    fs::create_dir_all(victim.join("plots")).unwrap();
+    fs::write(victim.join("plots/thesis.tex"), "years of work").unwrap();
+    fs::write(victim.join("summary.json"), "mine").unwrap();
+    let before_victim = files(&victim);
+    for label in [
+        s(&victim).to_string(),
+        "../../victim".to_string(),
+        "..".into(),
+    ] {
+        let sc = renamed(&work, "three-drops.toml", &label);
+        let o = losslab(&work, &["run", s(&sc), "--report"]);
+        assert!(o.status.success(), "{label}: {}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        for line in out.lines().filter(|l| l.starts_with("wrote ")) {
+            let p = Path::new(line.trim_start_matches("wrote "));
+            assert!(p.starts_with("out"), "{label}: {line}");
+        }
+    }
+    assert_eq!(files(&victim), before_victim);
+    assert_eq!(
+        fs::read_to_string(victim.join("plots/thesis.tex")).unwrap(),
+        "years of work"
+    );
+    // Everything written is one level below out/.
+    for f in files(&work) {
+        assert!(
+            f.starts_with("out/") || f.starts_with("renamed-"),
+            "written outside out/: {f}"
+        );
+    }
+}
+
+/// Defect 2: `--out` on a folder of the user's is refused, untouched;
+/// with --force the user's files survive, and every later command too.
+#[test]
+fn a_user_file_in_out_survives_every_command() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("d");
+    fs::create_dir_all(d.join("plots")).unwrap();
+    fs::write(d.join("plots/fig.svg"), "my figure").unwrap();
+    fs::write(d.join("notes.md"), "my notes").unwrap();
+    let sc = example("three-drops.toml");
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d), "--plot"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(files(&d), ["notes.md", "plots/fig.svg"], "nothing written");
+    assert!(!d.join(".losslab").exists());
+
+    let sweep = t.path().join("sw.toml");
+    fs::write(
+        &sweep,
+        format!(
+            "scenario = {:?}\nset = [\"duration=2s\"]\n[axes]\n\"path.loss.p\" = [0.01, 0.02]\n",
+            s(&example("bulk-20mbps.toml"))
+        ),
+    )
+    .unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec![
+            "run",
+            s(&sc),
+            "--out",
+            s(&d),
+            "--plot",
+            "--report",
+            "--force",
+        ],
+        vec!["run", s(&sc), "--out", s(&d), "--plot", "--timeseries"],
+        vec!["run", s(&sc), "--out", s(&d), "--seeds", "1..3"],
+        vec![
+            "run",
+            s(&sc),
+            "--out",
+            s(&d),
+            "--pcap",
+            s(&d.join("pcap")),
+            "--plot",
+        ],
+        vec!["plot", s(&d)],
+        vec!["sweep", s(&sweep), "--out", s(&d)],
+        vec!["run", s(&sc), "--out", s(&d), "--report"],
+        vec!["plot", s(&d), "--report"],
+    ];
+    for c in &commands {
+        let o = losslab(t.path(), c);
+        assert!(o.status.success(), "{c:?}: {}", stderr(&o));
+        assert_eq!(
+            fs::read_to_string(d.join("plots/fig.svg")).unwrap(),
+            "my figure",
+            "{c:?}"
+        );
+        assert_eq!(fs::read_to_string(d.join("notes.md")).unwrap(), "my notes");
+    }
+    // A result file the user changed is theirs: refused, not replaced.
+    fs::write(d.join("summary.json"), "edited").unwrap();
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(d.join("summary.json")).unwrap(),
+        "edited"
+    );
+}
+
+/// Defect 2: the scenario being run is never written over, --force or not.
+#[test]
+fn the_input_scenario_is_never_overwritten() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("d");
+    let sc = example("three-drops.toml");
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The user edits the copy losslab wrote and runs it from there.
+    let mine = d.join("scenario.toml");
+    let text = fs::read_to_string(&mine).unwrap() + "# my comment\n";
+    fs::write(&mine, &text).unwrap();
+    for extra in [&[][..], &["--force"][..]] {
+        let mut args = vec!["run", s(&mine), "--out", s(&d), "--set", "seed=3"];
+        args.extend_from_slice(extra);
+        let o = losslab(t.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("reads"), "{}", stderr(&o));
+        assert_eq!(fs::read_to_string(&mine).unwrap(), text);
+    }
+}
+
+/// Defect 3: a second command into a busy folder exits 2 and writes
+/// nothing; the lock is held here, so no timing decides it.
+#[test]
+fn concurrent_commands_into_one_folder_fail_cleanly() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("d");
+    let sc = example("three-drops.toml");
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d)]);
+    assert!(o.status.success());
+    let summary = fs::read_to_string(d.join("summary.json")).unwrap();
+    let held = OutDir::open(
+        &d,
+        Options {
+            flag: "--out",
+            mode: Mode::Add,
+            force: false,
+            inputs: &[],
+        },
+    )
+    .unwrap();
+    let sweep = t.path().join("sw.toml");
+    fs::write(
+        &sweep,
+        format!("scenario = {:?}\n[axes]\n\"seed\" = [1, 2]\n", s(&sc)),
+    )
+    .unwrap();
+    for args in [
+        vec!["run", s(&sc), "--out", s(&d), "--seed", "2"],
+        vec!["run", s(&sc), "--out", s(&d), "--seeds", "2"],
+        vec!["sweep", s(&sweep), "--out", s(&d)],
+        vec!["plot", s(&d)],
+    ] {
+        let o = losslab(t.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("another losslab command is writing"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(fs::read_to_string(d.join("summary.json")).unwrap(), summary);
+    drop(held);
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d), "--seed", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Defect 3: runs one after another into one folder never mix: nothing
+/// of seed 1's run is left beside seed 2's results.
+#[test]
+fn a_later_run_leaves_nothing_of_the_earlier_one() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("d");
+    let sc = example("three-drops.toml");
+    let o = losslab(
+        t.path(),
+        &["run", s(&sc), "--out", s(&d), "--seed", "1", "--plot"],
+    );
+    assert!(o.status.success());
+    assert!(d.join("timeseries.csv").exists() && d.join("plots").exists());
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d), "--seed", "2"]);
+    assert!(o.status.success());
+    assert_eq!(
+        files(&d),
+        ["rbb.csv", "scenario.toml", "summary.json"],
+        "the earlier run's traces and pictures are gone"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(d.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(v["seed"], 2);
+}
+
+fn sweep_file(dir: &Path) -> PathBuf {
+    let base = dir.join("base.toml");
+    fs::copy(example("bulk-20mbps.toml"), &base).unwrap();
+    let sweep = dir.join("sw.toml");
+    fs::write(
+        &sweep,
+        "scenario = \"base.toml\"\nseeds = \"1..3\"\nset = [\"duration=3s\"]\n[axes]\n\"path.loss.p\" = [0.005, 0.02]\n\"flow.a.recovery\" = [\"prr\", \"rate-halving\"]\n",
+    )
+    .unwrap();
+    sweep
+}
+
+const TABLES: &[&str] = &[
+    "runs.csv",
+    "runs.parquet",
+    "summary.csv",
+    "summary.parquet",
+    "summary.json",
+];
+
+/// Defect 4: a kill that cut the last line of results.jsonl: --resume
+/// drops the cut line, runs that run again, and the tables are those of
+/// the sweep that was never interrupted.
+#[test]
+fn a_resumed_sweep_after_a_cut_line_equals_the_uninterrupted_one() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let full = t.path().join("full");
+    let cut = t.path().join("cut");
+    for d in [&full, &cut] {
+        let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(d)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let jsonl = cut.join("results.jsonl");
+    let text = fs::read(&jsonl).unwrap();
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    for keep in [0usize, 5, 11] {
+        let mut b: Vec<u8> = Vec::new();
+        for l in &lines[..keep] {
+            b.extend_from_slice(l);
+            b.push(b'\n');
+        }
+        b.extend_from_slice(&lines[keep][..lines[keep].len() / 2]);
+        fs::write(&jsonl, &b).unwrap();
+        let o = losslab(
+            t.path(),
+            &["sweep", s(&sweep), "--out", s(&cut), "--resume"],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("dropped a cut last line"),
+            "{}",
+            stderr(&o)
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("12 runs done"), "{out}");
+        for f in TABLES {
+            assert_eq!(
+                fs::read(full.join(f)).unwrap(),
+                fs::read(cut.join(f)).unwrap(),
+                "{f} after a cut at line {keep}"
+            );
+        }
+    }
+}
+
+/// Defect 4: foreign or impossible lines are an error naming the line,
+/// never a panic or a count.
+#[test]
+fn resume_refuses_lines_that_are_not_this_sweeps_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success());
+    let jsonl = d.join("results.jsonl");
+    let good = fs::read_to_string(&jsonl).unwrap();
+    let first = good.lines().next().unwrap().to_string();
+    let dup = format!("{good}{first}\n");
+    for (bad, what) in [
+        (
+            format!("{good}{{\"point\":999,\"seed\":1,\"results\":{{}}}}\n"),
+            "point 999",
+        ),
+        (
+            format!("{good}{{\"point\":0,\"seed\":77,\"results\":{{}}}}\n"),
+            "seed 77",
+        ),
+        (format!("{good}{{\"point\":0,\"seed\":1}}\n"), "results"),
+        (format!("not json\n{good}"), "not JSON"),
+        (format!("{good}[1,2]\n"), "object"),
+        (
+            format!("{good}{{\"point\":-1,\"seed\":1,\"results\":{{}}}}\n"),
+            "point",
+        ),
+        (dup, "twice"),
+    ] {
+        fs::write(&jsonl, &bad).unwrap();
+        let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d), "--resume"]);
+        assert_eq!(o.status.code(), Some(2), "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains("line "), "{}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{what}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+/// Defect 4: --resume checks the base scenario, not only the sweep file.
+#[test]
+fn resume_refuses_a_changed_base_scenario() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success());
+    let base = t.path().join("base.toml");
+    let text = fs::read_to_string(&base)
+        .unwrap()
+        .replace("20Mbps", "100Mbps");
+    fs::write(&base, text).unwrap();
+    let before = fs::read(d.join("runs.csv")).unwrap();
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d), "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("base scenario"), "{}", stderr(&o));
+    assert_eq!(fs::read(d.join("runs.csv")).unwrap(), before);
+}
+
+/// Defect 5: a write that fails (the disk is full: here a file-size limit
+/// on the process) leaves the previous results whole, never part of them.
+#[cfg(unix)]
+#[test]
+fn a_full_disk_leaves_the_previous_results_whole() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("d");
+    let sc = example("bulk-20mbps.toml");
+    let o = losslab(
+        t.path(),
+        &["run", s(&sc), "--out", s(&d), "--set", "duration=5s"],
+    );
+    assert!(o.status.success());
+    let summary = fs::read(d.join("summary.json")).unwrap();
+    assert!(summary.len() > 4096);
+    let mut c = Command::new(env!("CARGO_BIN_EXE_losslab"));
+    c.args([
+        "run",
+        s(&sc),
+        "--out",
+        s(&d),
+        "--no-progress",
+        "--seed",
+        "9",
+    ])
+    .args(["--set", "duration=5s"])
+    .current_dir(t.path());
+    // SAFETY: between fork and exec, only async-signal-safe calls.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 4096,
+                rlim_max: 4096,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write"), "{}", stderr(&o));
+    assert_eq!(fs::read(d.join("summary.json")).unwrap(), summary);
+    serde_json::from_slice::<serde_json::Value>(&summary).unwrap();
+    assert_eq!(files(&d), ["rbb.csv", "scenario.toml", "summary.json"]);
+}
+
+/// Defect 6: scenarios that cannot fit are refused up front, with the
+/// estimate and what to do, before any run (so at once, whatever the
+/// machine).
+#[test]
+fn memory_bombs_are_refused_up_front() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("bulk-20mbps.toml");
+    for (set, what) in [
+        ("flow.a.count=1000000", "connections"),
+        ("duration=1000000000s", "recovery episodes"),
+        ("flow.a.receiver={rcvbuf=\"1000GB\"}", "segments in flight"),
+    ] {
+        let extra = if set.starts_with("flow.a.receiver") {
+            vec![
+                "--set",
+                "path.rate=1000Gbps",
+                "--set",
+                "path.queue=\"1000GB\"",
+            ]
+        } else {
+            vec![]
+        };
+        let mut args = vec!["run", s(&sc), "--set", set];
+        args.extend(extra.iter().copied());
+        let o = losslab(t.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{set}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--max-memory"), "{}", stderr(&o));
+        assert!(!t.path().join("out").exists(), "nothing written");
+    }
+    // --seeds weighs the runs held at once.
+    let o = losslab(
+        t.path(),
+        &[
+            "run",
+            s(&sc),
+            "--seeds",
+            "1..8",
+            "--jobs",
+            "8",
+            "--max-memory",
+            "40MB",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("8 runs at once"), "{}", stderr(&o));
+    let o = losslab(t.path(), &["run", s(&sc), "--max-memory", "lots"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--max-memory lots"), "{}", stderr(&o));
+}
+
+/// Defect 6: `--seeds` streams each seed's results to disk: the files are
+/// the in-memory aggregate's, byte for byte (the streamed path keeps no
+/// seed's results; its peak RSS is in docs/BENCHMARKS.md).
+#[test]
+fn streamed_seeds_give_the_documents_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("web-page.toml");
+    let text = fs::read_to_string(&sc).unwrap();
+    let seeds: Vec<u64> = (1..=40).collect();
+    let scenarios = losslab::seeds::scenarios_for(
+        "x",
+        &text,
+        &["duration=2s".into()],
+        &seeds,
+        &losslab::memory::Guard::default(),
+    )
+    .unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let r = losslab::seeds::run_seed_list(&scenarios, 2, &stop, || {});
+    let doc = losslab::seeds::document(&scenarios[0].name, &seeds, &r.runs, &r.agg, false);
+    let want = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    let d = t.path().join("d");
+    let o = losslab(
+        t.path(),
+        &[
+            "run",
+            s(&sc),
+            "--out",
+            s(&d),
+            "--seeds",
+            "1..40",
+            "--set",
+            "duration=2s",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(d.join("summary.json")).unwrap(), want);
+    let mut csv = String::from("seed,flow,metric,value\n");
+    for (seed, scope, metric, x) in &r.rows {
+        csv.push_str(&format!("{seed},{scope},{metric},{x}\n"));
+    }
+    assert_eq!(fs::read_to_string(d.join("runs.csv")).unwrap(), csv);
+}
