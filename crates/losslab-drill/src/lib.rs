@@ -36,7 +36,11 @@
 //!
 //! Scripts are untrusted input (`losslab drill DIR` runs whatever it
 //! finds): a script packetdrill would refuse is a `DrillError` naming its
-//! line, never a panic. `check_script` is the entry point a fuzzer calls.
+//! line, never a panic, and no script makes the interpreter's memory or
+//! time grow with the times it is written with. Time gaps are capped at
+//! Linux's give-up time (`script::MAX_GAP_US`), and one run drives the
+//! engine through at most `MAX_ENGINE_STEPS` timer firings and segments.
+//! `check_script` is the entry point a fuzzer calls.
 
 pub mod script;
 
@@ -78,6 +82,13 @@ impl std::fmt::Display for DrillError {
 
 impl std::error::Error for DrillError {}
 
+/// The most engine steps (timer firings plus segments sent) one script may
+/// cause. The corpora's scripts take a few hundred; the cap bounds a
+/// hostile script's time and memory (a queue of segments no `>` line
+/// reads, a window opened to 1 GB with MSS 36) whatever its gaps, windows
+/// and writes. A script that reaches it stops there, `unsupported`.
+pub const MAX_ENGINE_STEPS: u64 = 200_000;
+
 /// How a script fared.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(tag = "result", rename_all = "lowercase")]
@@ -92,6 +103,9 @@ pub struct Report {
     pub verdict: Verdict,
     /// What was applied, skipped or approximated, in order.
     pub notes: Vec<String>,
+    /// Engine timer firings plus segments sent (at most
+    /// `MAX_ENGINE_STEPS`).
+    pub engine_steps: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -137,6 +151,8 @@ struct Run {
     /// transmission, for echoing.
     sent_ts: BTreeMap<u64, Time>,
     syn_ts: Time,
+    /// Engine steps so far (`MAX_ENGINE_STEPS`).
+    steps: u64,
 }
 
 fn fail(line: usize, message: impl Into<String>) -> Verdict {
@@ -155,8 +171,8 @@ fn unsupported(line: usize, what: impl Into<String>) -> Verdict {
 
 /// Parses the script `bytes` (named `name` in errors) and, if it is
 /// packetdrill, runs it against the engine with the default `Config`
-/// (Linux 6, packetdrill's tolerance): the entry point for fuzzing. Never
-/// panics.
+/// (Linux 6, packetdrill's tolerance), with bounded work: the entry point
+/// for fuzzing. Never panics.
 pub fn check_script(name: &str, bytes: &[u8]) -> Result<Report, DrillError> {
     run_script(name, bytes, &Config::default())
 }
@@ -203,19 +219,21 @@ pub fn run_script(name: &str, bytes: &[u8], cfg: &Config) -> Result<Report, Dril
         peer_wscale: 0,
         sent_ts: BTreeMap::new(),
         syn_ts: 0,
+        steps: 0,
     };
     let verdict = r.events(&events);
     Ok(Report {
         verdict,
         notes: r.notes,
+        engine_steps: r.steps,
     })
 }
 
 impl Run {
     fn events(&mut self, events: &[Event]) -> Verdict {
         for (k, e) in events.iter().enumerate() {
-            // The parser bounds every time (script::MAX_TIME_US) and the
-            // tolerance, so none of this can overflow.
+            // The parser bounds every time and gap (script::MAX_TIME_US,
+            // MAX_GAP_US) and the tolerance, so none of this can overflow.
             let t = match e.when {
                 When::At(t) => t,
                 When::After(d) => self.now + d,
@@ -273,10 +291,16 @@ impl Run {
             if let Err(v) = res {
                 return v;
             }
+            if self.steps >= MAX_ENGINE_STEPS {
+                return self.over_budget(e.line);
+            }
         }
         // packetdrill ignores what is sent after the last `>` line; so do
         // we, but the notes say what it was.
         self.advance(self.now + self.cfg.tolerance_us);
+        if self.steps >= MAX_ENGINE_STEPS {
+            return self.over_budget(events.last().map_or(0, |e| e.line));
+        }
         if let Some((at, seg)) = self.out.front() {
             self.notes.push(format!(
                 "after the last line the engine sent {} at {:.6} s (packetdrill does not check this)",
@@ -294,22 +318,36 @@ impl Run {
         Verdict::Pass
     }
 
+    fn over_budget(&self, line: usize) -> Verdict {
+        unsupported(
+            line,
+            format!(
+                "the script drives the engine through more than {MAX_ENGINE_STEPS} timer \
+                 firings and segments; the interpreter stops there"
+            ),
+        )
+    }
+
     fn engine_time(t: i64) -> Time {
         (t.max(0) as Time).saturating_mul(US)
     }
 
     /// Runs the engine's timers up to `t` (µs), collecting what it sends.
+    /// The engine is stepped from timer to timer, so the work is the
+    /// number of timers that fire, not the length of the gap; the
+    /// parser's gap cap and `MAX_ENGINE_STEPS` bound that number.
     fn advance(&mut self, t: i64) {
         let Some(s) = self.sender.as_mut() else {
             return;
         };
         while let Some(d) = s.poll_timeout() {
-            if d > Self::engine_time(t) {
+            if d > Self::engine_time(t) || self.steps >= MAX_ENGINE_STEPS {
                 break;
             }
             s.on_timeout(d);
+            self.steps += 1;
             let at = (d / US) as i64;
-            Self::drain(s, at, &mut self.out, &mut self.sent_ts);
+            Self::drain(s, at, &mut self.out, &mut self.sent_ts, &mut self.steps);
         }
     }
 
@@ -318,8 +356,13 @@ impl Run {
         at: i64,
         out: &mut VecDeque<(i64, Segment)>,
         sent_ts: &mut BTreeMap<u64, Time>,
+        steps: &mut u64,
     ) {
-        while let Some(seg) = s.poll_transmit(Self::engine_time(at)) {
+        while *steps < MAX_ENGINE_STEPS {
+            let Some(seg) = s.poll_transmit(Self::engine_time(at)) else {
+                break;
+            };
+            *steps += 1;
             if !seg.syn {
                 sent_ts.insert(seg.end(), seg.ts_val);
             }
@@ -330,7 +373,7 @@ impl Run {
     fn pump(&mut self) {
         let at = self.now;
         if let Some(s) = self.sender.as_mut() {
-            Self::drain(s, at, &mut self.out, &mut self.sent_ts);
+            Self::drain(s, at, &mut self.out, &mut self.sent_ts, &mut self.steps);
         }
     }
 

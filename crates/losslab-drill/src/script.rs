@@ -119,12 +119,27 @@ pub struct ParseError {
 
 const SEC: i64 = 1_000_000;
 
+/// The longest time between two events, 924.6 s: how long Linux keeps
+/// retransmitting before it gives up on a connection. Each
+/// tcp_retransmit_timer() asks tcp_write_timeout() whether
+/// retransmits_timed_out(sk, tcp_retries2 = 15): the time since the first
+/// retransmission against tcp_model_timeout(), an RTO doubling from
+/// TCP_RTO_MIN (200 ms) up to TCP_RTO_MAX (120 s), (2^10 - 1) * 200 ms =
+/// 204.6 s, then (15 - 9) * 120 s (net/ipv4/tcp_timer.c); past it
+/// tcp_write_err() kills the connection (ETIMEDOUT). A longer silence of
+/// the peer leaves no connection with data in flight for a script to
+/// check, and the engine, which does not give up, would be stepped
+/// through every timer of the gap: the interpreter refuses such a gap
+/// (a `ParseError` at its line) rather than spend time and memory that
+/// grow with it.
+pub const MAX_GAP_US: i64 = 924_600_000;
+
 /// The latest script time (2^45 us, about 407 days): the engine's clock
 /// in nanoseconds stays far from overflowing whatever the script.
 pub const MAX_TIME_US: i64 = 1 << 45;
 
-/// The widest --tolerance_usecs.
-pub const MAX_TOLERANCE_US: i64 = MAX_TIME_US;
+/// The widest --tolerance_usecs: one gap.
+pub const MAX_TOLERANCE_US: i64 = MAX_GAP_US;
 
 /// TCP's option space (RFC 9293 section 3.1: data offset of at most 15
 /// words; packetdrill's tcp_options_append(): "TCP option list too
@@ -387,8 +402,8 @@ fn seconds_to_us(s: &str) -> Result<i64, String> {
             "bad time {s:?}: packetdrill times are decimal seconds such as 2, 0.100 or .1"
         ));
     }
-    // Up to 10^12 s: no overflow in microseconds; the script-time check
-    // refuses far less.
+    // Up to 10^12 s: no overflow in microseconds; the gap and script-time
+    // checks refuse far less.
     let too_big = || format!("time {s} s is out of range");
     let whole = int.trim_start_matches('0');
     if whole.len() > 12 {
@@ -1130,6 +1145,19 @@ pub fn parse(text: &str) -> Result<Vec<Event>, ParseError> {
             }
             When::Any => now,
         };
+        let gap = due - now;
+        if gap > MAX_GAP_US {
+            return Err(st.err(
+                tok,
+                format!(
+                    "a gap of {} s after the previous event: the drill takes at most {} s, \
+                     the time Linux retransmits before it gives up on a connection \
+                     (tcp_retries2 = 15, tcp_model_timeout() in net/ipv4/tcp_timer.c)",
+                    seconds(gap),
+                    seconds(MAX_GAP_US)
+                ),
+            ));
+        }
         let due = due.max(now);
         if due > MAX_TIME_US {
             return Err(st.err(
@@ -1262,6 +1290,20 @@ mod tests {
             let e = err(&format!("{t} < . 1:1(0) ack 1"));
             assert_eq!((e.line, e.column), (2, Some(1)), "{t}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn gaps_are_capped_at_linux_give_up_time() {
+        let ok = format!("{HEAD}+924.6 < S 0:0(0) win 1000\n");
+        assert!(parse(&ok).is_ok());
+        for gap in ["+924.600001", "924.7", "+1000000000"] {
+            let e = parse(&format!("{HEAD}{gap} < S 0:0(0) win 1000\n")).unwrap_err();
+            assert_eq!(e.line, 2, "{gap}");
+            assert!(e.message.contains("924.6 s"), "{}", e.message);
+        }
+        // Gaps add up without limit but one at a time.
+        let many = format!("{HEAD}{}", "+900 < S 0:0(0) win 1000\n".repeat(3));
+        assert!(parse(&many).is_ok());
     }
 
     #[test]
