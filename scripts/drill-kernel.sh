@@ -150,6 +150,8 @@ for path, lv, why in linux:
         detail = f"line {v['line']}: {v['message']}"
     elif ev == "unsupported":
         detail = f"line {v['line']}: {v['what']}"
+    elif ev == "bad-input":
+        detail = f"line {v['line']}: {v['message']}"
     key = (lv, ev)
     counts[key] = counts.get(key, 0) + 1
     clean = lambda t: t.replace("|", "\\|")

@@ -33,6 +33,14 @@
 //! interpreter echoes, in each inbound ACK, the send time of the newest
 //! transmission that ACK covers, which is what Linux's ACK-timing sample
 //! measures (tcp_clean_rtx_queue()).
+//!
+//! Scripts are untrusted input (`losslab drill DIR` runs whatever it
+//! finds): a script packetdrill would refuse is a `DrillError` naming its
+//! line, never a panic, and no script makes the interpreter's memory or
+//! time grow with the times it is written with. Time gaps are capped at
+//! Linux's give-up time (`script::MAX_GAP_US`), and one run drives the
+//! engine through at most `MAX_ENGINE_STEPS` timer firings and segments.
+//! `check_script` is the entry point a fuzzer calls.
 
 pub mod script;
 
@@ -44,6 +52,43 @@ use losslab_core::wire::{Ack, Range, SackBlocks, Segment};
 use losslab_core::{Handshake, Sender};
 use losslab_sim::scenario::FlowSpec;
 use script::{Action, Event, Packet, TcpOption, When};
+
+/// A script that is not packetdrill (or that the caller configured
+/// wrongly): where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrillError {
+    /// The script's name or path, as the caller gave it.
+    pub file: String,
+    /// 1-based; 0 when the error is about the run, not a line (a bad
+    /// `Config`).
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for DrillError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for DrillError {}
+
+/// The most engine steps (timer firings plus segments sent) one script may
+/// cause. No script of tests/packetdrill or of google/packetdrill's
+/// gtests/net takes more than 160; the cap bounds a hostile script's time
+/// and memory (a queue of segments no `>` line reads, a window opened to
+/// 1 GB with MSS 36) whatever its gaps, windows and writes. A script that
+/// reaches it stops there, `unsupported`.
+pub const MAX_ENGINE_STEPS: u64 = 200_000;
 
 /// How a script fared.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -59,6 +104,9 @@ pub struct Report {
     pub verdict: Verdict,
     /// What was applied, skipped or approximated, in order.
     pub notes: Vec<String>,
+    /// Engine timer firings plus segments sent (at most
+    /// `MAX_ENGINE_STEPS`).
+    pub engine_steps: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -104,6 +152,8 @@ struct Run {
     /// transmission, for echoing.
     sent_ts: BTreeMap<u64, Time>,
     syn_ts: Time,
+    /// Engine steps so far (`MAX_ENGINE_STEPS`).
+    steps: u64,
 }
 
 fn fail(line: usize, message: impl Into<String>) -> Verdict {
@@ -120,24 +170,38 @@ fn unsupported(line: usize, what: impl Into<String>) -> Verdict {
     }
 }
 
-/// Runs one script.
-pub fn run_script(text: &str, cfg: &Config) -> Report {
-    let events = match script::parse(text) {
-        Ok(e) => e,
-        Err(e) => {
-            return Report {
-                verdict: fail(e.line, format!("syntax: {}", e.message)),
-                notes: vec![],
-            }
-        }
+/// Parses the script `bytes` (named `name` in errors) and, if it is
+/// packetdrill, runs it against the engine with the default `Config`
+/// (Linux 6, packetdrill's tolerance), with bounded work: the entry point
+/// for fuzzing. Never panics.
+pub fn check_script(name: &str, bytes: &[u8]) -> Result<Report, DrillError> {
+    run_script(name, bytes, &Config::default())
+}
+
+/// Runs one script; `name` names it in errors.
+pub fn run_script(name: &str, bytes: &[u8], cfg: &Config) -> Result<Report, DrillError> {
+    let error = |line, column, message| DrillError {
+        file: name.to_string(),
+        line,
+        column,
+        message,
     };
+    if !(0..=script::MAX_TOLERANCE_US).contains(&cfg.tolerance_us) {
+        return Err(error(
+            0,
+            None,
+            format!(
+                "tolerance {} us: expected 0 to {} us",
+                cfg.tolerance_us,
+                script::MAX_TOLERANCE_US
+            ),
+        ));
+    }
     let mut spec = FlowSpec::new("drill");
     if !losslab_sim::profile::apply(&cfg.profile, &mut spec) {
-        return Report {
-            verdict: fail(0, format!("unknown profile {:?}", cfg.profile)),
-            notes: vec![],
-        };
+        return Err(error(0, None, format!("unknown profile {:?}", cfg.profile)));
     }
+    let events = script::parse_bytes(bytes).map_err(|e| error(e.line, e.column, e.message))?;
     let mut r = Run {
         cfg: cfg.clone(),
         spec,
@@ -156,17 +220,21 @@ pub fn run_script(text: &str, cfg: &Config) -> Report {
         peer_wscale: 0,
         sent_ts: BTreeMap::new(),
         syn_ts: 0,
+        steps: 0,
     };
     let verdict = r.events(&events);
-    Report {
+    Ok(Report {
         verdict,
         notes: r.notes,
-    }
+        engine_steps: r.steps,
+    })
 }
 
 impl Run {
     fn events(&mut self, events: &[Event]) -> Verdict {
         for (k, e) in events.iter().enumerate() {
+            // The parser bounds every time and gap (script::MAX_TIME_US,
+            // MAX_GAP_US) and the tolerance, so none of this can overflow.
             let t = match e.when {
                 When::At(t) => t,
                 When::After(d) => self.now + d,
@@ -224,10 +292,16 @@ impl Run {
             if let Err(v) = res {
                 return v;
             }
+            if self.steps >= MAX_ENGINE_STEPS {
+                return self.over_budget(e.line);
+            }
         }
         // packetdrill ignores what is sent after the last `>` line; so do
         // we, but the notes say what it was.
         self.advance(self.now + self.cfg.tolerance_us);
+        if self.steps >= MAX_ENGINE_STEPS {
+            return self.over_budget(events.last().map_or(0, |e| e.line));
+        }
         if let Some((at, seg)) = self.out.front() {
             self.notes.push(format!(
                 "after the last line the engine sent {} at {:.6} s (packetdrill does not check this)",
@@ -245,22 +319,36 @@ impl Run {
         Verdict::Pass
     }
 
+    fn over_budget(&self, line: usize) -> Verdict {
+        unsupported(
+            line,
+            format!(
+                "the script drives the engine through more than {MAX_ENGINE_STEPS} timer \
+                 firings and segments; the interpreter stops there"
+            ),
+        )
+    }
+
     fn engine_time(t: i64) -> Time {
-        t.max(0) as Time * US
+        (t.max(0) as Time).saturating_mul(US)
     }
 
     /// Runs the engine's timers up to `t` (µs), collecting what it sends.
+    /// The engine is stepped from timer to timer, so the work is the
+    /// number of timers that fire, not the length of the gap; the
+    /// parser's gap cap and `MAX_ENGINE_STEPS` bound that number.
     fn advance(&mut self, t: i64) {
         let Some(s) = self.sender.as_mut() else {
             return;
         };
         while let Some(d) = s.poll_timeout() {
-            if d > Self::engine_time(t) {
+            if d > Self::engine_time(t) || self.steps >= MAX_ENGINE_STEPS {
                 break;
             }
             s.on_timeout(d);
+            self.steps += 1;
             let at = (d / US) as i64;
-            Self::drain(s, at, &mut self.out, &mut self.sent_ts);
+            Self::drain(s, at, &mut self.out, &mut self.sent_ts, &mut self.steps);
         }
     }
 
@@ -269,8 +357,13 @@ impl Run {
         at: i64,
         out: &mut VecDeque<(i64, Segment)>,
         sent_ts: &mut BTreeMap<u64, Time>,
+        steps: &mut u64,
     ) {
-        while let Some(seg) = s.poll_transmit(Self::engine_time(at)) {
+        while *steps < MAX_ENGINE_STEPS {
+            let Some(seg) = s.poll_transmit(Self::engine_time(at)) else {
+                break;
+            };
+            *steps += 1;
             if !seg.syn {
                 sent_ts.insert(seg.end(), seg.ts_val);
             }
@@ -281,16 +374,19 @@ impl Run {
     fn pump(&mut self) {
         let at = self.now;
         if let Some(s) = self.sender.as_mut() {
-            Self::drain(s, at, &mut self.out, &mut self.sent_ts);
+            Self::drain(s, at, &mut self.out, &mut self.sent_ts, &mut self.steps);
         }
     }
 
     fn option(&mut self, line: usize, name: &str, value: &str) -> Result<(), Verdict> {
         match name {
             "tolerance_usecs" => {
+                // The parser took only 0..=MAX_TOLERANCE_US.
                 self.cfg.tolerance_us = value
                     .parse()
-                    .map_err(|_| fail(line, format!("bad --tolerance_usecs {value:?}")))?;
+                    .ok()
+                    .filter(|t| (0..=script::MAX_TOLERANCE_US).contains(t))
+                    .ok_or_else(|| fail(line, format!("bad --tolerance_usecs {value:?}")))?;
                 self.notes.push(format!("tolerance {value} us"));
                 Ok(())
             }
@@ -449,9 +545,15 @@ impl Run {
                 if let Some(p) = self.upcoming_syn_ack.take() {
                     self.learn_peer(line, &p);
                 }
-                self.open(Handshake::Active, 65535);
+                self.open(line, Handshake::Active, 65535)?;
                 Ok(true)
             }
+            // A Fast Open sendto() connects and sends with the SYN (RFC
+            // 7413; Linux tcp_sendmsg_fastopen()), which the engine does
+            // not do.
+            "sendto" | "sendmsg" if args.iter().any(|a| a.contains("MSG_FASTOPEN")) => Err(
+                unsupported(line, format!("{name}() with MSG_FASTOPEN (TCP Fast Open)")),
+            ),
             "write" | "send" | "sendto" | "sendmsg" | "writev" => {
                 let n: u64 = ret
                     .parse()
@@ -469,20 +571,39 @@ impl Run {
     }
 
     /// Creates the sender for the connection the script opens.
-    fn open(&mut self, mode: Handshake, window: u64) {
+    fn open(&mut self, line: usize, mode: Handshake, window: u64) -> Result<(), Verdict> {
         let mut cfg = losslab_sim::sim::sender_config(&self.spec);
         cfg.handshake = mode;
         cfg.app = App::OnDemand { total: 1 << 50 };
         cfg.initial_rwnd = window;
-        let alg = losslab_sim::sim::build_algorithms(&self.spec, 0).expect("profiles build");
+        // A script's sysctls can ask for a combination no profile has
+        // (tcp_recovery=0 after tcp_early_retrans=3: RACK's TLP without
+        // RACK).
+        let alg = losslab_sim::sim::build_algorithms(&self.spec, 0)
+            .map_err(|e| unsupported(line, format!("the engine cannot be built so: {e}")))?;
         let s = Sender::new(cfg, alg, Self::engine_time(self.now));
         self.sender = Some(s);
         self.pump();
+        Ok(())
     }
 
     fn inbound(&mut self, line: usize, p: &Packet) -> Result<(), Verdict> {
         if p.rst() || p.fin() {
             return Err(unsupported(line, "a FIN or RST from the peer"));
+        }
+        if let Some(f) = p.unmodelled_flags() {
+            return Err(unsupported(
+                line,
+                format!("TCP flags {f} (ECN, URG or AccECN): the engine has none"),
+            ));
+        }
+        if p.urg.is_some_and(|u| u > 0) {
+            return Err(unsupported(line, "an urgent pointer"));
+        }
+        if let Some(TcpOption::Other(o)) =
+            p.options.iter().find(|o| matches!(o, TcpOption::Other(_)))
+        {
+            return Err(unsupported(line, format!("the TCP option {o}")));
         }
         if p.end > p.start && !p.syn() {
             return Err(unsupported(line, "data from the peer"));
@@ -494,7 +615,20 @@ impl Run {
                 TcpOption::Timestamp { val, .. } => {
                     ts_val = *val + 1;
                 }
-                TcpOption::Sack(b) => blocks.extend(b.iter().copied()),
+                // Linux's tcp_sacktag_write_queue() skips a block
+                // tcp_is_sackblock_valid() calls reversed or empty
+                // ("interpretation is ambiguous"); so do we, and say so.
+                TcpOption::Sack(b) => {
+                    for &(a, z) in b {
+                        if a < z {
+                            blocks.push((a, z));
+                        } else {
+                            self.notes.push(format!(
+                                "line {line}: SACK block {a}:{z} is empty or reversed; ignored as Linux does"
+                            ));
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -514,9 +648,11 @@ impl Run {
                 );
             } else {
                 if self.sender.is_none() {
-                    self.open(Handshake::Passive, window);
+                    self.open(line, Handshake::Passive, window)?;
                 }
-                let s = self.sender.as_mut().expect("opened");
+                let Some(s) = self.sender.as_mut() else {
+                    return Err(fail(line, "no connection for the SYN"));
+                };
                 s.on_ack(Self::engine_time(self.now), &syn_ack(window, ts_val, 0));
             }
             self.pump();
@@ -561,6 +697,7 @@ impl Run {
             // The final ACK of our SYN-ACK echoes it.
             ecr = self.syn_ts;
         }
+        // win <= 65535 and the shift <= 14 (learn_peer()): no overflow.
         let window = p.win.unwrap_or(65535) << self.peer_wscale;
         s.on_ack(
             Self::engine_time(self.now),
@@ -594,15 +731,21 @@ impl Run {
             .any(|o| matches!(o, TcpOption::Timestamp { .. }));
         self.sack &= p.options.contains(&TcpOption::SackOk);
         self.timestamps &= peer_ts;
+        // tcp_parse_options() takes a shift over TCP_MAX_WSCALE (14) as
+        // 14 ("Illegal window scaling value").
         self.peer_wscale = p
             .options
             .iter()
             .find_map(|o| match o {
-                TcpOption::WScale(w) => Some(*w),
+                TcpOption::WScale(w) => Some((*w).min(14)),
                 _ => None,
             })
             .unwrap_or(0);
-        let mss = mss.unwrap_or(536).min(1460) - if self.timestamps { 12 } else { 0 };
+        // tcp_parse_options() ignores an MSS option of 0 (the default 536
+        // stays); __tcp_mtu_to_mss() never goes below TCP_MIN_SND_MSS
+        // (48) before tcp_mtu_to_mss() takes the timestamp option off.
+        let mss = mss.filter(|&m| m > 0).unwrap_or(536).clamp(48, 1460)
+            - if self.timestamps { 12 } else { 0 };
         self.spec.mss = mss;
         self.notes.push(format!(
             "line {line}: MSS {mss}, SACK {}, timestamps {}",
@@ -624,6 +767,12 @@ impl Run {
                 "line {line}: a pure ACK from the engine's receive side is not modelled; skipped"
             ));
             return Ok(());
+        }
+        if let Some(f) = p.unmodelled_flags() {
+            return Err(unsupported(
+                line,
+                format!("TCP flags {f} (ECN, URG or AccECN): the engine sends none"),
+            ));
         }
         let tol = self.cfg.tolerance_us;
         if self.out.is_empty() {
@@ -663,8 +812,14 @@ impl Run {
             return Ok(());
         }
         // Engine sequence numbers start at 0, packetdrill's at 1; one
-        // expected range may be a burst of segments (TSO).
-        let (want_lo, want_hi) = (p.start - 1, p.end - 1);
+        // expected range may be a burst of segments (TSO). Data never
+        // starts at 0, the SYN's number.
+        let (Some(want_lo), Some(want_hi)) = (p.start.checked_sub(1), p.end.checked_sub(1)) else {
+            return Err(fail(
+                line,
+                format!("expected {}, the engine sent {}", show(p), describe(&first)),
+            ));
+        };
         if first.seq != want_lo {
             return Err(fail(
                 line,
@@ -828,6 +983,10 @@ fn show(p: &Packet) -> String {
 mod tests {
     use super::*;
 
+    fn run(s: &str) -> Report {
+        check_script("t.pkt", s.as_bytes()).unwrap()
+    }
+
     const HEAD: &str = "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 bind(3, ..., ...) = 0\n+0 listen(3, 1) = 0\n\
 +.1 < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>\n\
 +0 > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>\n\
@@ -841,7 +1000,7 @@ mod tests {
             "{HEAD}+0 write(4, ..., 5000) = 5000\n+0 > P. 1:5001(5000) ack 1\n\
              +.1 < . 1:1(0) ack 5001 win 320\n+0 %{{\nassert tcpi_rtt == 100000\nassert tcpi_snd_cwnd == 10\n}}%\n"
         );
-        let r = run_script(&s, &Config::default());
+        let r = run(&s);
         assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.notes);
     }
 
@@ -852,11 +1011,11 @@ mod tests {
         let s = format!(
             "{HEAD}+0 write(4, ..., 3000) = 3000\n+0 %{{ assert tcpi_snd_cwnd == 10 }}%\n+0 > P. 1:3001(3000) ack 1\n"
         );
-        let r = run_script(&s, &Config::default());
+        let r = run(&s);
         assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.notes);
         // What follows the last `>` line is not checked, but noted.
         let s = format!("{HEAD}+0 write(4, ..., 3000) = 3000\n+0 > P. 1:2001(2000) ack 1\n");
-        let r = run_script(&s, &Config::default());
+        let r = run(&s);
         assert_eq!(r.verdict, Verdict::Pass);
         assert!(
             r.notes.iter().any(|n| n.contains("2001:3001")),
@@ -870,7 +1029,7 @@ mod tests {
         let s = format!(
             "{HEAD}+0 write(4, ..., 3000) = 3000\n+0 > P. 1:2001(2000) ack 1\n+0 > P. 3001:4001(1000) ack 1\n"
         );
-        let r = run_script(&s, &Config::default());
+        let r = run(&s);
         match r.verdict {
             // The next `>` line meets the third segment, not what it wants.
             Verdict::Fail { line, message } => {
@@ -880,7 +1039,7 @@ mod tests {
             v => panic!("{v:?}"),
         }
         let s = format!("{HEAD}+0 write(4, ..., 3000) = 3000\n+0 > P. 1:4001(4000) ack 1\n");
-        let r = run_script(&s, &Config::default());
+        let r = run(&s);
         assert!(
             matches!(&r.verdict, Verdict::Fail { line: 9, message } if message.contains("1:3001")),
             "{:?}",
@@ -888,7 +1047,7 @@ mod tests {
         );
         // An assertion that does not hold.
         let s = format!("{HEAD}+0 %{{ assert tcpi_snd_cwnd == 9 }}%\n");
-        let r = run_script(&s, &Config::default());
+        let r = run(&s);
         assert!(
             matches!(&r.verdict, Verdict::Fail { message, .. } if message.contains("= 10")),
             "{:?}",
@@ -900,7 +1059,7 @@ mod tests {
     fn what_the_engine_does_not_model_is_reported() {
         let s = format!("{HEAD}+0 < P. 1:101(100) ack 1 win 320\n");
         assert!(matches!(
-            run_script(&s, &Config::default()).verdict,
+            run(&s).verdict,
             Verdict::Unsupported { line: 8, .. }
         ));
     }

@@ -1,11 +1,15 @@
 //! `losslab drill SCRIPT.pkt|DIR ...`: runs packetdrill scripts against
 //! the engine (losslab-drill) and prints a table of verdicts.
+//!
+//! A script that is not packetdrill is a row of its own ("bad input",
+//! with its file, line and message): the other scripts still run, and
+//! the command then exits 2 whatever their verdicts, as for any bad input.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use losslab_drill::{run_script, Config, Verdict};
+use losslab_drill::{run_script, Config, DrillError, Report, Verdict};
 
 use crate::Failure;
 
@@ -35,6 +39,23 @@ pub struct DrillArgs {
     pub write_expected: Option<PathBuf>,
 }
 
+/// The scripts of every argument; a directory without any is an error,
+/// as a path that does not exist is.
+fn collect_all(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for p in args {
+        let before = files.len();
+        collect(p, &mut files)?;
+        if files.len() == before {
+            return Err(Failure::BadInput(format!(
+                "{}: no .pkt files in this directory",
+                p.display()
+            )));
+        }
+    }
+    Ok(files)
+}
+
 fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     if p.is_dir() {
         let mut entries: Vec<PathBuf> = fs::read_dir(p)
@@ -59,6 +80,8 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     }
 }
 
+type Row = (String, PathBuf, Result<Report, DrillError>);
+
 /// One line of the expected-verdicts file.
 fn line_of(name: &str, v: &Verdict) -> String {
     match v {
@@ -76,38 +99,76 @@ pub fn drill(a: DrillArgs) -> Result<(), Failure> {
             losslab_sim::profile::NAMES.join(", ")
         )));
     }
-    let mut files = Vec::new();
-    for p in &a.scripts {
-        collect(p, &mut files)?;
+    let max = losslab_drill::script::MAX_TOLERANCE_US;
+    if !(0..=max).contains(&a.tolerance_us) {
+        return Err(Failure::BadInput(format!(
+            "--tolerance-us {}: expected 0 to {max}",
+            a.tolerance_us
+        )));
     }
+    let files = collect_all(&a.scripts)?;
     let cfg = Config {
         tolerance_us: a.tolerance_us,
         profile: a.profile.clone(),
     };
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for f in &files {
-        let text = fs::read_to_string(f)
-            .map_err(|e| Failure::BadInput(format!("{}: {e}", f.display())))?;
         let name = f
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        rows.push((name, f.clone(), run_script(&text, &cfg)));
+        let path = f.display().to_string();
+        // An unreadable file is one bad row, like a malformed one.
+        let result = match fs::read(f) {
+            Ok(bytes) => run_script(&path, &bytes, &cfg),
+            Err(e) => Err(DrillError {
+                file: path,
+                line: 0,
+                column: None,
+                message: e.to_string(),
+            }),
+        };
+        rows.push((name, f.clone(), result));
     }
-    let got: Vec<String> = rows
+    let bad: Vec<&DrillError> = rows
         .iter()
-        .map(|(n, _, r)| line_of(n, &r.verdict))
+        .filter_map(|(_, _, r)| r.as_ref().err())
         .collect();
     if a.json {
         let v: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(n, p, r)| {
-                serde_json::json!({ "script": n, "path": p, "verdict": r.verdict, "notes": r.notes })
+            .map(|(n, p, r)| match r {
+                Ok(r) => serde_json::json!({
+                    "script": n, "path": p, "verdict": r.verdict, "notes": r.notes
+                }),
+                Err(e) => serde_json::json!({
+                    "script": n,
+                    "path": p,
+                    "verdict": {
+                        "result": "bad-input",
+                        "line": e.line,
+                        "column": e.column,
+                        "message": e.message
+                    },
+                    "notes": []
+                }),
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&v).expect("serialises"));
     } else {
         for (n, _, r) in &rows {
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    let at = match (e.line, e.column) {
+                        (0, _) => String::new(),
+                        (l, Some(c)) => format!(":{l}:{c}"),
+                        (l, None) => format!(":{l}"),
+                    };
+                    println!("bad input    {n}{at}: {}", e.message);
+                    continue;
+                }
+            };
             match &r.verdict {
                 Verdict::Pass => println!("pass         {n}"),
                 Verdict::Fail { line, message } => println!("FAIL         {n}:{line}: {message}"),
@@ -121,22 +182,55 @@ pub fn drill(a: DrillArgs) -> Result<(), Failure> {
                 }
             }
         }
-        let count = |f: fn(&Verdict) -> bool| rows.iter().filter(|(_, _, r)| f(&r.verdict)).count();
+        let count = |f: fn(&Verdict) -> bool| {
+            rows.iter()
+                .filter(|(_, _, r)| r.as_ref().is_ok_and(|r| f(&r.verdict)))
+                .count()
+        };
         println!(
-            "{} scripts: {} pass, {} fail, {} unsupported",
+            "{} scripts: {} pass, {} fail, {} unsupported{}",
             rows.len(),
             count(|v| matches!(v, Verdict::Pass)),
             count(|v| matches!(v, Verdict::Fail { .. })),
-            count(|v| matches!(v, Verdict::Unsupported { .. }))
+            count(|v| matches!(v, Verdict::Unsupported { .. })),
+            if bad.is_empty() {
+                String::new()
+            } else {
+                format!(", {} bad input", bad.len())
+            }
         );
     }
+    if !bad.is_empty() {
+        // Verdicts are neither recorded nor compared while a script is
+        // not packetdrill: fix it first.
+        return Err(Failure::BadInput(format!(
+            "{} script(s) are not valid packetdrill{}:\n  {}",
+            bad.len(),
+            if a.write_expected.is_some() {
+                " (nothing written to --write-expected)"
+            } else {
+                ""
+            },
+            bad.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        )));
+    }
+    let got: Vec<String> = rows
+        .iter()
+        .filter_map(|(n, _, r)| r.as_ref().ok().map(|r| line_of(n, &r.verdict)))
+        .collect();
     if let Some(w) = &a.write_expected {
         fs::write(w, got.join("\n") + "\n")
             .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", w.display())))?;
     }
     let failed = rows
         .iter()
-        .filter(|(_, _, r)| matches!(r.verdict, Verdict::Fail { .. }))
+        .filter(|(_, _, r)| {
+            r.as_ref()
+                .is_ok_and(|r| matches!(r.verdict, Verdict::Fail { .. }))
+        })
         .count();
     if failed > 0 && a.expected.is_none() && a.write_expected.is_none() {
         return Err(Failure::Runtime(format!("{failed} script(s) failed")));
