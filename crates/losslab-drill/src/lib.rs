@@ -222,7 +222,19 @@ pub fn run_script(name: &str, bytes: &[u8], cfg: &Config) -> Result<Report, Dril
         syn_ts: 0,
         steps: 0,
     };
-    let verdict = r.events(&events);
+    // The engine is a TCP sender: a script without packets (system calls
+    // alone) has nothing it can check, so it never passes.
+    let has_packets = events
+        .iter()
+        .any(|e| matches!(e.action, Action::Inbound(_) | Action::Outbound(_)));
+    let verdict = if has_packets {
+        r.events(&events)
+    } else {
+        unsupported(
+            events[0].line,
+            "a script without packets (system calls only): nothing the engine models",
+        )
+    };
     Ok(Report {
         verdict,
         notes: r.notes,

@@ -1383,3 +1383,123 @@ pub fn plot_sweep(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>, Failur
     }
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn points(n: usize) -> Vec<Point> {
+        (0..n)
+            .map(|i| vec![("path.loss.p".to_string(), i.to_string())])
+            .collect()
+    }
+
+    fn valid(n: usize) -> Vec<Result<(), String>> {
+        (0..n)
+            .map(|p| if p == 3 { Err("bad".into()) } else { Ok(()) })
+            .collect()
+    }
+
+    fn line(p: i64, seed: u64) -> String {
+        format!("{{\"point\":{p},\"seed\":{seed},\"results\":{{\"flows\":[]}}}}\n")
+    }
+
+    #[test]
+    fn a_results_line_is_checked_against_the_sweep() {
+        let v = valid(8);
+        let ok = |l: &str| parse_results_line(l.as_bytes(), 8, &v, &[1, 2]);
+        assert_eq!(ok(&line(0, 2)), Ok((0, 2)));
+        for (bad, what) in [
+            (line(8, 1), "point 8"),
+            (line(3, 1), "invalid"),
+            (line(-1, 1), "point"),
+            (line(0, 3), "seed 3"),
+            ("{\"point\":0,\"seed\":1}".into(), "results"),
+            (
+                "{\"point\":0,\"seed\":1,\"results\":{},\"x\":1}".into(),
+                "unknown key",
+            ),
+            ("[]".into(), "object"),
+            ("{".into(), "not JSON"),
+            (
+                format!("{{\"point\":{},\"seed\":1,\"results\":{{}}}}", u64::MAX),
+                "point",
+            ),
+        ] {
+            let e = ok(&bad).unwrap_err();
+            assert!(e.contains(what), "{bad}: {e}");
+        }
+    }
+
+    /// A file of `n` good lines, then `tail` (the bytes a kill or a hostile
+    /// editor left).
+    fn file(dir: &Path, lines: &[String], tail: &[u8]) -> PathBuf {
+        let p = dir.join("results.jsonl");
+        let mut b = lines.concat().into_bytes();
+        b.extend_from_slice(tail);
+        fs::write(&p, b).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_cut_last_line_is_dropped_and_only_with_repair() {
+        let d = tempfile::tempdir().unwrap();
+        let good = vec![line(0, 1), line(1, 2)];
+        let cut = b"{\"point\":2,\"se";
+        let p = file(d.path(), &good, cut);
+        let e = read_results(&p, &points(8), &valid(8), &[1, 2], false).unwrap_err();
+        assert!(e.to_string().contains("line 3 is cut"), "{e}");
+        let idx = read_results(&p, &points(8), &valid(8), &[1, 2], true).unwrap();
+        assert_eq!(idx.runs.len(), 2);
+        assert_eq!(idx.dropped_bytes, cut.len() as u64);
+        assert_eq!(fs::read_to_string(&p).unwrap(), good.concat());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Whatever follows the good lines, reading never panics: the
+        /// index holds exactly the good runs plus those the tail validly
+        /// adds, or the error names a line; with `repair`, a tail with no
+        /// line break is dropped and the file is the good lines again.
+        #[test]
+        fn the_resume_reader_never_panics_or_miscounts(
+            keep in 0usize..6,
+            tail in proptest::collection::vec(any::<u8>(), 0..200),
+            repair in any::<bool>(),
+        ) {
+            let d = tempfile::tempdir().unwrap();
+            let good: Vec<String> = (0..keep).map(|i| line(if i >= 3 { i as i64 + 1 } else { i as i64 }, 1)).collect();
+            let p = file(d.path(), &good, &tail);
+            match read_results(&p, &points(8), &valid(8), &[1, 2], repair) {
+                Ok(idx) => {
+                    prop_assert!(idx.runs.len() >= keep);
+                    prop_assert!(idx.runs.keys().all(|&(p, s)| p < 8 && p != 3 && s <= 2));
+                    if !tail.contains(&b'\n') && !tail.is_empty() {
+                        prop_assert!(repair);
+                        prop_assert_eq!(idx.runs.len(), keep);
+                        prop_assert_eq!(fs::read_to_string(&p).unwrap(), good.concat());
+                    }
+                }
+                Err(e) => prop_assert!(e.to_string().contains("line "), "{}", e),
+            }
+        }
+
+        /// Arbitrary lines that parse are runs of the sweep; the rest are
+        /// errors that say why.
+        #[test]
+        fn a_line_parses_only_as_a_run_of_the_sweep(
+            p in -3i64..12, seed in 0u64..5, junk in "[ -~]{0,40}",
+        ) {
+            let v = valid(8);
+            let l = line(p, seed);
+            let r = parse_results_line(l.trim_end().as_bytes(), 8, &v, &[1, 2]);
+            prop_assert_eq!(r.is_ok(), (0..8).contains(&p) && p != 3 && (1..=2).contains(&seed));
+            let r = parse_results_line(junk.as_bytes(), 8, &v, &[1, 2]);
+            if let Err(e) = r {
+                prop_assert!(!e.is_empty());
+            }
+        }
+    }
+}

@@ -239,7 +239,7 @@ count = 1
         p.to_str().unwrap(),
         "--json",
         "--out",
-        dir.path().to_str().unwrap(),
+        dir.path().join("out").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
