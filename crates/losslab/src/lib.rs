@@ -12,6 +12,7 @@ pub mod model;
 pub mod model_cmd;
 pub mod plot;
 pub mod pool;
+pub mod pyconv;
 pub mod ray;
 pub mod report;
 pub mod reproduce;
