@@ -1229,3 +1229,157 @@ app = { kind = "chunks", file = "20MB", chunk = "1MB", connections = 3 }
     // The first sample of every flow is one base RTT (40 ms) after start.
     assert_eq!(rows[0][0], "0.040000000");
 }
+
+/// Seeds are TOML integers, so 9223372036854775807 is the largest: every
+/// way of giving one past it exits 2 saying so, naming what gave it
+/// (before, `--seeds` passed them on to fail with "got the string").
+#[test]
+fn seeds_past_the_largest_exit_2_saying_the_largest() {
+    let dir = tempfile::tempdir().unwrap();
+    let max = "9223372036854775807";
+    let sc = "examples/three-drops.toml";
+    bad(
+        &[
+            "run",
+            sc,
+            "--seeds",
+            "9223372036854775807..9223372036854775808",
+        ],
+        &["--seeds", "largest seed allowed is 9223372036854775807"],
+    );
+    bad(
+        &["run", sc, "--seeds", "1,9223372036854775808"],
+        &["--seeds", "largest seed allowed is 9223372036854775807"],
+    );
+    bad(
+        &["run", sc, "--seed", "9223372036854775808"],
+        &["--seed", max],
+    );
+    bad(
+        &["run", sc, "--set", "seed=9223372036854775808"],
+        &["--set seed=9223372036854775808", "largest seed allowed"],
+    );
+    let f = dir.path().join("big-seed.toml");
+    let text = std::fs::read_to_string(root().join(sc)).unwrap();
+    std::fs::write(&f, format!("seed = 9223372036854775808\n{text}")).unwrap();
+    bad(
+        &["run", f.to_str().unwrap()],
+        &["big-seed.toml", "largest seed allowed", max],
+    );
+    // The largest itself runs, given either way.
+    for args in [["--seed", max], ["--seeds", "9223372036854775807,1"]] {
+        let out = dir.path().join(args[0]);
+        let o = run(&["run", sc, args[0], args[1], "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// `--rate 1bps --awnd 1pkt --burst 1` printed a utilization of -60000:
+/// a window of under one packet after the reduction is outside the
+/// model, and refused naming the flag and the least window.
+#[test]
+fn model_refuses_a_window_below_one_packet_after_the_reduction() {
+    bad(
+        &["model", "--rate", "1bps", "--awnd", "1pkt", "--burst", "1"],
+        &["--awnd \"1pkt\"", "beta*AW >= 1", "AW >= 2.00 packets"],
+    );
+    bad(
+        &["model", "--rate", "1bps"],
+        &["--rate \"1bps\"", "--delay", "beta*AW >= 1"],
+    );
+    let o = run(&[
+        "model", "--rate", "1bps", "--awnd", "2pkt", "--burst", "1", "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// A summary.json or results.jsonl that is not losslab's exits 2 naming
+/// the file (and the line) and what is wrong, instead of a column of "-".
+#[test]
+fn compare_refuses_malformed_results_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good");
+    let o = run(&[
+        "run",
+        "examples/three-drops.toml",
+        "--out",
+        good.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let good = good.to_str().unwrap();
+    for (i, (summary, why)) in [
+        (
+            r#"{"runs": [{"flows": 1}]}"#,
+            "runs[0]: no whole-number \"seed\"",
+        ),
+        (
+            r#"{"runs": [{"seed": 1, "flows": 1}]}"#,
+            "runs[0]: no list of \"flows\"",
+        ),
+        (
+            r#"{"points": [{}]}"#,
+            "points[0] has no whole-number \"point\"",
+        ),
+        (r#"{"points": 3}"#, "\"points\" is a number"),
+        (r#"{"seed": 1, "flows": [{}]}"#, "flows[0] has no \"name\""),
+        (r#"{"flows": []}"#, "no whole-number \"seed\""),
+        ("[1, 2]", "a list, not an object"),
+        (r#"{"scenario": "x", "se"#, "not JSON"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let bad_dir = dir.path().join(format!("bad{i}"));
+        std::fs::create_dir(&bad_dir).unwrap();
+        std::fs::write(bad_dir.join("summary.json"), summary).unwrap();
+        let named = format!("bad{i}/summary.json");
+        bad(
+            &["compare", good, bad_dir.to_str().unwrap()],
+            &[&named, why],
+        );
+    }
+
+    // A sweep: its results.jsonl is read the same way.
+    let f = sweep_file(
+        dir.path(),
+        "seeds = \"1..2\"\n[axes]\n\"path.loss.p\" = [0.001]\n",
+    );
+    let sweep = dir.path().join("sweep");
+    let o = run(&[
+        "sweep",
+        f.to_str().unwrap(),
+        "--out",
+        sweep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let jsonl = sweep.join("results.jsonl");
+    let records = std::fs::read_to_string(&jsonl).unwrap();
+    let first = records.lines().next().unwrap().to_string();
+    let sweep = sweep.to_str().unwrap();
+    let ok = run(&["compare", good, sweep]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    // A last line cut by a kill is skipped, as the sweep's --resume does.
+    std::fs::write(&jsonl, format!("{records}{}", &first[..first.len() / 2])).unwrap();
+    let cut = run(&["compare", good, sweep]);
+    assert!(cut.status.success(), "{}", stderr(&cut));
+    assert_eq!(cut.stdout, ok.stdout);
+    for (text, why) in [
+        (
+            format!("garbage\n{records}"),
+            ":1: not a run record of losslab sweep (not JSON",
+        ),
+        (
+            format!("{records}{{\"point\": 5, \"seed\": 1, \"results\": {{}}}}\n"),
+            ":3: not a run record of losslab sweep (point 5, but summary.json lists 1 point)",
+        ),
+        (
+            format!("{records}{{\"point\": 0, \"seed\": 1}}\n"),
+            ":3: not a run record of losslab sweep (results: null",
+        ),
+    ] {
+        std::fs::write(&jsonl, text).unwrap();
+        bad(&["compare", good, sweep], &["results.jsonl", why]);
+    }
+    std::fs::remove_file(&jsonl).unwrap();
+    bad(&["compare", good, sweep], &["results.jsonl"]);
+}
