@@ -58,10 +58,21 @@ def _is_text(s: str) -> bool:
     return "\n" in s or "=" in s or s.lstrip().startswith("[")
 
 
+#: The largest seed: TOML's integers, which hold the seed, are 64-bit.
+_MAX_SEED = 2**63 - 1
+
+
 def _source(obj: Source, what: str) -> Tuple[str, str, Path]:
     """(origin for messages, TOML text, folder relative paths start from)."""
     if isinstance(obj, Mapping):
-        return f"<{what} dict>", _native.toml_of(dict(obj)), Path.cwd()
+        origin = f"<{what} dict>"
+        try:
+            # The dict itself, not a copy: a value that refers back to it
+            # is then caught as a cycle at its own key.
+            text = _native.toml_of(obj if isinstance(obj, dict) else dict(obj))
+        except ValueError as e:
+            raise ValueError(f"{origin}: {e}") from None
+        return origin, text, Path.cwd()
     if isinstance(obj, str) and _is_text(obj):
         return f"<{what} text>", obj, Path.cwd()
     if isinstance(obj, (str, os.PathLike)):
@@ -74,20 +85,34 @@ def _overrides(set: Overrides) -> List[str]:
     if set is None:
         return []
     if isinstance(set, Mapping):
-        return [f"{k}={_native.set_text(v)}" for k, v in set.items()]
+        return [f"{k}={_native.set_text(k, v)}" for k, v in set.items()]
     if isinstance(set, str):
         return [set]
     return [str(s) for s in set]
 
 
+def _whole(name: str, x: Any, low: int, high: Optional[int] = None) -> int:
+    """``x`` if it is an int (not a bool: True is not a seed) in
+    [low, high]; else ValueError naming the argument. A float is refused
+    even when integral: 1.9 would otherwise be truncated to 1."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise ValueError(f"{name}: expected an int, got {x!r} ({type(x).__name__})")
+    if x < low or (high is not None and x > high):
+        limit = f"from {low} to {high}" if high is not None else f"{low} or more"
+        raise ValueError(f"{name}: expected an int {limit}, got {x}")
+    return x
+
+
 def _seed_spec(seeds: Seeds) -> str:
-    if isinstance(seeds, bool):
-        raise TypeError("seeds: expected a count, a spec such as '1..20', or a list of ints")
-    if isinstance(seeds, int):
-        return str(seeds)
     if isinstance(seeds, str):
         return seeds
-    return ",".join(str(int(s)) for s in seeds)
+    if isinstance(seeds, (bool, int)):
+        return str(_whole("seeds", seeds, 1))
+    if isinstance(seeds, Sequence) and not isinstance(seeds, (bytes, bytearray)):
+        return ",".join(str(_whole(f"seeds[{i}]", s, 0, _MAX_SEED)) for i, s in enumerate(seeds))
+    raise ValueError(
+        f"seeds: expected a count, a spec such as '1..20', or a list of ints, got {seeds!r}"
+    )
 
 
 def seeds(spec: Seeds) -> List[int]:
@@ -120,6 +145,10 @@ def run(
     ``set`` overrides keys as ``--set`` does: ``{"path.loss.p": 0.02,
     "flow.a.recovery": "prr"}`` or ``["path.loss.p=0.02"]``.
     """
+    if seed is not None:
+        seed = _whole("seed", seed, 0, _MAX_SEED)
+    if jobs is not None:
+        jobs = _whole("jobs", jobs, 1)
     origin, text, _ = _source(scenario, "scenario")
     overrides = _overrides(set)
     if seeds is not None:
@@ -131,7 +160,7 @@ def run(
     if jobs is not None:
         raise ValueError("run: jobs goes with seeds")
     if seed is not None:
-        overrides.append(f"seed={int(seed)}")
+        overrides.append(f"seed={seed}")
     one: Dict[str, Any] = json.loads(_native.run_one(origin, text, overrides))
     return one
 
@@ -177,6 +206,8 @@ def sweep(
         raise ValueError(f"sweep: backend must be 'local' or 'ray', not {backend!r}")
     if backend == "ray" and jobs is not None:
         raise ValueError("sweep: jobs is for backend='local'; Ray places the tasks itself")
+    if jobs is not None:
+        jobs = _whole("jobs", jobs, 1)
     if resume and out is None:
         raise ValueError("sweep: resume needs the out folder of the sweep to continue")
     origin, text, base = _source(sweep, "sweep")

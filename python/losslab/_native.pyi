@@ -38,7 +38,9 @@ def seeds_of(spec: str) -> List[int]:
     """The seeds of a spec: "1..20", "20" or "3,7,11"."""
 
 def toml_of(d: Dict[str, Any]) -> str:
-    """A dict as TOML text, in the dict's key order."""
+    """A dict as TOML text, in the dict's key order; ValueError naming the
+    key path for what TOML cannot hold (None, sets, a dict that holds
+    itself, nesting over 64 levels, NaN, non-string keys)."""
 
-def set_text(v: Any) -> str:
-    """A value as --set writes it after KEY=."""
+def set_text(key: str, v: Any) -> str:
+    """A value as --set writes it after KEY=; errors name it set.KEY."""

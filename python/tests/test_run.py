@@ -4,6 +4,7 @@ document for the same scenario, seed and overrides."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -100,3 +101,122 @@ def test_bad_input_is_a_value_error_naming_the_key(repo, kwargs, needle):
 def test_a_missing_file_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         losslab.run(tmp_path / "nope.toml")
+
+
+def isolated(code: str) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter: a conversion that crashes the
+    interpreter (it once did) fails this test instead of ending pytest."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+REPORT_VALUE_ERROR = """
+import losslab
+try:
+    losslab.run(d)
+except ValueError as e:
+    print("ValueError:", e)
+"""
+
+
+@pytest.mark.parametrize(
+    "build,needle",
+    [
+        # A dict that holds itself (a segfault before: unbounded recursion).
+        ('d = {"path": {"rate": "10Mbps"}}; d["path"]["back"] = d', "path.back: this dict contains itself"),
+        ('d = {}; d["x"] = d', "x: this dict contains itself"),
+        ('l = []; l.append(l); d = {"flow": l}', "flow[0]: this list contains itself"),
+        # 20,000 levels (a segfault before): refused at 64.
+        (
+            "d = {}\nc = d\nfor _ in range(20000):\n    c['x'] = {}\n    c = c['x']",
+            "nested more than 64 levels deep",
+        ),
+        ("d = {'flow': 1}\nfor _ in range(70):\n    d['flow'] = [d['flow']]", "nested more than 64 levels deep"),
+    ],
+)
+def test_cyclic_or_deep_dicts_are_value_errors_not_crashes(build, needle):
+    p = isolated(build + "\n" + REPORT_VALUE_ERROR)
+    assert p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}"
+    assert p.stdout.startswith("ValueError: <scenario dict>: "), p.stdout
+    assert needle in p.stdout, p.stdout
+
+
+def test_the_deepest_dict_allowed_converts():
+    # 64 levels, the top dict counting as one: refused by the scenario's
+    # own checks (an unknown key), not by the converter.
+    d: dict = {}
+    c = d
+    for _ in range(63):
+        c["x"] = {}
+        c = c["x"]
+    with pytest.raises(ValueError, match="unknown key") as e:
+        losslab.run(d)
+    assert "levels" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "scenario,needle",
+    [
+        ({"path": {"rate": None}}, "path.rate: TOML cannot hold None (NoneType) (leave the key out"),
+        ({"path": {"loss": {"p": float("nan")}}}, "path.loss.p: NaN is not a finite number"),
+        ({"path": {"delay": float("-inf")}}, "path.delay: -inf is not a finite number"),
+        ({"flow": [{"name": "a", 1: "x"}]}, "flow[0]: keys must be strings, got 1 (int)"),
+        ({"flow": [{"name": {"a"}}]}, "flow[0].name: TOML cannot hold {'a'} (set)"),
+        ({"duration": object()}, "duration: TOML cannot hold <object object"),
+        ({"seed": 2**70}, "seed: 1180591620717411303424 is outside TOML's integers"),
+        ({"flow": [{"name": "\ud800"}]}, "flow[0].name: a string that is not valid Unicode"),
+        ({"odd key": {"x": b"bytes"}}, '"odd key".x: TOML cannot hold b\'bytes\' (bytes)'),
+    ],
+)
+def test_values_toml_cannot_hold_are_value_errors_naming_the_path(repo, scenario, needle):
+    with pytest.raises(ValueError) as e:
+        losslab.run(scenario)
+    assert needle in str(e.value)
+
+
+def test_set_values_toml_cannot_hold_are_value_errors_naming_the_key(repo):
+    path = repo / "examples/three-drops.toml"
+    with pytest.raises(ValueError, match=re.escape('set."path.loss.p": inf is not a finite number')):
+        losslab.run(path, set={"path.loss.p": float("inf")})
+    with pytest.raises(ValueError, match=re.escape("set.duration: TOML cannot hold None")):
+        losslab.run(path, set={"duration": None})
+
+
+@pytest.mark.parametrize(
+    "kwargs,needle",
+    [
+        # Each was truncated or coerced to 1 before.
+        ({"seed": 1.9}, "seed: expected an int, got 1.9 (float)"),
+        ({"seed": 2.0}, "seed: expected an int, got 2.0 (float)"),
+        ({"seed": True}, "seed: expected an int, got True (bool)"),
+        ({"seed": "3"}, "seed: expected an int, got '3' (str)"),
+        ({"seed": -1}, "seed: expected an int from 0 to 9223372036854775807, got -1"),
+        ({"seed": 2**63}, "seed: expected an int from 0 to 9223372036854775807, got 9223372036854775808"),
+        ({"seeds": [1.9, 2]}, "seeds[0]: expected an int, got 1.9 (float)"),
+        ({"seeds": [1, True]}, "seeds[1]: expected an int, got True (bool)"),
+        ({"seeds": [1, 2**63]}, "seeds[1]: expected an int from 0 to 9223372036854775807"),
+        ({"seeds": True}, "seeds: expected an int, got True (bool)"),
+        ({"seeds": 2.0}, "seeds: expected a count"),
+        ({"seeds": "1,9223372036854775808"}, "largest seed allowed is 9223372036854775807"),
+        # The command line's --jobs is 1 or more; 0 ran on one thread.
+        ({"seeds": 2, "jobs": 0}, "jobs: expected an int 1 or more, got 0"),
+        ({"seeds": 2, "jobs": -3}, "jobs: expected an int 1 or more, got -3"),
+        ({"seeds": 2, "jobs": 1.5}, "jobs: expected an int, got 1.5 (float)"),
+        ({"seeds": 2, "jobs": True}, "jobs: expected an int, got True (bool)"),
+    ],
+)
+def test_seed_seeds_and_jobs_must_be_exact_ints(repo, kwargs, needle):
+    with pytest.raises(ValueError) as e:
+        losslab.run(repo / "examples/three-drops.toml", **kwargs)
+    assert needle in str(e.value)
+
+
+def test_the_largest_seed_runs(repo):
+    r = losslab.run(repo / "examples/three-drops.toml", seed=2**63 - 1)
+    assert r["seed"] == 2**63 - 1
+
+
+def test_native_jobs_0_is_refused_too():
+    from losslab import _native
+
+    with pytest.raises(ValueError, match="jobs: expected 1 or more"):
+        _native.run_seeds("<t>", "", [], "1..2", 0)

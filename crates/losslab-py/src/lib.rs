@@ -18,13 +18,14 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use losslab::memory::Guard;
+use losslab::pyconv::{at, push_index, push_key, to_toml, too_deep, value_to_toml, Data};
 use losslab::seeds::{checked_scenario, document, results_value, run_seed_list, scenarios_for};
 use losslab::sweep::{execute, parse_sweep, Backend, SweepOptions};
 use losslab::tables::Column;
 use losslab::{pool, Failure};
 use losslab_sim::stats::parse_seeds;
 use losslab_sim::RunResults;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -121,6 +122,7 @@ fn run_seeds(
     seeds: &str,
     jobs: Option<u64>,
 ) -> PyResult<String> {
+    let jobs = checked_jobs(jobs)?;
     let seeds = parse_seeds(seeds).map_err(|e| PyValueError::new_err(format!("seeds: {e}")))?;
     let scenarios =
         scenarios_for(origin, text, &overrides, &seeds, &Guard::default()).map_err(to_py)?;
@@ -150,6 +152,7 @@ fn sweep<'py>(
     fail_fast: bool,
     progress: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let jobs = checked_jobs(jobs)?;
     let s = parse_sweep(origin, text, &base).map_err(to_py)?;
     let backend = match ray_address {
         Some(address) => Backend::Ray {
@@ -202,68 +205,126 @@ fn seeds_of(spec: &str) -> PyResult<Vec<u64>> {
     parse_seeds(spec).map_err(|e| PyValueError::new_err(format!("seeds: {e}")))
 }
 
-/// A Python value as a TOML value: str, bool, int, float, and lists and
-/// dicts of them, keeping the dicts' order (a sweep's first axis is its
-/// plots' x axis).
-fn toml_value(v: &Bound<'_, PyAny>, key: &str) -> PyResult<toml_edit::Value> {
-    use toml_edit::Value as V;
+/// A Python value as a [`Data`] tree: str, bool, int, float, and lists,
+/// tuples and dicts of them, dicts keeping their order. Refused with a
+/// ValueError naming the key path: a list or dict that holds itself (the
+/// ids of the containers on the way down are `on_path`), nesting deeper
+/// than [`MAX_DEPTH`], keys that are not strings, integers outside
+/// TOML's 64 bits, and any other type. Non-finite floats go into the
+/// tree; [`to_toml`] refuses them, as it must for a tree from anywhere.
+fn data_of(
+    v: &Bound<'_, PyAny>,
+    path: &str,
+    depth: usize,
+    on_path: &mut Vec<usize>,
+) -> PyResult<Data> {
+    let bad = |m: String| PyValueError::new_err(format!("{}: {m}", at(path)));
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(V::from(s.extract::<String>()?));
+        return match s.to_cow() {
+            Ok(s) => Ok(Data::Str(s.into_owned())),
+            Err(_) => Err(bad(
+                "a string that is not valid Unicode (a lone surrogate)".into()
+            )),
+        };
     }
     if v.is_instance_of::<PyBool>() {
-        return Ok(V::from(v.extract::<bool>()?));
+        return Ok(Data::Bool(v.extract()?));
     }
     if v.is_instance_of::<PyInt>() {
-        return Ok(V::from(v.extract::<i64>().map_err(|_| {
-            PyValueError::new_err(format!("{key}: integer out of TOML's 64-bit range"))
-        })?));
+        return v.extract::<i64>().map(Data::Int).map_err(|_| {
+            bad(format!(
+                "{v} is outside TOML's integers ({} to {})",
+                i64::MIN,
+                i64::MAX
+            ))
+        });
     }
     if v.is_instance_of::<PyFloat>() {
-        return Ok(V::from(v.extract::<f64>()?));
+        return Ok(Data::Float(v.extract()?));
     }
-    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        let mut a = toml_edit::Array::new();
-        for (i, x) in v.try_iter()?.enumerate() {
-            a.push(toml_value(&x?, &format!("{key}[{i}]"))?);
+    let list = v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
+    let dict = v.cast::<PyDict>().ok();
+    if !list && dict.is_none() {
+        let ty = v.get_type().name()?;
+        let hint = if v.is_none() {
+            " (leave the key out for its default)"
+        } else {
+            ""
+        };
+        return Err(bad(format!(
+            "TOML cannot hold {} ({ty}){hint}: give a str, bool, int, float, list or dict",
+            v.repr()?
+        )));
+    }
+    let id = v.as_ptr() as usize;
+    if on_path.contains(&id) {
+        return Err(bad(format!(
+            "this {} contains itself (a cycle), which TOML cannot hold",
+            if list { "list" } else { "dict" }
+        )));
+    }
+    if let Some(m) = too_deep(path, depth) {
+        return Err(PyValueError::new_err(m));
+    }
+    on_path.push(id);
+    let out = match dict {
+        Some(d) => {
+            let mut entries = Vec::with_capacity(d.len());
+            for (k, x) in d.iter() {
+                let Ok(k) = k.cast::<PyString>() else {
+                    return Err(bad(format!(
+                        "keys must be strings, got {} ({})",
+                        k.repr()?,
+                        k.get_type().name()?
+                    )));
+                };
+                let Ok(k) = k.to_cow() else {
+                    return Err(bad(
+                        "a key that is not valid Unicode (a lone surrogate)".into()
+                    ));
+                };
+                let sub = data_of(&x, &push_key(path, &k), depth + 1, on_path)?;
+                entries.push((k.into_owned(), sub));
+            }
+            Data::Dict(entries)
         }
-        return Ok(V::Array(a));
-    }
-    if let Ok(d) = v.cast::<PyDict>() {
-        let mut t = toml_edit::InlineTable::new();
-        for (k, x) in d.iter() {
-            let k: String = k
-                .extract()
-                .map_err(|_| PyTypeError::new_err(format!("{key}: keys must be strings")))?;
-            let sub = toml_value(&x, &format!("{key}.{k}"))?;
-            t.insert(&k, sub);
+        None => {
+            let mut items = Vec::new();
+            for (i, x) in v.try_iter()?.enumerate() {
+                items.push(data_of(&x?, &push_index(path, i), depth + 1, on_path)?);
+            }
+            Data::List(items)
         }
-        return Ok(V::InlineTable(t));
-    }
-    Err(PyTypeError::new_err(format!(
-        "{key}: expected a str, bool, int, float, list or dict, not {}",
-        v.get_type().name()?
-    )))
+    };
+    on_path.pop();
+    Ok(out)
 }
 
 /// A dict as a TOML document (a scenario or a sweep written as Python
 /// data), keys in the dict's order.
 #[pyfunction]
 fn toml_of(d: &Bound<'_, PyDict>) -> PyResult<String> {
-    let mut doc = toml_edit::DocumentMut::new();
-    for (k, v) in d.iter() {
-        let k: String = k
-            .extract()
-            .map_err(|_| PyTypeError::new_err("keys must be strings"))?;
-        let value = toml_value(&v, &k)?;
-        doc.insert(&k, toml_edit::Item::Value(value));
-    }
-    Ok(doc.to_string())
+    let data = data_of(d.as_any(), "", 1, &mut Vec::new())?;
+    to_toml(&data).map_err(PyValueError::new_err)
 }
 
-/// A Python value as `--set` text: `KEY=` followed by this.
+/// A Python value as `--set` text: `KEY=` followed by this. Errors name
+/// it `set.KEY`.
 #[pyfunction]
-fn set_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(toml_value(v, "set")?.decorated("", "").to_string())
+fn set_text(key: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+    let path = push_key("set", key);
+    let data = data_of(v, &path, 1, &mut Vec::new())?;
+    value_to_toml(&data, &path).map_err(PyValueError::new_err)
+}
+
+/// `jobs` as the command line's `--jobs` takes it: 1 or more.
+fn checked_jobs(jobs: Option<u64>) -> PyResult<Option<u64>> {
+    match jobs {
+        Some(0) => Err(PyValueError::new_err(
+            "jobs: expected 1 or more threads, got 0",
+        )),
+        j => Ok(j),
+    }
 }
 
 #[pymodule]

@@ -104,7 +104,7 @@ pub fn parse_scenario(
     let mut table: Table = toml::from_str(text).map_err(|e: toml::de::Error| ScenarioError {
         file: file.to_string(),
         key: String::new(),
-        message: e.to_string().trim_end().to_string(),
+        message: toml_message(text, &e),
     })?;
     let mut applied = Vec::with_capacity(overrides.len());
     for spec in overrides {
@@ -119,6 +119,33 @@ pub fn parse_scenario(
         overrides: applied,
     };
     cx.scenario(&table)
+}
+
+/// A TOML syntax error's message. The parser's own for an integer past
+/// 64 bits ("number too large to fit in target type") does not say where
+/// the limit is, and a seed is the key most likely to reach it.
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let mut m = e.to_string().trim_end().to_string();
+    // The span may be empty or cover only the start of the number.
+    let literal: String = e
+        .span()
+        .and_then(|s| text.get(s.start..))
+        .unwrap_or("")
+        .trim_start_matches(['+', '-'])
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '_')
+        .filter(|c| *c != '_')
+        .collect();
+    if !literal.is_empty()
+        && literal.bytes().all(|b| b.is_ascii_digit())
+        && literal.parse::<i64>().is_err()
+    {
+        m.push_str(&format!(
+            "\nTOML integers are at most {} (so is the largest seed allowed)",
+            i64::MAX
+        ));
+    }
+    m
 }
 
 /// The scenario text with the overrides applied, as TOML: what `losslab
@@ -893,6 +920,31 @@ impl Cx<'_> {
         }
     }
 
+    /// `seed`: an integer from 0 to `i64::MAX`, TOML's largest. A
+    /// `--set seed=` past that arrives as a string of digits (it is no
+    /// TOML integer) and is named as the number it is.
+    fn seed(&self, v: &Value, loc: &Loc) -> Res<u64> {
+        let got = match v {
+            Value::Integer(n) if *n >= 0 => return Ok(*n as u64),
+            Value::String(s)
+                if !s.is_empty()
+                    && s.bytes().all(|b| b.is_ascii_digit())
+                    && s.parse::<i64>().is_err() =>
+            {
+                format!("{s}, which is too large")
+            }
+            other => describe(other),
+        };
+        Err(self.err(
+            loc,
+            format!(
+                "expected an integer from 0 to {max} (a random seed; the largest seed allowed \
+                 is {max}, TOML's largest integer), got {got}",
+                max = i64::MAX
+            ),
+        ))
+    }
+
     fn probability(&self, v: &Value, loc: &Loc) -> Res<f64> {
         let p = match v {
             Value::Float(f) => *f,
@@ -991,7 +1043,7 @@ impl Cx<'_> {
             None => 60 * SEC,
         };
         let seed = match root.get("seed") {
-            Some(v) => self.integer(v, &top.key("seed"), 0, i64::MAX, "a random seed")? as u64,
+            Some(v) => self.seed(v, &top.key("seed"))?,
             None => 1,
         };
         let path_loc = top.key("path");

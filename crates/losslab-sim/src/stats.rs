@@ -16,13 +16,22 @@ use crate::rng::Stream;
 use crate::RunResults;
 
 /// Parses a seed list: `"1..20"` (inclusive), `"20"` (seeds 1 to 20), or
-/// `"3,7,11"`. The error says what form was expected.
+/// `"3,7,11"`. The error says what form was expected. Seeds are at most
+/// `i64::MAX`: each run sets its seed as a scenario's `seed` key, a TOML
+/// integer, which is 64-bit signed.
 pub fn parse_seeds(spec: &str) -> Result<Vec<u64>, String> {
     let spec = spec.trim();
     let num = |s: &str| -> Result<u64, String> {
-        s.trim()
-            .parse::<u64>()
-            .map_err(|_| format!("{s:?} is not a seed (a whole number)"))
+        let t = s.trim();
+        let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        match t.parse::<u64>() {
+            Ok(n) if n <= i64::MAX as u64 => Ok(n),
+            _ if digits => Err(format!(
+                "seed {t} is too large: the largest seed allowed is {} (a TOML integer)",
+                i64::MAX
+            )),
+            _ => Err(format!("{s:?} is not a seed (a whole number)")),
+        }
     };
     let seeds = if let Some((a, b)) = spec.split_once("..") {
         let (a, b) = (num(a)?, num(b.trim_start_matches('='))?);
@@ -404,6 +413,29 @@ mod tests {
         assert!(parse_seeds("0").is_err());
         assert!(parse_seeds("1,1").unwrap_err().contains("twice"));
         assert!(parse_seeds("a..3").unwrap_err().contains("not a seed"));
+    }
+
+    #[test]
+    fn seeds_above_i64_max_are_refused_saying_the_largest() {
+        let max = i64::MAX as u64;
+        assert_eq!(
+            parse_seeds("9223372036854775806..9223372036854775807").unwrap(),
+            vec![max - 1, max]
+        );
+        assert_eq!(parse_seeds("9223372036854775807,1").unwrap(), vec![max, 1]);
+        for spec in [
+            "9223372036854775807..9223372036854775808",
+            "1,9223372036854775808",
+            "18446744073709551615,1",
+            "1,99999999999999999999999",
+            "9223372036854775808",
+        ] {
+            let e = parse_seeds(spec).unwrap_err();
+            assert!(
+                e.contains("largest seed allowed is 9223372036854775807"),
+                "{spec}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -1488,3 +1488,35 @@ fn newreno_recovery_and_its_variant_table() {
     );
     file_error(&text, "flow.a.reno", &["takes no parameters"]);
 }
+
+/// A seed is a TOML integer, so 9223372036854775807 is the largest; the
+/// file, `--set seed=` and (through it) `--seed` and `--seeds` all say
+/// so, rather than "got the string" or "number too large".
+#[test]
+fn seeds_past_the_largest_toml_integer_say_the_largest() {
+    let max = "9223372036854775807";
+    assert_eq!(
+        parse(&format!("seed = {max}\n{MINIMAL}")).seed,
+        i64::MAX as u64
+    );
+    let e = parse_with(&format!("seed = 9223372036854775808\n{MINIMAL}"), &[]).unwrap_err();
+    assert_eq!(e.file, "test.toml");
+    assert!(e.to_string().contains(max), "{e}");
+    assert!(e.to_string().contains("largest seed"), "{e}");
+    override_error(
+        MINIMAL,
+        &["seed=9223372036854775808"],
+        "seed=9223372036854775808",
+        "the largest seed allowed is 9223372036854775807",
+    );
+    override_error(
+        MINIMAL,
+        &["seed=-1"],
+        "seed=-1",
+        "expected an integer from 0 to 9223372036854775807",
+    );
+    assert_eq!(
+        parse_with(MINIMAL, &[&format!("seed={max}")]).unwrap().seed,
+        i64::MAX as u64
+    );
+}

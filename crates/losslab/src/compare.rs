@@ -5,6 +5,7 @@
 //! difference from the first column is marked significant when Welch's
 //! t-test gives p < 0.05 (it needs two seeds or more on both sides).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,45 @@ struct Column {
     scopes: Vec<ScopeSummary>,
 }
 
+/// What a JSON value is, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Why `run` (at `at`, "" for the document itself) is not one run's
+/// results document: it needs a whole-number `seed` and a list of
+/// `flows`, each an object with a `name`.
+fn run_problem(run: &Value, at: &str) -> Option<String> {
+    let at = if at.is_empty() {
+        String::new()
+    } else {
+        format!("{at}: ")
+    };
+    let Some(obj) = run.as_object() else {
+        return Some(format!(
+            "{at}{}, not a run's results (an object)",
+            kind(run)
+        ));
+    };
+    if !obj.get("seed").is_some_and(Value::is_u64) {
+        return Some(format!("{at}no whole-number \"seed\""));
+    }
+    let Some(flows) = obj.get("flows").and_then(Value::as_array) else {
+        return Some(format!("{at}no list of \"flows\""));
+    };
+    flows
+        .iter()
+        .position(|f| !f.get("name").is_some_and(Value::is_string))
+        .map(|i| format!("{at}flows[{i}] has no \"name\""))
+}
+
 fn read(dir: &Path) -> Result<Vec<Column>, Failure> {
     let file = dir.join("summary.json");
     let text = fs::read_to_string(&file).map_err(|e| {
@@ -51,29 +91,44 @@ fn read(dir: &Path) -> Result<Vec<Column>, Failure> {
             file.display()
         ))
     })?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::BadInput(format!("{}: not a results document: {e}", file.display()))
-    })?;
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|e| Failure::BadInput(format!("{}: not JSON: {e}", file.display())))?;
+    let not_ours = |why: String| {
+        Failure::BadInput(format!(
+            "{}: not a losslab results document ({why}); expected the summary.json of \
+             losslab run or losslab sweep",
+            file.display()
+        ))
+    };
+    if !doc.is_object() {
+        return Err(not_ours(format!("{}, not an object", kind(&doc))));
+    }
     let name = dir.display().to_string();
-    if let Some(points) = doc.get("points").and_then(Value::as_array) {
+    if let Some(points) = doc.get("points") {
         // A sweep: its points, from results.jsonl for the seeds' values.
-        let jsonl = fs::read_to_string(dir.join("results.jsonl")).unwrap_or_default();
-        let mut per_point: Vec<Vec<(u64, Value)>> = vec![Vec::new(); points.len()];
-        for line in jsonl.lines() {
-            let Ok(v) = serde_json::from_str::<Value>(line) else {
-                continue;
-            };
-            if let (Some(p), Some(seed)) = (v["point"].as_u64(), v["seed"].as_u64()) {
-                if let Some(slot) = per_point.get_mut(p as usize) {
-                    slot.push((seed, v["results"].clone()));
-                }
+        let Some(points) = points.as_array() else {
+            return Err(not_ours(format!(
+                "\"points\" is {}, not a list",
+                kind(points)
+            )));
+        };
+        for (i, pt) in points.iter().enumerate() {
+            if !pt.get("point").is_some_and(Value::is_u64) {
+                return Err(not_ours(format!(
+                    "points[{i}] has no whole-number \"point\""
+                )));
+            }
+            if !pt.get("coordinates").is_some_and(Value::is_object) {
+                return Err(not_ours(format!(
+                    "points[{i}] has no \"coordinates\" object"
+                )));
             }
         }
+        let per_point = sweep_runs(&dir.join("results.jsonl"), points.len())?;
         return Ok(points
             .iter()
             .zip(per_point)
-            .map(|(pt, mut runs)| {
-                runs.sort_by_key(|r| r.0);
+            .map(|(pt, runs)| {
                 let coords = pt["coordinates"]
                     .as_object()
                     .map(|m| {
@@ -93,26 +148,95 @@ fn read(dir: &Path) -> Result<Vec<Column>, Failure> {
             })
             .collect());
     }
-    let runs: Vec<(u64, Value)> = match doc.get("runs").and_then(Value::as_array) {
+    let runs: Vec<(u64, Value)> = match doc.get("runs") {
         // run --seeds
-        Some(runs) => runs
-            .iter()
-            .map(|r| (r["seed"].as_u64().unwrap_or(0), r.clone()))
-            .collect(),
+        Some(runs) => {
+            let Some(runs) = runs.as_array() else {
+                return Err(not_ours(format!("\"runs\" is {}, not a list", kind(runs))));
+            };
+            if let Some(why) = runs
+                .iter()
+                .enumerate()
+                .find_map(|(i, r)| run_problem(r, &format!("runs[{i}]")))
+            {
+                return Err(not_ours(why));
+            }
+            if runs.is_empty() {
+                return Err(Failure::BadInput(format!(
+                    "{}: no finished runs to compare (the seeds were interrupted before any finished)",
+                    file.display()
+                )));
+            }
+            runs.iter()
+                .map(|r| (r["seed"].as_u64().unwrap_or(0), r.clone()))
+                .collect()
+        }
         // a single run
-        None => vec![(doc["seed"].as_u64().unwrap_or(0), doc.clone())],
+        None => {
+            if let Some(why) = run_problem(&doc, "") {
+                return Err(not_ours(why));
+            }
+            vec![(doc["seed"].as_u64().unwrap_or(0), doc.clone())]
+        }
     };
-    if runs.iter().all(|(_, r)| r.get("flows").is_none()) {
-        return Err(Failure::BadInput(format!(
-            "{}: no flows: not the output of losslab run or losslab sweep",
-            file.display()
-        )));
-    }
     let rows = runs.iter().flat_map(|(s, v)| rows_of(*s, v)).collect();
     Ok(vec![Column {
         label: name,
         scopes: aggregate(&rows),
     }])
+}
+
+/// A sweep's finished runs from its results.jsonl, per point (of
+/// `points`) in seed order. Every line must be a run record; only a last
+/// line without its newline, cut by a kill, is skipped, as the sweep
+/// itself does. A run recorded twice counts once (the later record), as
+/// in the sweep's own tables.
+fn sweep_runs(file: &Path, points: usize) -> Result<Vec<Vec<(u64, Value)>>, Failure> {
+    let text = fs::read_to_string(file).map_err(|e| {
+        Failure::BadInput(format!(
+            "{}: {e} (a sweep's output holds results.jsonl beside summary.json)",
+            file.display()
+        ))
+    })?;
+    let cut = !text.is_empty() && !text.ends_with('\n');
+    let lines: Vec<&str> = text.split_terminator('\n').collect();
+    let mut runs: BTreeMap<(usize, u64), Value> = BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        let bad = |why: String| {
+            Failure::BadInput(format!(
+                "{}:{}: not a run record of losslab sweep ({why})",
+                file.display(),
+                i + 1
+            ))
+        };
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(_) if cut && i + 1 == lines.len() => continue,
+            Err(e) => return Err(bad(format!("not JSON: {e}"))),
+        };
+        let Some(p) = v.get("point").and_then(Value::as_u64) else {
+            return Err(bad("no whole-number \"point\"".into()));
+        };
+        let Some(p) = usize::try_from(p).ok().filter(|&p| p < points) else {
+            return Err(bad(format!(
+                "point {p}, but summary.json lists {points} point{}",
+                if points == 1 { "" } else { "s" }
+            )));
+        };
+        let Some(seed) = v.get("seed").and_then(Value::as_u64) else {
+            return Err(bad("no whole-number \"seed\"".into()));
+        };
+        let results = v.get("results").unwrap_or(&Value::Null);
+        if let Some(why) = run_problem(results, "results") {
+            return Err(bad(why));
+        }
+        runs.insert((p, seed), results.clone());
+    }
+    let mut per_point = vec![Vec::new(); points];
+    for ((p, seed), r) in runs {
+        per_point[p].push((seed, r));
+    }
+    Ok(per_point)
 }
 
 fn find<'a>(c: &'a Column, scope: &str, metric: &str) -> Option<&'a Summary> {

@@ -14,6 +14,7 @@ pub mod model_cmd;
 pub mod outdir;
 pub mod plot;
 pub mod pool;
+pub mod pyconv;
 pub mod ray;
 pub mod report;
 pub mod reproduce;

@@ -106,8 +106,13 @@ impl ModelParams {
     }
 
     /// Whether the parameters are inside the model: positive `C` and `U`,
-    /// `AW >= C*U`, `1 <= n <= AW`, `0 < beta <= 1`. The error names the
-    /// parameter.
+    /// `AW >= C*U`, `1 <= n <= AW`, `0 < beta <= 1` and `beta*AW >= 1`.
+    /// The error names the parameter.
+    ///
+    /// The last is where the model's packet counts stop meaning anything:
+    /// Theorems 1 and 6 count `ssthresh - 1 = beta*AW - 1` packets in the
+    /// round, which is negative below one packet, and `I_min` then exceeds
+    /// `U` (a utilization of -60000 at 1 bit/s and a 1-packet window).
     pub fn check(&self) -> Result<(), String> {
         let finite = |x: f64| x.is_finite();
         if !(finite(self.c_pps) && self.c_pps > 0.0) {
@@ -132,6 +137,14 @@ impl ModelParams {
         }
         if !(finite(self.beta) && self.beta > 0.0 && self.beta <= 1.0) {
             return Err(format!("beta must be in (0, 1], got {}", self.beta));
+        }
+        if self.ssthresh_pkts() < 1.0 {
+            return Err(format!(
+                "the model needs ssthresh = beta*AW >= 1 packet, got {} * {:.2} = {:.2}",
+                self.beta,
+                self.aw_pkts,
+                self.ssthresh_pkts()
+            ));
         }
         Ok(())
     }
@@ -222,11 +235,14 @@ fn falling_window(p: &ModelParams, per_ack: f64) -> f64 {
     }
     // ACKs until the window reaches ssthresh.
     let k_floor = (top - floor) / per_ack;
-    if k_floor >= acks {
+    let mean = if k_floor >= acks {
         top - per_ack * acks / 2.0
     } else {
         (k_floor * (top + floor) / 2.0 + (acks - k_floor) * floor) / acks
-    }
+    };
+    // A mean of values in [floor, top] is in it; rounding could put it a
+    // hair below ssthresh, and one packet below 1 idles the link past U.
+    mean.clamp(floor, top)
 }
 
 /// Whether rate-halving's window is pinned at `pipe + 1` for the round:
@@ -767,5 +783,35 @@ mod tests {
             ..hand(10.0)
         };
         assert!(beta.check().unwrap_err().contains("beta"));
+    }
+
+    /// Below one packet of ssthresh the counts of Theorems 1 and 6 go
+    /// negative: 1 bit/s with a 1-packet window gave a utilization of
+    /// -60000. Such parameters are outside the model; at the edge
+    /// (ssthresh exactly 1) every utilization is in [0, 1].
+    #[test]
+    fn a_window_below_one_packet_after_the_reduction_is_outside_the_model() {
+        let tiny = ModelParams {
+            aw_pkts: 1.0,
+            n: 1.0,
+            ..ModelParams::from_link(1.0, 1500.0, 0.1, 1.0, 0.5)
+        };
+        assert!(
+            tiny.check().unwrap_err().contains("beta*AW >= 1"),
+            "{:?}",
+            tiny.check()
+        );
+        let edge = ModelParams {
+            aw_pkts: 2.0,
+            ..tiny
+        };
+        assert!(edge.check().is_ok());
+        for alg in Alg::ALL {
+            for or in [false, true] {
+                let u = utilization(alg, or, &edge);
+                assert!((0.0..=1.0).contains(&u), "{alg:?} {or}: {u}");
+                assert!(i_min(alg, or, &edge) <= edge.u_s);
+            }
+        }
     }
 }

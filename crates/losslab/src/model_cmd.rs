@@ -15,7 +15,7 @@ use crate::model::{
 };
 use crate::Failure;
 
-#[derive(Args)]
+#[derive(Args, Debug)]
 pub struct ModelArgs {
     /// Bottleneck capacity C, as a rate ("20Mbps").
     #[arg(long, default_value = "20Mbps")]
@@ -103,6 +103,28 @@ fn parse(a: &ModelArgs) -> Result<Input, Failure> {
                 ),
             ));
         }
+    }
+    let min_aw = 1.0 / beta;
+    if p.ssthresh_pkts() < 1.0 {
+        // The model counts ssthresh - 1 packets in the round (Theorems 1
+        // and 6): below one packet it would idle the link past U.
+        let need = format!(
+            "the model needs ssthresh = beta*AW >= 1 packet, so with --beta {beta} \
+             AW >= {min_aw:.2} packets ({:.0} B)",
+            (min_aw * packet_bytes as f64).ceil()
+        );
+        return Err(match &a.awnd {
+            Some(aw) => bad(
+                "awnd",
+                aw,
+                format!("{need}; got AW = {:.4} packets", p.aw_pkts),
+            ),
+            None => Failure::BadInput(format!(
+                "--rate {:?} and --delay {:?}: {need}; AW defaults to C*U = {:.4} packets here: \
+                 give a larger --rate, --delay or --awnd",
+                a.rate, a.delay, p.aw_pkts
+            )),
+        });
     }
     if p.n > p.aw_pkts {
         return Err(bad(
@@ -321,6 +343,7 @@ pub fn model(a: ModelArgs) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn args(f: impl FnOnce(&mut ModelArgs)) -> ModelArgs {
         let mut a = ModelArgs {
@@ -368,6 +391,179 @@ mod tests {
         let m = err(args(|a| a.awnd = Some("100pkt".into())));
         assert!(m.starts_with("--awnd") && m.contains("AW >= C*U"), "{m}");
         assert!(err(args(|a| a.awnd = Some("lots".into()))).contains("167pkt"));
+    }
+
+    /// `--rate 1bps --awnd 1pkt --burst 1` printed a utilization of
+    /// -60000: ssthresh = 0.5 packets, and the round counted -0.5 of them.
+    #[test]
+    fn a_window_below_one_packet_after_the_reduction_is_refused() {
+        let m = err(args(|a| {
+            a.rate = "1bps".into();
+            a.awnd = Some("1pkt".into());
+            a.burst = "1".into();
+        }));
+        assert!(m.starts_with("--awnd \"1pkt\""), "{m}");
+        assert!(
+            m.contains("beta*AW >= 1") && m.contains("AW >= 2.00 packets"),
+            "{m}"
+        );
+        // AW = C*U by default: the flags that make it are named.
+        let m = err(args(|a| a.rate = "1bps".into()));
+        assert!(
+            m.starts_with("--rate \"1bps\" and --delay \"100ms\""),
+            "{m}"
+        );
+        // The edge itself is inside: ssthresh of exactly one packet.
+        let inp = parse(&args(|a| {
+            a.rate = "1bps".into();
+            a.awnd = Some("2pkt".into());
+            a.burst = "2".into();
+        }))
+        .unwrap();
+        assert_eq!(inp.p.ssthresh_pkts(), 1.0);
+    }
+
+    /// Every utilization the command prints (both columns, table and
+    /// JSON) is in [0, 1] and every idle time is >= 0, for a sample of
+    /// every input `parse` accepts.
+    fn check_printed(inp: &Input) -> Result<(), TestCaseError> {
+        let doc = document(inp);
+        for a in doc["algorithms"].as_array().unwrap() {
+            for row in [&a["original"], &a["or"]] {
+                for k in ["utilization", "utilization_eq8"] {
+                    let u = row[k].as_f64();
+                    prop_assert!(
+                        u.is_some_and(|u| (0.0..=1.0).contains(&u)),
+                        "{} {k} = {:?}: {:?}",
+                        a["name"],
+                        row[k],
+                        inp.p
+                    );
+                }
+                let i = row["i_min_ms"].as_f64();
+                prop_assert!(
+                    i.is_some_and(|i| i >= 0.0),
+                    "{} i_min_ms = {:?}: {:?}",
+                    a["name"],
+                    row["i_min_ms"],
+                    inp.p
+                );
+            }
+        }
+        let text = render(inp);
+        let mut rows = 0;
+        for line in text.lines() {
+            let Some(rest) = line
+                .split_once("original")
+                .or_else(|| line.split_once("w/ OR"))
+                .map(|(_, r)| r)
+            else {
+                continue;
+            };
+            rows += 1;
+            let cells: Vec<&str> = rest.split_whitespace().take(3).collect();
+            let [i_min, u, eq8] = cells[..] else {
+                return Err(TestCaseError::fail(format!("row {line:?}")));
+            };
+            prop_assert!(!i_min.starts_with('-'), "{line}");
+            for c in [u, eq8] {
+                let x: f64 = c
+                    .parse()
+                    .map_err(|_| TestCaseError::fail(line.to_string()))?;
+                prop_assert!(!c.starts_with('-') && (0.0..=1.0).contains(&x), "{line}");
+            }
+        }
+        prop_assert_eq!(rows, 10, "{}", text);
+        Ok(())
+    }
+
+    /// Any of a wide range of flag values, each log-uniform over its
+    /// orders of magnitude (so windows and bursts of a packet or two come
+    /// up as often as large ones); many combinations are refused (AW <
+    /// C*U, n > AW, a window below a packet), which must be bad input,
+    /// never a panic.
+    fn wide() -> impl Strategy<Value = ModelArgs> {
+        let log = |hi: f64| (0.0..hi).prop_map(|e: f64| 10f64.powf(e).round() as u64);
+        (
+            log(13.0),
+            log(11.0),
+            prop::option::of((-3.0f64..6.0, prop::bool::ANY)),
+            log(6.0),
+            prop_oneof![Just(1.0f64), Just(0.5), 1e-6f64..=1.0],
+            log(4.8),
+        )
+            .prop_map(|(rate, delay_ns, aw, n, beta, pkt)| ModelArgs {
+                rate: format!("{rate}bps"),
+                delay: format!("{delay_ns}ns"),
+                awnd: aw.map(|(e, bytes)| {
+                    let x = 10f64.powf(e);
+                    if bytes {
+                        format!("{}B", (x * pkt as f64).ceil() as u64)
+                    } else {
+                        format!("{x}pkt")
+                    }
+                }),
+                burst: n.to_string(),
+                beta: beta.to_string(),
+                packet: format!("{pkt}B"),
+                json: false,
+            })
+    }
+
+    /// Inputs inside the model, spread over many orders of magnitude
+    /// (rate, delay and packet size log-uniform): AW = C*U when that is
+    /// a window the model takes, else a multiple of the least it takes,
+    /// n a share of AW, down to the one-packet edges.
+    fn inside() -> impl Strategy<Value = ModelArgs> {
+        (
+            0.0f64..11.0,
+            0.0f64..10.0,
+            0.0f64..4.0,
+            prop::option::of(0.0f64..8.0),
+            0.0f64..=1.0,
+            prop_oneof![Just(1.0f64), Just(0.5), 1e-3f64..=1.0],
+        )
+            .prop_map(|(rate_exp, delay_exp, pkt_exp, aw_exp, share, beta)| {
+                let rate = 10f64.powf(rate_exp).round() as u64;
+                let delay_ns = 10f64.powf(delay_exp).round() as u64;
+                let pkt = 10f64.powf(pkt_exp).round() as u64;
+                let bdp = rate as f64 / (8.0 * pkt as f64) * (delay_ns as f64 / 1e9);
+                let least = bdp.max(1.0 / beta) * (1.0 + 1e-9);
+                let aw = match aw_exp {
+                    None if bdp >= 1.0 / beta => None,
+                    e => Some(least * 10f64.powf(e.unwrap_or(0.0))),
+                };
+                let n = (aw.unwrap_or(bdp) * share).floor().max(1.0) as u64;
+                ModelArgs {
+                    rate: format!("{rate}bps"),
+                    delay: format!("{delay_ns}ns"),
+                    awnd: aw.map(|x| format!("{x}pkt")),
+                    burst: n.to_string(),
+                    beta: beta.to_string(),
+                    packet: format!("{pkt}B"),
+                    json: false,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn wide_inputs_print_utilizations_in_0_1_or_are_refused(a in wide()) {
+            match parse(&a) {
+                Ok(inp) => check_printed(&inp)?,
+                Err(Failure::BadInput(_)) => {}
+                Err(e) => prop_assert!(false, "{e}"),
+            }
+        }
+
+        #[test]
+        fn accepted_inputs_print_utilizations_in_0_1(a in inside()) {
+            let inp = parse(&a);
+            prop_assume!(inp.is_ok());
+            check_printed(&inp.unwrap())?;
+        }
     }
 
     #[test]

@@ -13,8 +13,9 @@ use crate::Failure;
 /// `--seed` and `--set`, applied to the file before anything is checked.
 #[derive(Args)]
 pub struct Overrides {
-    /// Override the scenario's seed.
-    #[arg(long)]
+    /// Override the scenario's seed (0 to 9223372036854775807, the
+    /// largest TOML integer: the seed is applied as the `seed` key).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(..=i64::MAX as u64))]
     pub seed: Option<u64>,
     /// Override one key, e.g. --set path.delay=100ms or
     /// --set flow.a.recovery=rfc6675 (repeatable).

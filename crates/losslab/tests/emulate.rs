@@ -43,20 +43,40 @@ fn namespaces_of(pid: u32) -> Vec<String> {
     losslab_net::netns::our_netns(Some(pid))
 }
 
-/// Waits until the emulator of `child` has created its namespaces.
-fn wait_for_namespaces(child: &mut Child) -> Vec<String> {
+/// Only guards against a hang: nothing waits this long unless broken.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// The processes in network namespace `ns` (`ip netns pids`): the
+/// emulator's own threads that enter it are not processes, so in A's
+/// namespace these are the A command and its children.
+fn pids_in(ns: &str) -> Vec<String> {
+    let o = Command::new("ip")
+        .args(["netns", "pids", ns])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+fn a_namespace(names: &[String]) -> &str {
+    names.iter().find(|n| n.ends_with("-a")).unwrap()
+}
+
+/// Waits until the emulator of `child` has created its namespaces and
+/// started the A command in A's, however long that takes.
+fn wait_for_the_a_command(child: &mut Child) -> Vec<String> {
     let t = Instant::now();
     loop {
         let n = namespaces_of(child.id());
-        if n.len() == 2 {
-            // Give it a moment to start the A command.
-            std::thread::sleep(Duration::from_millis(300));
+        if n.len() == 2 && !pids_in(a_namespace(&n)).is_empty() {
             return n;
         }
         assert!(child.try_wait().unwrap().is_none(), "emulate exited early");
         assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "namespaces never appeared"
+            t.elapsed() < DEADLINE,
+            "the A command never started: namespaces {n:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -132,7 +152,7 @@ fn ctrl_c_stops_with_130_and_removes_everything() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = start(dir.path(), "sleep 60");
     let pid = child.id();
-    wait_for_namespaces(&mut child);
+    wait_for_the_a_command(&mut child);
     // SAFETY: signalling our own child.
     unsafe { libc::kill(pid as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
@@ -167,20 +187,32 @@ fn a_killed_run_leaves_nothing_after_the_next_run_or_cleanup() {
             ),
         );
         let pid = child.id();
-        let names = wait_for_namespaces(&mut child);
+        let names = wait_for_the_a_command(&mut child);
+        let t = Instant::now();
+        while !marker.exists() {
+            assert!(
+                t.elapsed() < DEADLINE,
+                "the A command never touched {marker:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         // SAFETY: signalling our own child.
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
         child.wait().unwrap();
         // The TUN devices died with the process's fds.
         assert!(losslab_net::netns::our_root_devices().is_empty());
-        // The command inside died with its parent (PR_SET_PDEATHSIG).
-        std::thread::sleep(Duration::from_millis(300));
-        let _ = std::fs::remove_file(&marker);
-        std::thread::sleep(Duration::from_millis(300));
-        assert!(
-            !marker.exists(),
-            "the A command outlived the killed emulator"
-        );
+        // The command inside died with its parent (PR_SET_PDEATHSIG): A's
+        // namespace empties (its last `sleep 0.05` ends by itself); a
+        // command that outlived the emulator would keep it busy.
+        let t = Instant::now();
+        while !pids_in(a_namespace(&names)).is_empty() {
+            assert!(
+                t.elapsed() < DEADLINE,
+                "the A command outlived the killed emulator: {:?}",
+                pids_in(a_namespace(&names))
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         // Only the namespaces remain, until the next run or --cleanup.
         assert_eq!(namespaces_of(pid), names);
         let o = if next == "cleanup" {
