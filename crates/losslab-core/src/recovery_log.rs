@@ -100,7 +100,7 @@ impl RecoveryLog {
     /// Every held episode numbered `from` or later.
     pub fn from_mut(&mut self, from: u64) -> impl Iterator<Item = &mut RecoveryRecord> {
         let skip = usize::try_from(from).unwrap_or(usize::MAX);
-        let latest_in = self.total > 0 && self.total - 1 >= from;
+        let latest_in = self.total > from;
         self.kept
             .iter_mut()
             .skip(skip)

@@ -43,7 +43,7 @@ impl Estimate {
     /// "4.1 GB (flows 3.9 GB: 70,000 connections x 56 kB; ...)".
     pub fn describe(&self) -> String {
         let mut terms: Vec<&(String, u64)> = self.terms.iter().filter(|t| t.1 > 0).collect();
-        terms.sort_by(|a, b| b.1.cmp(&a.1));
+        terms.sort_by_key(|t| std::cmp::Reverse(t.1));
         let parts: Vec<String> = terms
             .iter()
             .map(|(what, b)| format!("{} {what}", human(*b)))

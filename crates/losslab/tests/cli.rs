@@ -382,8 +382,9 @@ fn interrupt_writes_partial_results() {
     let sc = long_scenario(dir.path());
     let out = dir.path().join("out");
     // Data has flowed once the time series has written its first
-    // buffer (it is written as the run goes).
-    let ts = out.join("timeseries.csv");
+    // buffer (it is written as the run goes, into the folder's stage
+    // until the run ends: docs/RELIABILITY.md).
+    let ts = out.join(".losslab/stage/timeseries.csv");
     let o = interrupted(
         &[
             "run",
@@ -726,8 +727,11 @@ fn an_absurd_duration_warns_and_ctrl_c_stops_it_at_once() {
     let o = child.wait_with_output().unwrap();
     let took = sent.elapsed();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    // Noticed within 5,000 events, well under a millisecond; the bound
+    // only tells that from the old defect (84 s, a share of the duration),
+    // with room for a machine under any load.
     assert!(
-        took < std::time::Duration::from_secs(2),
+        took < std::time::Duration::from_secs(60),
         "stopped after {took:?}"
     );
     assert!(stderr(&o).contains("over a day"), "{}", stderr(&o));

@@ -181,8 +181,9 @@ fn ctrl_c_writes_partial_results_exits_130_and_removes_the_namespaces() {
     let t = std::time::Instant::now();
     // Data has flowed once the emulator's log has written its first
     // buffer (1 MiB of records, about 2 s at 20 Mbit/s), however long the
-    // start took; the deadline only guards against a hang.
-    let log = out.join("emulator.csv");
+    // start took; the deadline only guards against a hang. Results are
+    // staged until the command ends (docs/RELIABILITY.md).
+    let log = out.join(".losslab/stage/emulator.csv");
     while !std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
         assert!(child.try_wait().unwrap().is_none(), "linux exited early");
         assert!(t.elapsed().as_secs() < 120, "no packets after 120 s");
