@@ -51,7 +51,9 @@ def run(flag, out, papers=()):
     if not os.path.exists(exe):
         subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
     flags = [flag] if flag else []
-    subprocess.run([exe, "reproduce", *papers, *flags, "--out", out], cwd=ROOT, check=True,
+    # --force: these folders are this script's own, possibly written by a
+    # losslab older than output-folder manifests (docs/RELIABILITY.md).
+    subprocess.run([exe, "reproduce", *papers, *flags, "--out", out, "--force"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
 
 
