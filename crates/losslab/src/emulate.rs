@@ -89,13 +89,7 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
     let inputs = [file];
     let dir = real_path_out("emulate", a.out.as_deref(), &scenario, a.force, &inputs)?;
     dir.claim(&["emulator.csv", "health.json"])?;
-    let (pcap_dir, pcap_own) = match &a.pcap {
-        Some(p) => {
-            let (d, own) = dir.nested(p, "--pcap", a.force, &inputs)?;
-            (Some(d), own)
-        }
-        None => (None, None),
-    };
+    let (pcap_dir, pcap_own) = dir.nested(a.pcap.as_deref(), "--pcap", a.force, &inputs)?;
     let root = dir.root().to_path_buf();
     let out = dir.stage();
     let duration = scenario.duration;

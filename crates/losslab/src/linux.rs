@@ -68,13 +68,7 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         "sim-summary.json",
         "sim-timeseries.csv",
     ])?;
-    let (pcap_dir, pcap_own) = match &a.pcap {
-        Some(p) => {
-            let (d, own) = dir.nested(p, "--pcap", a.force, &inputs)?;
-            (Some(d), own)
-        }
-        None => (None, None),
-    };
+    let (pcap_dir, pcap_own) = dir.nested(a.pcap.as_deref(), "--pcap", a.force, &inputs)?;
     let root = dir.root().to_path_buf();
     // Everything is written into the stage and moved into place at the end.
     let out = dir.stage();

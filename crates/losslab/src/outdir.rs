@@ -370,14 +370,17 @@ impl OutDir {
     /// same rules (commit it too).
     pub fn nested(
         &self,
-        path: &Path,
+        path: Option<&Path>,
         flag: &str,
         force: bool,
         inputs: &[&Path],
-    ) -> Result<(PathBuf, Option<OutDir>), Failure> {
+    ) -> Result<(Option<PathBuf>, Option<OutDir>), Failure> {
+        let Some(path) = path else {
+            return Ok((None, None));
+        };
         if let Ok(rel) = normal(path).strip_prefix(normal(&self.root)) {
             if !rel.starts_with(META) {
-                return Ok((self.stage().join(rel), None));
+                return Ok((Some(self.stage().join(rel)), None));
             }
         }
         let d = OutDir::open(
@@ -389,7 +392,7 @@ impl OutDir {
                 inputs,
             },
         )?;
-        Ok((d.stage(), Some(d)))
+        Ok((Some(d.stage()), Some(d)))
     }
 
     /// A file the command appends to in place, outside the stage (a

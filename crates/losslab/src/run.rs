@@ -171,13 +171,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         }
     }
     dir.claim(&names)?;
-    let (pcap_dir, pcap_own) = match &a.pcap {
-        None => (None, None),
-        Some(p) => {
-            let (d, own) = dir.nested(p, "--pcap", a.force, &inputs)?;
-            (Some(d), own)
-        }
-    };
+    let (pcap_dir, pcap_own) = dir.nested(a.pcap.as_deref(), "--pcap", a.force, &inputs)?;
     let stage = dir.stage();
     warn_if_absurd(&scenario);
     let cannot = |p: &Path, e: std::io::Error| {

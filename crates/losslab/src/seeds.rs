@@ -217,6 +217,93 @@ impl Spool {
     }
 }
 
+/// Every run's numbers on disk as (metric, value) records of 12 bytes,
+/// the metrics numbered by first appearance: what `run --seeds` and
+/// `sweep` build their tables from without holding the runs in memory.
+pub struct Values {
+    path: PathBuf,
+    w: Option<std::io::BufWriter<fs::File>>,
+    /// (scope, metric) by number.
+    pub names: Vec<(String, String)>,
+    numbers: HashMap<(String, String), u32>,
+}
+
+impl Values {
+    pub fn create(path: &Path) -> Result<Values, Failure> {
+        let f = fs::File::create(path).map_err(|e| cannot(path, e))?;
+        Ok(Values {
+            path: path.to_path_buf(),
+            w: Some(std::io::BufWriter::new(f)),
+            names: Vec::new(),
+            numbers: HashMap::new(),
+        })
+    }
+
+    /// Records one row; returns the metric's number.
+    pub fn push(&mut self, scope: String, metric: String, x: f64) -> Result<u32, Failure> {
+        let key = (scope, metric);
+        let k = match self.numbers.get(&key) {
+            Some(&k) => k,
+            None => {
+                self.names.push(key.clone());
+                let k = self.names.len() as u32 - 1;
+                self.numbers.insert(key, k);
+                k
+            }
+        };
+        let w = self.w.as_mut().expect("open until finish");
+        w.write_all(&k.to_le_bytes())
+            .and_then(|_| w.write_all(&x.to_le_bytes()))
+            .map_err(|e| cannot(&self.path, e))?;
+        Ok(k)
+    }
+
+    /// Ends writing; the records can then be read with [`Values::records`].
+    pub fn finish(&mut self) -> Result<(), Failure> {
+        if let Some(mut w) = self.w.take() {
+            w.flush().map_err(|e| cannot(&self.path, e))?;
+        }
+        self.numbers = HashMap::new();
+        Ok(())
+    }
+
+    /// The records in the order they were pushed.
+    pub fn records(&self) -> Result<Records, Failure> {
+        let f = fs::File::open(&self.path).map_err(|e| cannot(&self.path, e))?;
+        Ok(Records {
+            path: self.path.clone(),
+            r: std::io::BufReader::new(f),
+        })
+    }
+}
+
+/// Reads a [`Values`] file back: (metric number, value) records.
+pub struct Records {
+    path: PathBuf,
+    r: std::io::BufReader<fs::File>,
+}
+
+impl Iterator for Records {
+    type Item = Result<(usize, f64), Failure>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::io::Read;
+        let mut rec = [0u8; 12];
+        match self.r.read_exact(&mut rec) {
+            Ok(()) => {
+                let k = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
+                let x = f64::from_le_bytes(rec[4..].try_into().expect("8 bytes"));
+                Some(Ok((k, x)))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => None,
+            Err(e) => Some(Err(Failure::Runtime(format!(
+                "{}: {e}",
+                self.path.display()
+            )))),
+        }
+    }
+}
+
 /// Memory for one group of metric columns while the aggregate is built:
 /// the columns are read back from the values file a group at a time.
 const COLUMN_BUDGET: usize = 64 << 20;
@@ -236,52 +323,31 @@ pub fn stream_tables(
     summary: &Path,
     csv: &Path,
 ) -> Result<Vec<ScopeSummary>, Failure> {
-    use std::io::{BufReader, BufWriter, Read};
-    let mut names: Vec<(String, String)> = Vec::new();
-    let mut index: HashMap<(String, String), u32> = HashMap::new();
+    use std::io::BufWriter;
     let mut out = BufWriter::new(fs::File::create(csv).map_err(|e| cannot(csv, e))?);
-    let mut vals = BufWriter::new(fs::File::create(values).map_err(|e| cannot(values, e))?);
+    let mut vals = Values::create(values)?;
     out.write_all(b"seed,flow,metric,value\n")
         .map_err(|e| cannot(csv, e))?;
     for doc in spool.documents()? {
         let (i, v) = doc?;
         for (seed, scope, metric, x) in rows_of(seeds[i], &v) {
             writeln!(out, "{seed},{scope},{metric},{x}").map_err(|e| cannot(csv, e))?;
-            let key = (scope, metric);
-            let k = match index.get(&key) {
-                Some(&k) => k,
-                None => {
-                    names.push(key.clone());
-                    index.insert(key, names.len() as u32 - 1);
-                    names.len() as u32 - 1
-                }
-            };
-            vals.write_all(&k.to_le_bytes())
-                .and_then(|_| vals.write_all(&x.to_le_bytes()))
-                .map_err(|e| cannot(values, e))?;
+            vals.push(scope, metric, x)?;
         }
     }
     out.flush().map_err(|e| cannot(csv, e))?;
-    vals.flush().map_err(|e| cannot(values, e))?;
-    drop(index);
+    vals.finish()?;
 
+    let names = &vals.names;
     let runs = spool.count().max(1);
     let group_size = (COLUMN_BUDGET / (8 * runs)).max(1);
     let mut summaries = Vec::with_capacity(names.len());
     for first in (0..names.len()).step_by(group_size) {
         let last = (first + group_size).min(names.len());
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); last - first];
-        let mut r = BufReader::new(fs::File::open(values).map_err(|e| cannot(values, e))?);
-        let mut rec = [0u8; 12];
-        loop {
-            match r.read_exact(&mut rec) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
-                Err(e) => return Err(cannot(values, e)),
-            }
-            let k = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
+        for rec in vals.records()? {
+            let (k, x) = rec?;
             if (first..last).contains(&k) {
-                let x = f64::from_le_bytes(rec[4..].try_into().expect("8 bytes"));
                 cols[k - first].push(x);
             }
         }

@@ -9,7 +9,7 @@
 //! documents. The file format is docs/SCENARIO.md, "Sweeps"; the Python
 //! package (crates/losslab-py) calls [`parse_sweep`] and [`execute`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, Write as _};
@@ -27,7 +27,7 @@ use crate::memory::Guard;
 use crate::outdir::{self, Mode, Options, OutDir};
 use crate::pool;
 use crate::ray;
-use crate::seeds::{aggregate_json, checked_scenario, progress_bar, results_value};
+use crate::seeds::{aggregate_json, checked_scenario, progress_bar, results_value, Values};
 use crate::tables::{Column, Table};
 use crate::Failure;
 
@@ -822,41 +822,24 @@ fn write_tables(
     scratch: &Path,
     keep_runs: bool,
 ) -> Result<Tables, Failure> {
-    use std::io::{BufReader, BufWriter, Read};
-    let cannot = |p: &Path, e: &dyn std::fmt::Display| {
-        Failure::Runtime(format!("cannot write {}: {e}", p.display()))
-    };
     // Pass 1: every run's numbers as (metric, value) records, the metrics
     // numbered in the order they first appear in (point, seed) order.
-    let values = scratch.join("sweep-values.bin");
-    let mut names: Vec<(String, String)> = Vec::new();
+    let mut values = Values::create(&scratch.join("sweep-values.bin"))?;
     let mut lens: Vec<u32> = Vec::with_capacity(index.runs.len());
     {
-        let mut numbering: HashMap<(String, String), u32> = HashMap::new();
         let mut src = fs::File::open(jsonl)
             .map_err(|e| Failure::Runtime(format!("{}: {e}", jsonl.display())))?;
-        let mut w = BufWriter::new(fs::File::create(&values).map_err(|e| cannot(&values, &e))?);
         for (&(_, seed), &at) in &index.runs {
             let r = read_run(&mut src, jsonl, at)?;
             let rows = rows_of(seed, &r);
             lens.push(rows.len() as u32);
             for (_, scope, metric, x) in rows {
-                let key = (scope, metric);
-                let k = match numbering.get(&key) {
-                    Some(&k) => k,
-                    None => {
-                        names.push(key.clone());
-                        numbering.insert(key, names.len() as u32 - 1);
-                        names.len() as u32 - 1
-                    }
-                };
-                w.write_all(&k.to_le_bytes())
-                    .and_then(|_| w.write_all(&x.to_le_bytes()))
-                    .map_err(|e| cannot(&values, &e))?;
+                values.push(scope, metric, x)?;
             }
         }
-        w.flush().map_err(|e| cannot(&values, &e))?;
+        values.finish()?;
     }
+    let names = &values.names;
 
     // Pass 2: runs.csv and runs.parquet a batch at a time, and each
     // point's statistics from its own runs.
@@ -877,9 +860,8 @@ fn write_tables(
     )?;
     let summary_json = stage.join("summary.json");
     let mut summary = SummaryWriter::create(s, &summary_json)?;
-    let mut r = BufReader::new(fs::File::open(&values).map_err(|e| cannot(&values, &e))?);
+    let mut records = values.records()?;
     let mut keys = index.runs.keys().zip(&lens).peekable();
-    let mut rec = [0u8; 12];
     let mut lines = Vec::with_capacity(pts.len());
     for (p, at) in pts.iter().enumerate() {
         let mut point_rows: Rows = Vec::new();
@@ -892,10 +874,9 @@ fn write_tables(
             seeds.push(seed);
             let mut row = vec![None; names.len()];
             for _ in 0..n {
-                r.read_exact(&mut rec)
-                    .map_err(|e| Failure::Runtime(format!("{}: {e}", values.display())))?;
-                let k = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
-                let x = f64::from_le_bytes(rec[4..].try_into().expect("8 bytes"));
+                let (k, x) = records.next().ok_or_else(|| {
+                    Failure::Runtime("the sweep's values spool ended early".into())
+                })??;
                 row[k] = Some(x);
                 let (scope, metric) = &names[k];
                 point_rows.push((seed, scope.clone(), metric.clone(), x));
