@@ -30,6 +30,8 @@ pub const PER_CHUNK: u64 = 200;
 /// One row of timeseries.csv or packets.csv that `--plot` loads back to
 /// draw.
 pub const PER_TRACE_ROW: u64 = 160;
+/// One entry of a `writes` app, copied per connection.
+pub const PER_WRITE: u64 = 48;
 
 /// The estimate and its terms, largest first when shown.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,11 +92,21 @@ pub fn estimate(sc: &Scenario, traces_loaded: bool) -> Estimate {
     let mut window_segments = 0u64;
     let mut recoveries = 0u64;
     let mut objects = 0u64;
+    let mut writes = 0u64;
     let mut chunks = 0u64;
     let mut longest_rtt = 0u64;
+    let mut smallest_mss = u64::MAX;
+    // Rows a sized flow's trace can have: every segment, its ACK and a
+    // retransmission or two; None once a flow is unbounded (bulk).
+    let mut sized_rows = Some(0u64);
     for f in &sc.flows {
         let n = u64::from(f.count.max(1));
         let mss = u64::from(f.mss.max(1));
+        smallest_mss = smallest_mss.min(mss);
+        sized_rows = match (sized_rows, f.app.total()) {
+            (Some(r), Some(total)) => Some(r.saturating_add(mul(mul(total / mss + 1, 4), n))),
+            _ => None,
+        };
         // Round trip without queueing; a recovery episode lasts at least
         // one, so a flow has at most duration / RTT of them. A packet's
         // time on the link is the floor when there is no delay.
@@ -128,6 +140,7 @@ pub fn estimate(sc: &Scenario, traces_loaded: bool) -> Estimate {
             AppSpec::Objects { sizes, .. } => {
                 objects = objects.saturating_add(mul(sizes.len() as u64, n))
             }
+            AppSpec::Writes(w) => writes = writes.saturating_add(mul(w.len() as u64, n)),
             // The connections share one file.
             AppSpec::Chunks { file, chunk } => {
                 chunks = chunks.saturating_add(file / (*chunk).max(1) + 1)
@@ -137,12 +150,21 @@ pub fn estimate(sc: &Scenario, traces_loaded: bool) -> Estimate {
     }
     // Flows share the bottleneck: together they hold at most what the
     // path holds, twice over, plus a few segments each.
-    let path_segments = mul(mul(rate / 8, longest_rtt) / 1_000_000_000 + queue_bytes, 2) / 1448
-        + mul(connections, 64);
+    let path_segments = (mul(
+        (mul(rate / 8, longest_rtt) / 1_000_000_000).saturating_add(queue_bytes),
+        2,
+    ) / smallest_mss.min(1448))
+    .saturating_add(mul(connections, 64));
     let window_segments = window_segments.min(path_segments);
     let trace_rows = if traces_loaded {
-        // Every data packet and every ACK is a row at most.
-        mul(rate / 8 / 1448 + 1, sc.duration / 1_000_000_000 + 1).saturating_mul(2)
+        // Every data packet and every ACK is a row at most: what the link
+        // carries in the duration, or less when every flow is sized.
+        let link = mul(
+            rate / 8 / smallest_mss.min(1448) + 1,
+            sc.duration / 1_000_000_000 + 1,
+        )
+        .saturating_mul(2);
+        sized_rows.map_or(link, |r| r.min(link))
     } else {
         0
     };
@@ -171,6 +193,10 @@ pub fn estimate(sc: &Scenario, traces_loaded: bool) -> Estimate {
         (
             format!("chunks: {chunks} x {PER_CHUNK} B"),
             mul(chunks, PER_CHUNK),
+        ),
+        (
+            format!("writes: {writes} x {PER_WRITE} B"),
+            mul(writes, PER_WRITE),
         ),
         (
             format!("traces read back for pictures: up to {trace_rows} rows x {PER_TRACE_ROW} B"),
@@ -225,6 +251,16 @@ name = "a"
                 ],
                 Some("windows"),
             ),
+            // A small MSS makes many segments of the same bytes.
+            (
+                &[
+                    "flow.a.mss=\"1B\"",
+                    "path.rate=1Gbps",
+                    "path.queue=\"400MB\"",
+                    "flow.a.receiver={rcvbuf=\"1GB\"}",
+                ],
+                Some("windows"),
+            ),
             // An endless run keeps a bounded record per flow.
             (&["duration=1000000000s"], None),
             // A fast path alone is bounded by the receive buffer.
@@ -241,6 +277,33 @@ name = "a"
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_writes_list_is_weighed_per_connection() {
+        let list: Vec<String> = (0..10_000)
+            .map(|i| format!("[\"{i}ms\", \"1kB\"]"))
+            .collect();
+        let writes = format!(
+            "flow.a.app={{kind=\"writes\", writes=[{}]}}",
+            list.join(",")
+        );
+        let e = estimate(&sc(&[&writes, "flow.a.count=20000"]), false);
+        let t = e.terms.iter().find(|t| t.0.starts_with("writes")).unwrap();
+        assert_eq!(t.1, 10_000 * 20_000 * PER_WRITE, "{}", e.describe());
+    }
+
+    #[test]
+    fn a_sized_flow_bounds_its_trace_rows() {
+        let fast = [
+            "path.rate=10Gbps",
+            "duration=60s",
+            "flow.a.app={kind=\"bytes\", size=\"14480B\"}",
+        ];
+        let e = estimate(&sc(&fast), true);
+        assert!(e.bytes < 64_000_000, "{}", e.describe());
+        let bulk = estimate(&sc(&fast[..2]), true);
+        assert!(bulk.bytes > 1_000_000_000, "{}", bulk.describe());
     }
 
     #[test]

@@ -84,12 +84,35 @@ pub const COMMAND_LINE: &str = "<command line>";
 /// `key=value`, as given to `--set`).
 pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let text = read_text(path).map_err(|e| ScenarioError {
         file: file.clone(),
         key: String::new(),
         message: format!("cannot read the scenario: {e}"),
     })?;
     parse_scenario(&file, &text, overrides)
+}
+
+/// The largest scenario or sweep file read: far above any real one (a
+/// million objects is 10 MB), far below what would exhaust memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// A text file's contents, at most [`MAX_INPUT_BYTES`] of them: a file
+/// that is larger, or a device that never ends (/dev/zero), is an error,
+/// not a read that fills memory.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    f.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
+    if buf.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!(
+            "larger than {} MiB, the most losslab reads as a scenario or sweep",
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    String::from_utf8(buf).map_err(|e| format!("not UTF-8 text ({e})"))
 }
 
 /// Parses scenario TOML. `file` is used in error messages and its stem is

@@ -8,7 +8,9 @@ use losslab_sim::memory::{estimate, human};
 use losslab_sim::units::parse_size;
 use losslab_sim::Scenario;
 
-/// The default limit: the smaller of 8 GB and half of MemTotal.
+/// The default limit: 8 GB, or half of the memory this process may have
+/// if that is less: the machine's (MemTotal), its cgroup's (memory.max, a
+/// container's) and its address-space limit (RLIMIT_AS), the smallest.
 pub fn default_limit() -> u64 {
     const CAP: u64 = 8_000_000_000;
     let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
@@ -17,7 +19,30 @@ pub fn default_limit() -> u64 {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map(|kb| kb.saturating_mul(1024))
     });
-    total.map_or(CAP, |t| CAP.min(t / 2))
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    let rlimit = address_space_limit();
+    [total, cgroup, rlimit]
+        .into_iter()
+        .flatten()
+        .fold(CAP, |cap, m| cap.min(m / 2))
+}
+
+#[cfg(unix)]
+fn address_space_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
+}
+
+#[cfg(not(unix))]
+fn address_space_limit() -> Option<u64> {
+    None
 }
 
 /// `--max-memory` as bytes; None: the default.
@@ -70,9 +95,21 @@ impl Guard {
     /// limit, with the estimate's terms. Called before the simulation is
     /// built: building it is what a bomb would blow up.
     pub fn check(&self, sc: &Scenario) -> Result<(), String> {
-        let e = estimate(sc, self.traces_loaded);
+        self.check_with(sc, ("", 0))
+    }
+
+    /// As [`Guard::check`], with `extra` bytes the command holds besides
+    /// its runs (a sweep's tables), named for the message.
+    pub fn check_with(&self, sc: &Scenario, extra: (&str, u64)) -> Result<(), String> {
+        let mut e = estimate(sc, self.traces_loaded);
         let at_once = self.at_once;
-        let total = e.bytes.saturating_mul(at_once as u64);
+        let total = e
+            .bytes
+            .saturating_mul(at_once as u64)
+            .saturating_add(extra.1);
+        if extra.1 > 0 {
+            e.terms.push((extra.0.to_string(), extra.1));
+        }
         if total <= self.limit {
             return Ok(());
         }
@@ -87,7 +124,8 @@ impl Guard {
             human(total),
             human(self.limit),
             e.describe(),
-            human(total.saturating_add(1_000_000_000)).replace(' ', "")
+            // In whole GB, a unit --max-memory reads.
+            format!("{}GB", total / 1_000_000_000 + 1)
         ))
     }
 }

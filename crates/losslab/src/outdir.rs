@@ -60,7 +60,7 @@ pub struct Options<'a> {
 }
 
 /// One file of the manifest.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Entry {
     /// Length and modification time (ns since the epoch) as losslab left
     /// it: the proof that the file is still what losslab wrote.
@@ -72,6 +72,21 @@ struct Entry {
     /// results.jsonl), so its length proves nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     live: bool,
+    /// Being moved into place by a commit: the old file or the new one is
+    /// there, both losslab's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    moving: bool,
+}
+
+impl Entry {
+    /// The file as losslab leaves it.
+    fn of(m: &fs::Metadata) -> Entry {
+        Entry {
+            len: Some(m.len()),
+            mtime_ns: mtime_ns(m),
+            ..Entry::default()
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -98,6 +113,12 @@ pub struct OutDir {
     /// Held for the command's life: the advisory lock is on it.
     _lock: File,
     committed: bool,
+    /// This command wrote a file into the folder (a commit, `put`, `live`).
+    wrote: bool,
+    /// This command made the folder, or its .losslab: removed again if
+    /// the command is refused before it writes anything.
+    made_root: bool,
+    made_meta: bool,
 }
 
 /// A file's identity, so that an input reached by another path (a
@@ -186,54 +207,103 @@ fn key_of(rel: &Path) -> Option<String> {
 
 impl OutDir {
     /// Opens `root` for writing: checks that the folder may be written,
-    /// makes it if it is missing, and takes its lock. Nothing is written
-    /// into a folder that is refused.
+    /// makes it if it is missing, and takes its lock. A folder that is
+    /// refused is left as it was.
     pub fn open(root: &Path, o: Options) -> Result<OutDir, Failure> {
         let shown = root.display();
         let flag = o.flag;
+        let refuse = |why: String| Failure::BadInput(format!("{flag} {shown}: {why}"));
         if root.exists() && !root.is_dir() {
-            return Err(Failure::BadInput(format!(
-                "{flag} {shown}: exists and is not a folder"
+            return Err(refuse("exists and is not a folder".into()));
+        }
+        // Everything losslab deletes lives below .losslab, so it must be a
+        // folder losslab made: never a link, never someone else's.
+        let meta = root.join(META);
+        let meta_kind = fs::symlink_metadata(&meta).ok().map(|m| m.file_type());
+        if meta_kind.is_some_and(|t| !t.is_dir()) {
+            return Err(refuse(format!(
+                "{} is not a folder losslab made (a link or a file); move it",
+                meta.display()
             )));
         }
-        let meta = root.join(META);
-        let ours = meta.join(MANIFEST).is_file();
+        let ours = fs::symlink_metadata(meta.join(MANIFEST)).is_ok_and(|m| m.file_type().is_file());
+        if meta_kind.is_some() && !ours {
+            // A folder another losslab command is making this instant holds
+            // its lock alone; anything else there is not losslab's.
+            if let Some(other) = fs::read_dir(&meta)
+                .map_err(|e| runtime("read", &meta, e))?
+                .flatten()
+                .find(|e| e.file_name() != LOCK || !e.file_type().is_ok_and(|t| t.is_file()))
+            {
+                return Err(refuse(format!(
+                    "{} holds {:?}, which losslab did not write; move it",
+                    meta.display(),
+                    other.file_name()
+                )));
+            }
+        }
         if root.exists() && !ours && !o.force {
             if let Some(first) = foreign_entry(root)? {
-                return Err(Failure::BadInput(format!(
-                    "{flag} {shown}: the folder holds files losslab did not write ({first:?} among them); \
+                return Err(refuse(format!(
+                    "the folder holds files losslab did not write ({first:?} among them); \
                      choose another folder, or add --force to write beside them \
                      (losslab then replaces only files named as its results and deletes nothing of yours)"
                 )));
             }
         }
-        fs::create_dir_all(&meta).map_err(|e| runtime("create", &meta, e))?;
+        let root_abs = normal(root);
+        for p in o.inputs {
+            if normal(p).starts_with(root_abs.join(META)) {
+                return Err(refuse(format!(
+                    "{} is inside losslab's own folder {META}, which losslab clears; move it",
+                    p.display()
+                )));
+            }
+        }
+        let made_root = !root.exists();
+        fs::create_dir_all(root).map_err(|e| runtime("create", root, e))?;
+        let made_meta = meta_kind.is_none();
+        match fs::create_dir(&meta) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(runtime("create", &meta, e)),
+        }
         let lock_path = meta.join(LOCK);
-        let mut lock = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(|e| runtime("open", &lock_path, e))?;
+        if fs::symlink_metadata(&lock_path).is_ok_and(|m| !m.file_type().is_file()) {
+            return Err(refuse(format!(
+                "{} is not losslab's lock (a link or a folder); move it",
+                lock_path.display()
+            )));
+        }
+        let mut lock = open_no_follow(&lock_path).map_err(|e| runtime("open", &lock_path, e))?;
         if !try_lock(&lock) {
             let mut holder = String::new();
             let _ = lock.read_to_string(&mut holder);
             let holder = holder.trim();
-            return Err(Failure::BadInput(format!(
-                "{flag} {shown}: another losslab command is writing into this folder{}; \
-                 wait for it to end or choose another folder",
-                if holder.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({holder})")
-                }
-            )));
+            let me = format!("pid {}:", std::process::id());
+            return Err(refuse(if holder.starts_with(&me) {
+                "this command names the folder twice (two of its options point at it); give each its own folder".into()
+            } else {
+                format!(
+                    "another losslab command is writing into this folder{}; wait for it to end or choose another folder",
+                    if holder.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({holder})")
+                    }
+                )
+            }));
         }
         let _ = lock.set_len(0);
         let args: Vec<String> = std::env::args().collect();
         let _ = write!(lock, "pid {}: {}", std::process::id(), args.join(" "));
         let manifest = read_manifest(&meta.join(MANIFEST))?;
+        if manifest.files.values().any(|e| e.moving) {
+            eprintln!(
+                "note: {shown}: the last losslab command here was stopped while moving its results into place, \
+                 so they may be a mix of two runs until this command replaces them"
+            );
+        }
         let mut inputs = Vec::new();
         for p in o.inputs {
             if let Some(id) = file_id(p) {
@@ -250,16 +320,20 @@ impl OutDir {
             outside_stage: Vec::new(),
             _lock: lock,
             committed: false,
+            wrote: false,
+            made_root,
+            made_meta,
         };
-        // What a killed command staged is garbage: it never became a result.
-        for p in [d.stage(), d.scratch()] {
-            if p.exists() {
-                fs::remove_dir_all(&p).map_err(|e| runtime("remove", &p, e))?;
-            }
-            fs::create_dir_all(&p).map_err(|e| runtime("create", &p, e))?;
-        }
+        // A .losslab this command made is marked losslab's at once, so that
+        // a second command finds it so (and then finds it locked); it is
+        // taken away again if this command writes nothing.
         if !ours {
             d.save()?;
+        }
+        // What a killed command staged is garbage: it never became a result.
+        for p in [d.stage(), d.scratch()] {
+            clear(&p)?;
+            fs::create_dir(&p).map_err(|e| runtime("create", &p, e))?;
         }
         Ok(d)
     }
@@ -292,10 +366,10 @@ impl OutDir {
         Ok(())
     }
 
-    /// Whether the file at `rel` is what losslab last wrote there.
+    /// Whether the file at `key` is what losslab last wrote there.
     fn provably_ours(&self, key: &str, meta: &fs::Metadata) -> bool {
         match self.manifest.files.get(key) {
-            Some(e) if e.live => true,
+            Some(e) if e.live || e.moving => true,
             Some(e) => e.len == Some(meta.len()) && e.mtime_ns == mtime_ns(meta),
             None => false,
         }
@@ -305,69 +379,74 @@ impl OutDir {
         file_id(p).is_some_and(|id| self.inputs.contains(&id))
     }
 
+    /// Whether every folder between the root and `rel` is a real folder,
+    /// not a link: losslab never writes or deletes through a link in its
+    /// folders (one to a thesis's figures, say).
+    fn no_links_above(&self, rel: &Path) -> bool {
+        let mut at = self.root.clone();
+        let parents: Vec<Component> = rel.parent().map_or(vec![], |p| p.components().collect());
+        for c in parents {
+            at.push(c);
+            match fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_dir() => {}
+                Ok(_) => return false,
+                Err(_) => return true,
+            }
+        }
+        true
+    }
+
     fn may_replace(&self, rel: &Path) -> Result<(), Failure> {
+        self.check_replace(rel, self.force)
+    }
+
+    /// [`OutDir::may_replace`]; `unproven_ok`: a file losslab cannot prove
+    /// it wrote may be replaced (`--force`); links, folders and inputs
+    /// never are.
+    fn check_replace(&self, rel: &Path, unproven_ok: bool) -> Result<(), Failure> {
         let key = key_of(rel).ok_or_else(|| {
             Failure::Runtime(format!("{}: not a path inside the folder", rel.display()))
         })?;
         let target = self.root.join(rel);
+        let refuse = |why: String| {
+            Failure::BadInput(format!("{} {}: {why}", self.flag, self.root.display()))
+        };
+        if !self.no_links_above(rel) {
+            return Err(refuse(format!(
+                "{} is reached through a link; losslab does not write through links in its folders: \
+                 replace the link with a folder, or choose another folder",
+                target.display()
+            )));
+        }
         let Ok(meta) = fs::symlink_metadata(&target) else {
             return Ok(());
         };
         if self.is_input(&target) {
-            return Err(Failure::BadInput(format!(
-                "{} {}: losslab would replace {}, which this command reads; \
-                 choose another folder, or move the file",
-                self.flag,
-                self.root.display(),
+            return Err(refuse(format!(
+                "losslab would replace {}, which this command reads; choose another folder, or move the file",
                 target.display()
             )));
         }
-        if meta.is_dir() && !meta.file_type().is_symlink() {
-            return Err(Failure::BadInput(format!(
-                "{} {}: {} is a folder where losslab writes a file",
-                self.flag,
-                self.root.display(),
+        if meta.is_dir() {
+            return Err(refuse(format!(
+                "{} is a folder where losslab writes a file",
                 target.display()
             )));
         }
-        if self.force || self.provably_ours(&key, &meta) {
+        if unproven_ok || self.provably_ours(&key, &meta) {
             return Ok(());
         }
-        Err(Failure::BadInput(format!(
-            "{} {}: {} is not the file losslab wrote there (it was written or changed since); \
-             move it, choose another folder, or add --force to replace it",
-            self.flag,
-            self.root.display(),
+        Err(refuse(format!(
+            "{} is not the file losslab wrote there (it was written or changed since, or copied \
+             without its modification time); move it, choose another folder, or add --force to replace it",
             target.display()
         )))
     }
 
-    /// Writes `name` into the folder now, atomically, outside the stage: a
-    /// file that must be there while the command runs (a sweep's
-    /// sweep.toml, which `--resume` after a kill needs).
-    pub fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), Failure> {
-        let rel = Path::new(name);
-        self.may_replace(rel)?;
-        let key = key_of(rel).expect("a plain name");
-        let target = self.root.join(rel);
-        write_atomic(&target, bytes).map_err(|e| runtime("write", &target, e))?;
-        let m = fs::metadata(&target).map_err(|e| runtime("read", &target, e))?;
-        self.manifest.files.insert(
-            key.clone(),
-            Entry {
-                len: Some(m.len()),
-                mtime_ns: mtime_ns(&m),
-                live: false,
-            },
-        );
-        self.outside_stage.push(key);
-        self.save()
-    }
-
-    /// Where to write a second folder the command was given (`--pcap
-    /// DIR`): inside this one's stage when DIR is inside this folder, so
-    /// its files land with the rest; else DIR opened on its own, with the
-    /// same rules (commit it too).
+    /// Where a second folder the command was given (`--pcap DIR`) goes:
+    /// inside this one's stage when DIR is inside this folder, so its
+    /// files land with the rest; else DIR opened on its own, with the same
+    /// rules (commit it too).
     pub fn nested(
         &self,
         path: Option<&Path>,
@@ -395,38 +474,100 @@ impl OutDir {
         Ok((Some(d.stage()), Some(d)))
     }
 
+    /// Writes `name` into the folder now, atomically, outside the stage: a
+    /// file that must be there while the command runs (a sweep's
+    /// sweep.toml, which `--resume` after a kill needs).
+    pub fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), Failure> {
+        let rel = Path::new(name);
+        self.may_replace(rel)?;
+        let key = key_of(rel).expect("a plain name");
+        let target = self.root.join(rel);
+        write_atomic(&target, bytes).map_err(|e| runtime("write", &target, e))?;
+        let m = fs::metadata(&target).map_err(|e| runtime("read", &target, e))?;
+        self.manifest.files.insert(key.clone(), Entry::of(&m));
+        self.outside_stage.push(key);
+        self.wrote = true;
+        self.save()
+    }
+
     /// A file the command appends to in place, outside the stage (a
     /// sweep's results.jsonl, which must survive a kill). Recorded in the
-    /// manifest before it is created. In [`Mode::Fresh`] an earlier copy
-    /// is deleted first.
-    pub fn live(&mut self, name: &str) -> Result<PathBuf, Failure> {
+    /// manifest before it is created, as a file whose length proves
+    /// nothing until the command ends. In [`Mode::Fresh`] an earlier copy
+    /// is deleted first. `verified`: the caller has read the file and
+    /// checked every line as its own (`sweep --resume`), which stands in
+    /// for the manifest's proof.
+    pub fn live(&mut self, name: &str, verified: bool) -> Result<PathBuf, Failure> {
         let rel = Path::new(name);
         let key = key_of(rel).expect("a plain name");
         let target = self.root.join(rel);
-        let known_live = self.manifest.files.get(&key).is_some_and(|e| e.live);
-        if !known_live || self.mode == Mode::Fresh {
-            self.may_replace(rel)?;
-        }
+        self.check_replace(rel, self.force || verified)?;
         if self.mode == Mode::Fresh && target.exists() {
             fs::remove_file(&target).map_err(|e| runtime("remove", &target, e))?;
         }
         self.manifest.files.insert(
             key.clone(),
             Entry {
-                len: None,
-                mtime_ns: None,
                 live: true,
+                ..Entry::default()
             },
         );
         self.outside_stage.push(key);
+        self.wrote = true;
         self.save()?;
         Ok(target)
+    }
+
+    /// Deletes now every file losslab can prove it wrote here (not an
+    /// input): a new sweep starts from nothing, so that a kill leaves its
+    /// own partial runs, never a mix with an earlier sweep's tables.
+    pub fn clear_earlier(&mut self) -> Result<(), Failure> {
+        self.delete_stale(&[])?;
+        self.wrote = true;
+        self.save()
+    }
+
+    /// Deletes the manifest's files other than `keep` that are provably
+    /// losslab's and not inputs; forgets the others (the user's now).
+    fn delete_stale(&mut self, keep: &[String]) -> Result<(), Failure> {
+        let old: Vec<String> = self.manifest.files.keys().cloned().collect();
+        for key in old {
+            if keep.contains(&key) || self.outside_stage.contains(&key) {
+                continue;
+            }
+            let p = self.root.join(&key);
+            let ok = self.no_links_above(Path::new(&key))
+                && fs::symlink_metadata(&p)
+                    .is_ok_and(|m| !m.is_dir() && self.provably_ours(&key, &m))
+                && !self.is_input(&p);
+            if ok {
+                fs::remove_file(&p).map_err(|e| runtime("remove", &p, e))?;
+            }
+            self.manifest.files.remove(&key);
+        }
+        // Folders losslab made, once nothing is left in them.
+        let mut dirs = std::mem::take(&mut self.manifest.dirs);
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+        dirs.retain(|d| {
+            let p = self.root.join(d);
+            let real = self.no_links_above(Path::new(d))
+                && fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_dir());
+            !(real && fs::remove_dir(&p).is_ok())
+        });
+        dirs.sort();
+        self.manifest.dirs = dirs;
+        Ok(())
     }
 
     /// Moves every staged file into place (fsync, then rename over the
     /// old copy), records it, and in [`Mode::Fresh`] deletes what an
     /// earlier run left that this one did not write again. Returns the
     /// files written, as paths in the folder.
+    ///
+    /// The manifest marks the files as moving before the first rename and
+    /// records them after the last, so a kill in between leaves files
+    /// losslab still knows as its own (and says so next time), and a
+    /// second Ctrl-C waits for the moves to end.
     pub fn commit(mut self) -> Result<Vec<PathBuf>, Failure> {
         let stage = self.stage();
         let staged = walk(&stage)?;
@@ -434,14 +575,23 @@ impl OutDir {
         for rel in &staged {
             self.may_replace(rel)?;
         }
+        let keys: Vec<String> = staged
+            .iter()
+            .map(|r| key_of(r).expect("walked from the stage"))
+            .collect();
+        let _moving = Committing::start();
+        for (rel, key) in staged.iter().zip(&keys) {
+            File::open(stage.join(rel))
+                .and_then(|f| f.sync_all())
+                .map_err(|e| runtime("write", &self.root.join(rel), e))?;
+            let e = self.manifest.files.entry(key.clone()).or_default();
+            e.moving = true;
+        }
+        self.save()?;
         let mut written = Vec::new();
         let mut dirs_touched: Vec<PathBuf> = vec![self.root.clone()];
         for rel in &staged {
-            let from = stage.join(rel);
             let to = self.root.join(rel);
-            File::open(&from)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| runtime("write", &to, e))?;
             if let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
                 self.make_dirs(parent)?;
                 let d = self.root.join(parent);
@@ -449,54 +599,31 @@ impl OutDir {
                     dirs_touched.push(d);
                 }
             }
-            fs::rename(&from, &to).map_err(|e| runtime("write", &to, e))?;
-            let m = fs::metadata(&to).map_err(|e| runtime("read", &to, e))?;
-            self.manifest.files.insert(
-                key_of(rel).expect("walked from the stage"),
-                Entry {
-                    len: Some(m.len()),
-                    mtime_ns: mtime_ns(&m),
-                    live: false,
-                },
-            );
+            fs::rename(stage.join(rel), &to).map_err(|e| runtime("write", &to, e))?;
             written.push(to);
         }
-        if self.mode == Mode::Fresh {
-            let new: Vec<String> = staged.iter().filter_map(|r| key_of(r)).collect();
-            let old: Vec<String> = self.manifest.files.keys().cloned().collect();
-            for key in old {
-                if new.contains(&key) || self.outside_stage.contains(&key) {
-                    continue;
-                }
-                let p = self.root.join(&key);
-                match fs::symlink_metadata(&p) {
-                    Err(_) => {
-                        self.manifest.files.remove(&key);
-                    }
-                    Ok(m) if self.provably_ours(&key, &m) && !self.is_input(&p) => {
-                        fs::remove_file(&p).map_err(|e| runtime("remove", &p, e))?;
-                        self.manifest.files.remove(&key);
-                    }
-                    // Changed since losslab wrote it: the user's now.
-                    Ok(_) => {
-                        self.manifest.files.remove(&key);
-                    }
-                }
+        for (rel, key) in staged.iter().zip(&keys) {
+            let to = self.root.join(rel);
+            let m = fs::metadata(&to).map_err(|e| runtime("read", &to, e))?;
+            self.manifest.files.insert(key.clone(), Entry::of(&m));
+        }
+        // Files appended in place are recorded as they now are, so that a
+        // later change by hand makes them the user's.
+        for key in self.outside_stage.clone() {
+            if let Ok(m) = fs::metadata(self.root.join(&key)) {
+                self.manifest.files.insert(key, Entry::of(&m));
             }
-            // Folders losslab made, once nothing is left in them.
-            let mut dirs = std::mem::take(&mut self.manifest.dirs);
-            dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
-            dirs.retain(|d| fs::remove_dir(self.root.join(d)).is_err());
-            dirs.sort();
-            self.manifest.dirs = dirs;
+        }
+        if self.mode == Mode::Fresh {
+            self.delete_stale(&keys)?;
         }
         for d in &dirs_touched {
             sync_dir(d);
         }
         self.save()?;
         self.committed = true;
-        let _ = fs::remove_dir_all(&stage);
-        let _ = fs::remove_dir_all(self.scratch());
+        let _ = clear(&stage);
+        let _ = clear(&self.scratch());
         Ok(written)
     }
 
@@ -505,8 +632,17 @@ impl OutDir {
         for c in rel.components() {
             at.push(c);
             let p = self.root.join(&at);
-            if p.is_dir() {
-                continue;
+            match fs::symlink_metadata(&p) {
+                Ok(m) if m.file_type().is_dir() => continue,
+                Ok(_) => {
+                    return Err(Failure::BadInput(format!(
+                        "{} {}: {} is not a folder (a link or a file) where losslab writes one",
+                        self.flag,
+                        self.root.display(),
+                        p.display()
+                    )))
+                }
+                Err(_) => {}
             }
             fs::create_dir(&p).map_err(|e| runtime("create", &p, e))?;
             let key = key_of(&at).expect("a relative path");
@@ -521,20 +657,75 @@ impl OutDir {
     fn save(&mut self) -> Result<(), Failure> {
         self.manifest.format = 1;
         let text = serde_json::to_string_pretty(&self.manifest).expect("serialises");
-        let meta = self.root.join(META);
-        write_atomic(&meta.join(MANIFEST), format!("{text}\n").as_bytes())
-            .map_err(|e| runtime("write", &meta.join(MANIFEST), e))
+        let path = self.root.join(META).join(MANIFEST);
+        write_atomic(&path, format!("{text}\n").as_bytes()).map_err(|e| runtime("write", &path, e))
     }
 }
 
 impl Drop for OutDir {
     fn drop(&mut self) {
         // A command that failed before commit leaves no half-staged files
-        // behind (the next command would remove them anyway).
-        if !self.committed {
-            let _ = fs::remove_dir_all(self.stage());
+        // behind (the next command would remove them anyway), and a folder
+        // it was refused after opening is left as it found it.
+        let _ = clear(&self.stage());
+        let _ = clear(&self.scratch());
+        if !self.committed && !self.wrote {
+            if self.made_meta {
+                let _ = clear(&self.root.join(META));
+            }
+            if self.made_root {
+                let _ = fs::remove_dir(&self.root);
+            }
         }
-        let _ = fs::remove_dir_all(self.scratch());
+    }
+}
+
+/// Removes `p`: a real folder with what is in it, or a link or file
+/// itself, never what a link points to.
+fn clear(p: &Path) -> Result<(), Failure> {
+    match fs::symlink_metadata(p) {
+        Err(_) => Ok(()),
+        Ok(m) if m.file_type().is_dir() => {
+            fs::remove_dir_all(p).map_err(|e| runtime("remove", p, e))
+        }
+        Ok(_) => fs::remove_file(p).map_err(|e| runtime("remove", p, e)),
+    }
+}
+
+/// Opens (or creates) a file for reading and writing, refusing a link in
+/// its place (O_NOFOLLOW): the lock file must be losslab's own.
+fn open_no_follow(p: &Path) -> std::io::Result<File> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(p)
+}
+
+/// Raised while a commit moves files, so that a second Ctrl-C (which
+/// otherwise ends the process at once) waits for the moves to end.
+static COMMITTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a commit is moving files now (for the Ctrl-C handlers).
+pub fn committing() -> bool {
+    COMMITTING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+struct Committing;
+
+impl Committing {
+    fn start() -> Committing {
+        COMMITTING.store(true, std::sync::atomic::Ordering::SeqCst);
+        Committing
+    }
+}
+
+impl Drop for Committing {
+    fn drop(&mut self) {
+        COMMITTING.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -568,16 +759,26 @@ fn foreign_entry(root: &Path) -> Result<Option<String>, Failure> {
 }
 
 fn read_manifest(p: &Path) -> Result<Manifest, Failure> {
-    match fs::read_to_string(p) {
-        Err(_) => Ok(Manifest::default()),
-        Ok(text) => serde_json::from_str(&text).map_err(|e| {
-            Failure::BadInput(format!(
-                "{}: not a losslab manifest ({e}); losslab cannot tell its files from yours here: \
-                 choose another folder",
-                p.display()
-            ))
-        }),
+    let bad = |why: String| {
+        Failure::BadInput(format!(
+            "{}: not a losslab manifest ({why}); losslab cannot tell its files from yours here: \
+             choose another folder",
+            p.display()
+        ))
+    };
+    let Ok(text) = fs::read_to_string(p) else {
+        return Ok(Manifest::default());
+    };
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    // Every name must be a plain path inside the folder and outside
+    // .losslab: a hand-made manifest must not reach anything else.
+    for k in m.files.keys().chain(&m.dirs) {
+        if key_of(Path::new(k)).as_deref() != Some(k.as_str()) || k.split('/').next() == Some(META)
+        {
+            return Err(bad(format!("{k:?} is not a path inside the folder")));
+        }
     }
+    Ok(m)
 }
 
 /// Every file under `dir`, relative to it, in name order.
@@ -620,13 +821,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "file".to_string(), |n| n.to_string_lossy().to_string());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let res = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
+    // A name no file has (create_new, which also refuses a link there),
+    // so the temporary file never writes over anything.
+    let (tmp, mut f) = (0u32..)
+        .map(|n| dir.join(format!(".{name}.tmp-{}-{n}", std::process::id())))
+        .find_map(
+            |t| match fs::OpenOptions::new().write(true).create_new(true).open(&t) {
+                Ok(f) => Some(Ok((t, f))),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => None,
+                Err(e) => Some(Err(e)),
+            },
+        )
+        .expect("an unused name")?;
+    let res = f
+        .write_all(bytes)
+        .and_then(|_| f.sync_all())
+        .and_then(|_| fs::rename(&tmp, path));
     if res.is_err() {
         let _ = fs::remove_file(&tmp);
     }
@@ -811,8 +1021,10 @@ mod tests {
         let e = OutDir::open(t.path(), opts(Mode::Fresh, false, &[]))
             .err()
             .unwrap();
+        // The same process: it names the folder twice (another process
+        // is told the holder: tests/reliability.rs).
         assert!(
-            matches!(&e, Failure::BadInput(m) if m.contains("another losslab command")),
+            matches!(&e, Failure::BadInput(m) if m.contains("twice")),
             "{e}"
         );
         drop(d);
@@ -846,6 +1058,52 @@ mod tests {
             "good"
         );
         assert!(!t.path().join(META).join(STAGE).exists());
+    }
+
+    /// A commit killed between its renames leaves entries marked moving:
+    /// the next command takes them as losslab's, whatever they hold.
+    #[test]
+    fn a_commit_cut_short_leaves_files_losslab_still_owns() {
+        let t = tempfile::tempdir().unwrap();
+        let d = OutDir::open(t.path(), opts(Mode::Fresh, false, &[])).unwrap();
+        stage_write(&d, "summary.json", "old");
+        stage_write(&d, "packets.csv", "old");
+        d.commit().unwrap();
+        // As a kill after the first rename would leave it.
+        fs::write(t.path().join("packets.csv"), "new, other length").unwrap();
+        let m = t.path().join(META).join(MANIFEST);
+        let text = fs::read_to_string(&m).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for (_, e) in v["files"].as_object_mut().unwrap() {
+            e["moving"] = serde_json::Value::Bool(true);
+        }
+        fs::write(&m, v.to_string()).unwrap();
+        let d = OutDir::open(t.path(), opts(Mode::Fresh, false, &[])).unwrap();
+        d.claim(&["packets.csv", "summary.json"]).unwrap();
+        stage_write(&d, "summary.json", "newer");
+        d.commit().unwrap();
+        assert!(!t.path().join("packets.csv").exists());
+        assert_eq!(
+            fs::read_to_string(t.path().join("summary.json")).unwrap(),
+            "newer"
+        );
+    }
+
+    #[test]
+    fn a_refused_command_leaves_the_folder_as_it_was() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("new");
+        let d = OutDir::open(&root, opts(Mode::Fresh, false, &[])).unwrap();
+        drop(d);
+        assert!(!root.exists(), "made and given back");
+        fs::create_dir(&root).unwrap();
+        fs::write(root.join("x"), "mine").unwrap();
+        let d = OutDir::open(&root, opts(Mode::Fresh, true, &[])).unwrap();
+        drop(d);
+        assert!(
+            !root.join(META).exists(),
+            "a --force that wrote nothing adopts nothing"
+        );
     }
 
     #[test]

@@ -68,7 +68,10 @@ pub fn ctrl_c_flag() -> Arc<AtomicBool> {
     let s = stop.clone();
     let _ = ctrlc::set_handler(move || {
         if s.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+            // Not while results move into place (outdir.rs).
+            if !crate::outdir::committing() {
+                std::process::exit(130);
+            }
         }
     });
     stop

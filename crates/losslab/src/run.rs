@@ -119,7 +119,7 @@ pub fn all_writers(
 }
 
 pub fn run(a: RunArgs) -> Result<(), Failure> {
-    let scenario = a.overrides.load(&a.file)?;
+    let (scenario, original) = a.overrides.load_text(&a.file)?;
     // The scenario's name is a label: the default folder is made from it,
     // always one level below out/ (outdir::folder_name).
     let out = a
@@ -214,7 +214,6 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     // The scenario as run (overrides applied), so the directory says
     // exactly what ran and how to run it again.
     let scenario_copy = stage.join("scenario.toml");
-    let original = fs::read_to_string(&a.file).unwrap_or_default();
     let mut header = format!("# as run by: losslab run {}", a.file.display());
     for o in &a.overrides.list() {
         header.push_str(&format!(" --set {o}"));
@@ -227,7 +226,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     )
     .map_err(|e| cannot(&scenario_copy, e))?;
     if let Some(seeds) = &seeds {
-        return crate::seeds::run_seeds(&a, seeds, dir, &guard);
+        return crate::seeds::run_seeds(&a, &original, seeds, dir, &guard);
     }
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -236,7 +235,10 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         // A second Ctrl-C while results are being written kills the process.
         let _ = ctrlc::set_handler(move || {
             if stop.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
+                // Not while results move into place (outdir.rs).
+                if !crate::outdir::committing() {
+                    std::process::exit(130);
+                }
             }
         });
     }
@@ -282,8 +284,12 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     results.wall_time_s = wall.elapsed().as_secs_f64();
     results.interrupted = interrupted;
     if let Some(mut t) = sim.take_tracer() {
-        t.finish()
-            .map_err(|e| Failure::Runtime(format!("cannot write the trace: {e}")))?;
+        t.finish().map_err(|e| {
+            Failure::Runtime(format!(
+                "cannot write the traces into {}: {e}",
+                out.display()
+            ))
+        })?;
     }
 
     let json = serde_json::to_string_pretty(&results).expect("results serialise");

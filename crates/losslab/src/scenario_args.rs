@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use clap::Args;
-use losslab_sim::parse::load_scenario;
+use losslab_sim::parse::{load_scenario, parse_scenario, read_text};
 use losslab_sim::scenario::Scenario;
 
 use crate::outdir::{default_folder, Mode, Options, OutDir};
@@ -36,6 +36,17 @@ impl Overrides {
     /// Parses `file` with the overrides; errors are bad input (exit 2).
     pub fn load(&self, file: &Path) -> Result<Scenario, Failure> {
         load_scenario(file, &self.list()).map_err(|e| Failure::BadInput(e.to_string()))
+    }
+
+    /// As [`Overrides::load`], with the file's text: read once, so what
+    /// ran and the copy kept of it are the same bytes.
+    pub fn load_text(&self, file: &Path) -> Result<(Scenario, String), Failure> {
+        let origin = file.display().to_string();
+        let text = read_text(file)
+            .map_err(|e| Failure::BadInput(format!("{origin}: cannot read the scenario: {e}")))?;
+        let sc = parse_scenario(&origin, &text, &self.list())
+            .map_err(|e| Failure::BadInput(e.to_string()))?;
+        Ok((sc, text))
     }
 }
 

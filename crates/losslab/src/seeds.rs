@@ -44,10 +44,14 @@ pub fn progress_bar(n: u64, what: &str) -> ProgressBar {
 /// and only their place in it is kept, so memory does not grow with the
 /// number of seeds (docs/RELIABILITY.md, "Memory"); the tables are then
 /// built from the spool in seed order (`stream_tables`).
-pub fn run_seeds(a: &RunArgs, seeds: &[u64], dir: OutDir, guard: &Guard) -> Result<(), Failure> {
+pub fn run_seeds(
+    a: &RunArgs,
+    text: &str,
+    seeds: &[u64],
+    dir: OutDir,
+    guard: &Guard,
+) -> Result<(), Failure> {
     let origin = a.file.display().to_string();
-    let text = fs::read_to_string(&a.file)
-        .map_err(|e| Failure::BadInput(format!("{origin}: cannot read the scenario: {e}")))?;
     // Seeds change nothing but the seed: the first seed's scenario,
     // checked now, is every seed's with its own seed set as it runs
     // (building them all first cost memory per seed).

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use clap::Args;
-use losslab_sim::parse::parse_scenario;
+use losslab_sim::parse::{parse_scenario, read_text};
 use losslab_sim::stats::{aggregate, parse_seeds, rows_of, Rows, ScopeSummary};
 use losslab_sim::Scenario;
 use serde_json::{json, Value};
@@ -95,6 +95,8 @@ pub struct Sweep {
     /// Files the sweep reads (the sweep file, the base scenario's file):
     /// never written over.
     pub inputs: Vec<PathBuf>,
+    /// The base scenario's `[[flow]]` tables, to weigh the tables.
+    pub flows: usize,
 }
 
 /// Where the runs go.
@@ -158,7 +160,7 @@ fn set_text(v: &toml_edit::Value) -> Option<String> {
 /// Reads and parses a sweep file; a relative `scenario` path is taken
 /// from the file's folder.
 pub fn parse_sweep_file(file: &Path) -> Result<Sweep, Failure> {
-    let text = fs::read_to_string(file)
+    let text = read_text(file)
         .map_err(|e| Failure::BadInput(format!("{}: cannot read: {e}", file.display())))?;
     let mut s = parse_sweep(
         &file.display().to_string(),
@@ -195,7 +197,7 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
             } else {
                 base.join(rel)
             };
-            let text = fs::read_to_string(&path).map_err(|e| {
+            let text = read_text(&path).map_err(|e| {
                 bad(
                     origin,
                     "scenario",
@@ -277,6 +279,26 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
     if axes.is_empty() {
         return Err(bad(origin, "axes", "no axis: name at least one key"));
     }
+    // The sweep sets each run's seed from `seeds` (after every other
+    // override), so a seed given elsewhere would be silently replaced.
+    let seed_key = |k: &str| k.trim().trim_matches('"') == "seed";
+    if axes.iter().any(|(k, _)| seed_key(k)) {
+        return Err(bad(
+            origin,
+            "axes.\"seed\"",
+            "the sweep's `seeds` key gives the seeds (seeds = [5, 6]), not an axis",
+        ));
+    }
+    if set
+        .iter()
+        .any(|o| o.split_once('=').is_some_and(|(k, _)| seed_key(k)))
+    {
+        return Err(bad(
+            origin,
+            "set",
+            "the sweep's `seeds` key gives the seeds, not `set`",
+        ));
+    }
     if zip {
         let n = axes[0].1.len();
         if let Some((k, v)) = axes.iter().find(|(_, v)| v.len() != n) {
@@ -297,6 +319,7 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
         text: text.to_string(),
         scenario_origin,
         scenario_text,
+        flows: base_scenario.flows.len(),
         seeds: seeds.unwrap_or_else(|| vec![base_scenario.seed]),
         axes,
         zip,
@@ -307,6 +330,36 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
 
 /// A point: one (key, value) per axis.
 pub type Point = Vec<(String, String)>;
+
+/// How many points the sweep has, saturating.
+fn point_count(s: &Sweep) -> u64 {
+    if s.zip {
+        return s.axes[0].1.len() as u64;
+    }
+    s.axes
+        .iter()
+        .fold(1u64, |n, (_, v)| n.saturating_mul(v.len() as u64))
+}
+
+/// Memory the sweep itself holds besides its runs: the points with their
+/// coordinates, the run list, and the summary table (a row per point x
+/// metric, about 60 metrics per flow, 160 bytes a row).
+fn bookkeeping_bytes(s: &Sweep) -> u64 {
+    let coords: u64 = s
+        .axes
+        .iter()
+        .map(|(k, v)| (k.len() + 48 + v.iter().map(String::len).max().unwrap_or(0)) as u64)
+        .sum();
+    let points = point_count(s);
+    let rows = (60 * s.flows.max(1) + 20) as u64;
+    points
+        .saturating_mul(coords + 64 + rows.saturating_mul(160))
+        .saturating_add(
+            points
+                .saturating_mul(s.seeds.len() as u64)
+                .saturating_mul(48),
+        )
+}
 
 /// The points, the first axis varying slowest.
 fn points(s: &Sweep) -> Vec<Point> {
@@ -402,6 +455,21 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
 /// Runs a sweep into `o.out` until it is done or `stop` is raised, then
 /// writes its tables from every run finished so far.
 pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome, Failure> {
+    // The grid is weighed before it is listed: eight axes of ten values
+    // are 10^8 points, which the list alone would not survive.
+    let bookkeeping = bookkeeping_bytes(s);
+    let limit = crate::memory::limit(o.max_memory.as_deref()).map_err(Failure::BadInput)?;
+    if bookkeeping > limit {
+        return Err(Failure::BadInput(format!(
+            "{}: {} points x {} seeds would need about {} for the sweep's own lists and tables, \
+             over the limit of {}; sweep fewer values, or raise the limit with --max-memory",
+            s.origin,
+            point_count(s),
+            s.seeds.len(),
+            losslab_sim::memory::human(bookkeeping),
+            losslab_sim::memory::human(limit)
+        )));
+    }
     let pts = points(s);
     // Every point is built, and so checked, before any run starts: each
     // weighed alone first (a point that cannot fit is invalid), then the
@@ -430,7 +498,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     if let (Some((_, sc)), Backend::Local { jobs }) = (&heaviest, &o.backend) {
         let at_once = pool::jobs(*jobs, runs_total);
         Guard::new(o.max_memory.as_deref(), at_once, false)
-            .and_then(|g| g.check(sc))
+            .and_then(|g| g.check_with(sc, ("the sweep's own lists and tables", bookkeeping)))
             .map_err(|e| Failure::BadInput(format!("{}: {e}", s.origin)))?;
     }
     // A cluster that cannot be reached is bad input, found before the
@@ -450,16 +518,40 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
             inputs: &inputs,
         },
     )?;
-    dir.claim(TABLES)?;
     let identity = identity(s);
     if o.resume {
+        // The sweep's own record stays as it is, and results.jsonl is
+        // checked line by line below; only the tables are replaced.
+        dir.claim(&TABLES[3..])?;
         check_resumable(&o.out, s, &identity)?;
     } else {
+        dir.claim(TABLES)?;
+        // A new sweep starts from nothing: an earlier sweep's runs and
+        // tables go now, so a kill leaves this sweep's runs alone, never
+        // a mix.
+        dir.clear_earlier()?;
         dir.put("sweep.toml", s.text.as_bytes())?;
         dir.put(INPUTS, format!("{}\n", pretty(&identity)).as_bytes())?;
     }
-    let jsonl = dir.live("results.jsonl")?;
+    // Resuming, results.jsonl is read as the record of this sweep's runs,
+    // every line checked, before it is appended to again; a new sweep
+    // makes its own.
+    let jsonl = if o.resume {
+        let p = o.out.join("results.jsonl");
+        if fs::symlink_metadata(&p).is_ok_and(|m| !m.file_type().is_file()) {
+            return Err(Failure::BadInput(format!(
+                "--resume: {} is not a file (a link or a folder)",
+                p.display()
+            )));
+        }
+        p
+    } else {
+        dir.live("results.jsonl", false)?
+    };
     let before = read_results(&jsonl, &pts, &valid, &s.seeds, true)?;
+    if o.resume {
+        dir.live("results.jsonl", true)?;
+    }
     if before.dropped_bytes > 0 {
         eprintln!(
             "note: {}: dropped a cut last line ({} bytes; a run that was being written when the sweep stopped) before resuming",
@@ -668,7 +760,7 @@ fn check_resumable(out: &Path, s: &Sweep, identity: &Value) -> Result<(), Failur
 #[derive(Debug, Default)]
 pub struct ResultsIndex {
     /// By (point, seed): the line's byte offset and length.
-    pub runs: BTreeMap<(usize, u64), (u64, u32)>,
+    pub runs: BTreeMap<(usize, u64), (u64, u64)>,
     /// Bytes of a cut last line that were dropped.
     pub dropped_bytes: u64,
 }
@@ -710,8 +802,15 @@ pub fn parse_results_line(
     if !seeds.contains(&seed) {
         return Err(format!("seed {seed} is not one of this sweep's seeds"));
     }
-    if !o.get("results").is_some_and(Value::is_object) {
+    let Some(r) = o.get("results").filter(|r| r.is_object()) else {
         return Err("no \"results\" object".into());
+    };
+    // A run's document names its own seed: one that says otherwise is not
+    // this run's.
+    if r.get("seed").and_then(Value::as_u64) != Some(seed) {
+        return Err(format!(
+            "its results are not those of a run with seed {seed}"
+        ));
     }
     Ok((p, seed))
 }
@@ -749,7 +848,11 @@ pub fn read_results(
         }
         n += 1;
         if line.last() != Some(&b'\n') {
-            if !repair {
+            // What a kill cuts is the start of a run's line (serde_json
+            // writes "point" first); anything else is not losslab's to drop.
+            const START: &[u8] = b"{\"point\":";
+            let ours = line.starts_with(START) || START.starts_with(&line);
+            if !repair || !ours {
                 return Err(Failure::BadInput(format!(
                     "{shown}: line {n} is cut (no line break at its end)"
                 )));
@@ -771,7 +874,7 @@ pub fn read_results(
                  run the sweep without --resume, or with another --out"
             ))
         })?;
-        if idx.runs.insert(key, (at, got as u32)).is_some() {
+        if idx.runs.insert(key, (at, got as u64)).is_some() {
             return Err(Failure::BadInput(format!(
                 "{shown}: line {n}: point {} seed {} is there twice; run the sweep without --resume, or with another --out",
                 key.0, key.1
@@ -783,7 +886,7 @@ pub fn read_results(
 }
 
 /// Reads run `key`'s results document from results.jsonl.
-fn read_run(f: &mut fs::File, jsonl: &Path, (at, len): (u64, u32)) -> Result<Value, Failure> {
+fn read_run(f: &mut fs::File, jsonl: &Path, (at, len): (u64, u64)) -> Result<Value, Failure> {
     use std::io::{Read, Seek, SeekFrom};
     let mut buf = vec![0u8; len as usize];
     f.seek(SeekFrom::Start(at))
@@ -1383,7 +1486,7 @@ mod tests {
     }
 
     fn line(p: i64, seed: u64) -> String {
-        format!("{{\"point\":{p},\"seed\":{seed},\"results\":{{\"flows\":[]}}}}\n")
+        format!("{{\"point\":{p},\"seed\":{seed},\"results\":{{\"seed\":{seed},\"flows\":[]}}}}\n")
     }
 
     #[test]
@@ -1396,6 +1499,10 @@ mod tests {
             (line(3, 1), "invalid"),
             (line(-1, 1), "point"),
             (line(0, 3), "seed 3"),
+            (
+                line(0, 1).replace("\"seed\":1,\"flows", "\"seed\":2,\"flows"),
+                "not those of a run with seed 1",
+            ),
             ("{\"point\":0,\"seed\":1}".into(), "results"),
             (
                 "{\"point\":0,\"seed\":1,\"results\":{},\"x\":1}".into(),

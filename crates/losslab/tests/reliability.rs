@@ -228,7 +228,10 @@ fn concurrent_commands_into_one_folder_fail_cleanly() {
     let sweep = t.path().join("sw.toml");
     fs::write(
         &sweep,
-        format!("scenario = {:?}\n[axes]\n\"seed\" = [1, 2]\n", s(&sc)),
+        format!(
+            "scenario = {:?}\n[axes]\n\"path.delay\" = [\"10ms\", \"20ms\"]\n",
+            s(&sc)
+        ),
     )
     .unwrap();
     for args in [
@@ -365,6 +368,10 @@ fn resume_refuses_lines_that_are_not_this_sweeps_runs() {
             "seed 77",
         ),
         (format!("{good}{{\"point\":0,\"seed\":1}}\n"), "results"),
+        (
+            format!("{good}{{\"point\":1,\"seed\":3,\"results\":{{\"seed\":99}}}}\n"),
+            "not those of a run with seed 3",
+        ),
         (format!("not json\n{good}"), "not JSON"),
         (format!("{good}[1,2]\n"), "object"),
         (
@@ -548,4 +555,284 @@ fn streamed_seeds_give_the_documents_bytes() {
         csv.push_str(&format!("{seed},{scope},{metric},{x}\n"));
     }
     assert_eq!(fs::read_to_string(d.join("runs.csv")).unwrap(), csv);
+}
+
+// The hostile review of issue 26's first version (its items, in its
+// numbering), each a way a user's file was lost or a bomb got through.
+
+/// Review 1: a `.losslab` that is a link (to the user's folder) or holds
+/// a link for its lock is refused, and nothing it points to is touched.
+#[cfg(unix)]
+#[test]
+fn a_linked_losslab_folder_or_lock_is_refused() {
+    use std::os::unix::fs::symlink;
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    let docs = t.path().join("mydocs");
+    fs::create_dir_all(docs.join("stage")).unwrap();
+    fs::write(docs.join("stage/ch1.tex"), "chapter").unwrap();
+    fs::write(docs.join("lock"), "notes").unwrap();
+    let v1 = t.path().join("v1");
+    fs::create_dir(&v1).unwrap();
+    symlink(&docs, v1.join(".losslab")).unwrap();
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&v1), "--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(docs.join("stage/ch1.tex")).unwrap(),
+        "chapter"
+    );
+    assert_eq!(fs::read_to_string(docs.join("lock")).unwrap(), "notes");
+    let notes = t.path().join("notes.txt");
+    fs::write(&notes, "precious").unwrap();
+    for manifest in [false, true] {
+        let v2 = t.path().join(format!("v2-{manifest}"));
+        fs::create_dir_all(v2.join(".losslab")).unwrap();
+        if manifest {
+            fs::write(
+                v2.join(".losslab/manifest.json"),
+                "{\"format\":1,\"files\":{}}",
+            )
+            .unwrap();
+        }
+        symlink(&notes, v2.join(".losslab/lock")).unwrap();
+        let o = losslab(t.path(), &["run", s(&sc), "--out", s(&v2), "--force"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(fs::read_to_string(&notes).unwrap(), "precious");
+    }
+}
+
+/// Review 2: a hand-made manifest naming files outside the folder (or
+/// absolute ones) is refused; nothing it names is deleted.
+#[test]
+fn a_manifest_naming_files_outside_the_folder_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    let outside = t.path().join("outside.txt");
+    fs::write(&outside, "k").unwrap();
+    let abs = t.path().join("abs.txt");
+    fs::write(&abs, "k").unwrap();
+    fs::create_dir(t.path().join("emptydir")).unwrap();
+    for (files, dirs) in [
+        (
+            format!("\"../outside.txt\":{{\"live\":true}}"),
+            "[]".to_string(),
+        ),
+        (format!("{:?}:{{\"live\":true}}", s(&abs)), "[]".into()),
+        (
+            "\"fig.svg\":{\"live\":true}".into(),
+            "[\"../emptydir\"]".into(),
+        ),
+        ("\".losslab/stage/x\":{\"live\":true}".into(), "[]".into()),
+    ] {
+        let v = t.path().join("v");
+        let _ = fs::remove_dir_all(&v);
+        fs::create_dir_all(v.join(".losslab")).unwrap();
+        fs::write(
+            v.join(".losslab/manifest.json"),
+            format!("{{\"format\":1,\"files\":{{{files}}},\"dirs\":{dirs}}}"),
+        )
+        .unwrap();
+        let o = losslab(t.path(), &["run", s(&sc), "--out", s(&v)]);
+        assert_eq!(o.status.code(), Some(2), "{files}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("not a losslab manifest"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(outside.exists() && abs.exists() && t.path().join("emptydir").exists());
+}
+
+/// Review 3: a sweep's results.jsonl the user rewrote after the sweep is
+/// theirs: a later run does not delete it.
+#[test]
+fn a_rewritten_results_jsonl_is_the_users() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    fs::write(d.join("results.jsonl"), "my notes\n").unwrap();
+    let o = losslab(
+        t.path(),
+        &["run", s(&example("three-drops.toml")), "--out", s(&d)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(d.join("results.jsonl")).unwrap(),
+        "my notes\n"
+    );
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(d.join("results.jsonl")).unwrap(),
+        "my notes\n"
+    );
+}
+
+/// Review 4: a new sweep that fails part-way (here its first results line
+/// cannot be written) leaves its own sweep, never its sweep.toml beside
+/// an earlier sweep's tables.
+#[cfg(unix)]
+#[test]
+fn a_new_sweep_that_fails_never_sits_beside_the_old_tables() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success());
+    let other = t.path().join("other.toml");
+    fs::write(
+        &other,
+        "scenario = \"base.toml\"\nset = [\"duration=3s\"]\n[axes]\n\"path.loss.p\" = [0.01]\n",
+    )
+    .unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_losslab"));
+    c.args(["sweep", s(&other), "--out", s(&d), "--no-progress"])
+        .current_dir(t.path());
+    // SAFETY: between fork and exec, only async-signal-safe calls.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 2048,
+                rlim_max: 2048,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(d.join("sweep.toml")).unwrap(),
+        fs::read_to_string(&other).unwrap()
+    );
+    for f in TABLES {
+        assert!(
+            !d.join(f).exists(),
+            "{f} of the earlier sweep is still there"
+        );
+    }
+}
+
+/// Review 6: a sub-folder the user replaced by a link (to their thesis's
+/// figures) is never written or deleted through.
+#[cfg(unix)]
+#[test]
+fn nothing_is_written_or_deleted_through_a_link_in_the_folder() {
+    use std::os::unix::fs::symlink;
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d), "--plot"]);
+    assert!(o.status.success());
+    let figs = t.path().join("thesis/figs");
+    fs::create_dir_all(t.path().join("thesis")).unwrap();
+    fs::rename(d.join("plots"), &figs).unwrap();
+    symlink(&figs, d.join("plots")).unwrap();
+    let before = files(&figs);
+    assert!(!before.is_empty());
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(&figs), before, "deleted through the link");
+    let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d), "--plot"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("link"), "{}", stderr(&o));
+    assert_eq!(files(&figs), before);
+}
+
+/// Review 7: a scenario kept inside losslab's own folder is refused, not
+/// cleared away with it.
+#[test]
+fn an_input_inside_the_losslab_folder_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    let d = t.path().join("d");
+    assert!(losslab(t.path(), &["run", s(&sc), "--out", s(&d)])
+        .status
+        .success());
+    let mine = d.join(".losslab/mine.toml");
+    fs::copy(&sc, &mine).unwrap();
+    let o = losslab(t.path(), &["run", s(&mine), "--out", s(&d)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(mine.exists());
+}
+
+/// Review 8, 11, 15: a sweep grid of 10^8 points, a scenario that never
+/// ends (/dev/zero) and a seed axis are bad input, at once.
+#[test]
+fn grids_endless_files_and_seed_axes_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    let mut bomb = format!("scenario = {:?}\n[axes]\n", s(&sc));
+    for i in 0..8 {
+        bomb.push_str(&format!("\"flow.a.k{i}\" = [0,1,2,3,4,5,6,7,8,9]\n"));
+    }
+    let f = t.path().join("bomb.toml");
+    fs::write(&f, bomb).unwrap();
+    let o = losslab(t.path(), &["sweep", s(&f), "--out", "b"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("100000000 points"), "{}", stderr(&o));
+    if Path::new("/dev/zero").exists() {
+        let o = losslab(t.path(), &["run", "/dev/zero"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("MiB"), "{}", stderr(&o));
+    }
+    let seeds = t.path().join("seeds.toml");
+    fs::write(
+        &seeds,
+        format!(
+            "scenario = {:?}\nseeds = [1, 2]\n[axes]\n\"seed\" = [5, 6]\n",
+            s(&sc)
+        ),
+    )
+    .unwrap();
+    let o = losslab(t.path(), &["sweep", s(&seeds), "--out", "x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("seeds"), "{}", stderr(&o));
+}
+
+/// Review 12 and 17: an ordinary sized flow with pictures is not refused,
+/// and the limit a refusal suggests is one --max-memory reads.
+#[test]
+fn the_guard_passes_ordinary_runs_and_suggests_a_readable_limit() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("tail-drop.toml");
+    let o = losslab(
+        t.path(),
+        &[
+            "run",
+            s(&sc),
+            "--set",
+            "path.rate=10Gbps",
+            "--set",
+            "duration=60s",
+            "--plot",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = losslab(
+        t.path(),
+        &[
+            "run",
+            s(&example("bulk-20mbps.toml")),
+            "--set",
+            "flow.a.count=1000000",
+        ],
+    );
+    let e = stderr(&o);
+    let suggested = e
+        .split("--max-memory ")
+        .nth(2)
+        .unwrap()
+        .trim_end_matches([')', '\n']);
+    let o2 = losslab(
+        t.path(),
+        &["run", s(&sc), "--max-memory", suggested, "--out", "ok"],
+    );
+    assert!(o2.status.success(), "{suggested}: {}", stderr(&o2));
 }
