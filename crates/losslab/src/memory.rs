@@ -37,7 +37,9 @@ fn address_space_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes into the struct we pass.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
-    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every target
+    let cur = r.rlim_cur as u64;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(cur)
 }
 
 #[cfg(not(unix))]
@@ -120,12 +122,12 @@ impl Guard {
         };
         Err(format!(
             "the run would need about {}{times}, over the limit of {}: estimated {}; \
-             make the scenario smaller, or raise the limit with --max-memory (e.g. --max-memory {})",
+             make the scenario smaller, or raise the limit with --max-memory (e.g. --max-memory {}GB)",
             human(total),
             human(self.limit),
             e.describe(),
             // In whole GB, a unit --max-memory reads.
-            format!("{}GB", total / 1_000_000_000 + 1)
+            total / 1_000_000_000 + 1
         ))
     }
 }

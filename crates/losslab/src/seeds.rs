@@ -55,7 +55,7 @@ pub fn run_seeds(
     // Seeds change nothing but the seed: the first seed's scenario,
     // checked now, is every seed's with its own seed set as it runs
     // (building them all first cost memory per seed).
-    let first = scenarios_for(&origin, &text, &a.overrides.list(), &seeds[..1], guard)?.remove(0);
+    let first = scenarios_for(&origin, text, &a.overrides.list(), &seeds[..1], guard)?.remove(0);
     let jobs = pool::jobs(a.jobs, seeds.len());
     let stop = pool::ctrl_c_flag();
     let show_progress =

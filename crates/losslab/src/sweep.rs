@@ -958,7 +958,7 @@ fn write_tables(
         &stage.join("runs.parquet"),
         s,
         &axis_types,
-        &names,
+        names,
         keep_runs,
     )?;
     let summary_json = stage.join("summary.json");

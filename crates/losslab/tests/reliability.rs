@@ -614,7 +614,7 @@ fn a_manifest_naming_files_outside_the_folder_is_refused() {
     fs::create_dir(t.path().join("emptydir")).unwrap();
     for (files, dirs) in [
         (
-            format!("\"../outside.txt\":{{\"live\":true}}"),
+            "\"../outside.txt\":{\"live\":true}".to_string(),
             "[]".to_string(),
         ),
         (format!("{:?}:{{\"live\":true}}", s(&abs)), "[]".into()),
