@@ -249,19 +249,6 @@ impl PixelSet {
     }
 }
 
-/// File-name-safe version of a flow name.
-pub(crate) fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// The plotting area every picture uses: the same margins and label
 /// areas (`y_area` wide for the y tick labels) over an f64 y range and an
 /// x axis that is an f64 range, or a decorated one (log scale, chosen
@@ -762,9 +749,7 @@ mod tests {
     }
 
     #[test]
-    fn file_names_keep_dots_and_replace_slashes() {
-        assert_eq!(file_safe("a.1"), "a.1");
-        assert_eq!(file_safe("x/y z"), "x_y_z");
+    fn file_names_keep_dots() {
         assert_eq!(
             with_ext(Path::new("/t/tsg-a.1"), "png"),
             PathBuf::from("/t/tsg-a.1.png")

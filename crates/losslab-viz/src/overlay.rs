@@ -50,6 +50,22 @@ fn read(path: &Path, flow: &str) -> Result<Rows, VizError> {
     Ok(rows)
 }
 
+/// `flow`'s file stem among the run's flows (summary.json), as
+/// `plot_run` and the pcaps name it; a directory without summary.json
+/// has this flow alone.
+fn stem_of(dir: &Path, flow: &str) -> Result<String, VizError> {
+    let names = match crate::load::flow_names(dir) {
+        Ok(names) => names,
+        Err(_) if !dir.join("summary.json").exists() => vec![flow.to_string()],
+        Err(e) => return Err(e),
+    };
+    let stems = losslab_core::stem::file_stems(&names);
+    Ok(names
+        .iter()
+        .position(|n| n == flow)
+        .map_or_else(|| losslab_core::stem::file_safe(flow), |i| stems[i].clone()))
+}
+
 /// Draws overlay-cwnd and overlay-pacing for `flow` from DIR's
 /// timeseries.csv (Linux) and sim-timeseries.csv into `out`.
 pub fn linux_overlay(dir: &Path, flow: &str, out: &Path) -> Result<Vec<PathBuf>, VizError> {
@@ -91,7 +107,7 @@ pub fn linux_overlay(dir: &Path, flow: &str, out: &Path) -> Result<Vec<PathBuf>,
             t1,
         }
     };
-    let stem = draw::file_safe(flow);
+    let stem = stem_of(dir, flow)?;
     let mut files = draw::save(
         &picture("congestion window", "segments", &|r| Some(r.1)),
         &out.join(format!("overlay-cwnd-{stem}")),

@@ -346,3 +346,52 @@ fn linux_overlay_draws_both_series() {
     let e = losslab_viz::linux_overlay(&dir, "zz", &out).unwrap_err();
     assert!(e.0.contains("flow zz has no rows"), "{}", e.0);
 }
+
+#[test]
+fn flows_whose_names_clash_as_files_get_pictures_each() {
+    // The parser accepts all three names; `a/` becomes `a_`, whose old
+    // clash suffix made `a_-2`, flow 0's name: flow 2's pictures
+    // overwrote flow 0's. The stems are the pcaps' (losslab-sim).
+    let flows: Vec<FlowSpec> = ["a_-2", "a_", "a/"]
+        .into_iter()
+        .map(|n| {
+            let mut f = FlowSpec::new(n);
+            f.app = AppSpec::Bytes(60 * 1448);
+            f
+        })
+        .collect();
+    let dir = scratch("clash");
+    write_run(
+        &dir,
+        &scenario("clash", 5, path(10_000_000, 20, LossModel::None), flows),
+        ALL,
+    );
+    let files = plot_run(&dir, &PlotOptions::default()).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let want: Vec<String> = ["a_-2", "a_", "a_-2-2"]
+        .iter()
+        .flat_map(|stem| {
+            ["tsg", "cwnd", "rtt"]
+                .iter()
+                .flat_map(move |k| ["svg", "png"].map(|e| format!("{k}-{stem}.{e}")))
+        })
+        .collect();
+    assert_eq!(names, want);
+    let on_disk = std::fs::read_dir(dir.join("plots")).unwrap().count();
+    assert_eq!(on_disk, 18);
+    // Flow 2's title is in flow 2's file.
+    assert!(read_svg(&dir.join("plots/tsg-a_-2-2.svg")).contains("flow a/"));
+    // One flow alone keeps the name it has among all.
+    let out = dir.join("one");
+    let opts = PlotOptions {
+        flow: Some("a/".into()),
+        out: Some(out.clone()),
+        ..Default::default()
+    };
+    plot_run(&dir, &opts).unwrap();
+    assert!(out.join("tsg-a_-2-2.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
