@@ -30,6 +30,9 @@ mod overlay;
 mod series;
 mod tsg;
 
+#[cfg(test)]
+mod hostile_tests;
+
 pub use load::{AckEvent, DataEvent, Fate, FlowData, Recovery, RunData, SeriesRow};
 pub use overlay::linux_overlay;
 

@@ -306,11 +306,23 @@ fn num<T: std::str::FromStr>(s: &str, col: &str) -> Result<T, String> {
         .map_err(|_| format!("column {col}: {s:?} is not a number"))
 }
 
-fn opt_num<T: std::str::FromStr>(s: &str, col: &str) -> Result<Option<T>, String> {
+/// A real number of the file. Rust parses `inf`, `NaN` and `1e999`
+/// (infinite), which losslab never writes: such a file was edited or
+/// damaged, and is refused here rather than drawn with a hole in it.
+fn real(s: &str, col: &str) -> Result<f64, String> {
+    let v: f64 = num(s, col)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("column {col}: {s:?} is not a finite number"))
+    }
+}
+
+fn opt_real(s: &str, col: &str) -> Result<Option<f64>, String> {
     if s.is_empty() {
         Ok(None)
     } else {
-        num(s, col).map(Some)
+        real(s, col).map(Some)
     }
 }
 
@@ -358,13 +370,13 @@ fn read_timeseries(lines: &mut Lines, flows: &mut [FlowData]) -> Result<(), Stri
             continue;
         };
         flows[i].series.push(SeriesRow {
-            time_s: num(c[0], "time_s")?,
-            cwnd: num(c[2], "cwnd")?,
-            ssthresh: opt_num(c[3], "ssthresh")?,
-            pipe: num(c[4], "pipe")?,
-            inflight: num(c[5], "inflight")?,
-            srtt_ms: num(c[6], "srtt_ms")?,
-            rto_ms: num(c[7], "rto_ms")?,
+            time_s: real(c[0], "time_s")?,
+            cwnd: real(c[2], "cwnd")?,
+            ssthresh: opt_real(c[3], "ssthresh")?,
+            pipe: real(c[4], "pipe")?,
+            inflight: real(c[5], "inflight")?,
+            srtt_ms: real(c[6], "srtt_ms")?,
+            rto_ms: real(c[7], "rto_ms")?,
             snd_una: num(c[8], "snd_una")?,
             snd_nxt: num(c[9], "snd_nxt")?,
         });
@@ -393,7 +405,7 @@ fn read_packets(lines: &mut Lines, flows: &mut [FlowData]) -> Result<(), String>
         let Some(i) = flow_index(flows, c[1], &mut last) else {
             continue;
         };
-        let time_s: f64 = num(c[0], "time_s")?;
+        let time_s = real(c[0], "time_s")?;
         let fate = Fate::parse(c[3]).ok_or_else(|| format!("unknown event {:?}", c[3]))?;
         let f = &mut flows[i];
         match c[2] {

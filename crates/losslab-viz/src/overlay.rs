@@ -34,17 +34,26 @@ fn read(path: &Path, flow: &str) -> Result<Rows, VizError> {
         if v.get(f) != Some(&flow) {
             continue;
         }
+        // `inf` and `NaN` parse, but no losslab or TCP_INFO series has
+        // them: as in load.rs, the file was damaged.
         let num = |i: usize| -> Result<f64, VizError> {
-            v.get(i).and_then(|s| s.parse().ok()).ok_or_else(|| {
-                VizError(format!(
-                    "{} line {}: column {} is not a number",
-                    path.display(),
-                    n + 2,
-                    header[i]
-                ))
-            })
+            v.get(i)
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| {
+                    VizError(format!(
+                        "{} line {}: column {} is not a finite number",
+                        path.display(),
+                        n + 2,
+                        header[i]
+                    ))
+                })
         };
-        let p = pacing.and_then(|i| v.get(i)).and_then(|s| s.parse().ok());
+        // Optional: a row without a pacing rate has none to draw.
+        let p = pacing
+            .and_then(|i| v.get(i))
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|x| x.is_finite());
         rows.push((num(t)?, num(c)?, p));
     }
     Ok(rows)
