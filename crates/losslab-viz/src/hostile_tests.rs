@@ -299,13 +299,15 @@ proptest! {
     #[test]
     fn every_padded_range_has_ticks(lo in wild(), hi in wild(), frac in wild()) {
         let (a, b) = padded(lo, hi, frac);
-        prop_assert!(axis_range(a, b).is_ok(), "{lo}, {hi}, {frac} -> {a}..{b}");
-        guarded(&format!("ticks of {a}..{b}"), move || {
+        prop_assert!(axis_range(a, b).is_ok(), "{lo:?}, {hi:?}, {frac:?} -> {a:?}..{b:?}");
+        guarded(&format!("ticks of {a:?}..{b:?}"), move || {
             use plotters::coord::ranged1d::Ranged;
             use plotters::coord::types::RangedCoordf64;
             for n in [1, 5, 12] {
+                // plotters may give a few more than asked (15 for 12 on
+                // [2.2e-308, 5.2e-16]); what matters is that it returns.
                 let ticks = RangedCoordf64::from(a..b).key_points(n);
-                if ticks.len() > n + 1 {
+                if ticks.len() > 2 * n + 2 {
                     return Err(format!("{} ticks for {n}", ticks.len()));
                 }
             }
