@@ -25,6 +25,7 @@ pub mod sender;
 pub mod seqset;
 pub mod sndbuf;
 pub mod stats;
+pub mod stem;
 pub mod time;
 pub mod window;
 pub mod wire;

@@ -160,7 +160,10 @@ impl PcapTracer {
             sender_isn: opts.sender_isn,
             receiver_isn: opts.receiver_isn,
         };
-        let stems = file_stems(flows);
+        // The same stems as the pictures' (losslab-viz): one function, so
+        // that a flow's pcap and its plots carry the same name.
+        let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+        let stems = losslab_core::stem::file_stems(&names);
         let mut caps = Vec::with_capacity(flows.len());
         for (i, (spec, stem)) in flows.iter().zip(&stems).enumerate() {
             // RFC 791: total length is 16 bits.
@@ -278,32 +281,6 @@ impl Capture {
         out.write_all(&h)?;
         Ok(Capture { path, out })
     }
-}
-
-/// Flow names made safe as file names; a clash gets the flow index added.
-fn file_stems(flows: &[FlowSpec]) -> Vec<String> {
-    let mut stems: Vec<String> = Vec::with_capacity(flows.len());
-    for (i, f) in flows.iter().enumerate() {
-        let mut s: String = f
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if s.is_empty() || s.starts_with('.') {
-            s.insert_str(0, "flow");
-        }
-        if stems.contains(&s) {
-            s = format!("{s}-{i}");
-        }
-        stems.push(s);
-    }
-    stems
 }
 
 /// The smallest RFC 7323 shift (at most 14, section 2.3) such that the
@@ -679,6 +656,39 @@ impl Encoder {
 mod tests {
     use super::*;
     use losslab_core::{Range, SackBlocks};
+
+    #[test]
+    fn flows_whose_names_clash_as_files_get_a_pcap_each() {
+        // All three names parse; `a/` becomes `a_`, and the old clash
+        // suffix made it `a_-2`, flow 0's file, so one capture was lost.
+        let dir = std::env::temp_dir().join(format!("losslab-pcap-stems-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let flows: Vec<FlowSpec> = ["a_-2", "a_", "a/"]
+            .into_iter()
+            .map(FlowSpec::new)
+            .collect();
+        let mut t = PcapTracer::create(&dir, &flows, Sides::Both).unwrap();
+        t.finish().unwrap();
+        let names: Vec<String> = t
+            .files()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "a_-2.sender.pcap",
+                "a_-2.receiver.pcap",
+                "a_.sender.pcap",
+                "a_.receiver.pcap",
+                "a_-2-2.sender.pcap",
+                "a_-2-2.receiver.pcap"
+            ]
+        );
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 6);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn ipv4_checksum_matches_a_known_header() {

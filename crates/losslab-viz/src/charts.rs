@@ -85,11 +85,14 @@ pub(crate) fn log_tick_label(v: f64) -> String {
     }
 }
 
-/// Pads `[lo, hi]` by `frac` of its width in log space.
-fn log_padded(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
+/// Pads `[lo, hi]` by `frac` of its width in log space; None when the
+/// padded range is no log axis: an end that underflows to a subnormal or
+/// 0 (no logarithm) or overflows.
+fn log_padded(lo: f64, hi: f64, frac: f64) -> Option<(f64, f64)> {
     let (a, b) = (lo.log10(), hi.log10());
     let d = (b - a) * frac;
-    (10f64.powf(a - d), 10f64.powf(b + d))
+    let (x0, x1) = (10f64.powf(a - d), 10f64.powf(b + d));
+    (x0 >= f64::MIN_POSITIVE && x1.is_finite() && x1 > x0).then_some((x0, x1))
 }
 
 struct Cdf<'a> {
@@ -113,7 +116,7 @@ impl Cdf<'_> {
         X: AsRangedCoord<Value = f64>,
         X::CoordDescType: ValueFormatter<f64>,
     {
-        let mut chart = cartesian(body, 72, x, 0.0..1.0)?;
+        let mut chart = cartesian(body, 72, x, axis_range(0.0, 1.0)?)?;
         mesh(&mut chart)
             .x_desc(x_desc)
             .y_desc("fraction ≤ x (CDF)")
@@ -175,13 +178,15 @@ impl Picture for Cdf<'_> {
             .iter()
             .filter_map(|s| s.1.last())
             .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-        if use_log_x(lo, hi) {
-            let (x0, x1) = log_padded(lo, hi, 0.02);
+        let log = use_log_x(lo, hi)
+            .then(|| log_padded(lo, hi, 0.02))
+            .flatten();
+        if let Some((x0, x1)) = log {
             let ticks = log_ticks(x0, x1);
             let count = ticks.len();
             self.plot(
                 &body,
-                (x0..x1).log_scale().with_key_points(ticks),
+                axis_range(x0, x1)?.log_scale().with_key_points(ticks),
                 (x0, x1),
                 &format!("{} (log scale)", self.x_label),
                 &|v| log_tick_label(*v),
@@ -192,7 +197,7 @@ impl Picture for Cdf<'_> {
             let span = x1 - x0;
             self.plot(
                 &body,
-                x0..x1,
+                axis_range(x0, x1)?,
                 (x0, x1),
                 self.x_label,
                 &|v| tick(*v, span),
@@ -202,8 +207,8 @@ impl Picture for Cdf<'_> {
     }
 }
 
-/// One empirical CDF line per series (NaN and infinite values are
-/// ignored). The x axis is logarithmic when all values are positive and
+/// One empirical CDF line per series (NaN, infinite values and those
+/// beyond ±1e300 are ignored). The x axis is logarithmic when all values are positive and
 /// the largest is more than 100 times the smallest, linear otherwise.
 pub fn cdf(
     path_without_ext: &Path,
@@ -214,7 +219,7 @@ pub fn cdf(
     let series = series
         .iter()
         .map(|(name, v)| {
-            let mut v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+            let mut v: Vec<f64> = v.iter().copied().filter(|&x| plottable(x)).collect();
             v.sort_by(f64::total_cmp);
             (name.as_str(), v)
         })
@@ -244,12 +249,12 @@ pub struct BarsSpec<'a> {
     /// The groups' names, left to right.
     pub groups: &'a [String],
     /// `series[k].1[g]` is series k's value in group g; missing or
-    /// non-finite values draw no bar.
+    /// non-finite values (and those beyond ±1e300) draw no bar.
     pub series: &'a [(String, Vec<f64>)],
     /// `ci[k][g]` is the 95% confidence interval `[lo, hi]` of
     /// `series[k].1[g]`, drawn as a whisker on its bar. Missing or
-    /// non-finite entries (and bars that are not drawn) get none; empty
-    /// for no whiskers at all.
+    /// non-finite entries, or beyond ±1e300, (and bars that are not
+    /// drawn) get none; empty for no whiskers at all.
     pub ci: &'a [Vec<[f64; 2]>],
 }
 
@@ -258,7 +263,7 @@ impl BarsSpec<'_> {
     fn whisker(&self, k: usize, g: usize) -> Option<[f64; 2]> {
         let v = *self.series.get(k)?.1.get(g)?;
         let [a, b] = *self.ci.get(k)?.get(g)?;
-        (v.is_finite() && a.is_finite() && b.is_finite()).then(|| [a.min(b), a.max(b)])
+        (plottable(v) && plottable(a) && plottable(b)).then(|| [a.min(b), a.max(b)])
     }
 }
 
@@ -301,17 +306,18 @@ impl Picture for Bars<'_> {
         let values = s.series.iter().flat_map(|s| s.1.iter().copied());
         let values: Vec<f64> = values
             .chain(whiskers.iter().flat_map(|w| w.2))
-            .filter(|v| v.is_finite())
+            .filter(|&v| plottable(v))
             .collect();
         let hi = values.iter().copied().fold(0.0f64, f64::max);
         let lo = values.iter().copied().fold(0.0f64, f64::min);
+        // Bars stand on 0, so the axis starts there unless some go below.
         let (y0, y1) = if hi > lo {
-            let pad = (hi - lo) * 0.08;
-            (if lo < 0.0 { lo - pad } else { 0.0 }, hi + pad)
+            padded(lo, hi, 0.08)
         } else {
             (0.0, 1.0)
         };
-        let mut chart = cartesian(&body, 84, 0.0..ng as f64, y0..y1)?;
+        let y0 = if lo < 0.0 { y0 } else { 0.0 };
+        let mut chart = cartesian(&body, 84, axis_range(0.0, ng as f64)?, axis_range(y0, y1)?)?;
         let yspan = y1 - y0;
         let x_desc = if s.x_label.is_empty() {
             "group"
@@ -344,7 +350,7 @@ impl Picture for Bars<'_> {
                 .iter()
                 .enumerate()
                 .take(ng)
-                .filter(|(_, y)| y.is_finite())
+                .filter(|(_, &y)| plottable(y))
                 .map(|(g, &y)| {
                     let x = left(k, g);
                     Rectangle::new([(x, 0.0), (x + width * 0.92, y)], colour.filled())
@@ -431,18 +437,24 @@ impl Picture for Bands<'_> {
             .collect();
         let body = legend_row(&body, &entries)?;
         let pts = || self.series.iter().flat_map(|s| s.1.iter());
-        let xs: Vec<f64> = pts().map(|p| p.0).collect();
-        let ys: Vec<f64> = pts()
-            .flat_map(|p| [p.1, p.2, p.3])
-            .filter(|v| v.is_finite())
-            .collect();
         let (x0, x1) = if self.categories.is_empty() {
-            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let xs = pts().map(|p| p.0).filter(|&x| plottable(x));
+            let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                (a.min(x), b.max(x))
+            });
             padded(lo, hi, 0.04)
         } else {
             (-0.5, self.categories.len() as f64 - 0.5)
         };
+        // A point off the x axis (not plottable, or no category's) is
+        // missing: plotters' own pixel arithmetic overflows on values far
+        // outside its range.
+        let shown = |x: f64| plottable(x) && x >= x0 && x <= x1;
+        let ys: Vec<f64> = pts()
+            .filter(|p| shown(p.0))
+            .flat_map(|p| [p.1, p.2, p.3])
+            .filter(|&v| plottable(v))
+            .collect();
         let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let (y0, y1) = if lo.is_finite() && hi > lo {
@@ -452,7 +464,7 @@ impl Picture for Bands<'_> {
         } else {
             (0.0, 1.0)
         };
-        let mut chart = cartesian(&body, 84, x0..x1, y0..y1)?;
+        let mut chart = cartesian(&body, 84, axis_range(x0, x1)?, axis_range(y0, y1)?)?;
         let (xspan, yspan) = (x1 - x0, y1 - y0);
         let cats = self.categories;
         let x_fmt = move |v: &f64| {
@@ -484,9 +496,10 @@ impl Picture for Bands<'_> {
         for (k, (_, p)) in self.series.iter().enumerate() {
             let stroke = Stroke::series(k);
             let colour = stroke.colour;
+            // A point with a coordinate that cannot be drawn is missing.
             let banded: Vec<_> = p
                 .iter()
-                .filter(|q| q.2.is_finite() && q.3.is_finite())
+                .filter(|q| shown(q.0) && plottable(q.2) && plottable(q.3))
                 .collect();
             if banded.len() >= 2 {
                 let mut poly: Vec<(f64, f64)> = banded.iter().map(|q| (q.0, q.3)).collect();
@@ -502,7 +515,11 @@ impl Picture for Bands<'_> {
                     colour.mix(0.6).stroke_width(2),
                 )))?;
             }
-            let line: Vec<(f64, f64)> = p.iter().map(|q| (q.0, q.1)).collect();
+            let line: Vec<(f64, f64)> = p
+                .iter()
+                .filter(|q| shown(q.0) && plottable(q.1))
+                .map(|q| (q.0, q.1))
+                .collect();
             draw_line(&chart, &line, stroke)?;
             for q in &line {
                 let (x, y) = chart.backend_coord(q);
@@ -598,12 +615,12 @@ pub(crate) fn claims_range(rows: &[ClaimRow]) -> (f64, f64) {
     let paper: Vec<f64> = rows
         .iter()
         .flat_map(|r| [r.paper, r.band[0], r.band[1]])
-        .filter(|v| v.is_finite())
+        .filter(|&v| plottable(v))
         .collect();
     let ours: Vec<f64> = rows
         .iter()
         .flat_map(|r| r.mean.into_iter().chain(r.ci.into_iter().flatten()))
-        .filter(|v| v.is_finite())
+        .filter(|&v| plottable(v))
         .collect();
     let (mut lo, mut hi) = if paper.is_empty() {
         hull(&ours)
@@ -618,7 +635,10 @@ pub(crate) fn claims_range(rows: &[ClaimRow]) -> (f64, f64) {
     } else {
         lo.abs().max(1.0) * 0.5
     };
-    let (min, max) = (lo - 1.5 * span, hi + 1.5 * span);
+    let (min, max) = (
+        (lo - 1.5 * span).max(-MAX_PLOTTED),
+        (hi + 1.5 * span).min(MAX_PLOTTED),
+    );
     for v in ours {
         lo = lo.min(v.max(min));
         hi = hi.max(v.min(max));
@@ -742,7 +762,12 @@ impl Picture for Claims<'_> {
         let body = legend_row(&body, &verdicts)?;
         let (x0, x1) = self.range;
         let rows = n.max(1) as f64;
-        let mut chart = cartesian(&body, CLAIM_LABELS, x0..x1, 0.0..rows)?;
+        let mut chart = cartesian(
+            &body,
+            CLAIM_LABELS,
+            axis_range(x0, x1)?,
+            axis_range(0.0, rows)?,
+        )?;
         let span = x1 - x0;
         mesh(&mut chart)
             .disable_y_mesh()
@@ -770,7 +795,10 @@ impl Picture for Claims<'_> {
             .map(|r| r.paper)
             .filter(|v| v.is_finite())
             .collect();
-        if let Some(&p) = papers.first() {
+        // Only a line on the axis: plotters' pixel arithmetic overflows
+        // on values far outside it (a paper value beyond ±1e300 is not
+        // in the range).
+        if let Some(&p) = papers.first().filter(|&&p| p >= x0 && p <= x1) {
             if papers
                 .iter()
                 .all(|&q| (q - p).abs() <= 1e-12 * p.abs().max(1.0))

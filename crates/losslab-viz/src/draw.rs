@@ -145,6 +145,11 @@ pub(crate) fn decimals_for(step: f64) -> usize {
 /// Tick label with as many decimals as a range of `span` over ~10 ticks
 /// needs, so that a 200 ms window does not read 0.1, 0.1, 0.2, ...
 pub(crate) fn tick(v: f64, span: f64) -> String {
+    // Past 1e15 a plain number is a row of digits wider than the plot
+    // (1e300 has 301).
+    if v.abs() >= 1e15 {
+        return format!("{v:.2e}");
+    }
     let d = decimals_for(span / 10.0);
     let s = format!("{v:.d$}");
     if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
@@ -154,17 +159,79 @@ pub(crate) fn tick(v: f64, span: f64) -> String {
     }
 }
 
-/// Pads a data range so that marks on its edges stay inside the plot.
+/// Values of a larger magnitude are not drawn: they are treated as
+/// missing. An axis over them would have a width that overflows to
+/// infinity (1e308 - -1e308), or no room for its padding, and plotters
+/// 0.3.7 never returns from its tick search on a range that is not finite
+/// (`compute_f64_key_points`: its point count is NaN, never above the
+/// limit that ends the loop). 1e300 leaves room for padding and headroom
+/// (a few times the width) below f64::MAX.
+pub(crate) const MAX_PLOTTED: f64 = 1e300;
+
+/// Whether a value is drawn (see [`MAX_PLOTTED`]).
+pub(crate) fn plottable(v: f64) -> bool {
+    v.is_finite() && v.abs() <= MAX_PLOTTED
+}
+
+/// The narrowest axis relative to the magnitude of its ends. Narrower,
+/// plotters' tick search divides values by steps 2^53 times smaller than
+/// they are, where its remainders are rounding noise, its point count can
+/// come out negative and again the loop never ends.
+const MIN_REL_WIDTH: f64 = 1e-9;
+/// The narrowest axis: its tick steps stay normal numbers (a subnormal or
+/// zero step gives NaN remainders).
+pub(crate) const MIN_WIDTH: f64 = 1e-200;
+
+/// The axis range over data from `lo` to `hi`, padded by `frac` of its
+/// width each side so that marks on the edges stay inside the plot.
+/// Every f64 axis handed to plotters comes from here or from
+/// [`axis_range`]'s check: finite, with a finite width of at least
+/// [`MIN_WIDTH`] and [`MIN_REL_WIDTH`] of its magnitude. An end that is
+/// not [`plottable`] is ignored; a single value (or values closer than
+/// that) gets a range a fifth of its magnitude wide around it ([-1, 1]
+/// around 0); no value at all gives [0, 1].
 pub(crate) fn padded(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
-    if !(lo.is_finite() && hi.is_finite()) {
-        return (0.0, 1.0);
+    let (lo, hi) = match (plottable(lo), plottable(hi)) {
+        (true, true) => (lo.min(hi), lo.max(hi)),
+        (true, false) => (lo, lo),
+        (false, true) => (hi, hi),
+        (false, false) => return (0.0, 1.0),
+    };
+    let magnitude = lo.abs().max(hi.abs());
+    if hi - lo < (magnitude * MIN_REL_WIDTH).max(MIN_WIDTH) {
+        let c = lo / 2.0 + hi / 2.0;
+        let d = if c == 0.0 {
+            1.0
+        } else {
+            (c.abs() * 0.1).max(MIN_WIDTH)
+        };
+        return (c - d, c + d);
     }
-    if hi <= lo {
-        let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
-        return (lo - d, hi + d);
-    }
+    let frac = if frac.is_finite() {
+        frac.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let d = (hi - lo) * frac;
     (lo - d, hi + d)
+}
+
+/// `a..b` for plotters, or an error where a range would make its tick
+/// search loop forever (see [`padded`]): the last guard, for ranges made
+/// some other way.
+pub(crate) fn axis_range(a: f64, b: f64) -> Result<std::ops::Range<f64>, VizError> {
+    let magnitude = a.abs().max(b.abs());
+    let ok = a.is_finite()
+        && b.is_finite()
+        && (b - a).is_finite()
+        && b - a >= (magnitude * MIN_REL_WIDTH).max(MIN_WIDTH);
+    if ok {
+        Ok(a..b)
+    } else {
+        Err(VizError(format!(
+            "internal error: axis range {a}..{b} cannot be drawn"
+        )))
+    }
 }
 
 /// Per pixel column, keeps the first, lowest, highest and last sample (in
@@ -247,19 +314,6 @@ impl PixelSet {
     pub(crate) fn first(&mut self, key: (i32, i32, i32)) -> bool {
         self.0.insert(key)
     }
-}
-
-/// File-name-safe version of a flow name.
-pub(crate) fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// The plotting area every picture uses: the same margins and label
@@ -762,9 +816,7 @@ mod tests {
     }
 
     #[test]
-    fn file_names_keep_dots_and_replace_slashes() {
-        assert_eq!(file_safe("a.1"), "a.1");
-        assert_eq!(file_safe("x/y z"), "x_y_z");
+    fn file_names_keep_dots() {
         assert_eq!(
             with_ext(Path::new("/t/tsg-a.1"), "png"),
             PathBuf::from("/t/tsg-a.1.png")

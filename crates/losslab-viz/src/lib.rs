@@ -10,6 +10,9 @@
 //! | `cwnd-<flow>.{svg,png}` | timeseries.csv | cwnd, ssthresh, pipe |
 //! | `rtt-<flow>.{svg,png}` | timeseries.csv | srtt and RTO |
 //!
+//! `<flow>` is the flow's file stem (`losslab_core::stem::file_stems`),
+//! the same as its pcaps'.
+//!
 //! Recovery periods (from summary.json) are shaded on all three. A picture
 //! whose file is missing is skipped, not an error: [`plot_run_report`]
 //! says why, [`plot_run`] prints that to stderr. Only when neither CSV
@@ -26,6 +29,9 @@ mod load;
 mod overlay;
 mod series;
 mod tsg;
+
+#[cfg(test)]
+mod hostile_tests;
 
 pub use load::{AckEvent, DataEvent, Fate, FlowData, Recovery, RunData, SeriesRow};
 pub use overlay::linux_overlay;
@@ -114,7 +120,7 @@ pub fn plot_run_report(dir: &Path, opts: &PlotOptions) -> Result<PlotReport, Viz
             .push(format!("cwnd and RTT plots skipped: {why}"));
     }
     for f in &run.flows {
-        let stem = draw::file_safe(&f.name);
+        let stem = &f.stem;
         if run.has_packets() {
             if f.data.is_empty() {
                 report.skipped.push(format!(

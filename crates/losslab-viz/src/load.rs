@@ -86,6 +86,11 @@ pub struct Recovery {
 #[derive(Clone, Debug, Default)]
 pub struct FlowData {
     pub name: String,
+    /// The flow's name in file names (`tsg-<stem>.svg`): unique among
+    /// the run's flows and the same as its pcaps'
+    /// (`losslab_core::stem::file_stems`), whether or not only this
+    /// flow is loaded.
+    pub stem: String,
     pub start_s: f64,
     pub rtt_min_ms: Option<f64>,
     pub rtt_mean_ms: Option<f64>,
@@ -130,7 +135,8 @@ impl RunData {
     }
 }
 
-pub(crate) fn load(dir: &Path, only_flow: Option<&str>) -> Result<RunData, VizError> {
+/// DIR/summary.json's path and document, and its `flows` array.
+fn read_summary(dir: &Path) -> Result<(PathBuf, Value), VizError> {
     let summary_path = dir.join("summary.json");
     let text = std::fs::read_to_string(&summary_path).map_err(|e| {
         VizError(format!(
@@ -141,18 +147,41 @@ pub(crate) fn load(dir: &Path, only_flow: Option<&str>) -> Result<RunData, VizEr
     })?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| VizError(format!("{}: not valid JSON: {e}", summary_path.display())))?;
+    if !v.get("flows").is_some_and(Value::is_array) {
+        return Err(VizError(format!(
+            "{}: no `flows` array",
+            summary_path.display()
+        )));
+    }
+    Ok((summary_path, v))
+}
+
+fn flow_name(path: &Path, i: usize, f: &Value) -> Result<String, VizError> {
+    f.get("name")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .ok_or_else(|| VizError(format!("{}: flows[{i}] has no `name`", path.display())))
+}
+
+/// The names of the run's flows, in summary.json's order.
+pub(crate) fn flow_names(dir: &Path) -> Result<Vec<String>, VizError> {
+    let (path, v) = read_summary(dir)?;
+    v["flows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, f)| flow_name(&path, i, f))
+        .collect()
+}
+
+pub(crate) fn load(dir: &Path, only_flow: Option<&str>) -> Result<RunData, VizError> {
+    let (summary_path, v) = read_summary(dir)?;
     let bad = |what: &str| VizError(format!("{}: {what}", summary_path.display()));
-    let flows_v = v
-        .get("flows")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("no `flows` array"))?;
+    let flows_v = v["flows"].as_array().into_iter().flatten();
     let mut flows = Vec::new();
-    for (i, f) in flows_v.iter().enumerate() {
-        let name = f
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(&format!("flows[{i}] has no `name`")))?
-            .to_string();
+    for (i, f) in flows_v.enumerate() {
+        let name = flow_name(&summary_path, i, f)?;
         let rtt = f.get("rtt_ms");
         let rtt_of = |k: &str| rtt.and_then(|r| r.get(k)).and_then(Value::as_f64);
         let mut recoveries = Vec::new();
@@ -184,6 +213,11 @@ pub(crate) fn load(dir: &Path, only_flow: Option<&str>) -> Result<RunData, VizEr
             name,
             ..Default::default()
         });
+    }
+    let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+    let stems = losslab_core::stem::file_stems(&names);
+    for (f, stem) in flows.iter_mut().zip(stems) {
+        f.stem = stem;
     }
     if let Some(only) = only_flow {
         if !flows.iter().any(|f| f.name == only) {
@@ -272,11 +306,23 @@ fn num<T: std::str::FromStr>(s: &str, col: &str) -> Result<T, String> {
         .map_err(|_| format!("column {col}: {s:?} is not a number"))
 }
 
-fn opt_num<T: std::str::FromStr>(s: &str, col: &str) -> Result<Option<T>, String> {
+/// A real number of the file. Rust parses `inf`, `NaN` and `1e999`
+/// (infinite), which losslab never writes: such a file was edited or
+/// damaged, and is refused here rather than drawn with a hole in it.
+fn real(s: &str, col: &str) -> Result<f64, String> {
+    let v: f64 = num(s, col)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("column {col}: {s:?} is not a finite number"))
+    }
+}
+
+fn opt_real(s: &str, col: &str) -> Result<Option<f64>, String> {
     if s.is_empty() {
         Ok(None)
     } else {
-        num(s, col).map(Some)
+        real(s, col).map(Some)
     }
 }
 
@@ -324,13 +370,13 @@ fn read_timeseries(lines: &mut Lines, flows: &mut [FlowData]) -> Result<(), Stri
             continue;
         };
         flows[i].series.push(SeriesRow {
-            time_s: num(c[0], "time_s")?,
-            cwnd: num(c[2], "cwnd")?,
-            ssthresh: opt_num(c[3], "ssthresh")?,
-            pipe: num(c[4], "pipe")?,
-            inflight: num(c[5], "inflight")?,
-            srtt_ms: num(c[6], "srtt_ms")?,
-            rto_ms: num(c[7], "rto_ms")?,
+            time_s: real(c[0], "time_s")?,
+            cwnd: real(c[2], "cwnd")?,
+            ssthresh: opt_real(c[3], "ssthresh")?,
+            pipe: real(c[4], "pipe")?,
+            inflight: real(c[5], "inflight")?,
+            srtt_ms: real(c[6], "srtt_ms")?,
+            rto_ms: real(c[7], "rto_ms")?,
             snd_una: num(c[8], "snd_una")?,
             snd_nxt: num(c[9], "snd_nxt")?,
         });
@@ -359,7 +405,7 @@ fn read_packets(lines: &mut Lines, flows: &mut [FlowData]) -> Result<(), String>
         let Some(i) = flow_index(flows, c[1], &mut last) else {
             continue;
         };
-        let time_s: f64 = num(c[0], "time_s")?;
+        let time_s = real(c[0], "time_s")?;
         let fate = Fate::parse(c[3]).ok_or_else(|| format!("unknown event {:?}", c[3]))?;
         let f = &mut flows[i];
         match c[2] {

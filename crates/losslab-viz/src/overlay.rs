@@ -34,20 +34,45 @@ fn read(path: &Path, flow: &str) -> Result<Rows, VizError> {
         if v.get(f) != Some(&flow) {
             continue;
         }
+        // `inf` and `NaN` parse, but no losslab or TCP_INFO series has
+        // them: as in load.rs, the file was damaged.
         let num = |i: usize| -> Result<f64, VizError> {
-            v.get(i).and_then(|s| s.parse().ok()).ok_or_else(|| {
-                VizError(format!(
-                    "{} line {}: column {} is not a number",
-                    path.display(),
-                    n + 2,
-                    header[i]
-                ))
-            })
+            v.get(i)
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| {
+                    VizError(format!(
+                        "{} line {}: column {} is not a finite number",
+                        path.display(),
+                        n + 2,
+                        header[i]
+                    ))
+                })
         };
-        let p = pacing.and_then(|i| v.get(i)).and_then(|s| s.parse().ok());
+        // Optional: a row without a pacing rate has none to draw.
+        let p = pacing
+            .and_then(|i| v.get(i))
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|x| x.is_finite());
         rows.push((num(t)?, num(c)?, p));
     }
     Ok(rows)
+}
+
+/// `flow`'s file stem among the run's flows (summary.json), as
+/// `plot_run` and the pcaps name it; a directory without summary.json
+/// has this flow alone.
+fn stem_of(dir: &Path, flow: &str) -> Result<String, VizError> {
+    let names = match crate::load::flow_names(dir) {
+        Ok(names) => names,
+        Err(_) if !dir.join("summary.json").exists() => vec![flow.to_string()],
+        Err(e) => return Err(e),
+    };
+    let stems = losslab_core::stem::file_stems(&names);
+    Ok(names
+        .iter()
+        .position(|n| n == flow)
+        .map_or_else(|| losslab_core::stem::file_safe(flow), |i| stems[i].clone()))
 }
 
 /// Draws overlay-cwnd and overlay-pacing for `flow` from DIR's
@@ -91,7 +116,7 @@ pub fn linux_overlay(dir: &Path, flow: &str, out: &Path) -> Result<Vec<PathBuf>,
             t1,
         }
     };
-    let stem = draw::file_safe(flow);
+    let stem = stem_of(dir, flow)?;
     let mut files = draw::save(
         &picture("congestion window", "segments", &|r| Some(r.1)),
         &out.join(format!("overlay-cwnd-{stem}")),

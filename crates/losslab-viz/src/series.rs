@@ -30,32 +30,47 @@ pub(crate) struct TimeLines<'a> {
 }
 
 /// The samples inside [t0, t1], starting with the value in force at t0.
+/// A sample with a time or value that cannot be drawn (`plottable`) is
+/// missing: the one before it holds on.
 fn crop(samples: &[(f64, f64)], t0: f64, t1: f64) -> Vec<(f64, f64)> {
-    let start = samples.partition_point(|s| s.0 < t0);
+    let drawn: Vec<(f64, f64)> = samples
+        .iter()
+        .copied()
+        .filter(|s| plottable(s.0) && plottable(s.1))
+        .collect();
+    let start = drawn.partition_point(|s| s.0 < t0);
     let mut out = Vec::new();
     if start > 0 {
-        out.push((t0, samples[start - 1].1));
+        out.push((t0, drawn[start - 1].1));
     }
-    out.extend(samples[start..].iter().take_while(|s| s.0 <= t1));
+    out.extend(drawn[start..].iter().take_while(|s| s.0 <= t1));
     out
 }
 
 impl Picture for TimeLines<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), VizError> {
         let body = header(root, &self.title, &self.subtitle)?;
+        let (x0, x1) = padded(self.t0, self.t1, 0.01);
+        // The window as drawn: an end beyond the axis (one `padded`
+        // ignored) would put samples thousands of millions of pixels away.
+        let within = |t: f64, or: f64| if plottable(t) { t.clamp(x0, x1) } else { or };
+        let (t0, t1) = (within(self.t0, x0), within(self.t1, x1));
         let lines: Vec<(&Line, Vec<(f64, f64)>)> = self
             .lines
             .iter()
-            .map(|l| (l, crop(&l.samples, self.t0, self.t1)))
+            .map(|l| (l, crop(&l.samples, t0, t1)))
             .collect();
         let ymax = lines
             .iter()
             .flat_map(|(_, s)| s.iter().map(|p| p.1))
             .fold(0.0f64, f64::max);
         // Headroom for the legend in the upper right.
-        let ymax = if ymax > 0.0 { ymax * 1.3 } else { 1.0 };
-        let (x0, x1) = padded(self.t0, self.t1, 0.01);
-        let mut chart = cartesian(&body, 84, x0..x1, 0.0..ymax)?;
+        let ymax = if ymax > 0.0 {
+            (ymax * 1.3).max(MIN_WIDTH)
+        } else {
+            1.0
+        };
+        let mut chart = cartesian(&body, 84, axis_range(x0, x1)?, axis_range(0.0, ymax)?)?;
         let span = x1 - x0;
         mesh(&mut chart)
             .x_desc("time (s)")
@@ -94,7 +109,10 @@ impl Picture for TimeLines<'_> {
                 continue;
             }
             let col = |t: f64| chart.backend_coord(&(t, 0.0)).0;
-            let pts = staircase(&m4(pts, col), self.t1.min(x1));
+            // Below the axis is off the picture: plotters does not clip,
+            // and rasterises a line to the pixel, however far away.
+            let pts: Vec<(f64, f64)> = pts.iter().map(|&(t, v)| (t, v.max(0.0))).collect();
+            let pts = staircase(&m4(&pts, col), t1);
             chart.draw_series(LineSeries::new(pts, l.colour.stroke_width(l.width)))?;
         }
         for (l, pts) in &lines {

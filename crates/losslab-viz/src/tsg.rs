@@ -120,9 +120,18 @@ struct Prepared {
 }
 
 impl Tsg<'_> {
+    /// The time axis, and the window drawn on it: an end of the window
+    /// beyond the axis (one `padded` ignored) would put marks thousands of
+    /// millions of pixels away.
+    fn axis(&self) -> ((f64, f64), (f64, f64)) {
+        let (x0, x1) = padded(self.t0, self.t1, 0.01);
+        let within = |t: f64, or: f64| if plottable(t) { t.clamp(x0, x1) } else { or };
+        ((x0, x1), (within(self.t0, x0), within(self.t1, x1)))
+    }
+
     fn prepare(&self) -> Prepared {
         let f = self.flow;
-        let (t0, t1) = (self.t0, self.t1);
+        let (_, (t0, t1)) = self.axis();
         let inside = |t: f64| t >= t0 && t <= t1;
         let mss = f
             .data
@@ -135,7 +144,7 @@ impl Tsg<'_> {
         let mark = |t: f64, seq: u64, len: u32| Mark {
             t,
             lo: seg(seq),
-            hi: seg(seq + len as u64),
+            hi: seg(seq.saturating_add(len as u64)),
         };
 
         // A loss drop happens at the bottleneck's far end; the sender saw
@@ -267,11 +276,14 @@ struct Map {
 }
 
 impl Map {
+    /// Pixels are kept within a picture's width of the plotting area:
+    /// plotters rasterises every pixel of a line, even far outside it,
+    /// and i32 arithmetic on pixels far out overflows.
     fn x(&self, t: f64) -> f64 {
-        (t - self.x0) / (self.x1 - self.x0) * self.w
+        ((t - self.x0) / (self.x1 - self.x0) * self.w).clamp(-self.w, 2.0 * self.w)
     }
     fn y(&self, v: f64) -> f64 {
-        self.h - (v - self.y0) / (self.y1 - self.y0) * self.h
+        (self.h - (v - self.y0) / (self.y1 - self.y0) * self.h).clamp(-self.h, 2.0 * self.h)
     }
     fn clamp_y(&self, py: f64) -> f64 {
         py.clamp(0.0, self.h)
@@ -563,9 +575,9 @@ impl Picture for Tsg<'_> {
             subtitle = format!("{subtitle} — {n}");
         }
         let body = header(root, &title, &subtitle)?;
-        let (x0, x1) = padded(self.t0, self.t1, 0.01);
+        let ((x0, x1), (t0, t1)) = self.axis();
         let (y0, y1) = p.y;
-        let mut chart = cartesian(&body, 84, x0..x1, y0..y1)?;
+        let mut chart = cartesian(&body, 84, axis_range(x0, x1)?, axis_range(y0, y1)?)?;
         let span = x1 - x0;
         let yspan = y1 - y0;
         mesh(&mut chart)
@@ -613,7 +625,7 @@ impl Picture for Tsg<'_> {
         let sack_caps = draw_marks(&area, &map, &p.sacks, SACK_MARK)?;
         let dsack_caps = draw_marks(&area, &map, &p.dsacks, DSACK_MARK)?;
 
-        let una_px: Vec<(f64, f64)> = staircase(&p.una, self.t1.min(x1))
+        let una_px: Vec<(f64, f64)> = staircase(&p.una, t1)
             .into_iter()
             .map(|(t, u)| (map.x(t), map.clamp_y(map.y(u))))
             .collect();
@@ -673,12 +685,12 @@ impl Picture for Tsg<'_> {
                     .data
                     .iter()
                     .find(|d| d.fate == Fate::Sent && d.tx > 1 && d.time_s >= r.start_s - 1e-9)
-                    .filter(|d| d.time_s <= end && d.time_s >= self.t0 && d.time_s <= self.t1);
+                    .filter(|d| d.time_s <= end && d.time_s >= t0 && d.time_s <= t1);
                 if let Some(d) = first_rtx {
                     let at = map.at(&Mark {
                         t: d.time_s,
                         lo: d.seq as f64 / p.mss as f64,
-                        hi: (d.seq + d.len as u64) as f64 / p.mss as f64,
+                        hi: d.seq.saturating_add(d.len as u64) as f64 / p.mss as f64,
                     });
                     let label = if timeout {
                         "retransmission after RTO"

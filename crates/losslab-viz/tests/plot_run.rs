@@ -346,3 +346,125 @@ fn linux_overlay_draws_both_series() {
     let e = losslab_viz::linux_overlay(&dir, "zz", &out).unwrap_err();
     assert!(e.0.contains("flow zz has no rows"), "{}", e.0);
 }
+
+/// Runs `f` in a thread and fails when it does not return: the old
+/// loader handed `inf` on to plotters, whose tick search never returned.
+/// The limit only guards against that hang.
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()));
+    rx.recv_timeout(std::time::Duration::from_secs(120))
+        .expect("hangs (or panicked)")
+}
+
+#[test]
+fn a_number_that_is_not_finite_is_bad_input_naming_file_line_and_column() {
+    let dir = scratch("inf");
+    write_run(
+        &dir,
+        &three_drops(),
+        Files {
+            timeseries: true,
+            packets: false,
+        },
+    );
+    let ts = dir.join("timeseries.csv");
+    let clean = std::fs::read_to_string(&ts).unwrap();
+    // Each of the drawn columns, as the report found, and the spellings
+    // Rust parses as infinite or NaN.
+    for (col, value) in [
+        (2, "inf"),
+        (3, "-inf"),
+        (4, "NaN"),
+        (6, "infinity"),
+        (7, "1e999"),
+        (0, "nan"),
+    ] {
+        let mut lines: Vec<String> = clean.lines().map(String::from).collect();
+        let mut fields: Vec<&str> = lines[63].split(',').collect();
+        fields[col] = value;
+        lines[63] = fields.join(",");
+        std::fs::write(&ts, lines.join("\n") + "\n").unwrap();
+        let d = dir.clone();
+        let err = within_a_minute(move || plot_run(&d, &PlotOptions::default())).expect_err(value);
+        let name = clean.lines().next().unwrap().split(',').nth(col).unwrap();
+        assert!(
+            err.0.contains("timeseries.csv:64:")
+                && err.0.contains(&format!("column {name}:"))
+                && err.0.contains("not a finite number"),
+            "{value} in {name}: {err}"
+        );
+    }
+    // packets.csv too.
+    std::fs::write(&ts, &clean).unwrap();
+    write_run(
+        &dir,
+        &three_drops(),
+        Files {
+            timeseries: false,
+            packets: true,
+        },
+    );
+    let pk = dir.join("packets.csv");
+    let text = std::fs::read_to_string(&pk).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let bad = format!("inf{}", &lines[9][lines[9].find(',').unwrap()..]);
+    lines[9] = &bad;
+    std::fs::write(&pk, lines.join("\n") + "\n").unwrap();
+    let d = dir.clone();
+    let err = within_a_minute(move || load_run(&d)).unwrap_err();
+    assert!(
+        err.0.contains("packets.csv:10:") && err.0.contains("column time_s:"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn flows_whose_names_clash_as_files_get_pictures_each() {
+    // The parser accepts all three names; `a/` becomes `a_`, whose old
+    // clash suffix made `a_-2`, flow 0's name: flow 2's pictures
+    // overwrote flow 0's. The stems are the pcaps' (losslab-sim).
+    let flows: Vec<FlowSpec> = ["a_-2", "a_", "a/"]
+        .into_iter()
+        .map(|n| {
+            let mut f = FlowSpec::new(n);
+            f.app = AppSpec::Bytes(60 * 1448);
+            f
+        })
+        .collect();
+    let dir = scratch("clash");
+    write_run(
+        &dir,
+        &scenario("clash", 5, path(10_000_000, 20, LossModel::None), flows),
+        ALL,
+    );
+    let files = plot_run(&dir, &PlotOptions::default()).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let want: Vec<String> = ["a_-2", "a_", "a_-2-2"]
+        .iter()
+        .flat_map(|stem| {
+            ["tsg", "cwnd", "rtt"]
+                .iter()
+                .flat_map(move |k| ["svg", "png"].map(|e| format!("{k}-{stem}.{e}")))
+        })
+        .collect();
+    assert_eq!(names, want);
+    let on_disk = std::fs::read_dir(dir.join("plots")).unwrap().count();
+    assert_eq!(on_disk, 18);
+    // Flow 2's title is in flow 2's file.
+    assert!(read_svg(&dir.join("plots/tsg-a_-2-2.svg")).contains("flow a/"));
+    // One flow alone keeps the name it has among all.
+    let out = dir.join("one");
+    let opts = PlotOptions {
+        flow: Some("a/".into()),
+        out: Some(out.clone()),
+        ..Default::default()
+    };
+    plot_run(&dir, &opts).unwrap();
+    assert!(out.join("tsg-a_-2-2.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

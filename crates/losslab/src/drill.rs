@@ -34,7 +34,9 @@ pub struct DrillArgs {
     /// fail on any difference.
     #[arg(long, value_name = "FILE")]
     pub expected: Option<PathBuf>,
-    /// Write the verdicts to FILE in --expected's form.
+    /// Write the verdicts to FILE in --expected's form. An existing FILE
+    /// is replaced only when it holds verdict lines alone (as this
+    /// writes), never when it is one of the scripts.
     #[arg(long, value_name = "FILE")]
     pub write_expected: Option<PathBuf>,
 }
@@ -82,6 +84,76 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
 
 type Row = (String, PathBuf, Result<Report, DrillError>);
 
+/// Whether `line` is one that [`line_of`] writes: `SCRIPT pass`,
+/// `SCRIPT fail LINE` or `SCRIPT unsupported LINE` (a script's name may
+/// hold spaces, so the verdict is read from the end).
+fn is_verdict_line(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        [name @ .., "pass"] => !name.is_empty(),
+        [name @ .., "fail" | "unsupported", n] => {
+            !name.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
+/// Where `--write-expected FILE` writes, or why it may not. It replaces
+/// FILE, so FILE must not be one of the scripts (by device and inode, as
+/// outdir.rs recognises inputs: a link or another spelling of the path
+/// is the same file), and an existing FILE must hold nothing but verdict
+/// lines (and blank ones): what this command writes. Anything else, a
+/// comment included, would be lost. A symbolic link is followed, as the
+/// plain write before was, so that the file it points to is replaced.
+fn write_expected_target(w: &Path, scripts: &[PathBuf]) -> Result<PathBuf, Failure> {
+    let bad = |why: String| {
+        Failure::BadInput(format!(
+            "--write-expected {}: {why}; nothing was run",
+            w.display()
+        ))
+    };
+    if let Some(id) = crate::outdir::file_id(w) {
+        if let Some(s) = scripts
+            .iter()
+            .find(|s| crate::outdir::file_id(s) == Some(id))
+        {
+            return Err(bad(format!("is the script {}", s.display())));
+        }
+    }
+    let meta = match fs::metadata(w) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(w.to_path_buf()),
+        Err(e) => return Err(bad(e.to_string())),
+    };
+    if !meta.is_file() {
+        return Err(bad("not a file".into()));
+    }
+    let text = fs::read(w).map_err(|e| bad(e.to_string()))?;
+    let text = String::from_utf8(text).map_err(|_| {
+        bad("not a file of verdicts (not UTF-8); only one drill wrote is replaced".into())
+    })?;
+    if let Some((n, l)) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty() && !is_verdict_line(l))
+    {
+        return Err(bad(format!(
+            "line {} ({:?}) is not a verdict line (SCRIPT pass, SCRIPT fail LINE or SCRIPT unsupported LINE); only a file of verdicts, as drill writes it, is replaced: remove it or choose another FILE",
+            n + 1,
+            truncated(l, 60)
+        )));
+    }
+    fs::canonicalize(w).map_err(|e| bad(e.to_string()))
+}
+
+/// At most `max` characters of `s`.
+fn truncated(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 /// One line of the expected-verdicts file.
 fn line_of(name: &str, v: &Verdict) -> String {
     match v {
@@ -107,6 +179,11 @@ pub fn drill(a: DrillArgs) -> Result<(), Failure> {
         )));
     }
     let files = collect_all(&a.scripts)?;
+    let write_to = a
+        .write_expected
+        .as_deref()
+        .map(|w| write_expected_target(w, &files))
+        .transpose()?;
     let cfg = Config {
         tolerance_us: a.tolerance_us,
         profile: a.profile.clone(),
@@ -221,8 +298,10 @@ pub fn drill(a: DrillArgs) -> Result<(), Failure> {
         .iter()
         .filter_map(|(n, _, r)| r.as_ref().ok().map(|r| line_of(n, &r.verdict)))
         .collect();
-    if let Some(w) = &a.write_expected {
-        fs::write(w, got.join("\n") + "\n")
+    if let Some(w) = &write_to {
+        // Atomic (temporary file, fsync, rename): a crash or a full disk
+        // leaves the old verdicts, never half of the new.
+        crate::outdir::write_atomic(w, (got.join("\n") + "\n").as_bytes())
             .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", w.display())))?;
     }
     let failed = rows

@@ -124,12 +124,12 @@ pub struct OutDir {
 /// A file's identity, so that an input reached by another path (a
 /// symbolic link, `./x`) is still recognised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FileId {
+pub(crate) struct FileId {
     dev: u64,
     ino: u64,
 }
 
-fn file_id(p: &Path) -> Option<FileId> {
+pub(crate) fn file_id(p: &Path) -> Option<FileId> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

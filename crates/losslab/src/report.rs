@@ -132,15 +132,21 @@ pub fn write(dir: &Path, out: &Path) -> Result<PathBuf, String> {
 
     // Pictures and recoveries, flow by flow.
     let plots = dir.join("plots");
-    for f in &flows {
-        let fname = f["name"].as_str().unwrap_or("?");
+    // The pictures' names: the flow's file stem, as losslab-viz gives it
+    // (a name like `a/b` is not a file name, and two can clash).
+    let names: Vec<&str> = flows
+        .iter()
+        .map(|f| f["name"].as_str().unwrap_or("?"))
+        .collect();
+    let stems = losslab_core::stem::file_stems(&names);
+    for ((f, fname), file_stem) in flows.iter().zip(&names).zip(&stems) {
         let _ = write!(h, "<h2>Flow {}</h2>", esc(fname));
         for (stem, caption) in [
             ("tsg", "Time-sequence graph at the sender: original transmissions, retransmissions, drops, the cumulative ACK and SACK blocks."),
             ("cwnd", "cwnd, ssthresh and pipe (segments); recovery periods shaded."),
             ("rtt", "Smoothed RTT and RTO; recovery periods shaded."),
         ] {
-            let file = format!("{stem}-{fname}.svg");
+            let file = format!("{stem}-{file_stem}.svg");
             if plots.join(&file).exists() {
                 let _ = write!(
                     h,
@@ -148,7 +154,7 @@ pub fn write(dir: &Path, out: &Path) -> Result<PathBuf, String> {
                      <figcaption>{c} (<a href=\"plots/{f}\">SVG</a>, \
                      <a href=\"plots/{p}\">PNG</a>)</figcaption></figure>",
                     f = esc(&file),
-                    p = esc(&format!("{stem}-{fname}.png")),
+                    p = esc(&format!("{stem}-{file_stem}.png")),
                     n = esc(fname),
                     c = caption
                 );
@@ -238,6 +244,27 @@ mod tests {
         assert!(!html.contains("cwnd-a.svg"), "only pictures that exist");
         assert!(html.contains("# &lt;tag&gt;"));
         assert!(html.contains("href=\"summary.json\""));
+    }
+
+    #[test]
+    fn pictures_of_flows_whose_names_are_no_file_names_are_shown() {
+        // `a/` and `a_` are both `a_` as files: the pictures of `a/` are
+        // under the stem losslab-viz gave them, `a_-0`.
+        let d = tempfile::tempdir().unwrap();
+        fs::write(
+            d.path().join("summary.json"),
+            r#"{"scenario":"s","flows":[{"name":"a/"},{"name":"a_"}]}"#,
+        )
+        .unwrap();
+        fs::create_dir(d.path().join("plots")).unwrap();
+        for f in ["tsg-a_-0.svg", "tsg-a_.svg"] {
+            fs::write(d.path().join("plots").join(f), "<svg/>").unwrap();
+        }
+        let out = write(d.path(), &d.path().join("index.html")).unwrap();
+        let html = fs::read_to_string(out).unwrap();
+        let first = html.find("src=\"plots/tsg-a_-0.svg\"").expect("flow a/");
+        let second = html.find("src=\"plots/tsg-a_.svg\"").expect("flow a_");
+        assert!(first < second, "each flow's own picture");
     }
 
     #[test]

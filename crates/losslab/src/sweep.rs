@@ -1403,8 +1403,11 @@ pub fn plot_sweep(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>, Failur
             }
         }
     }
+    // Scopes are flow names, which may hold `/` and clash once made
+    // file-safe: the stems of the pcaps and a run's pictures.
+    let stems = losslab_core::stem::file_stems(&scopes);
     let mut written = Vec::new();
-    for scope in &scopes {
+    for (scope, stem) in scopes.iter().zip(&stems) {
         for (metric, label, k) in PLOTTED {
             let mut series: Vec<losslab_viz::charts::BandSeries> = Vec::new();
             for p in &points {
@@ -1452,7 +1455,7 @@ pub fn plot_sweep(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>, Failur
             for s in &mut series {
                 s.1.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
-            let base = plots.join(format!("sweep-{scope}-{}", metric.replace('.', "-")));
+            let base = plots.join(format!("sweep-{stem}-{}", metric.replace('.', "-")));
             let files = losslab_viz::charts::lines_with_bands(
                 &base,
                 &format!("flow {scope}: {label}"),

@@ -1440,3 +1440,118 @@ fn compare_refuses_malformed_results_naming_the_file() {
     std::fs::remove_file(&jsonl).unwrap();
     bad(&["compare", good, sweep], &["results.jsonl"]);
 }
+
+/// `run`, failing if the command has not ended after two minutes: a
+/// guard against a hang (the old `losslab plot` looped forever on an
+/// infinite value), not a measure of speed.
+fn run_or_hang(args: &[&str]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("losslab {args:?} hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn plot_refuses_a_number_that_is_not_finite_naming_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run(&[
+        "run",
+        "examples/three-drops.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--plot",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ts = out.join("timeseries.csv");
+    let clean = std::fs::read_to_string(&ts).unwrap();
+    let mut lines: Vec<String> = clean.lines().map(String::from).collect();
+    let mut f: Vec<&str> = lines[63].split(',').collect();
+    f[7] = "inf";
+    lines[63] = f.join(",");
+    std::fs::write(&ts, lines.join("\n") + "\n").unwrap();
+    let o = run_or_hang(&["plot", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("timeseries.csv:64: column rto_ms") && e.contains("not a finite number"),
+        "{e}"
+    );
+    // The folder is not left locked: with the file mended, it plots.
+    std::fs::write(&ts, clean).unwrap();
+    let o = run_or_hang(&["plot", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn a_sweep_plots_flows_named_with_slashes_and_absurd_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    // `a/b` and `a_b` are both valid names, and both `a_b` as files.
+    let sc = dir.path().join("slash.toml");
+    std::fs::write(
+        &sc,
+        "name = \"slash\"\nduration = \"2s\"\n[path]\nrate = \"20Mbps\"\ndelay = \"20ms\"\nqueue = \"100pkt\"\nloss = { model = \"bernoulli\", p = 0.001 }\n[[flow]]\nname = \"a/b\"\napp = { kind = \"bytes\", size = \"200000B\" }\n[[flow]]\nname = \"a_b\"\napp = { kind = \"bytes\", size = \"200000B\" }\n",
+    )
+    .unwrap();
+    let sw = dir.path().join("s.toml");
+    std::fs::write(
+        &sw,
+        format!(
+            "scenario = {:?}\nseeds = 2\n[axes]\n\"path.loss.p\" = [0.0, 0.01]\n",
+            sc.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = run(&[
+        "sweep",
+        sw.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_or_hang(&["plot", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plots = out.join("plots");
+    let svg = |stem: &str| {
+        std::fs::read_to_string(plots.join(format!("sweep-{stem}-goodput_bps.svg")))
+            .unwrap_or_else(|e| panic!("sweep-{stem}-goodput_bps.svg: {e}"))
+    };
+    // The file-safe name keeps itself; the other gets its index.
+    assert!(svg("a_b").contains("flow a_b:"));
+    assert!(svg("a_b-0").contains("flow a/b:"));
+
+    // A CI as wide as f64 allows on every metric (goodput's is scaled
+    // to Mbit/s; retransmissions' is drawn as it is): the band is not
+    // drawn, the picture is.
+    let path = out.join("summary.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for p in doc["points"].as_array_mut().unwrap() {
+        for s in p["aggregate"].as_array_mut().unwrap() {
+            for m in s["metrics"].as_object_mut().unwrap().values_mut() {
+                if m.get("ci95").is_some() {
+                    m["ci95"] = serde_json::json!([-1e308, 1e308]);
+                }
+            }
+        }
+    }
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    let o = run_or_hang(&["plot", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(svg("a_b").contains("flow a_b:"));
+    assert!(plots.join("sweep-a_b-retransmissions.png").exists());
+}

@@ -250,3 +250,68 @@ fn unknown_tcp_flags_and_options_are_bad_input() {
     );
     assert_bad_input(&o, "o.pkt:4:", &["bogus"]);
 }
+
+#[test]
+fn write_expected_replaces_only_a_file_of_verdicts_and_never_a_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("dsack-undo.pkt");
+    std::fs::copy(root().join("tests/packetdrill/dsack-undo.pkt"), &script).unwrap();
+    let text = std::fs::read(&script).unwrap();
+    let s = script.to_str().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&script, &link).unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "to do: more scripts\n").unwrap();
+    let annotated = dir.path().join("annotated");
+    std::fs::write(&annotated, "# why dsack-undo passes\ndsack-undo.pkt pass\n").unwrap();
+    for (target, args, why) in [
+        (s, vec![s], "is the script"),
+        // The same file by another name, and found in a directory.
+        (link.to_str().unwrap(), vec![d], "is the script"),
+        (notes.to_str().unwrap(), vec![s], "line 1"),
+        (annotated.to_str().unwrap(), vec![s], "line 1"),
+        (d, vec![s], "not a file"),
+    ] {
+        let mut a = args.clone();
+        a.extend(["--write-expected", target]);
+        let o = drill(&a);
+        let all = out_err(&o);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {all}");
+        assert!(all.contains(why) && all.contains(target), "{a:?}: {all}");
+    }
+    assert_eq!(
+        std::fs::read(&script).unwrap(),
+        text,
+        "the script is intact"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "to do: more scripts\n"
+    );
+    // A new file, then the same file again (drill's own verdicts), through
+    // a link to it too.
+    let exp = dir.path().join("EXPECTED");
+    for _ in 0..2 {
+        let o = drill(&[d, "--write-expected", exp.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", out_err(&o));
+        assert_eq!(
+            std::fs::read_to_string(&exp).unwrap(),
+            "dsack-undo.pkt pass\n"
+        );
+    }
+    let exp_link = dir.path().join("exp-link");
+    std::os::unix::fs::symlink(&exp, &exp_link).unwrap();
+    let o = drill(&[d, "--write-expected", exp_link.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", out_err(&o));
+    assert!(std::fs::symlink_metadata(&exp_link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains(".tmp")), "{names:?}");
+}
