@@ -269,15 +269,7 @@ proptest! {
 
 /// A passive open with a 100 ms RTT (lines 1-7) and one segment in
 /// flight (lines 8-9).
-const PROLOGUE: &str = "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n\
-+0 bind(3, ..., ...) = 0\n\
-+0 listen(3, 1) = 0\n\
-+.1 < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>\n\
-+0 > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>\n\
-+.1 < . 1:1(0) ack 1 win 320\n\
-+0 accept(3, ..., ...) = 4\n\
-+0 write(4, ..., 1000) = 1000\n\
-+0 > P. 1:1001(1000) ack 1\n";
+const PROLOGUE: &str = include_str!("data/prologue.pkt");
 
 fn run(text: &str) -> Report {
     check_script("t.pkt", text.as_bytes()).unwrap()

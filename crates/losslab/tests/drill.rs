@@ -58,15 +58,7 @@ fn a_script_the_engine_does_not_follow_fails_with_its_line() {
 
 /// A passive open with a 100 ms RTT, as the corpus scripts start (lines
 /// 1-7), then one write of 1000 bytes and its segment (lines 8-9).
-const PROLOGUE: &str = "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n\
-+0 bind(3, ..., ...) = 0\n\
-+0 listen(3, 1) = 0\n\
-+.1 < S 0:0(0) win 32792 <mss 1000,sackOK,nop,nop,nop,wscale 7>\n\
-+0 > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>\n\
-+.1 < . 1:1(0) ack 1 win 320\n\
-+0 accept(3, ..., ...) = 4\n\
-+0 write(4, ..., 1000) = 1000\n\
-+0 > P. 1:1001(1000) ack 1\n";
+const PROLOGUE: &str = include_str!("../../losslab-drill/tests/data/prologue.pkt");
 
 /// Writes `text` to DIR/NAME and runs `losslab drill` on it.
 fn drill_text(dir: &Path, name: &str, text: &[u8]) -> std::process::Output {

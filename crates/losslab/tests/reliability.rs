@@ -58,6 +58,26 @@ fn files(dir: &Path) -> Vec<String> {
     out
 }
 
+/// A disk that is full after 2 kB: the child may write no file past
+/// 2,048 bytes, and a write past it fails (EFBIG) instead of killing it.
+fn full_disk(c: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec, only async-signal-safe calls.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 2048,
+                rlim_max: 2048,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A copy of `examples/NAME` in `dir` with its first `name = ...` line
 /// (the scenario's) replaced.
 fn renamed(dir: &Path, name: &str, label: &str) -> PathBuf {
@@ -414,7 +434,6 @@ fn resume_refuses_a_changed_base_scenario() {
 #[cfg(unix)]
 #[test]
 fn a_full_disk_leaves_the_previous_results_whole() {
-    use std::os::unix::process::CommandExt;
     let t = tempfile::tempdir().unwrap();
     let d = t.path().join("d");
     let sc = example("bulk-20mbps.toml");
@@ -437,20 +456,7 @@ fn a_full_disk_leaves_the_previous_results_whole() {
     ])
     .args(["--set", "duration=5s"])
     .current_dir(t.path());
-    // SAFETY: between fork and exec, only async-signal-safe calls.
-    unsafe {
-        c.pre_exec(|| {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let lim = libc::rlimit {
-                rlim_cur: 2048,
-                rlim_max: 2048,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    full_disk(&mut c);
     let o = c.output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot write"), "{}", stderr(&o));
@@ -676,7 +682,6 @@ fn a_rewritten_results_jsonl_is_the_users() {
 #[cfg(unix)]
 #[test]
 fn a_new_sweep_that_fails_never_sits_beside_the_old_tables() {
-    use std::os::unix::process::CommandExt;
     let t = tempfile::tempdir().unwrap();
     let sweep = sweep_file(t.path());
     let d = t.path().join("d");
@@ -691,20 +696,7 @@ fn a_new_sweep_that_fails_never_sits_beside_the_old_tables() {
     let mut c = Command::new(env!("CARGO_BIN_EXE_losslab"));
     c.args(["sweep", s(&other), "--out", s(&d), "--no-progress"])
         .current_dir(t.path());
-    // SAFETY: between fork and exec, only async-signal-safe calls.
-    unsafe {
-        c.pre_exec(|| {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let lim = libc::rlimit {
-                rlim_cur: 2048,
-                rlim_max: 2048,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    full_disk(&mut c);
     let o = c.output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(
