@@ -295,7 +295,10 @@ impl OutDir {
             }));
         }
         let _ = lock.set_len(0);
-        let args: Vec<String> = std::env::args().collect();
+        // args_os: a file name need not be UTF-8 on Linux (env::args panics on one).
+        let args: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let _ = write!(lock, "pid {}: {}", std::process::id(), args.join(" "));
         let manifest = read_manifest(&meta.join(MANIFEST))?;
         if manifest.files.values().any(|e| e.moving) {
