@@ -109,10 +109,7 @@ pub fn emulate(a: EmulateArgs) -> Result<(), Failure> {
     let health = out.join("health.json");
     fs::write(&health, format!("{json}\n"))
         .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", health.display())))?;
-    dir.commit()?;
-    if let Some(d) = pcap_own {
-        d.commit()?;
-    }
+    dir.commit_with(pcap_own)?;
     if a.json {
         let _ = writeln!(std::io::stdout().lock(), "{json}");
     } else {

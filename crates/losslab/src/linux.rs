@@ -129,10 +129,7 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         )
         .map_err(|e| cannot(&p, e))?;
     }
-    dir.commit()?;
-    if let Some(d) = pcap_own {
-        d.commit()?;
-    }
+    dir.commit_with(pcap_own)?;
     if a.json {
         let doc = match &sim {
             Some(s) => {

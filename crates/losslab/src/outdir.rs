@@ -175,9 +175,20 @@ pub fn folder_name(label: &str) -> String {
     if s.starts_with('.') {
         s.replace_range(0..1, "_");
     }
-    // A file name's usual limit is 255 bytes.
-    while s.len() > 200 {
-        s.pop();
+    // A file name's usual limit is 255 bytes: a longer name is cut and
+    // marked with a hash of the whole label, so that two names differing
+    // only past the cut keep two folders (and a suffix such as `-linux`
+    // still fits).
+    if s.len() > MAX_NAME {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(label.as_bytes());
+        while s.len() > MAX_NAME - 17 {
+            s.pop();
+        }
+        s.push('-');
+        for b in &hash[..8] {
+            s.push_str(&format!("{b:02x}"));
+        }
     }
     if s.is_empty() {
         s.push_str("scenario");
@@ -185,10 +196,14 @@ pub fn folder_name(label: &str) -> String {
     s
 }
 
+/// The longest folder name [`folder_name`] gives, in bytes.
+const MAX_NAME: usize = 200;
+
 /// The default output folder of a scenario named `label`: `out/<name>`
 /// with `suffix` appended (`-linux`), always one level below `out/`.
 pub fn default_folder(label: &str, suffix: &str) -> PathBuf {
-    Path::new("out").join(folder_name(&format!("{label}{suffix}")))
+    debug_assert!(folder_name(suffix) == suffix || suffix.is_empty());
+    Path::new("out").join(format!("{}{suffix}", folder_name(label)))
 }
 
 /// `rel` as a manifest key: relative, `/`-separated, never leaving the
@@ -213,6 +228,14 @@ impl OutDir {
         let shown = root.display();
         let flag = o.flag;
         let refuse = |why: String| Failure::BadInput(format!("{flag} {shown}: {why}"));
+        // .losslab is losslab's own scratch, cleared by the command that
+        // holds it: an output folder inside one (`--pcap o/.losslab/x`)
+        // would be deleted under it or take files it does not own.
+        if resolved(root).components().any(|c| c.as_os_str() == META) {
+            return Err(refuse(format!(
+                "is (or is inside) a {META} folder, losslab's own, which it clears; choose another folder"
+            )));
+        }
         if root.exists() && !root.is_dir() {
             return Err(refuse("exists and is not a folder".into()));
         }
@@ -248,6 +271,18 @@ impl OutDir {
                     "the folder holds files losslab did not write ({first:?} among them); \
                      choose another folder, or add --force to write beside them \
                      (losslab then replaces only files named as its results and deletes nothing of yours)"
+                )));
+            }
+        }
+        // A folder inside another losslab folder (`--pcap other/caps`) is
+        // written while that one may be: refuse while a command holds it.
+        // A probe, not a hold: this command may open that folder itself.
+        for outer in resolved(root).ancestors().skip(1) {
+            if let Some(holder) = busy(&outer.join(META).join(LOCK)) {
+                return Err(refuse(format!(
+                    "another losslab command is writing into {}, which holds this folder ({holder}); \
+                     wait for it to end or choose another folder",
+                    outer.display()
                 )));
             }
         }
@@ -461,6 +496,14 @@ impl OutDir {
             return Ok((None, None));
         };
         if let Ok(rel) = normal(path).strip_prefix(normal(&self.root)) {
+            if key_of(rel).is_none() && !rel.as_os_str().is_empty() {
+                return Err(Failure::BadInput(format!(
+                    "{flag} {}: a folder inside {} {} must have a UTF-8 name (losslab lists its files by name)",
+                    path.display(),
+                    self.flag,
+                    self.root.display()
+                )));
+            }
             if !rel.starts_with(META) {
                 return Ok((Some(self.stage().join(rel)), None));
             }
@@ -562,6 +605,30 @@ impl OutDir {
         Ok(())
     }
 
+    /// The staged files, once every one of them may be put in place: every
+    /// conflict is found before the first file moves.
+    fn check_staged(&self) -> Result<Vec<PathBuf>, Failure> {
+        let staged = walk(&self.stage())?;
+        for rel in &staged {
+            self.may_replace(rel)?;
+        }
+        Ok(staged)
+    }
+
+    /// Commits a command's main folder and its other folder (`--pcap`,
+    /// `--export`), checking both before either moves a file: a conflict
+    /// in the second never leaves the first's new results beside its old.
+    pub fn commit_with(self, other: Option<OutDir>) -> Result<Vec<PathBuf>, Failure> {
+        if let Some(o) = &other {
+            o.check_staged()?;
+        }
+        let written = self.commit()?;
+        if let Some(o) = other {
+            o.commit()?;
+        }
+        Ok(written)
+    }
+
     /// Moves every staged file into place (fsync, then rename over the
     /// old copy), records it, and in [`Mode::Fresh`] deletes what an
     /// earlier run left that this one did not write again. Returns the
@@ -573,11 +640,7 @@ impl OutDir {
     /// second Ctrl-C waits for the moves to end.
     pub fn commit(mut self) -> Result<Vec<PathBuf>, Failure> {
         let stage = self.stage();
-        let staged = walk(&stage)?;
-        // Every conflict is found before the first file moves.
-        for rel in &staged {
-            self.may_replace(rel)?;
-        }
+        let staged = self.check_staged()?;
         let keys: Vec<String> = staged
             .iter()
             .map(|r| key_of(r).expect("walked from the stage"))
@@ -734,6 +797,28 @@ impl Drop for Committing {
 
 /// `path` made absolute and without `.` or `..` parts, for comparing two
 /// paths the user gave.
+/// `path` with the links of its existing part resolved: where a write
+/// into it lands.
+fn resolved(path: &Path) -> PathBuf {
+    let abs = normal(path);
+    let mut rest = Vec::new();
+    let mut base = abs.as_path();
+    loop {
+        if let Ok(real) = fs::canonicalize(base) {
+            let mut out = real;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
 fn normal(path: &Path) -> PathBuf {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
@@ -765,7 +850,8 @@ fn read_manifest(p: &Path) -> Result<Manifest, Failure> {
     let bad = |why: String| {
         Failure::BadInput(format!(
             "{}: not a losslab manifest ({why}); losslab cannot tell its files from yours here: \
-             choose another folder",
+             choose another folder, or move {META} out of the folder (losslab then takes every \
+             file there for yours and writes beside them only with --force)",
             p.display()
         ))
     };
@@ -773,6 +859,14 @@ fn read_manifest(p: &Path) -> Result<Manifest, Failure> {
         return Ok(Manifest::default());
     };
     let m: Manifest = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if m.format > 1 {
+        return Err(Failure::BadInput(format!(
+            "{}: written by a newer losslab (manifest format {}, this one reads 1); \
+             use that losslab, or choose another folder",
+            p.display(),
+            m.format
+        )));
+    }
     // Every name must be a plain path inside the folder and outside
     // .losslab: a hand-made manifest must not reach anything else.
     for k in m.files.keys().chain(&m.dirs) {
@@ -855,6 +949,32 @@ fn try_lock(f: &File) -> bool {
     unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
+/// Who holds the lock at `lock_path`, if another process does: a shared
+/// lock taken and let go at once, which fails while an exclusive one is
+/// held. Not a lock file (a link, missing): None.
+fn busy(lock_path: &Path) -> Option<String> {
+    if !fs::symlink_metadata(lock_path).is_ok_and(|m| m.file_type().is_file()) {
+        return None;
+    }
+    let mut f = File::open(lock_path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: flock on a descriptor this File owns; no memory is shared.
+        let free = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) == 0 };
+        if free {
+            return None;
+        }
+    }
+    #[cfg(not(unix))]
+    return None;
+    #[allow(unreachable_code)]
+    let mut holder = String::new();
+    let _ = f.read_to_string(&mut holder);
+    let holder = holder.trim().to_string();
+    (!holder.starts_with(&format!("pid {}:", std::process::id()))).then_some(holder)
+}
+
 #[cfg(not(unix))]
 fn try_lock(_: &File) -> bool {
     true
@@ -897,6 +1017,14 @@ mod tests {
             assert!(p.starts_with("out"));
         }
         assert_eq!(folder_name(&"x".repeat(1000)).len(), 200);
+        // Long names that differ only past the cut keep two folders, and
+        // a command's suffix survives the cut.
+        let (a, b) = ("x".repeat(300) + "a", "x".repeat(300) + "b");
+        assert_ne!(folder_name(&a), folder_name(&b));
+        assert_eq!(folder_name(&"é".repeat(300)).len(), 200 - 1);
+        let linux = default_folder(&a, "-linux");
+        assert!(linux.to_str().unwrap().ends_with("-linux"));
+        assert_ne!(linux, default_folder(&a, ""));
     }
 
     #[test]

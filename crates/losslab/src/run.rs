@@ -320,10 +320,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
         written.push(out.join("index.html"));
     }
     // Results move into place whole (outdir.rs), Ctrl-C or not.
-    dir.commit()?;
-    if let Some(d) = pcap_own {
-        d.commit()?;
-    }
+    dir.commit_with(pcap_own)?;
     if a.json {
         let mut so = std::io::stdout().lock();
         let _ = writeln!(so, "{json}");

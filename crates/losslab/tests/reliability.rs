@@ -5,6 +5,7 @@
 //! line written by hand.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -268,6 +269,21 @@ fn concurrent_commands_into_one_folder_fail_cleanly() {
             stderr(&o)
         );
     }
+    // Nor into a folder inside it (a `--pcap` or `--out` there).
+    let other = t.path().join("other");
+    for args in [
+        vec!["run", s(&sc), "--out", s(&other), "--pcap", "d/caps"],
+        vec!["run", s(&sc), "--out", "d/sub"],
+    ] {
+        let o = losslab(t.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("which holds this folder"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(!other.exists() && !d.join("caps").exists() && !d.join("sub").exists());
     assert_eq!(fs::read_to_string(d.join("summary.json")).unwrap(), summary);
     drop(held);
     let o = losslab(t.path(), &["run", s(&sc), "--out", s(&d), "--seed", "2"]);
@@ -827,4 +843,130 @@ fn the_guard_passes_ordinary_runs_and_suggests_a_readable_limit() {
         &["run", s(&sc), "--max-memory", suggested, "--out", "ok"],
     );
     assert!(o2.status.success(), "{suggested}: {}", stderr(&o2));
+}
+
+/// Second review: a file name that is not UTF-8 is a name like any other
+/// (it panicked), and no output folder lies in a `.losslab`.
+#[test]
+fn odd_names_and_losslab_folders_as_outputs() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let t = tempfile::tempdir().unwrap();
+    let sc = t.path().join(OsStr::from_bytes(b"sc\xe9n.toml"));
+    fs::copy(example("three-drops.toml"), &sc).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_losslab"))
+        .arg("run")
+        .arg(&sc)
+        .arg("--out")
+        .arg(OsStr::from_bytes(b"nu\xfe"))
+        .arg("--no-progress")
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(t
+        .path()
+        .join(OsStr::from_bytes(b"nu\xfe/summary.json"))
+        .exists());
+    // A --pcap folder inside --out must be nameable in the manifest.
+    let o = Command::new(env!("CARGO_BIN_EXE_losslab"))
+        .arg("run")
+        .arg(&sc)
+        .args(["--out", "nu", "--pcap"])
+        .arg(OsStr::from_bytes(b"nu/\xff"))
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    let sc = example("three-drops.toml");
+    let o = losslab(t.path(), &["run", s(&sc), "--out", "pb"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    fs::create_dir(t.path().join("lk")).unwrap();
+    std::os::unix::fs::symlink(t.path().join("pb"), t.path().join("lk/pb")).unwrap();
+    for pcap in [
+        "pb/.losslab",
+        "pb/.losslab/scratch",
+        "lk/pb/.losslab/x",
+        "o/.losslab/stage",
+    ] {
+        for force in [false, true] {
+            let mut args = vec!["run", s(&sc), "--out", "o", "--pcap", pcap];
+            if force {
+                args.push("--force");
+            }
+            let o = losslab(t.path(), &args);
+            assert_eq!(o.status.code(), Some(2), "{pcap}: {}", stderr(&o));
+            assert!(stderr(&o).contains("a .losslab folder"), "{}", stderr(&o));
+        }
+    }
+    assert!(!t.path().join("o").exists());
+    assert_eq!(
+        files(&t.path().join("pb/.losslab")),
+        ["lock", "manifest.json"]
+    );
+}
+
+/// Second review: a conflict in the `--pcap` folder is found before the
+/// run's own results move, so they are not left new beside old pcaps.
+#[test]
+fn every_folder_of_a_command_is_checked_before_any_moves() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    let run = |seed: &str| {
+        losslab(
+            t.path(),
+            &["run", s(&sc), "--out", "o", "--pcap", "p", "--seed", seed],
+        )
+    };
+    assert!(run("1").status.success());
+    let summary = fs::read(t.path().join("o/summary.json")).unwrap();
+    let pcap = fs::read_dir(t.path().join("p"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".pcap"))
+        .unwrap()
+        .path();
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&pcap)
+        .unwrap()
+        .write_all(b"x")
+        .unwrap();
+    let o = run("2");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not the file losslab wrote"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(fs::read(t.path().join("o/summary.json")).unwrap(), summary);
+}
+
+/// Second review: a manifest of a later format is not read as this one's
+/// (and rewritten), and a broken one says how to go on.
+#[test]
+fn a_manifest_losslab_cannot_read_is_refused_with_a_way_out() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = example("three-drops.toml");
+    assert!(losslab(t.path(), &["run", s(&sc), "--out", "o"])
+        .status
+        .success());
+    let m = t.path().join("o/.losslab/manifest.json");
+    let text = fs::read_to_string(&m).unwrap();
+    let later = text.replacen("\"format\": 1", "\"format\": 999", 1);
+    assert_ne!(later, text);
+    fs::write(&m, &later).unwrap();
+    let o = losslab(t.path(), &["run", s(&sc), "--out", "o", "--seed", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("newer losslab"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&m).unwrap(), later);
+    fs::write(&m, "{").unwrap();
+    let o = losslab(t.path(), &["run", s(&sc), "--out", "o", "--seed", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("move .losslab out of the folder"),
+        "{}",
+        stderr(&o)
+    );
 }

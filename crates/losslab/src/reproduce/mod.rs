@@ -232,10 +232,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         fs::write(ctx.dir.join("claims.csv"), claims::to_csv(r.claims()))
             .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
         let root = out.root().join("index.html");
-        out.commit()?;
-        if let Some(x) = export {
-            x.commit()?;
-        }
+        out.commit_with(export)?;
         if !a.json {
             print!("{}", render(&r));
             println!("wrote {}", root.display());
