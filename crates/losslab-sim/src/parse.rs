@@ -194,6 +194,32 @@ pub fn apply_override(table: &mut Table, spec: &str) -> Result<(), String> {
     set(table, spec).map(|_| ())
 }
 
+/// What each `--set` key (the part before `=`) writes in scenario `text`,
+/// one string per step (`flow.a.mss`, `flow[0].mss`, ` flow."a".mss` all
+/// give `["flow", "[0]", "mss"]`), so that two spellings of one key can
+/// be told apart from two keys. None for a key that does not parse or
+/// names no flow of `text` (or for every key when `text` is not TOML):
+/// applying it fails anyway.
+pub fn override_targets(text: &str, keys: &[&str]) -> Vec<Option<Vec<String>>> {
+    let table: Option<Table> = toml::from_str(text).ok();
+    keys.iter()
+        .map(|key| {
+            let table = table.as_ref()?;
+            let path = parse_key_path(key.trim()).ok()?;
+            let target = resolve_flow(table, &path).ok()?;
+            Some(
+                target
+                    .iter()
+                    .map(|s| match s {
+                        Seg::Key(k) => k.clone(),
+                        Seg::Index(i) => format!("[{i}]"),
+                    })
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 /// One step of a key path: a table key or an array index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seg {

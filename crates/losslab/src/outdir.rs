@@ -911,6 +911,36 @@ fn sync_dir(d: &Path) {
 /// crash or a full disk leaves the old file or the new one, never part
 /// of either.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_atomic(path, |f| f.write_all(bytes))
+}
+
+/// Gives `path` an inode of its own when it has other hard links (a
+/// backup made with `cp -al`), through a copy renamed over it as
+/// [`write_atomic`] does, so that appending to it or truncating it in
+/// place leaves the other names' content alone. Streamed: the file may
+/// be larger than memory. Whether it copied.
+#[cfg(unix)]
+pub fn unshare(path: &Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    if fs::symlink_metadata(path)?.nlink() <= 1 {
+        return Ok(false);
+    }
+    let mut src = File::open(path)?;
+    replace_atomic(path, |f| std::io::copy(&mut src, f).map(|_| ()))?;
+    Ok(true)
+}
+
+#[cfg(not(unix))]
+pub fn unshare(_: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+/// Fills a temporary file in `path`'s folder with `fill`, fsyncs it,
+/// renames it over `path` and fsyncs the folder.
+fn replace_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -930,8 +960,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             },
         )
         .expect("an unused name")?;
-    let res = f
-        .write_all(bytes)
+    let res = fill(&mut f)
         .and_then(|_| f.sync_all())
         .and_then(|_| fs::rename(&tmp, path));
     if res.is_err() {

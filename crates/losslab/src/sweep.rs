@@ -95,8 +95,9 @@ pub struct Sweep {
     /// Files the sweep reads (the sweep file, the base scenario's file):
     /// never written over.
     pub inputs: Vec<PathBuf>,
-    /// The base scenario's `[[flow]]` tables, to weigh the tables.
-    pub flows: usize,
+    /// The most connections a point runs (a `[[flow]]` of `count = N` is N
+    /// of them, each with its own rows), to weigh the tables.
+    pub connections: u64,
 }
 
 /// Where the runs go.
@@ -312,20 +313,129 @@ pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failu
             ));
         }
     }
+    refuse_dead_overrides(origin, &scenario_text, &set, &axes)?;
     let base_scenario = parse_scenario(&scenario_origin, &scenario_text, &set)
         .map_err(|e| Failure::BadInput(format!("{e} (scenario of {origin})")))?;
+    let connections = most_connections(
+        &scenario_origin,
+        &scenario_text,
+        &set,
+        &axes,
+        &base_scenario,
+    );
     Ok(Sweep {
         origin: origin.to_string(),
         text: text.to_string(),
         scenario_origin,
         scenario_text,
-        flows: base_scenario.flows.len(),
+        connections,
         seeds: seeds.unwrap_or_else(|| vec![base_scenario.seed]),
         axes,
         zip,
         set,
         inputs,
     })
+}
+
+/// Refuses an override that a later one always replaces: the points'
+/// labels (or the `set` line) would then claim a value no run used. A
+/// point applies `set` first, then the axes in order, so an override is
+/// dead when a later axis writes the same key, however spelled
+/// (`flow.a.mss`, ` flow[0].mss`), or a table holding it (`path.loss`
+/// over `path.loss.p`). A later key inside an earlier axis's table
+/// (`path.loss` then `path.loss.p`) only refines it and is kept.
+fn refuse_dead_overrides(
+    origin: &str,
+    scenario_text: &str,
+    set: &[String],
+    axes: &[(String, Vec<String>)],
+) -> Result<(), Failure> {
+    // (how the sweep file names it, the key as written)
+    let mut named: Vec<(String, &str)> = set
+        .iter()
+        .filter_map(|o| o.split_once('='))
+        .map(|(k, _)| (format!("set \"{k}=...\""), k))
+        .collect();
+    let first_axis = named.len();
+    named.extend(
+        axes.iter()
+            .map(|(k, _)| (format!("axes.\"{k}\""), k.as_str())),
+    );
+    let keys: Vec<&str> = named.iter().map(|n| n.1).collect();
+    let targets = losslab_sim::parse::override_targets(scenario_text, &keys);
+    for j in first_axis..named.len() {
+        let Some(later) = &targets[j] else { continue };
+        for i in 0..j {
+            let Some(earlier) = &targets[i] else { continue };
+            if !earlier.starts_with(later) {
+                continue;
+            }
+            let same = if earlier.len() == later.len() {
+                "name the same key"
+            } else {
+                "overlap"
+            };
+            let what = if i < first_axis {
+                format!(
+                    "{} and {} {same} ({}): the axis replaces the `set` value in every point, so it would never be used; drop one of them",
+                    named[i].0,
+                    named[j].0,
+                    later.join(".").replace(".[", "[")
+                )
+            } else {
+                format!(
+                    "{} and {} {same} ({}): the later axis would replace the earlier one's value in every run while the tables label runs with both; give the key once",
+                    named[i].0,
+                    named[j].0,
+                    later.join(".").replace(".[", "[")
+                )
+            };
+            return Err(Failure::BadInput(format!("{origin}: {what}")));
+        }
+    }
+    Ok(())
+}
+
+/// The most connections any point runs: each flow's largest `count`
+/// (or a chunks app's `connections`) over the base scenario and each
+/// value of an axis that could change it, summed over the flows. An
+/// upper bound, as the memory estimate must be; values that make no
+/// valid scenario are left to the points that fail on them.
+fn most_connections(
+    scenario_origin: &str,
+    scenario_text: &str,
+    set: &[String],
+    axes: &[(String, Vec<String>)],
+    base: &Scenario,
+) -> u64 {
+    let mut most: Vec<u64> = base.flows.iter().map(|f| u64::from(f.count)).collect();
+    let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    let targets = losslab_sim::parse::override_targets(scenario_text, &keys);
+    for ((k, vals), target) in axes.iter().zip(&targets) {
+        // Only a key that is, or holds, a flow's count needs each value
+        // parsed: the others leave the count as the base scenario has it.
+        let may_count = target.as_ref().is_none_or(|t| {
+            t.first().is_some_and(|f| f == "flow")
+                && (t.len() <= 3 || t.last().is_some_and(|l| l == "count" || l == "connections"))
+        });
+        if !may_count {
+            continue;
+        }
+        for v in vals {
+            let mut o = set.to_vec();
+            o.push(format!("{k}={v}"));
+            let Ok(sc) = parse_scenario(scenario_origin, scenario_text, &o) else {
+                continue;
+            };
+            if sc.flows.len() > most.len() {
+                most.resize(sc.flows.len(), 0);
+            }
+            for (m, f) in most.iter_mut().zip(&sc.flows) {
+                *m = (*m).max(u64::from(f.count));
+            }
+        }
+    }
+    most.iter().sum::<u64>().max(1)
 }
 
 /// A point: one (key, value) per axis.
@@ -341,9 +451,18 @@ fn point_count(s: &Sweep) -> u64 {
         .fold(1u64, |n, (_, v)| n.saturating_mul(v.len() as u64))
 }
 
+/// Rows of a point in summary.csv (scope x metric), and metric columns of
+/// runs.csv: at most 60 metrics per connection (35 measured) and 20 for
+/// the path (6 measured). A counted flow's connections each have theirs.
+fn summary_rows(s: &Sweep) -> u64 {
+    s.connections.saturating_mul(60).saturating_add(20)
+}
+
 /// Memory the sweep itself holds besides its runs: the points with their
-/// coordinates, the run list, and the summary table (a row per point x
-/// metric, about 60 metrics per flow, 160 bytes a row).
+/// coordinates, the run list, the summary table (a row per point x
+/// metric: 705 bytes a row measured with its CSV and Arrow copies, 800
+/// counted) and runs.parquet's writer, whose cost is per metric column
+/// (22 kB measured, 24 kB counted), however few the runs.
 fn bookkeeping_bytes(s: &Sweep) -> u64 {
     let coords: u64 = s
         .axes
@@ -351,14 +470,15 @@ fn bookkeeping_bytes(s: &Sweep) -> u64 {
         .map(|(k, v)| (k.len() + 48 + v.iter().map(String::len).max().unwrap_or(0)) as u64)
         .sum();
     let points = point_count(s);
-    let rows = (60 * s.flows.max(1) + 20) as u64;
+    let rows = summary_rows(s);
     points
-        .saturating_mul(coords + 64 + rows.saturating_mul(160))
+        .saturating_mul((coords + 64).saturating_add(rows.saturating_mul(800)))
         .saturating_add(
             points
                 .saturating_mul(s.seeds.len() as u64)
                 .saturating_mul(48),
         )
+        .saturating_add(rows.saturating_mul(24_000))
 }
 
 /// The points, the first axis varying slowest.
@@ -548,7 +668,23 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     } else {
         dir.live("results.jsonl", false)?
     };
-    let before = read_results(&jsonl, &pts, &valid, &s.seeds, true)?;
+    let id = sweep_id(s);
+    if o.resume {
+        // Truncating a cut line or appending must not reach through a hard
+        // link into a backup (`cp -al`) of the folder.
+        outdir::unshare(&jsonl)
+            .or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(false),
+                _ => Err(e),
+            })
+            .map_err(|e| {
+                Failure::Runtime(format!(
+                    "cannot copy {} to unlink it from its other names: {e}",
+                    jsonl.display()
+                ))
+            })?;
+    }
+    let before = read_results(&jsonl, &pts, &valid, &s.seeds, &id, true)?;
     if o.resume {
         dir.live("results.jsonl", true)?;
     }
@@ -579,7 +715,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
         // at the end, which the next --resume drops.
         let line = format!(
             "{}\n",
-            json!({ "point": p, "seed": seed, "results": results })
+            json!({ "point": p, "seed": seed, "results": results, "sweep": id })
         );
         if write_err.is_none() {
             if let Err(e) = sink.write_all(line.as_bytes()) {
@@ -646,7 +782,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
         .map_err(|e| Failure::Runtime(format!("cannot write {}: {e}", jsonl.display())))?;
     drop(sink);
     let interrupted = finished < tasks.len();
-    let index = read_results(&jsonl, &pts, &valid, &s.seeds, false)?;
+    let index = read_results(&jsonl, &pts, &valid, &s.seeds, &id, false)?;
     let stage = dir.stage();
     let t = write_tables(
         s,
@@ -706,17 +842,41 @@ const TABLES: &[&str] = &[
 /// What a sweep's runs were made from: `--resume` continues only the same.
 const INPUTS: &str = "inputs.json";
 
-/// The content hashes of every text the sweep's runs depend on: the sweep
-/// file and the base scenario (the file, or the sweep's inline table).
-fn identity(s: &Sweep) -> Value {
+fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    let hash = |t: &str| {
-        let d = Sha256::digest(t.as_bytes());
-        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    };
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The losslab that ran the runs: a resume by another version would put
+/// two engines' runs in one table.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Names the sweep in every results.jsonl line, so that `--resume` takes
+/// only lines this sweep wrote: the first 16 hex digits of the SHA-256 of
+/// the sweep text, the base scenario's hash and the losslab version.
+/// Deterministic, so two sweeps of identical inputs share it, which is
+/// harmless: their runs are identical.
+pub fn sweep_id(s: &Sweep) -> String {
+    let text = format!(
+        "losslab {VERSION}\nscenario sha256 {}\nsweep\n{}",
+        sha256_hex(s.scenario_text.as_bytes()),
+        s.text
+    );
+    sha256_hex(text.as_bytes())[..16].to_string()
+}
+
+/// The content hashes of every text the sweep's runs depend on: the sweep
+/// file and the base scenario (the file, or the sweep's inline table), the
+/// losslab version and the sweep id made of them.
+fn identity(s: &Sweep) -> Value {
     json!({
-        "sweep": { "origin": s.origin, "sha256": hash(&s.text) },
-        "scenario": { "origin": s.scenario_origin, "sha256": hash(&s.scenario_text) },
+        "sweep": { "origin": s.origin, "sha256": sha256_hex(s.text.as_bytes()) },
+        "scenario": { "origin": s.scenario_origin, "sha256": sha256_hex(s.scenario_text.as_bytes()) },
+        "losslab": VERSION,
+        "sweep_id": sweep_id(s),
     })
 }
 
@@ -753,6 +913,16 @@ fn check_resumable(out: &Path, s: &Sweep, identity: &Value) -> Result<(), Failur
             s.scenario_origin
         )));
     }
+    // Same texts, so a different id is a different losslab.
+    if recorded["sweep_id"] != identity["sweep_id"] {
+        let by = recorded["losslab"].as_str().map_or(
+            "an earlier losslab, which recorded no version".to_string(),
+            |v| format!("losslab {v}"),
+        );
+        return Err(Failure::BadInput(format!(
+            "--resume: the sweep in {shown} was started by {by}, this is losslab {VERSION};              its finished runs would sit in one table with runs of another engine:              run it without --resume or with another --out"
+        )));
+    }
     Ok(())
 }
 
@@ -767,22 +937,40 @@ pub struct ResultsIndex {
 
 /// One line of results.jsonl, checked against the sweep: a JSON object
 /// with exactly `point` (a point of the sweep, and a valid one), `seed` (one
-/// of its seeds) and `results` (an object). The error says what is wrong.
+/// of its seeds), `results` (an object) and `sweep` (the sweep's id,
+/// [`sweep_id`]). The error says what is wrong.
 pub fn parse_results_line(
     line: &[u8],
     points: usize,
     valid: &[Result<(), String>],
     seeds: &[u64],
+    sweep: &str,
 ) -> Result<(usize, u64), String> {
     let v: Value = serde_json::from_slice(line).map_err(|e| format!("not JSON ({e})"))?;
-    let o = v
-        .as_object()
-        .ok_or("not a JSON object like {\"point\": P, \"seed\": S, \"results\": {...}}")?;
+    let o = v.as_object().ok_or(
+        "not a JSON object like {\"point\": P, \"seed\": S, \"results\": {...}, \"sweep\": ID}",
+    )?;
     if let Some(k) = o
         .keys()
-        .find(|k| !["point", "seed", "results"].contains(&k.as_str()))
+        .find(|k| !["point", "seed", "results", "sweep"].contains(&k.as_str()))
     {
         return Err(format!("unknown key {k:?}"));
+    }
+    // A line that is valid for this sweep's points and seeds may still be
+    // another sweep's run (another duration, another engine).
+    match o.get("sweep") {
+        Some(Value::String(id)) if id == sweep => {}
+        Some(Value::String(id)) => {
+            return Err(format!(
+                "it is a run of another sweep or another losslab version (sweep id {id:?}, this sweep's is {sweep:?})"
+            ))
+        }
+        Some(_) => return Err("\"sweep\" is not a sweep id (a string)".into()),
+        None => {
+            return Err(
+                "it has no \"sweep\" id, so it is a run of another sweep or of another losslab version".into(),
+            )
+        }
     }
     let p = o
         .get("point")
@@ -825,6 +1013,7 @@ pub fn read_results(
     pts: &[Point],
     valid: &[Result<(), String>],
     seeds: &[u64],
+    sweep: &str,
     repair: bool,
 ) -> Result<ResultsIndex, Failure> {
     use std::io::Read;
@@ -868,7 +1057,7 @@ pub fn read_results(
             idx.dropped_bytes = got as u64;
             return Ok(idx);
         }
-        let key = parse_results_line(&line, pts.len(), valid, seeds).map_err(|e| {
+        let key = parse_results_line(&line, pts.len(), valid, seeds, sweep).map_err(|e| {
             Failure::BadInput(format!(
                 "{shown}: line {n}: {e}; this file is not (only) this sweep's runs: \
                  run the sweep without --resume, or with another --out"
@@ -1488,14 +1677,16 @@ mod tests {
             .collect()
     }
 
+    const ID: &str = "0123456789abcdef";
+
     fn line(p: i64, seed: u64) -> String {
-        format!("{{\"point\":{p},\"seed\":{seed},\"results\":{{\"seed\":{seed},\"flows\":[]}}}}\n")
+        format!("{{\"point\":{p},\"seed\":{seed},\"results\":{{\"seed\":{seed},\"flows\":[]}},\"sweep\":\"{ID}\"}}\n")
     }
 
     #[test]
     fn a_results_line_is_checked_against_the_sweep() {
         let v = valid(8);
-        let ok = |l: &str| parse_results_line(l.as_bytes(), 8, &v, &[1, 2]);
+        let ok = |l: &str| parse_results_line(l.as_bytes(), 8, &v, &[1, 2], ID);
         assert_eq!(ok(&line(0, 2)), Ok((0, 2)));
         for (bad, what) in [
             (line(8, 1), "point 8"),
@@ -1506,20 +1697,141 @@ mod tests {
                 line(0, 1).replace("\"seed\":1,\"flows", "\"seed\":2,\"flows"),
                 "not those of a run with seed 1",
             ),
-            ("{\"point\":0,\"seed\":1}".into(), "results"),
+            (
+                format!("{{\"point\":0,\"seed\":1,\"sweep\":\"{ID}\"}}"),
+                "results",
+            ),
             (
                 "{\"point\":0,\"seed\":1,\"results\":{},\"x\":1}".into(),
                 "unknown key",
             ),
+            // Valid point and seed, but not this sweep's: another sweep's
+            // id, none (an older losslab), or not an id.
+            (
+                line(0, 1).replace(ID, "fedcba9876543210"),
+                "another sweep or another losslab version",
+            ),
+            (
+                line(0, 1).replace(&format!(",\"sweep\":\"{ID}\""), ""),
+                "another sweep or of another losslab version",
+            ),
+            (
+                line(0, 1).replace(&format!("\"{ID}\""), "7"),
+                "not a sweep id",
+            ),
             ("[]".into(), "object"),
             ("{".into(), "not JSON"),
             (
-                format!("{{\"point\":{},\"seed\":1,\"results\":{{}}}}", u64::MAX),
+                format!(
+                    "{{\"point\":{},\"seed\":1,\"results\":{{}},\"sweep\":\"{ID}\"}}",
+                    u64::MAX
+                ),
                 "point",
             ),
         ] {
             let e = ok(&bad).unwrap_err();
             assert!(e.contains(what), "{bad}: {e}");
+        }
+    }
+
+    /// A sweep of an inline scenario with one flow of `count` connections.
+    fn sweep_with(count: u32, rest: &str) -> Result<Sweep, Failure> {
+        let text = format!(
+            "{rest}[scenario]\nduration = \"50ms\"\n[scenario.path]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+             [[scenario.flow]]\nname = \"a\"\ncount = {count}\napp = {{ kind = \"bulk\" }}\n"
+        );
+        parse_sweep("t.toml", &text, Path::new("."))
+    }
+
+    /// The estimate counts every connection of a counted flow: a row
+    /// bound per connection at least what one connection really makes
+    /// (measured by running it), times the connections, also when an axis
+    /// raises the count.
+    #[test]
+    fn the_memory_estimate_counts_connections() {
+        let axis = "[axes]\n\"path.delay\" = [\"5ms\", \"6ms\"]\n";
+        let one = sweep_with(1, axis).unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let o = SweepOptions {
+            out: d.path().join("o"),
+            backend: Backend::Local { jobs: Some(1) },
+            resume: false,
+            fail_fast: true,
+            progress: false,
+            force: false,
+            max_memory: None,
+            keep_runs: false,
+        };
+        execute(&one, &o, &AtomicBool::new(false)).unwrap();
+        let csv = fs::read_to_string(d.path().join("o/summary.csv")).unwrap();
+        let rows = |scope: &str| {
+            csv.lines()
+                .filter(|l| l.starts_with("0,") && l.split(',').nth(2) == Some(scope))
+                .count() as u64
+        };
+        let (conn, path) = (rows("a"), rows("path"));
+        assert!(conn > 20 && path > 0, "{conn} {path}");
+        assert!(summary_rows(&one) >= conn + path);
+
+        let many = sweep_with(1000, axis).unwrap();
+        assert_eq!(many.connections, 1000);
+        assert!(summary_rows(&many) >= 1000 * conn + path);
+        assert!(bookkeeping_bytes(&many) >= 1000 * bookkeeping_bytes(&one) / 2);
+        assert!(bookkeeping_bytes(&many) >= 2 * (1000 * conn + path) * 705);
+        // The largest count an axis gives, through either of its keys.
+        for k in ["flow.a.count", "flow[0].count"] {
+            let s = sweep_with(1, &format!("[axes]\n\"{k}\" = [1, 1000, 3]\n")).unwrap();
+            assert_eq!(s.connections, 1000, "{k}");
+            assert!(bookkeeping_bytes(&s) > bookkeeping_bytes(&many));
+        }
+        let s = sweep_with(1, &format!("set = [\"flow.a.count=1000\"]\n{axis}")).unwrap();
+        assert_eq!(s.connections, 1000);
+    }
+
+    /// One key named twice (however spelled), or an axis that is also in
+    /// `set`, is refused naming both; distinct keys, and a later key
+    /// inside an earlier one's table, are not.
+    #[test]
+    fn a_key_named_twice_is_refused() {
+        for (rest, names) in [
+            (
+                "[axes]\n\"path.loss.p\" = [0.001, 0.05]\n\" path.loss.p\" = [0.2]\n",
+                ["axes.\"path.loss.p\"", "axes.\" path.loss.p\""],
+            ),
+            (
+                "[axes]\n\"flow.a.mss\" = [1000]\n\"flow.\\\"a\\\".mss\" = [1200]\n",
+                ["axes.\"flow.a.mss\"", "axes.\"flow.\"a\".mss\""],
+            ),
+            (
+                "[axes]\n\"flow[0].mss\" = [1000]\n\"flow.a.mss\" = [1200]\n",
+                ["axes.\"flow[0].mss\"", "axes.\"flow.a.mss\""],
+            ),
+            (
+                "set = [\"flow.a.mss=900\"]\n[axes]\n\"flow[0].mss\" = [1000]\n",
+                ["set \"flow.a.mss=...\"", "axes.\"flow[0].mss\""],
+            ),
+            (
+                "set = [\"path.loss.p=0.1\"]\n[axes]\n\"path.loss\" = [\"x\"]\n",
+                ["set \"path.loss.p=...\"", "axes.\"path.loss\""],
+            ),
+        ] {
+            let e = match sweep_with(1, rest) {
+                Err(Failure::BadInput(e)) => e,
+                Err(e) => panic!("{rest}: {e}"),
+                Ok(_) => panic!("{rest}: accepted"),
+            };
+            assert!(e.starts_with("t.toml: "), "{e}");
+            for n in names {
+                assert!(e.contains(n), "{n}: {e}");
+            }
+        }
+        for rest in [
+            "[axes]\n\"path.loss.p\" = [0.001]\n\"flow.a.mss\" = [1000]\n",
+            "set = [\"path.loss={model=\\\"bernoulli\\\", p=0.1}\"]\n[axes]\n\"path.loss.p\" = [0.001]\n",
+        ] {
+            if let Err(e) = sweep_with(1, rest) {
+                panic!("{rest}: {e}");
+            }
         }
     }
 
@@ -1539,9 +1851,9 @@ mod tests {
         let good = vec![line(0, 1), line(1, 2)];
         let cut = b"{\"point\":2,\"se";
         let p = file(d.path(), &good, cut);
-        let e = read_results(&p, &points(8), &valid(8), &[1, 2], false).unwrap_err();
+        let e = read_results(&p, &points(8), &valid(8), &[1, 2], ID, false).unwrap_err();
         assert!(e.to_string().contains("line 3 is cut"), "{e}");
-        let idx = read_results(&p, &points(8), &valid(8), &[1, 2], true).unwrap();
+        let idx = read_results(&p, &points(8), &valid(8), &[1, 2], ID, true).unwrap();
         assert_eq!(idx.runs.len(), 2);
         assert_eq!(idx.dropped_bytes, cut.len() as u64);
         assert_eq!(fs::read_to_string(&p).unwrap(), good.concat());
@@ -1563,7 +1875,7 @@ mod tests {
             let d = tempfile::tempdir().unwrap();
             let good: Vec<String> = (0..keep).map(|i| line(if i >= 3 { i as i64 + 1 } else { i as i64 }, 1)).collect();
             let p = file(d.path(), &good, &tail);
-            match read_results(&p, &points(8), &valid(8), &[1, 2], repair) {
+            match read_results(&p, &points(8), &valid(8), &[1, 2], ID, repair) {
                 Ok(idx) => {
                     prop_assert!(idx.runs.len() >= keep);
                     prop_assert!(idx.runs.keys().all(|&(p, s)| p < 8 && p != 3 && s <= 2));
@@ -1585,9 +1897,9 @@ mod tests {
         ) {
             let v = valid(8);
             let l = line(p, seed);
-            let r = parse_results_line(l.trim_end().as_bytes(), 8, &v, &[1, 2]);
+            let r = parse_results_line(l.trim_end().as_bytes(), 8, &v, &[1, 2], ID);
             prop_assert_eq!(r.is_ok(), (0..8).contains(&p) && p != 3 && (1..=2).contains(&seed));
-            let r = parse_results_line(junk.as_bytes(), 8, &v, &[1, 2]);
+            let r = parse_results_line(junk.as_bytes(), 8, &v, &[1, 2], ID);
             if let Err(e) = r {
                 prop_assert!(!e.is_empty());
             }

@@ -393,25 +393,31 @@ fn resume_refuses_lines_that_are_not_this_sweeps_runs() {
     let jsonl = d.join("results.jsonl");
     let good = fs::read_to_string(&jsonl).unwrap();
     let first = good.lines().next().unwrap().to_string();
+    let id = sweep_id_of(&first);
     let dup = format!("{good}{first}\n");
     for (bad, what) in [
         (
-            format!("{good}{{\"point\":999,\"seed\":1,\"results\":{{}}}}\n"),
+            format!("{good}{{\"point\":999,\"seed\":1,\"results\":{{}},\"sweep\":\"{id}\"}}\n"),
             "point 999",
         ),
         (
-            format!("{good}{{\"point\":0,\"seed\":77,\"results\":{{}}}}\n"),
+            format!("{good}{{\"point\":0,\"seed\":77,\"results\":{{}},\"sweep\":\"{id}\"}}\n"),
             "seed 77",
         ),
-        (format!("{good}{{\"point\":0,\"seed\":1}}\n"), "results"),
         (
-            format!("{good}{{\"point\":1,\"seed\":3,\"results\":{{\"seed\":99}}}}\n"),
+            format!("{good}{{\"point\":0,\"seed\":1,\"sweep\":\"{id}\"}}\n"),
+            "results",
+        ),
+        (
+            format!(
+                "{good}{{\"point\":1,\"seed\":3,\"results\":{{\"seed\":99}},\"sweep\":\"{id}\"}}\n"
+            ),
             "not those of a run with seed 3",
         ),
         (format!("not json\n{good}"), "not JSON"),
         (format!("{good}[1,2]\n"), "object"),
         (
-            format!("{good}{{\"point\":-1,\"seed\":1,\"results\":{{}}}}\n"),
+            format!("{good}{{\"point\":-1,\"seed\":1,\"results\":{{}},\"sweep\":\"{id}\"}}\n"),
             "point",
         ),
         (dup, "twice"),
@@ -422,6 +428,161 @@ fn resume_refuses_lines_that_are_not_this_sweeps_runs() {
         assert!(stderr(&o).contains("line "), "{}", stderr(&o));
         assert!(stderr(&o).contains(what), "{what}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+fn sweep_id_of(line: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["sweep"].as_str().expect("a sweep id").to_string()
+}
+
+/// Review 4, item 3: a line whose point and seed are valid here but that
+/// another sweep wrote (a 1 s sweep's, appended to a 3 s sweep's file) is
+/// refused naming the line, not tabulated; so is one of an older losslab,
+/// which wrote no id.
+#[test]
+fn resume_refuses_a_valid_looking_line_of_another_sweep() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let short = t.path().join("short.toml");
+    fs::write(
+        &short,
+        fs::read_to_string(&sweep)
+            .unwrap()
+            .replace("duration=3s", "duration=1s"),
+    )
+    .unwrap();
+    let (d, other) = (t.path().join("d"), t.path().join("other"));
+    for (f, out) in [(&sweep, &d), (&short, &other)] {
+        let o = losslab(t.path(), &["sweep", s(f), "--out", s(out)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let jsonl = d.join("results.jsonl");
+    let good = fs::read_to_string(&jsonl).unwrap();
+    let theirs = fs::read_to_string(other.join("results.jsonl")).unwrap();
+    let foreign = theirs.lines().next().unwrap();
+    assert_ne!(
+        sweep_id_of(foreign),
+        sweep_id_of(good.lines().next().unwrap())
+    );
+    // Make room for it: drop this sweep's run of the same point and seed.
+    let v: serde_json::Value = serde_json::from_str(foreign).unwrap();
+    let same = |l: &&str| {
+        let w: serde_json::Value = serde_json::from_str(l).unwrap();
+        w["point"] == v["point"] && w["seed"] == v["seed"]
+    };
+    let kept: String = good
+        .lines()
+        .filter(|l| !same(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let unmarked = foreign.replace(&format!(",\"sweep\":\"{}\"", sweep_id_of(foreign)), "");
+    assert_ne!(unmarked, foreign);
+    for (line, n) in [(foreign, 12), (unmarked.as_str(), 12)] {
+        fs::write(&jsonl, format!("{kept}{line}\n")).unwrap();
+        let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d), "--resume"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&format!("line {n}")), "{e}");
+        assert!(e.contains("another sweep or"), "{e}");
+        assert!(e.contains("another losslab version"), "{e}");
+    }
+}
+
+/// Review 4, item 3: a sweep started by another losslab version is not
+/// resumed (inputs.json records the version): the runs would mix engines.
+#[test]
+fn resume_refuses_a_sweep_of_another_losslab_version() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let inputs = d.join("inputs.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&inputs).unwrap()).unwrap();
+    assert_eq!(v["losslab"], env!("CARGO_PKG_VERSION"));
+    v["losslab"] = "0.0.9".into();
+    v["sweep_id"] = "0000000000000000".into();
+    fs::write(&inputs, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d), "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("losslab 0.0.9"), "{}", stderr(&o));
+}
+
+/// Review 4, item 4: results.jsonl hard-linked into a backup (`cp -al`):
+/// a resume that truncates a cut line and appends runs leaves the
+/// backup's copy as it was, and the tables are the uninterrupted ones.
+#[cfg(unix)]
+#[test]
+fn resume_does_not_write_through_a_hard_link() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let (d, full) = (t.path().join("d"), t.path().join("full"));
+    for out in [&d, &full] {
+        let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(out)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let jsonl = d.join("results.jsonl");
+    let text = fs::read_to_string(&jsonl).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = format!(
+        "{}\n{}",
+        lines[..5].join("\n"),
+        &lines[5][..lines[5].len() / 2]
+    );
+    fs::write(&jsonl, &cut).unwrap();
+    let backup = t.path().join("backup.jsonl");
+    fs::hard_link(&jsonl, &backup).unwrap();
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d), "--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&backup).unwrap(), cut);
+    assert_eq!(fs::read_to_string(&jsonl).unwrap().lines().count(), 12);
+    for f in TABLES {
+        assert_eq!(
+            fs::read(full.join(f)).unwrap(),
+            fs::read(d.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// Review 4, item 2: two axes that are one key spelled two ways, or an
+/// axis that is also in `set`, exit 2 naming both spellings; the runs
+/// would use one value while the tables label them with another.
+#[test]
+fn a_key_given_twice_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    fs::copy(example("bulk-20mbps.toml"), t.path().join("base.toml")).unwrap();
+    let f = t.path().join("twice.toml");
+    for (body, names, why) in [
+        (
+            "[axes]\n\"path.loss.p\" = [0.001, 0.05]\n\" path.loss.p\" = [0.2]\n",
+            ["axes.\"path.loss.p\"", "axes.\" path.loss.p\""],
+            "give the key once",
+        ),
+        (
+            "[axes]\n\"flow.a.recovery\" = [\"prr\"]\n\"flow[0].recovery\" = [\"rfc6675\"]\n",
+            ["axes.\"flow.a.recovery\"", "axes.\"flow[0].recovery\""],
+            "give the key once",
+        ),
+        (
+            "set = [\"path.loss.p = 0.3\"]\n[axes]\n\"path.loss.p\" = [0.001]\n",
+            ["set \"path.loss.p =...\"", "axes.\"path.loss.p\""],
+            "never be used",
+        ),
+    ] {
+        fs::write(&f, format!("scenario = \"base.toml\"\n{body}")).unwrap();
+        let out = t.path().join("o");
+        let o = losslab(t.path(), &["sweep", s(&f), "--out", s(&out)]);
+        assert_eq!(o.status.code(), Some(2), "{body}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("twice.toml"), "{e}");
+        for n in names {
+            assert!(e.contains(n), "{n}: {e}");
+        }
+        assert!(e.contains(why), "{e}");
+        assert!(!out.exists());
     }
 }
 
