@@ -115,13 +115,16 @@ impl Guard {
         if total <= self.limit {
             return Ok(());
         }
-        let times = if at_once > 1 {
-            format!(" x {at_once} runs at once (--jobs)")
+        let (what, each) = if at_once > 1 {
+            (
+                "runs",
+                format!("{at_once} runs at once (--jobs), each estimated"),
+            )
         } else {
-            String::new()
+            ("run", "estimated".to_string())
         };
         Err(format!(
-            "the run would need about {}{times}, over the limit of {}: estimated {}; \
+            "the {what} would need about {}, over the limit of {}: {each} {}; \
              make the scenario smaller, or raise the limit with --max-memory (e.g. --max-memory {}GB)",
             human(total),
             human(self.limit),

@@ -690,7 +690,11 @@ fn memory_bombs_are_refused_up_front() {
         ],
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("8 runs at once"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("8 runs at once (--jobs), each estimated"),
+        "{}",
+        stderr(&o)
+    );
     let o = losslab(t.path(), &["run", s(&sc), "--max-memory", "lots"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-memory lots"), "{}", stderr(&o));
