@@ -134,7 +134,7 @@ pub fn check_parse_cost(len: u64, more: bool, limit: u64) -> Result<(), String> 
         return Ok(());
     }
     Err(format!(
-        "{}{} of TOML would take about {} of memory to parse ({} per byte at worst), \
+        "{}{} of TOML would take about {} of memory to parse (up to {} bytes per byte of TOML), \
          over the limit of {}; make the file smaller, or raise the limit with --max-memory \
          (e.g. --max-memory {}GB)",
         if more { "more than " } else { "" },

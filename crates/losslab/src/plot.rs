@@ -43,7 +43,8 @@ pub struct PlotArgs {
 
 /// Peak memory per byte of the traces `plot` reads back (timeseries.csv,
 /// packets.csv, the Linux twin's series), measured on a 190 MB
-/// packets.csv (docs/BENCHMARKS.md, "Memory") with room above it.
+/// packets.csv and timeseries.csv (184 MB drawn at a 207 MB peak, 1.1 per
+/// byte; docs/BENCHMARKS.md, "Memory"), with room above it.
 pub const PLOT_BYTES_PER_TRACE_BYTE: u64 = 2;
 
 /// The traces of a run directory `plot` reads back.
@@ -69,8 +70,7 @@ pub fn check_traces(dir: &std::path::Path, limit: u64) -> Result<(), String> {
     }
     Err(format!(
         "{}: drawing its traces ({}) would take about {} of memory, over the limit of {}; \
-         draw one flow's window of a shorter run, or raise the limit with --max-memory \
-         (e.g. --max-memory {}GB)",
+         raise the limit with --max-memory (e.g. --max-memory {}GB)",
         dir.display(),
         listed.join(", "),
         human(need),
