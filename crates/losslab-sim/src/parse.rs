@@ -121,6 +121,10 @@ pub fn parse_limit() -> u64 {
     PARSE_LIMIT.load(Ordering::Relaxed)
 }
 
+/// TOML this short is parsed whatever the limit (at most 6.6 MB): the
+/// examples are under 2 kB, and `--max-memory 1B` shows a run's estimate.
+pub const PARSE_FREE_BYTES: u64 = 16 << 10;
+
 /// What parsing `len` bytes of TOML may take in memory.
 pub fn parse_cost(len: u64) -> u64 {
     len.saturating_mul(PARSE_BYTES_PER_BYTE)
@@ -130,7 +134,7 @@ pub fn parse_cost(len: u64) -> u64 {
 /// the size is known) whose parse would need more than `limit`.
 pub fn check_parse_cost(len: u64, more: bool, limit: u64) -> Result<(), String> {
     let need = parse_cost(len);
-    if need <= limit {
+    if need <= limit || len <= PARSE_FREE_BYTES {
         return Ok(());
     }
     Err(format!(
@@ -164,7 +168,7 @@ pub fn read_text_within(path: &Path, limit: u64) -> Result<String, String> {
             check_parse_cost(m.len(), false, limit)?;
         }
     }
-    let affordable = limit / PARSE_BYTES_PER_BYTE;
+    let affordable = (limit / PARSE_BYTES_PER_BYTE).max(PARSE_FREE_BYTES);
     let cap = MAX_INPUT_BYTES.min(affordable);
     let mut buf = Vec::new();
     f.take(cap + 1)
@@ -172,15 +176,25 @@ pub fn read_text_within(path: &Path, limit: u64) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     if buf.len() as u64 > cap {
         if cap == affordable {
-            let len = std::fs::metadata(path)
+            // A file that grew since it was weighed is named by its size;
+            // a device has none.
+            if let Some(len) = std::fs::metadata(path)
                 .ok()
                 .filter(|m| m.is_file() && m.len() > cap)
-                .map(|m| m.len());
-            return Err(
-                check_parse_cost(len.unwrap_or(cap + 1), len.is_none(), limit)
+                .map(|m| m.len())
+            {
+                return Err(check_parse_cost(len, false, limit)
                     .err()
-                    .unwrap_or_default(),
-            );
+                    .unwrap_or_default());
+            }
+            return Err(format!(
+                "goes on past {:.1} MiB, the most TOML whose parse (up to {} bytes per byte) \
+                 fits in the memory limit of {}; make it smaller, or raise the limit with \
+                 --max-memory",
+                cap as f64 / f64::from(1u32 << 20),
+                PARSE_BYTES_PER_BYTE,
+                crate::memory::human(limit)
+            ));
         }
         return Err(format!(
             "larger than {} MiB, the most losslab reads as a scenario or sweep",
@@ -2554,7 +2568,10 @@ mod input_limit_tests {
 
     #[test]
     fn parse_cost_is_refused_over_the_limit() {
-        assert!(check_parse_cost(1_000, false, 1_000 * PARSE_BYTES_PER_BYTE).is_ok());
+        assert!(check_parse_cost(100_000, false, 100_000 * PARSE_BYTES_PER_BYTE).is_ok());
+        assert!(check_parse_cost(100_001, false, 100_000 * PARSE_BYTES_PER_BYTE).is_err());
+        // A file as short as the examples passes any limit.
+        assert!(check_parse_cost(PARSE_FREE_BYTES, false, 1).is_ok());
         let e = check_parse_cost(24_000_000, false, 200_000_000).unwrap_err();
         assert!(e.contains("24.0 MB of TOML"), "{e}");
         assert!(e.contains("200.0 MB"), "{e}");
@@ -2567,19 +2584,20 @@ mod input_limit_tests {
         let dir = std::env::temp_dir().join(format!("losslab-parse-cost-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("s.toml");
-        std::fs::write(&f, "x = 1\n".repeat(1000)).unwrap();
-        assert!(read_text_within(&f, 6000 * PARSE_BYTES_PER_BYTE).is_ok());
-        let e = read_text_within(&f, 5999 * PARSE_BYTES_PER_BYTE).unwrap_err();
-        assert!(e.contains("6.0 kB of TOML"), "{e}");
+        std::fs::write(&f, "x = 1\n".repeat(10_000)).unwrap();
+        assert!(read_text_within(&f, 60_000 * PARSE_BYTES_PER_BYTE).is_ok());
+        let e = read_text_within(&f, 59_999 * PARSE_BYTES_PER_BYTE).unwrap_err();
+        assert!(e.contains("60.0 kB of TOML"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_device_is_read_no_further_than_the_limit_allows() {
-        let e = read_text_within(Path::new("/dev/zero"), 1_000 * PARSE_BYTES_PER_BYTE);
-        if let Err(e) = e {
-            assert!(e.contains("more than 1.0 kB of TOML"), "{e}");
-        }
+        let e = read_text_within(Path::new("/dev/zero"), 100_000 * PARSE_BYTES_PER_BYTE);
+        let e = e.unwrap_err();
+        assert!(e.contains("goes on past 0.1 MiB"), "{e}");
+        assert!(e.contains("--max-memory"), "{e}");
     }
 
     #[test]
