@@ -8,7 +8,7 @@
 //! It is meant to be above the real peak, within a small factor: a guard,
 //! not a prediction.
 
-use crate::scenario::{AppSpec, QueueLimit, Scenario};
+use crate::scenario::{AppSpec, DropSpec, LossModel, QueueLimit, Scenario};
 
 /// The process before the first flow: code, allocator, output buffers.
 pub const BASE: u64 = 8 << 20;
@@ -32,6 +32,9 @@ pub const PER_CHUNK: u64 = 200;
 pub const PER_TRACE_ROW: u64 = 160;
 /// One entry of a `writes` app, copied per connection.
 pub const PER_WRITE: u64 = 48;
+/// One entry of a `drop` loss model's list (`packets`, `segments`,
+/// `syns`, `bursts`): the scenario's copy and the run's ordered set.
+pub const PER_DROP_ENTRY: u64 = 64;
 
 /// The estimate and its terms, largest first when shown.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,6 +171,9 @@ pub fn estimate(sc: &Scenario, traces_loaded: bool) -> Estimate {
     } else {
         0
     };
+    let drops = [&sc.path.loss, &sc.reverse.loss]
+        .into_iter()
+        .fold(0u64, |a, l| a.saturating_add(drop_entries(l)));
     let terms = vec![
         ("base".to_string(), BASE),
         (
@@ -199,12 +205,28 @@ pub fn estimate(sc: &Scenario, traces_loaded: bool) -> Estimate {
             mul(writes, PER_WRITE),
         ),
         (
+            format!("drop lists: {drops} entries x {PER_DROP_ENTRY} B"),
+            mul(drops, PER_DROP_ENTRY),
+        ),
+        (
             format!("traces read back for pictures: up to {trace_rows} rows x {PER_TRACE_ROW} B"),
             mul(trace_rows, PER_TRACE_ROW),
         ),
     ];
     let bytes = terms.iter().fold(0u64, |a, t| a.saturating_add(t.1));
     Estimate { bytes, terms }
+}
+
+/// The entries a loss model lists one by one.
+fn drop_entries(l: &LossModel) -> u64 {
+    match l {
+        LossModel::Drop { which, .. } => match which {
+            DropSpec::Packets(v) | DropSpec::Segments(v) | DropSpec::Syns(v) => v.len() as u64,
+            DropSpec::Bursts(v) => v.len() as u64,
+            DropSpec::Tail(_) => 0,
+        },
+        _ => 0,
+    }
 }
 
 #[cfg(test)]
@@ -291,6 +313,22 @@ name = "a"
         let e = estimate(&sc(&[&writes, "flow.a.count=20000"]), false);
         let t = e.terms.iter().find(|t| t.0.starts_with("writes")).unwrap();
         assert_eq!(t.1, 10_000 * 20_000 * PER_WRITE, "{}", e.describe());
+    }
+
+    #[test]
+    fn a_drop_list_is_weighed() {
+        let list: Vec<String> = (1..=50_000).map(|i| i.to_string()).collect();
+        let drop = format!(
+            "path.loss={{model=\"drop\", flow=\"a\", packets=[{}]}}",
+            list.join(",")
+        );
+        let e = estimate(&sc(&[&drop]), false);
+        let t = e
+            .terms
+            .iter()
+            .find(|t| t.0.starts_with("drop lists"))
+            .unwrap();
+        assert_eq!(t.1, 50_000 * PER_DROP_ENTRY, "{}", e.describe());
     }
 
     #[test]

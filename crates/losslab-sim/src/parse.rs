@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
@@ -96,17 +97,105 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Scenario, Scen
 /// million objects is 10 MB), far below what would exhaust memory.
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
-/// A text file's contents, at most [`MAX_INPUT_BYTES`] of them: a file
+/// Peak memory per byte of TOML while it is parsed, measured on the
+/// worst inputs found (release build, peak RSS / file size): nested empty
+/// arrays `[[[[1]]]]` 357, `{a=[1]}` 325, `[1],` 225, a flat `1,1,1` 106,
+/// many `[table]` headers 48 (docs/BENCHMARKS.md, "Memory"). The parser
+/// keeps each value with its span and formatting, then builds the table
+/// from it, so the cost is per value, and short values cost most per byte.
+pub const PARSE_BYTES_PER_BYTE: u64 = 400;
+
+/// The memory limit the text read here is held to: the command's
+/// `--max-memory` (or the default), set once before any input is read.
+/// A global because the files are read before the command knows what it
+/// will run, and by code that has no guard at hand (sweep files).
+static PARSE_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Sets the limit [`read_text`] and [`parse_scenario`] hold TOML to.
+pub fn set_parse_limit(bytes: u64) {
+    PARSE_LIMIT.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The limit set by [`set_parse_limit`] (u64::MAX when none was).
+pub fn parse_limit() -> u64 {
+    PARSE_LIMIT.load(Ordering::Relaxed)
+}
+
+/// TOML this short is parsed whatever the limit (at most 6.6 MB): the
+/// examples are under 2 kB, and `--max-memory 1B` shows a run's estimate.
+pub const PARSE_FREE_BYTES: u64 = 16 << 10;
+
+/// What parsing `len` bytes of TOML may take in memory.
+pub fn parse_cost(len: u64) -> u64 {
+    len.saturating_mul(PARSE_BYTES_PER_BYTE)
+}
+
+/// The refusal of `len` bytes of TOML (`more` when only a lower bound of
+/// the size is known) whose parse would need more than `limit`.
+pub fn check_parse_cost(len: u64, more: bool, limit: u64) -> Result<(), String> {
+    let need = parse_cost(len);
+    if need <= limit || len <= PARSE_FREE_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "{}{} of TOML would take about {} of memory to parse (up to {} bytes per byte of TOML), \
+         over the limit of {}; make the file smaller, or raise the limit with --max-memory \
+         (e.g. --max-memory {}GB)",
+        if more { "more than " } else { "" },
+        crate::memory::human(len),
+        crate::memory::human(need),
+        PARSE_BYTES_PER_BYTE,
+        crate::memory::human(limit),
+        need / 1_000_000_000 + 1
+    ))
+}
+
+/// A text file's contents, at most [`MAX_INPUT_BYTES`] of them and at
+/// most what the parse limit ([`set_parse_limit`]) lets be parsed: a file
 /// that is larger, or a device that never ends (/dev/zero), is an error,
 /// not a read that fills memory.
 pub fn read_text(path: &Path) -> Result<String, String> {
+    read_text_within(path, parse_limit())
+}
+
+/// As [`read_text`], against `limit` bytes of memory.
+pub fn read_text_within(path: &Path, limit: u64) -> Result<String, String> {
     use std::io::Read;
     let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // A regular file's size refuses it before a byte is read.
+    if let Ok(m) = f.metadata() {
+        if m.is_file() && m.len() <= MAX_INPUT_BYTES {
+            check_parse_cost(m.len(), false, limit)?;
+        }
+    }
+    let affordable = (limit / PARSE_BYTES_PER_BYTE).max(PARSE_FREE_BYTES);
+    let cap = MAX_INPUT_BYTES.min(affordable);
     let mut buf = Vec::new();
-    f.take(MAX_INPUT_BYTES + 1)
+    f.take(cap + 1)
         .read_to_end(&mut buf)
         .map_err(|e| e.to_string())?;
-    if buf.len() as u64 > MAX_INPUT_BYTES {
+    if buf.len() as u64 > cap {
+        if cap == affordable {
+            // A file that grew since it was weighed is named by its size;
+            // a device has none.
+            if let Some(len) = std::fs::metadata(path)
+                .ok()
+                .filter(|m| m.is_file() && m.len() > cap)
+                .map(|m| m.len())
+            {
+                return Err(check_parse_cost(len, false, limit)
+                    .err()
+                    .unwrap_or_default());
+            }
+            return Err(format!(
+                "goes on past {:.1} MiB, the most TOML whose parse (up to {} bytes per byte) \
+                 fits in the memory limit of {}; make it smaller, or raise the limit with \
+                 --max-memory",
+                cap as f64 / f64::from(1u32 << 20),
+                PARSE_BYTES_PER_BYTE,
+                crate::memory::human(limit)
+            ));
+        }
         return Err(format!(
             "larger than {} MiB, the most losslab reads as a scenario or sweep",
             MAX_INPUT_BYTES >> 20
@@ -124,6 +213,16 @@ pub fn parse_scenario(
     text: &str,
     overrides: &[String],
 ) -> Result<Scenario, ScenarioError> {
+    // Text that did not come through read_text (the Python package's, a
+    // --set value) is held to the same limit.
+    let len = overrides
+        .iter()
+        .fold(text.len() as u64, |a, o| a.saturating_add(o.len() as u64));
+    check_parse_cost(len, false, parse_limit()).map_err(|message| ScenarioError {
+        file: file.to_string(),
+        key: String::new(),
+        message,
+    })?;
     let mut table: Table = toml::from_str(text).map_err(|e: toml::de::Error| ScenarioError {
         file: file.to_string(),
         key: String::new(),
@@ -144,11 +243,54 @@ pub fn parse_scenario(
     cx.scenario(&table)
 }
 
+/// Most characters of a line shown in a TOML error, around the column at
+/// fault: the parser's own message echoes the whole line, hundreds of
+/// kilobytes for a long one.
+pub const SNIPPET_CHARS: usize = 200;
+
+/// A TOML error as the parser words it (line, column, the line with a
+/// caret, the message), with the line cut to [`SNIPPET_CHARS`] around
+/// the error's column and "..." where it was cut.
+pub fn toml_error(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+    let message = message.trim_end();
+    let Some(span) = span else {
+        return format!("TOML parse error: {message}");
+    };
+    let at = floor_char(text, span.start.min(text.len()));
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line_no = text[..line_start].matches('\n').count() + 1;
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let col = text[line_start..at].chars().count();
+    let half = SNIPPET_CHARS / 2;
+    let from = col.saturating_sub(half);
+    let shown: String = line.chars().skip(from).take(SNIPPET_CHARS).collect();
+    let head = if from > 0 { "..." } else { "" };
+    let tail = if line.chars().count() > from + SNIPPET_CHARS {
+        "..."
+    } else {
+        ""
+    };
+    let caret = " ".repeat(head.len() + col - from);
+    let gutter = " ".repeat(line_no.to_string().len());
+    format!(
+        "TOML parse error at line {line_no}, column {}\n{gutter} |\n{line_no} | {head}{shown}{tail}\n{gutter} | {caret}^\n{message}",
+        col + 1
+    )
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// A TOML syntax error's message. The parser's own for an integer past
 /// 64 bits ("number too large to fit in target type") does not say where
 /// the limit is, and a seed is the key most likely to reach it.
 fn toml_message(text: &str, e: &toml::de::Error) -> String {
-    let mut m = e.to_string().trim_end().to_string();
+    let mut m = toml_error(text, e.span(), e.message());
     // The span may be empty or cover only the start of the number.
     let literal: String = e
         .span()
@@ -2444,4 +2586,64 @@ fn flow_names(flows: &[FlowSpec]) -> String {
         }
     }
     names.join(", ")
+}
+
+#[cfg(test)]
+mod input_limit_tests {
+    use super::*;
+
+    #[test]
+    fn parse_cost_is_refused_over_the_limit() {
+        assert!(check_parse_cost(100_000, false, 100_000 * PARSE_BYTES_PER_BYTE).is_ok());
+        assert!(check_parse_cost(100_001, false, 100_000 * PARSE_BYTES_PER_BYTE).is_err());
+        // A file as short as the examples passes any limit.
+        assert!(check_parse_cost(PARSE_FREE_BYTES, false, 1).is_ok());
+        let e = check_parse_cost(24_000_000, false, 200_000_000).unwrap_err();
+        assert!(e.contains("24.0 MB of TOML"), "{e}");
+        assert!(e.contains("200.0 MB"), "{e}");
+        assert!(e.contains("--max-memory"), "{e}");
+        assert!(check_parse_cost(u64::MAX, true, u64::MAX - 1).is_err());
+    }
+
+    #[test]
+    fn read_text_refuses_by_size_before_reading() {
+        let dir = std::env::temp_dir().join(format!("losslab-parse-cost-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.toml");
+        std::fs::write(&f, "x = 1\n".repeat(10_000)).unwrap();
+        assert!(read_text_within(&f, 60_000 * PARSE_BYTES_PER_BYTE).is_ok());
+        let e = read_text_within(&f, 59_999 * PARSE_BYTES_PER_BYTE).unwrap_err();
+        assert!(e.contains("60.0 kB of TOML"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_device_is_read_no_further_than_the_limit_allows() {
+        let e = read_text_within(Path::new("/dev/zero"), 100_000 * PARSE_BYTES_PER_BYTE);
+        let e = e.unwrap_err();
+        assert!(e.contains("goes on past 0.1 MiB"), "{e}");
+        assert!(e.contains("--max-memory"), "{e}");
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_error() {
+        let mut text = "x = [".to_string() + &"1,".repeat(150_000);
+        text.push_str(",]\n");
+        let e = parse_scenario("long.toml", &text, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 2048, "{}", e.len());
+        assert!(
+            e.starts_with("long.toml: TOML parse error at line 1, column"),
+            "{e}"
+        );
+        assert!(e.contains("..."), "{e}");
+        // A short line is shown whole, with the caret under the column.
+        let e = parse_scenario("s.toml", "a = 1\nb = ?\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2, column 5"), "{e}");
+        assert!(e.contains("2 | b = ?\n  |     ^"), "{e}");
+    }
 }

@@ -4,7 +4,7 @@
 //! so a hand-rolled splitter is enough and keeps large traces fast to load.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -279,24 +279,57 @@ fn read_optional(
     Ok(None)
 }
 
+/// A whole trace as text, each line held to [`MAX_LINE_BYTES`]: an error
+/// names the file and line.
+pub(crate) fn read_trace_text(path: &Path) -> Result<String, VizError> {
+    let f = File::open(path).map_err(|e| VizError(format!("{}: {e}", path.display())))?;
+    let mut lines = Lines {
+        inner: BufReader::with_capacity(1 << 16, f),
+        buf: String::new(),
+        no: 0,
+    };
+    let mut text = String::new();
+    loop {
+        match lines.next_line() {
+            Ok(Some(l)) => {
+                text.push_str(l);
+                text.push('\n');
+            }
+            Ok(None) => return Ok(text),
+            Err(e) => return Err(VizError(format!("{}:{}: {e}", path.display(), lines.no))),
+        }
+    }
+}
+
 pub(crate) struct Lines {
     inner: BufReader<File>,
     buf: String,
     no: usize,
 }
 
+/// The longest line a trace may have: its rows are under 200 bytes, and
+/// a file without line breaks (zero-filled after a crash, a link to
+/// /dev/zero) would otherwise be read whole into one line.
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
+
 impl Lines {
     /// The next line without its newline, or None at the end.
     fn next_line(&mut self) -> Result<Option<&str>, String> {
         self.buf.clear();
-        let n = self
-            .inner
+        let n = (&mut self.inner)
+            .take(MAX_LINE_BYTES + 1)
             .read_line(&mut self.buf)
             .map_err(|e| e.to_string())?;
         if n == 0 {
             return Ok(None);
         }
         self.no += 1;
+        if n as u64 > MAX_LINE_BYTES {
+            return Err(format!(
+                "a line longer than {} MiB; not a trace losslab wrote (a damaged or zero-filled file?)",
+                MAX_LINE_BYTES >> 20
+            ));
+        }
         Ok(Some(self.buf.trim_end_matches(['\n', '\r'])))
     }
 }

@@ -16,8 +16,7 @@ type Rows = Vec<Row>;
 type Pick<'a> = &'a dyn Fn(&Row) -> Option<f64>;
 
 fn read(path: &Path, flow: &str) -> Result<Rows, VizError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| VizError(format!("{}: {e}", path.display())))?;
+    let text = crate::load::read_trace_text(path)?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name);

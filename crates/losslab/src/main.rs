@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use losslab::{
-    bench, compare, drill, emulate, linux, model_cmd, plot, reproduce, run, sweep, Failure,
+    bench, compare, drill, emulate, linux, memory, model_cmd, plot, reproduce, run, sweep, Failure,
 };
 
 /// A laboratory for TCP loss recovery.
@@ -58,7 +58,23 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    let res = match cli.command {
+    // Inputs are read before a command weighs its runs, so the limit they
+    // are held to is known first (docs/RELIABILITY.md, "Inputs").
+    let max_memory = match &cli.command {
+        Command::Run(a) => a.max_memory.as_deref(),
+        Command::Sweep(a) => a.max_memory.as_deref(),
+        Command::Plot(a) => a.max_memory.as_deref(),
+        _ => None,
+    };
+    let res = memory::limit(max_memory)
+        .map(losslab_sim::parse::set_parse_limit)
+        .map_err(Failure::BadInput)
+        .and_then(|()| dispatch(cli.command));
+    finish(res)
+}
+
+fn dispatch(command: Command) -> Result<(), Failure> {
+    match command {
         Command::Run(a) => run::run(a),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Compare(a) => compare::compare(a),
@@ -69,7 +85,10 @@ fn main() -> ExitCode {
         Command::Linux(a) => linux::linux(a),
         Command::Drill(a) => drill::drill(a),
         Command::Model(a) => model_cmd::model(a),
-    };
+    }
+}
+
+fn finish(res: Result<(), Failure>) -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BadInput(m)) => {

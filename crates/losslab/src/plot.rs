@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use losslab_sim::memory::human;
+
 use crate::outdir::{Mode, Options, OutDir};
 use crate::Failure;
 
@@ -33,6 +35,48 @@ pub struct PlotArgs {
     /// older losslab, say). Files of yours are never deleted.
     #[arg(long)]
     pub force: bool,
+    /// Refuse traces whose drawing would need more memory than this (e.g.
+    /// 8GB, 500MB) [default: 8GB or half the machine's memory, the smaller].
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
+}
+
+/// Peak memory per byte of the traces `plot` reads back (timeseries.csv,
+/// packets.csv, the Linux twin's series), measured on a 190 MB
+/// packets.csv and timeseries.csv (184 MB drawn at a 207 MB peak, 1.1 per
+/// byte; docs/BENCHMARKS.md, "Memory"), with room above it.
+pub const PLOT_BYTES_PER_TRACE_BYTE: u64 = 2;
+
+/// The traces of a run directory `plot` reads back.
+const TRACES: &[&str] = &["timeseries.csv", "packets.csv", "sim-timeseries.csv"];
+
+/// Refuses a run directory whose traces would take more than `limit` to
+/// draw, before any is read. A file that is not a regular one (a device)
+/// has no size here; the loaders cap its lines instead.
+pub fn check_traces(dir: &std::path::Path, limit: u64) -> Result<(), String> {
+    let mut total = 0u64;
+    let mut listed = Vec::new();
+    for name in TRACES {
+        if let Ok(m) = std::fs::metadata(dir.join(name)) {
+            if m.is_file() {
+                total = total.saturating_add(m.len());
+                listed.push(format!("{name} {}", human(m.len())));
+            }
+        }
+    }
+    let need = total.saturating_mul(PLOT_BYTES_PER_TRACE_BYTE);
+    if need <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: drawing its traces ({}) would take about {} of memory, over the limit of {}; \
+         raise the limit with --max-memory (e.g. --max-memory {}GB)",
+        dir.display(),
+        listed.join(", "),
+        human(need),
+        human(limit),
+        need / 1_000_000_000 + 1
+    ))
 }
 
 pub fn plot(a: PlotArgs) -> Result<(), Failure> {
@@ -75,6 +119,8 @@ pub fn plot(a: PlotArgs) -> Result<(), Failure> {
             a.dir.display()
         )));
     }
+    let limit = crate::memory::limit(a.max_memory.as_deref()).map_err(Failure::BadInput)?;
+    check_traces(&a.dir, limit).map_err(Failure::BadInput)?;
     let dir = open()?;
     let into = dir.stage().join(&sub);
     let opts = losslab_viz::PlotOptions {
