@@ -176,9 +176,11 @@ pub fn parse_sweep_file(file: &Path) -> Result<Sweep, Failure> {
 /// `scenario` path is taken from `base`. Everything is checked here, the
 /// base scenario included, so that a bad sweep stops before any run.
 pub fn parse_sweep(origin: &str, text: &str, base: &Path) -> Result<Sweep, Failure> {
-    let doc: toml_edit::DocumentMut = text
-        .parse()
-        .map_err(|e| Failure::BadInput(format!("{origin}: not TOML: {e}")))?;
+    let doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        // Cut to the error's surroundings: a long line is not echoed whole.
+        let e = losslab_sim::parse::toml_error(text, e.span(), e.message());
+        Failure::BadInput(format!("{origin}: not TOML: {e}"))
+    })?;
     const KEYS: &[&str] = &["scenario", "seeds", "mode", "set", "axes"];
     for (k, _) in doc.iter() {
         if !KEYS.contains(&k) {

@@ -17,16 +17,6 @@ fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "losslab-input-limits-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn tail_drop() -> String {
     std::fs::read_to_string(examples().join("tail-drop.toml")).unwrap()
 }
@@ -50,7 +40,8 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn a_scenario_too_costly_to_parse_is_refused_before_the_parse() {
-    let d = scratch("big");
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
     let file = d.join("bigx.toml");
     // 1 MB of TOML: about 400 MB to parse at worst, over 100 MB.
     std::fs::write(&file, format!("x = {}\n{}", ints(500_000), tail_drop())).unwrap();
@@ -84,7 +75,8 @@ fn a_scenario_too_costly_to_parse_is_refused_before_the_parse() {
 
 #[test]
 fn a_large_set_value_is_held_to_the_limit() {
-    let d = scratch("set");
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
     let set = format!(
         "path.loss={{model=\"drop\", flow=\"a\", packets={}}}",
         ints(60_000)
@@ -106,7 +98,8 @@ fn a_large_set_value_is_held_to_the_limit() {
 
 #[test]
 fn a_sweep_file_too_costly_to_parse_is_refused() {
-    let d = scratch("sweep");
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
     let file = d.join("big-sweep.toml");
     let scenario = examples().join("tail-drop.toml");
     std::fs::write(
@@ -134,7 +127,8 @@ fn a_sweep_file_too_costly_to_parse_is_refused() {
 
 #[test]
 fn a_long_bad_line_gives_a_short_message() {
-    let d = scratch("long-line");
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
     let file = d.join("long.toml");
     // 300 kB on one line, broken at its end.
     let mut bad = format!("x = {}", ints(150_000));
@@ -158,6 +152,25 @@ fn a_long_bad_line_gives_a_short_message() {
     assert!(e.contains("long.toml"), "{e}");
     assert!(e.contains("line 1, column"), "{e}");
     assert!(e.contains("..."), "{e}");
+    // A sweep file's own syntax error too.
+    let sweep = d.join("long-sweep.toml");
+    std::fs::write(
+        &sweep,
+        format!("scenario = \"s.toml\"\nx = [{}, ]]\n", "1,".repeat(150_000)),
+    )
+    .unwrap();
+    let o = losslab(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        d.join("sw").to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.len() < 2048 && e.contains("long-sweep.toml") && e.contains("line 2, column"),
+        "{e}"
+    );
 }
 
 /// A finished run with its packet trace, to plot.
@@ -177,7 +190,8 @@ fn traced_run(d: &Path) -> PathBuf {
 
 #[test]
 fn plot_refuses_a_trace_without_line_breaks() {
-    let d = scratch("plot-zeros");
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
     let run = traced_run(&d);
     // A file zero-filled after a crash: 2 MB and not one newline.
     std::fs::write(run.join("packets.csv"), vec![0u8; 2 << 20]).unwrap();
@@ -195,7 +209,8 @@ fn plot_refuses_a_trace_without_line_breaks() {
 
 #[test]
 fn plot_refuses_traces_over_its_memory_limit() {
-    let d = scratch("plot-limit");
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
     let run = traced_run(&d);
     let size = std::fs::metadata(run.join("packets.csv")).unwrap().len();
     // Half of the trace's size: under what drawing it takes.
