@@ -192,7 +192,7 @@ fn traced_run(d: &Path) -> PathBuf {
 fn plot_refuses_a_trace_without_line_breaks() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
-    let run = traced_run(&d);
+    let run = traced_run(d);
     // A file zero-filled after a crash: 2 MB and not one newline.
     std::fs::write(run.join("packets.csv"), vec![0u8; 2 << 20]).unwrap();
     let o = losslab(&[
@@ -211,7 +211,7 @@ fn plot_refuses_a_trace_without_line_breaks() {
 fn plot_refuses_traces_over_its_memory_limit() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
-    let run = traced_run(&d);
+    let run = traced_run(d);
     let size = std::fs::metadata(run.join("packets.csv")).unwrap().len();
     // Half of the trace's size: under what drawing it takes.
     let limit = format!("{}B", size / 2);
