@@ -27,6 +27,9 @@ pub enum Verdict {
     Contradicted,
     /// We did not measure it; the row says why.
     NotMeasured,
+    /// Version 2 (equivalence.rs): the interval lies across an edge that
+    /// decides the claim; more seeds would decide it.
+    Inconclusive,
 }
 
 impl Verdict {
@@ -45,6 +48,7 @@ impl Verdict {
             Verdict::Differs => "differs",
             Verdict::Contradicted => "contradicted",
             Verdict::NotMeasured => "not measured",
+            Verdict::Inconclusive => "inconclusive",
         }
     }
 

@@ -13,6 +13,9 @@
 
 pub mod claims;
 mod common;
+// Issue 27, in progress: version 2 of the verdict rules, not yet wired.
+#[allow(dead_code)]
+mod equivalence;
 mod le;
 mod mobile;
 mod or3;
