@@ -13,9 +13,7 @@
 
 pub mod claims;
 mod common;
-// Issue 27, in progress: version 2 of the verdict rules, not yet wired.
-#[allow(dead_code)]
-mod equivalence;
+mod estimators;
 mod le;
 mod mobile;
 mod or3;
@@ -273,7 +271,15 @@ pub fn render(r: &PaperResult) -> String {
                 "",
                 ours_text(c),
                 c.paper_text(),
-                if c.verdict.needs_explanation() {
+                if c.verdict == claims::Verdict::Inconclusive {
+                    match c.seeds_to_decide {
+                        Some(n) => format!(
+                            "\n  {:<16} about {n} seeds at our spread would decide it",
+                            ""
+                        ),
+                        None => String::new(),
+                    }
+                } else if c.verdict.needs_explanation() {
                     format!("\n  {:<16} why: {}", "", c.explanation)
                 } else {
                     String::new()

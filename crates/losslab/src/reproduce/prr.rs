@@ -170,7 +170,7 @@ fn example_claim(
 /// explanation experiment's variant is judged against the claim it
 /// explains.
 fn meets(expect: &Expect, x: f64) -> bool {
-    judge(expect, &exact(x)) == Verdict::Reproduced
+    judge(expect, &exact(x)).verdict == Verdict::Reproduced
 }
 
 /// "lo-hi" of a value claim's band, for an explanation's text.

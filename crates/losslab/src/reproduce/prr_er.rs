@@ -305,7 +305,8 @@ fn er_claims(per_seed: &[Vec<ErStats>]) -> Vec<Claim> {
     };
     // The paper counted by DSACK: does counting as it did close the gap?
     let by_dsack = summarize(&share_of(&|s| s.dsack_spurious_early), false, "er-dsack");
-    let fits = super::claims::judge(&expect, &by_dsack) == super::claims::Verdict::Reproduced;
+    let fits =
+        super::claims::judge(&expect, &by_dsack).verdict == super::claims::Verdict::Reproduced;
     let why = format!(
         "{}tested whether the way of counting causes it: counting as the paper did, early \
          retransmits whose recovery a DSACK undid, the share is {}, {}",

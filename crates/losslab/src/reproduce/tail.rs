@@ -675,7 +675,7 @@ fn section32_claims(configs: &[FgConfig], outs: &[Vec<[FgOutcome; 4]>]) -> Vec<C
                      else, RTOR saves {} ms per seed",
                     super::claims::summary_text(&v)
                 );
-                if super::claims::judge(&expect, &v) == super::claims::Verdict::Reproduced {
+                if super::claims::judge(&expect, &v).verdict == super::claims::Verdict::Reproduced {
                     format!(
                         "Explained by the population: flows with a loss among their last four \
                          segments include losses that duplicate ACKs repair, where RTOR has \
@@ -852,7 +852,7 @@ fn spurious_by_ack_policy(expect: &Expect, quick: &[f64], delayed: &[f64]) -> St
         "splitting the same runs by the receiver's ACK policy: quick ACKs {:.2e}, delayed ACKs {:.2e} (means over seeds)",
         q.mean, d.mean
     );
-    if super::claims::judge(expect, &q) == super::claims::Verdict::Reproduced {
+    if super::claims::judge(expect, &q).verdict == super::claims::Verdict::Reproduced {
         format!(
             "Explained by delayed ACKs: tested by {split}: with quick ACKs alone the fraction meets the paper's band, so the \
              excess comes with delayed ACKs, whose 200 ms wait races the retransmission timer and \
@@ -1198,8 +1198,8 @@ fn section33_claims(
             // Tested explanation: the paper's CDF may count objects, not
             // download means.
             let per_object = summarize(&under(&mut objects[i].iter().copied()), false, "fig4f-obj");
-            let fits =
-                super::claims::judge(&expect, &per_object) == super::claims::Verdict::Reproduced;
+            let fits = super::claims::judge(&expect, &per_object).verdict
+                == super::claims::Verdict::Reproduced;
             let why = format!(
                 "{}tested whether the paper's CDF counts objects rather than download means: \
                  over every object of the qualifying connections the share is {} (n {}), {}",
@@ -1273,7 +1273,7 @@ fn pooled_spurious_explanation(expect: &Expect, per_download: &[(usize, u64, u64
         pooled.n,
         sci(&pooled)
     );
-    if super::claims::judge(expect, &pooled) == super::claims::Verdict::Reproduced {
+    if super::claims::judge(expect, &pooled).verdict == super::claims::Verdict::Reproduced {
         format!(
             "Explained by the estimator: the paper's fraction is a ratio of totals over the \
              experiment, the row a mean of each download's fraction, which weights small \
