@@ -40,7 +40,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "REPRODUCTIONS.md")
 VERDICTS = os.path.join(ROOT, "crates", "losslab", "tests", "verdicts.csv")
-ORDER = ["contradicted", "differs", "same direction", "not measured", "reproduced"]
+ORDER = ["contradicted", "differs", "inconclusive", "same direction", "not measured", "reproduced"]
 # The scale of each paper's page run: "--full", or "" for the default.
 SCALE = {"prr": "--full", "tail": "--full", "mobile": "", "or3": "", "le": ""}
 PAPERS = list(SCALE)
@@ -134,9 +134,23 @@ def claims(p):
     return [c for e in p["experiments"] for c in e["claims"]]
 
 
-def counts(cs):
-    return ", ".join(f"{sum(verdict(c) == v for c in cs)} {v}"
-                     for v in ["reproduced", "same direction", "differs", "contradicted", "not measured"])
+VERDICTS_SHOWN = ["reproduced", "same direction", "inconclusive", "differs", "contradicted",
+                  "not measured"]
+
+
+def counts(cs, key=verdict):
+    return ", ".join(f"{sum(key(c) == v for c in cs)} {v}" for v in VERDICTS_SHOWN)
+
+
+def verdict_v1(c):
+    return c["verdict_v1"].replace("-", " ")
+
+
+def verdict_cell(c):
+    n = c.get("seeds_to_decide")
+    if verdict(c) == "inconclusive" and n:
+        return f"inconclusive (about {n} seeds would decide)"
+    return verdict(c)
 
 
 def verdict_rows(quick, full):
@@ -209,53 +223,71 @@ and tail-loss papers' `--full` results are committed the same way
 `--rerun prr tail`), so that CI stays within its time. Rows
 below whose verdicts differ between `--quick` and the page say why.
 
-## Verdicts: the rules, fixed before any run
+## Verdicts: the rules (version 2), fixed before any run
 
 Every claim is a row: the paper's value, ours as the mean and 95%
-confidence interval over seeds (Student's t, the statistics of `losslab
-run --seeds`), a tolerance set by the kind of claim, and a verdict
-computed from those numbers alone (`crates/losslab/src/reproduce/
-claims.rs`, whose unit tests work each rule by hand). The bands are not
-widened after a run.
+confidence interval over seeds, a tolerance set by the kind of claim
+before anything runs, and a verdict computed from those numbers alone
+(`crates/losslab/src/reproduce/claims.rs`, `judge`; the statistics in
+`estimators.rs`; their unit tests work each rule by hand). The bands are
+not widened after a run. A reproduction is evidence that our number is
+the paper's: an equivalence test, not the absence of a difference.
 
-| kind of claim | example | tolerance band |
-|---|---|---|
-| a quantity (duration, count, rate) | "median recovery 80 ms" | the paper's value ± 25% |
-| a share of a total (0..1) | "70% of objects under 1 s" | the paper's value ± 0.10 |
-| an effect, relative to a baseline on the same seeds (B/A - 1) | "PRR: 5% fewer timeouts than Linux" | the paper's effect ± 25% of its size |
-| a lower bound | "RTOR saves at least one RTT" | from the paper's value - 25% upwards |
-| an order without a size | "PRR recovers faster than RFC 3517" | the paper's side of zero |
+| kind of claim | example | band | interval |
+|---|---|---|---|
+| a quantity (duration, count, rate) | "median recovery 80 ms" | the paper's value ± 25% | Student's t over seeds |
+| a share of a total (0..1) | "70% of objects under 1 s" | the paper's value ± 0.10 | percentile bootstrap of the per-seed shares (stays in [0, 1]); Wilson for k of n |
+| an effect on the same seeds (B/A - 1) | "PRR: 5% fewer timeouts than Linux" | the paper's effect ± 25% of its size | ratio of totals, sum(B)/sum(A) - 1, paired percentile bootstrap (seeds whose baseline is zero kept) |
+| a lower bound | "RTOR saves at least one RTT" | from the paper's value - 25% upwards | Student's t |
+| an order without a size | "PRR recovers faster than RFC 3517" | the paper's side of zero | Student's t of the per-seed differences |
 
-- **reproduced**: our CI overlaps the band; an effect's CI must also
-  exclude zero on the paper's side; an order's per-seed difference
-  excludes zero on the paper's side.
+- **reproduced**: the whole CI lies inside the band; an effect's CI also
+  excludes zero on the paper's side; an order's CI excludes zero on the
+  paper's side.
 - **same direction**: an effect whose CI excludes zero on the paper's
-  side but misses the band.
-- **differs**: a quantity or share whose CI misses the band, or an effect
-  or order whose CI holds zero.
+  side and lies wholly outside the band.
+- **inconclusive**: the CI lies across an edge that decides the claim
+  (the band's, or zero's for an effect or order); the row says how many
+  seeds at our per-seed spread would decide it, ceil((1.96 sd / gap)^2),
+  gap the distance from our mean to the nearest deciding edge.
+- **differs**: a quantity or share whose CI lies wholly outside the band;
+  an effect whose CI holds zero and misses the band; an order whose
+  pairs are all equal.
 - **contradicted**: an effect or order whose CI excludes zero on the
   other side.
 - **not measured**: our model cannot express what the paper measured; the
   row says why.
 
 Effects and orders are measured on paired runs (the same seed, workload
-and losses under each setting). The papers' hand-placed examples (PRR
-Figures 2-4, tail Figures 1-2) have no random input: one run is exact,
-shown as "(exact)", and judged by the same rules as a point. A row that
-differs or is contradicted carries its explanation, and every explanation
-is an experiment: "Explained by ..." says what was supposed, how it was
-tested (a variant of the experiment, the same runs restricted to one
-population, the paper's own estimator on our runs, a sign test, or the
-seeds a small effect would need) and what came out; "not yet explained"
-lists the explanations tested and rejected. A variant supports an
-explanation when it meets the paper, or, for a value, when the paper's
-number lies strictly between our interval and the variant's (some mix
-of the two settings gives it); an effect or an order needs the variant
-itself to show the paper's sign. CI checks that every `--quick`
-verdict is the one recorded in `crates/losslab/tests/verdicts.csv` and
-that every row whose verdict changes between `--quick` and `--full` is
-listed below with the reason; and, independently of `claims.rs`, that a
-`reproduced` row's interval meets the paper's band.
+and losses under each setting). The per-seed ratios version 1 averaged
+are biased upwards when the baseline is a small count: on simulated
+counts with no effect (3 to 18 per seed, 40 seeds, 400 repetitions) they
+gave +14.5% and a false effect in 18% of runs, the ratio of totals
+-0.04% and 5.2% (`estimators.rs`,
+`the_ratio_of_totals_is_unbiased_where_per_seed_ratios_are_not`). The
+papers' hand-placed examples (PRR Figures 2-4, tail Figures 1-2) have no
+random input: one run is exact, shown as "(exact)", and judged by the
+same rules as a point. A row that differs or is contradicted carries its
+explanation, and every explanation is an experiment: "Explained by ..."
+says what was supposed, how it was tested and what came out, and counts
+only when the variant itself is `reproduced` by these rules (the band,
+not the sign); "not yet explained" lists the explanations tested and
+rejected. CI checks that every `--quick` verdict is the one recorded in
+`crates/losslab/tests/verdicts.csv` and that every row whose verdict
+changes between `--quick` and the page is listed below with the reason;
+and, independently of `claims.rs`, that a `reproduced` row's whole
+interval lies inside the paper's band.
+
+### Version 1 against version 2
+
+Version 1 of these rules (until issue 27) called a value reproduced when
+its CI merely overlapped the band, an effect or order whose CI held zero
+`differs`, averaged per-seed ratios, and let a variant that itself missed
+the paper "explain" a row. The same runs judged both ways (every row
+keeps its version-1 verdict in results.json as `verdict_v1`; the effects
+are the version-2 estimates under both):
+
+V1V2TABLE
 """
 
 
@@ -282,7 +314,7 @@ def paper_section(p, quick_rows):
         out.append("| verdict | claim | ours: mean [95% CI] (n) | paper (band) |")
         out.append("|---|---|---|---|")
         for c in sorted(e["claims"], key=lambda c: ORDER.index(verdict(c))):
-            out.append(f"| {verdict(c)} | {cell(c['statement'])} | {ours(c)} | {paper(c)} |")
+            out.append(f"| {verdict_cell(c)} | {cell(c['statement'])} | {ours(c)} | {paper(c)} |")
     changed = [r for r in quick_rows if r[0] == p["paper"] and r[2] != r[3]
                and r[3] != "(not in the full run)"]
     out.append("\n### Verdicts that change between `--quick` and `--full`\n")
@@ -315,7 +347,12 @@ def main():
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["paper", "id", "quick", "full", "why_quick_differs"])
         w.writerows(rows)
-    doc = HEAD + "".join(paper_section(p, rows) for p in full)
+    table = ["| paper | version 1 | version 2 |", "|---|---|---|"]
+    for p in full:
+        cs = claims(p)
+        table.append(f"| {p['paper']} | {counts(cs, verdict_v1)} | {counts(cs)} |")
+    head = HEAD.replace("V1V2TABLE", "\n".join(table))
+    doc = head + "".join(paper_section(p, rows) for p in full)
     with open(DOC, "w") as fh:
         fh.write(doc)
     print(f"wrote {os.path.relpath(DOC, ROOT)} and {os.path.relpath(VERDICTS, ROOT)}: "
