@@ -140,13 +140,13 @@ pub fn check_parse_cost(len: u64, more: bool, limit: u64) -> Result<(), String> 
     Err(format!(
         "{}{} of TOML would take about {} of memory to parse (up to {} bytes per byte of TOML), \
          over the limit of {}; make the file smaller, or raise the limit with --max-memory \
-         (e.g. --max-memory {}GB)",
+         (e.g. --max-memory {})",
         if more { "more than " } else { "" },
         crate::memory::human(len),
         crate::memory::human(need),
         PARSE_BYTES_PER_BYTE,
         crate::memory::human(limit),
-        need / 1_000_000_000 + 1
+        crate::memory::suggested_limit(need)
     ))
 }
 

@@ -598,7 +598,11 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     // Every point is built, and so checked, before any run starts: each
     // weighed alone first (a point that cannot fit is invalid), then the
     // heaviest times the runs held at once.
-    let one = Guard::new(o.max_memory.as_deref(), 1, false).map_err(Failure::BadInput)?;
+    let one = Guard {
+        limit,
+        at_once: 1,
+        traces_loaded: false,
+    };
     let mut heaviest: Option<(u64, Scenario)> = None;
     let valid: Vec<Result<(), String>> = pts
         .iter()
@@ -621,9 +625,12 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     let runs_total = valid.iter().filter(|v| v.is_ok()).count() * s.seeds.len();
     if let (Some((_, sc)), Backend::Local { jobs }) = (&heaviest, &o.backend) {
         let at_once = pool::jobs(*jobs, runs_total);
-        Guard::new(o.max_memory.as_deref(), at_once, false)
-            .and_then(|g| g.check_with(sc, ("the sweep's own lists and tables", bookkeeping)))
-            .map_err(|e| Failure::BadInput(format!("{}: {e}", s.origin)))?;
+        Guard {
+            at_once: at_once.max(1),
+            ..one
+        }
+        .check_with(sc, ("the sweep's own lists and tables", bookkeeping))
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", s.origin)))?;
     }
     // A cluster that cannot be reached is bad input, found before the
     // output directory is touched.
