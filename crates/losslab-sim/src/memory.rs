@@ -57,6 +57,12 @@ impl Estimate {
     }
 }
 
+/// The `--max-memory` value a refusal suggests for `need` bytes: whole
+/// gigabytes above it, a unit `--max-memory` reads (`--max-memory 3GB`).
+pub fn suggested_limit(need: u64) -> String {
+    format!("{}GB", need / 1_000_000_000 + 1)
+}
+
 /// Bytes in the largest decimal unit (as scenario sizes and
 /// `--max-memory` read them) that keeps a whole number in front.
 pub fn human(b: u64) -> String {

@@ -140,13 +140,13 @@ pub fn check_parse_cost(len: u64, more: bool, limit: u64) -> Result<(), String> 
     Err(format!(
         "{}{} of TOML would take about {} of memory to parse (up to {} bytes per byte of TOML), \
          over the limit of {}; make the file smaller, or raise the limit with --max-memory \
-         (e.g. --max-memory {}GB)",
+         (e.g. --max-memory {})",
         if more { "more than " } else { "" },
         crate::memory::human(len),
         crate::memory::human(need),
         PARSE_BYTES_PER_BYTE,
         crate::memory::human(limit),
-        need / 1_000_000_000 + 1
+        crate::memory::suggested_limit(need)
     ))
 }
 
@@ -213,12 +213,22 @@ pub fn parse_scenario(
     text: &str,
     overrides: &[String],
 ) -> Result<Scenario, ScenarioError> {
+    parse_scenario_within(file, text, overrides, parse_limit())
+}
+
+/// As [`parse_scenario`], its parse held to `limit` bytes of memory.
+pub fn parse_scenario_within(
+    file: &str,
+    text: &str,
+    overrides: &[String],
+    limit: u64,
+) -> Result<Scenario, ScenarioError> {
     // Text that did not come through read_text (the Python package's, a
     // --set value) is held to the same limit.
     let len = overrides
         .iter()
         .fold(text.len() as u64, |a, o| a.saturating_add(o.len() as u64));
-    check_parse_cost(len, false, parse_limit()).map_err(|message| ScenarioError {
+    check_parse_cost(len, false, limit).map_err(|message| ScenarioError {
         file: file.to_string(),
         key: String::new(),
         message,

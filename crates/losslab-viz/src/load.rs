@@ -270,11 +270,7 @@ fn read_optional(
         }
         Err(e) => return Err(VizError(format!("cannot read {}: {e}", path.display()))),
     };
-    let mut lines = Lines {
-        inner: BufReader::with_capacity(1 << 16, f),
-        buf: String::new(),
-        no: 0,
-    };
+    let mut lines = Lines::new(f);
     read(&mut lines).map_err(|e| VizError(format!("{}:{}: {e}", path.display(), lines.no)))?;
     Ok(None)
 }
@@ -283,11 +279,7 @@ fn read_optional(
 /// names the file and line.
 pub(crate) fn read_trace_text(path: &Path) -> Result<String, VizError> {
     let f = File::open(path).map_err(|e| VizError(format!("{}: {e}", path.display())))?;
-    let mut lines = Lines {
-        inner: BufReader::with_capacity(1 << 16, f),
-        buf: String::new(),
-        no: 0,
-    };
+    let mut lines = Lines::new(f);
     let mut text = String::new();
     loop {
         match lines.next_line() {
@@ -313,6 +305,14 @@ pub(crate) struct Lines {
 pub const MAX_LINE_BYTES: u64 = 1 << 20;
 
 impl Lines {
+    fn new(f: File) -> Lines {
+        Lines {
+            inner: BufReader::with_capacity(1 << 16, f),
+            buf: String::new(),
+            no: 0,
+        }
+    }
+
     /// The next line without its newline, or None at the end.
     fn next_line(&mut self) -> Result<Option<&str>, String> {
         self.buf.clear();

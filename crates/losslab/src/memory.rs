@@ -4,7 +4,7 @@
 //! (`--max-memory`, default the smaller of 8 GB and half the machine's
 //! memory).
 
-use losslab_sim::memory::{estimate, human};
+use losslab_sim::memory::{estimate, human, suggested_limit};
 use losslab_sim::units::parse_size;
 use losslab_sim::Scenario;
 
@@ -125,12 +125,11 @@ impl Guard {
         };
         Err(format!(
             "the {what} would need about {}, over the limit of {}: {each} {}; \
-             make the scenario smaller, or raise the limit with --max-memory (e.g. --max-memory {}GB)",
+             make the scenario smaller, or raise the limit with --max-memory (e.g. --max-memory {})",
             human(total),
             human(self.limit),
             e.describe(),
-            // In whole GB, a unit --max-memory reads.
-            total / 1_000_000_000 + 1
+            suggested_limit(total)
         ))
     }
 }

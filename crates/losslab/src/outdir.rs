@@ -231,7 +231,8 @@ impl OutDir {
         // .losslab is losslab's own scratch, cleared by the command that
         // holds it: an output folder inside one (`--pcap o/.losslab/x`)
         // would be deleted under it or take files it does not own.
-        if resolved(root).components().any(|c| c.as_os_str() == META) {
+        let real = resolved(root);
+        if real.components().any(|c| c.as_os_str() == META) {
             return Err(refuse(format!(
                 "is (or is inside) a {META} folder, losslab's own, which it clears; choose another folder"
             )));
@@ -277,7 +278,7 @@ impl OutDir {
         // A folder inside another losslab folder (`--pcap other/caps`) is
         // written while that one may be: refuse while a command holds it.
         // A probe, not a hold: this command may open that folder itself.
-        for outer in resolved(root).ancestors().skip(1) {
+        for outer in real.ancestors().skip(1) {
             if let Some(holder) = busy(&outer.join(META).join(LOCK)) {
                 return Err(refuse(format!(
                     "another losslab command is writing into {}, which holds this folder ({holder}); \
@@ -311,12 +312,9 @@ impl OutDir {
             )));
         }
         let mut lock = open_no_follow(&lock_path).map_err(|e| runtime("open", &lock_path, e))?;
-        if !try_lock(&lock) {
-            let mut holder = String::new();
-            let _ = lock.read_to_string(&mut holder);
-            let holder = holder.trim();
-            let me = format!("pid {}:", std::process::id());
-            return Err(refuse(if holder.starts_with(&me) {
+        if !try_lock(&lock, true) {
+            let (holder, mine) = holder(&mut lock);
+            return Err(refuse(if mine {
                 "this command names the folder twice (two of its options point at it); give each its own folder".into()
             } else {
                 format!(
@@ -971,11 +969,33 @@ fn replace_atomic(
     Ok(())
 }
 
+/// Takes `f`'s advisory lock without waiting, exclusive or shared; false
+/// when another open file holds it exclusively (or, for exclusive, at all).
 #[cfg(unix)]
-fn try_lock(f: &File) -> bool {
+fn try_lock(f: &File, exclusive: bool) -> bool {
     use std::os::unix::io::AsRawFd;
+    let op = if exclusive {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_SH
+    };
     // SAFETY: flock on a descriptor this File owns; no memory is shared.
-    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    unsafe { libc::flock(f.as_raw_fd(), op | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &File, _: bool) -> bool {
+    true
+}
+
+/// What a lock file says of the command holding it (`pid N: losslab
+/// ...`), and whether that command is this process.
+fn holder(f: &mut File) -> (String, bool) {
+    let mut text = String::new();
+    let _ = f.read_to_string(&mut text);
+    let text = text.trim().to_string();
+    let mine = text.starts_with(&format!("pid {}:", std::process::id()));
+    (text, mine)
 }
 
 /// Who holds the lock at `lock_path`, if another process does: a shared
@@ -986,27 +1006,11 @@ fn busy(lock_path: &Path) -> Option<String> {
         return None;
     }
     let mut f = File::open(lock_path).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: flock on a descriptor this File owns; no memory is shared.
-        let free = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) == 0 };
-        if free {
-            return None;
-        }
+    if try_lock(&f, false) {
+        return None;
     }
-    #[cfg(not(unix))]
-    return None;
-    #[allow(unreachable_code)]
-    let mut holder = String::new();
-    let _ = f.read_to_string(&mut holder);
-    let holder = holder.trim().to_string();
-    (!holder.starts_with(&format!("pid {}:", std::process::id()))).then_some(holder)
-}
-
-#[cfg(not(unix))]
-fn try_lock(_: &File) -> bool {
-    true
+    let (text, mine) = holder(&mut f);
+    (!mine).then_some(text)
 }
 
 #[cfg(test)]

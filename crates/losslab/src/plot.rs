@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use losslab_sim::memory::human;
+use losslab_sim::memory::{human, suggested_limit};
 
 use crate::outdir::{Mode, Options, OutDir};
 use crate::Failure;
@@ -70,12 +70,12 @@ pub fn check_traces(dir: &std::path::Path, limit: u64) -> Result<(), String> {
     }
     Err(format!(
         "{}: drawing its traces ({}) would take about {} of memory, over the limit of {}; \
-         raise the limit with --max-memory (e.g. --max-memory {}GB)",
+         raise the limit with --max-memory (e.g. --max-memory {})",
         dir.display(),
         listed.join(", "),
         human(need),
         human(limit),
-        need / 1_000_000_000 + 1
+        suggested_limit(need)
     ))
 }
 

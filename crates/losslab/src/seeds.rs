@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use losslab_sim::parse::{check_parse_cost, parse_scenario};
+use losslab_sim::parse::{parse_limit, parse_scenario_within};
 use losslab_sim::stats::{
     aggregate, group, rows_of, summarize_metric, tidy_rows, Rows, ScopeSummary, Summary,
 };
@@ -426,13 +426,10 @@ pub fn checked_scenario(
     overrides: &[String],
     guard: &Guard,
 ) -> Result<Scenario, String> {
-    // The Python package's text never went through read_text: its parse is
-    // held to this guard's limit here, before it costs anything.
-    let len = overrides
-        .iter()
-        .fold(text.len() as u64, |a, o| a.saturating_add(o.len() as u64));
-    check_parse_cost(len, false, guard.limit).map_err(|e| format!("{origin}: {e}"))?;
-    let sc = parse_scenario(origin, text, overrides).map_err(|e| e.to_string())?;
+    // The Python package's text never went through read_text (nor set the
+    // process's parse limit): its parse is held to this guard's limit too.
+    let limit = guard.limit.min(parse_limit());
+    let sc = parse_scenario_within(origin, text, overrides, limit).map_err(|e| e.to_string())?;
     guard.check(&sc).map_err(|e| format!("{origin}: {e}"))?;
     Simulation::new(&sc).map_err(|e| format!("{origin}: {e}"))?;
     Ok(sc)

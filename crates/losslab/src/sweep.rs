@@ -27,7 +27,9 @@ use crate::memory::Guard;
 use crate::outdir::{self, Mode, Options, OutDir};
 use crate::pool;
 use crate::ray;
-use crate::seeds::{aggregate_json, checked_scenario, progress_bar, results_value, Values};
+use crate::seeds::{
+    aggregate_json, checked_scenario, indent, pretty, progress_bar, results_value, Values,
+};
 use crate::tables::{Column, Table};
 use crate::Failure;
 
@@ -596,7 +598,11 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     // Every point is built, and so checked, before any run starts: each
     // weighed alone first (a point that cannot fit is invalid), then the
     // heaviest times the runs held at once.
-    let one = Guard::new(o.max_memory.as_deref(), 1, false).map_err(Failure::BadInput)?;
+    let one = Guard {
+        limit,
+        at_once: 1,
+        traces_loaded: false,
+    };
     let mut heaviest: Option<(u64, Scenario)> = None;
     let valid: Vec<Result<(), String>> = pts
         .iter()
@@ -619,9 +625,12 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
     let runs_total = valid.iter().filter(|v| v.is_ok()).count() * s.seeds.len();
     if let (Some((_, sc)), Backend::Local { jobs }) = (&heaviest, &o.backend) {
         let at_once = pool::jobs(*jobs, runs_total);
-        Guard::new(o.max_memory.as_deref(), at_once, false)
-            .and_then(|g| g.check_with(sc, ("the sweep's own lists and tables", bookkeeping)))
-            .map_err(|e| Failure::BadInput(format!("{}: {e}", s.origin)))?;
+        Guard {
+            at_once: at_once.max(1),
+            ..one
+        }
+        .check_with(sc, ("the sweep's own lists and tables", bookkeeping))
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", s.origin)))?;
     }
     // A cluster that cannot be reached is bad input, found before the
     // output directory is touched.
@@ -640,7 +649,8 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
             inputs: &inputs,
         },
     )?;
-    let identity = identity(s);
+    let id = sweep_id(s);
+    let identity = identity(s, &id);
     if o.resume {
         // The sweep's own record stays as it is, and results.jsonl is
         // checked line by line below; only the tables are replaced.
@@ -666,15 +676,9 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
                 p.display()
             )));
         }
-        p
-    } else {
-        dir.live("results.jsonl", false)?
-    };
-    let id = sweep_id(s);
-    if o.resume {
         // Truncating a cut line or appending must not reach through a hard
         // link into a backup (`cp -al`) of the folder.
-        outdir::unshare(&jsonl)
+        outdir::unshare(&p)
             .or_else(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => Ok(false),
                 _ => Err(e),
@@ -682,10 +686,13 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
             .map_err(|e| {
                 Failure::Runtime(format!(
                     "cannot copy {} to unlink it from its other names: {e}",
-                    jsonl.display()
+                    p.display()
                 ))
             })?;
-    }
+        p
+    } else {
+        dir.live("results.jsonl", false)?
+    };
     let before = read_results(&jsonl, &pts, &valid, &s.seeds, &id, true)?;
     if o.resume {
         dir.live("results.jsonl", true)?;
@@ -872,13 +879,13 @@ pub fn sweep_id(s: &Sweep) -> String {
 
 /// The content hashes of every text the sweep's runs depend on: the sweep
 /// file and the base scenario (the file, or the sweep's inline table), the
-/// losslab version and the sweep id made of them.
-fn identity(s: &Sweep) -> Value {
+/// losslab version and the sweep id ([`sweep_id`]) made of them.
+fn identity(s: &Sweep, sweep_id: &str) -> Value {
     json!({
         "sweep": { "origin": s.origin, "sha256": sha256_hex(s.text.as_bytes()) },
         "scenario": { "origin": s.scenario_origin, "sha256": sha256_hex(s.scenario_text.as_bytes()) },
         "losslab": VERSION,
-        "sweep_id": sweep_id(s),
+        "sweep_id": sweep_id,
     })
 }
 
@@ -922,7 +929,9 @@ fn check_resumable(out: &Path, s: &Sweep, identity: &Value) -> Result<(), Failur
             |v| format!("losslab {v}"),
         );
         return Err(Failure::BadInput(format!(
-            "--resume: the sweep in {shown} was started by {by}, this is losslab {VERSION};              its finished runs would sit in one table with runs of another engine:              run it without --resume or with another --out"
+            "--resume: the sweep in {shown} was started by {by}, this is losslab {VERSION}; \
+             its finished runs would sit in one table with runs of another engine: \
+             run it without --resume or with another --out"
         )));
     }
     Ok(())
@@ -1472,16 +1481,6 @@ impl<'a> SummaryWriter<'a> {
         t.write_csv(csv).map_err(Failure::Runtime)?;
         t.write_parquet(parquet).map_err(Failure::Runtime)
     }
-}
-
-/// `pretty`'s lines after the first, moved right by `n` spaces: a value
-/// printed on its own, as it prints nested in a document.
-fn indent(pretty: &str, n: usize) -> String {
-    crate::seeds::indent(pretty, n)
-}
-
-fn pretty(v: &Value) -> String {
-    crate::seeds::pretty(v)
 }
 
 /// A point's cells in the printout: each flow's goodput and
