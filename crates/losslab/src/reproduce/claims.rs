@@ -96,6 +96,23 @@ impl Band {
     }
 }
 
+/// A goodput the paper reports near the link's capacity, as the rule
+/// table says (docs/REPRODUCTIONS.md, "Verdicts"): when the paper's value
+/// plus the quantity band (25%) would pass the capacity, the band above
+/// the paper could never be reached and the check would be one-sided, so
+/// the row judges the share of capacity instead (ours / capacity against
+/// paper / capacity, ± 0.10), which has two sides. None when the value is
+/// far enough below capacity for the quantity band.
+pub fn near_capacity(paper: f64, capacity: f64) -> Option<Expect> {
+    let Band::Relative { r } = Band::QUANTITY else {
+        unreachable!("the quantity band is relative")
+    };
+    (capacity > 0.0 && paper * (1.0 + r) > capacity).then(|| Expect::Value {
+        paper: paper / capacity,
+        band: Band::SHARE,
+    })
+}
+
 /// What the paper states.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
@@ -135,6 +152,17 @@ pub struct Claim {
     /// Why it differs, is contradicted or is not measured, and what tested
     /// that explanation. Required for those verdicts.
     pub explanation: String,
+    /// The band ours is judged against, as numbers: a lower bound has no
+    /// top, an order's band is its paper's side of zero (None: unbounded).
+    pub band_lo: Option<f64>,
+    pub band_hi: Option<f64>,
+    /// One of the paper's headline claims (../shared/papers/HEADLINES.md):
+    /// shown first and counted on its own summary line.
+    pub headline: bool,
+    /// The runs this row judges: rows that judge the same runs against
+    /// different paper numbers share it, and the summary counts it once.
+    /// By default `<experiment>/<id>`, the row's own.
+    pub measurement: String,
 }
 
 /// Version 1 of the rules (kept to show the counts under both): a value
@@ -617,7 +645,12 @@ impl Claim {
             seeds_to_decide,
             verdict_v1,
             explanation: explanation.into(),
+            band_lo: None,
+            band_hi: None,
+            headline: false,
+            measurement: format!("{experiment}/{id}"),
         }
+        .with_band()
     }
 
     /// A claim our model cannot measure, and why.
@@ -640,7 +673,47 @@ impl Claim {
             seeds_to_decide: None,
             verdict_v1: Verdict::NotMeasured,
             explanation: why.into(),
+            band_lo: None,
+            band_hi: None,
+            headline: false,
+            measurement: format!("{experiment}/{id}"),
         }
+        .with_band()
+    }
+
+    fn with_band(mut self) -> Claim {
+        let [lo, hi] = self.band();
+        self.band_lo = lo.is_finite().then_some(lo);
+        self.band_hi = hi.is_finite().then_some(hi);
+        self
+    }
+
+    /// The band as an interval (infinite where it is open).
+    pub fn band(&self) -> [f64; 2] {
+        match self.expect {
+            Expect::Value { paper, band } | Expect::Effect { paper, band } => band.around(paper),
+            Expect::AtLeast { paper, band } => [band.around(paper)[0], f64::INFINITY],
+            Expect::Order {
+                paper_positive: true,
+            } => [0.0, f64::INFINITY],
+            Expect::Order {
+                paper_positive: false,
+            } => [f64::NEG_INFINITY, 0.0],
+        }
+    }
+
+    /// Marks one of the paper's headline claims (HEADLINES.md): the
+    /// statement should name its item, e.g. "Headline 3: ...".
+    pub fn headline(mut self) -> Claim {
+        self.headline = true;
+        self
+    }
+
+    /// Names the runs this row judges, when other rows judge the same
+    /// runs (see `measurement`).
+    pub fn measurement(mut self, id: impl Into<String>) -> Claim {
+        self.measurement = id.into();
+        self
     }
 
     /// The paper's side of the row as text: its value and the band.
@@ -682,10 +755,68 @@ pub fn counts<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) -> String
 }
 
 /// claims.csv: one row per claim.
+/// How far a verdict is from `reproduced`, in the order of Verdict::ALL:
+/// a measurement judged by several rows counts under its furthest.
+fn rank(v: Verdict) -> usize {
+    Verdict::ALL
+        .iter()
+        .position(|x| *x == v)
+        .unwrap_or(usize::MAX)
+}
+
+/// Each measurement once: a measurement is `reproduced` only when every
+/// row judging it is, and otherwise counts under the verdict of its row
+/// furthest from reproduced (so no copy of a run adds a success).
+/// Returns (measurements, rows, the counts).
+pub fn measurement_counts<'a>(
+    claims: impl IntoIterator<Item = &'a Claim>,
+) -> (usize, usize, String) {
+    let mut by: Vec<(&str, Verdict)> = Vec::new();
+    let mut rows = 0;
+    for c in claims {
+        rows += 1;
+        match by.iter_mut().find(|(m, _)| *m == c.measurement) {
+            Some((_, v)) if rank(c.verdict) > rank(*v) => *v = c.verdict,
+            Some(_) => {}
+            None => by.push((&c.measurement, c.verdict)),
+        }
+    }
+    let text = Verdict::ALL
+        .iter()
+        .map(|v| format!("{} {}", by.iter().filter(|(_, x)| x == v).count(), v.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (by.len(), rows, text)
+}
+
+/// The summary lines of a paper: its headline claims first
+/// ("headline: k of n reproduced"), then every row, then each
+/// measurement once.
+pub fn summary_lines<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) -> Vec<String> {
+    let heads: Vec<&Claim> = claims.clone().into_iter().filter(|c| c.headline).collect();
+    let k = heads
+        .iter()
+        .filter(|c| c.verdict == Verdict::Reproduced)
+        .count();
+    let (m, rows, by_m) = measurement_counts(claims.clone());
+    vec![
+        format!(
+            "headline: {k} of {} reproduced ({})",
+            heads.len(),
+            counts(heads.iter().copied())
+        ),
+        format!("{rows} claims: {}", counts(claims)),
+        format!(
+            "{m} measurements (each counted once; {} rows judge runs another row also judges): {by_m}",
+            rows - m
+        ),
+    ]
+}
+
 pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
     use crate::tables::csv_field;
     let mut s = String::from(
-        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation,seeds_to_decide,verdict_v1\n",
+        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation,seeds_to_decide,verdict_v1,band_lo,band_hi,headline,measurement\n",
     );
     for c in claims {
         let (n, mean, lo, hi) = match &c.ours {
@@ -699,7 +830,7 @@ pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
         };
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{n},{mean},{lo},{hi},{},{},{},{}",
+            "{},{},{},{},{},{n},{mean},{lo},{hi},{},{},{},{},{},{},{},{}",
             csv_field(&c.paper),
             csv_field(&c.experiment),
             csv_field(&c.id),
@@ -708,7 +839,11 @@ pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
             csv_field(c.verdict.name()),
             csv_field(&c.explanation),
             c.seeds_to_decide.map_or(String::new(), |n| n.to_string()),
-            csv_field(c.verdict_v1.name())
+            csv_field(c.verdict_v1.name()),
+            c.band_lo.map_or(String::new(), |x| x.to_string()),
+            c.band_hi.map_or(String::new(), |x| x.to_string()),
+            c.headline,
+            csv_field(&c.measurement)
         );
     }
     s
@@ -985,7 +1120,9 @@ mod tests {
         assert_eq!(csv.lines().count(), 3);
         assert!(csv.contains(",contradicted,"), "{csv}");
         assert!(
-            csv.ends_with(",not measured,needs Google's server logs,,not measured\n"),
+            csv.ends_with(
+                ",not measured,needs Google's server logs,,not measured,0,,false,tab6/tab6-bytes\n"
+            ),
             "{csv}"
         );
         assert!(claims
@@ -1101,5 +1238,88 @@ mod tests {
         // (1.96 * 2 / 0.5)^2 = 61.5.
         assert_eq!(j.seeds_to_decide, Some(62));
         assert_eq!(v(&e, &ours2(0.0, 0.0, 0.0, 0.0)), Verdict::Differs);
+    }
+
+    #[test]
+    fn a_measurement_counts_once_and_headlines_first() {
+        let v = |paper: f64, mean: f64| {
+            Claim::measured(
+                "p",
+                "tab",
+                &format!("cell-{paper}"),
+                "s",
+                Expect::Value {
+                    paper,
+                    band: Band::QUANTITY,
+                },
+                ours(mean, mean - 1.0, mean + 1.0),
+                "why, tested by nothing",
+            )
+        };
+        // Two rows judge the same runs (mean 100) against 100 and 200.
+        let rows = [
+            v(100.0, 100.0).measurement("tab/shared"),
+            v(200.0, 100.0).measurement("tab/shared"),
+            v(50.0, 50.0).headline(),
+        ];
+        assert_eq!(rows[0].band_lo, Some(75.0));
+        assert_eq!(rows[0].band_hi, Some(125.0));
+        let (m, n, text) = measurement_counts(&rows);
+        assert_eq!((m, n), (2, 3));
+        assert!(
+            text.starts_with("1 reproduced, 0 same direction, 0 inconclusive, 1 differs"),
+            "{text}"
+        );
+        let lines = summary_lines(&rows);
+        assert!(
+            lines[0].starts_with("headline: 1 of 1 reproduced"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].starts_with("3 claims: 2 reproduced"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].starts_with("2 measurements (each counted once; 1 rows"),
+            "{}",
+            lines[2]
+        );
+        let up = Claim::not_measured(
+            "p",
+            "e",
+            "i",
+            "s",
+            Expect::AtLeast {
+                paper: 8.0,
+                band: Band::QUANTITY,
+            },
+            "why",
+        );
+        assert_eq!((up.band_lo, up.band_hi), (Some(6.0), None));
+        let o = Claim::not_measured(
+            "p",
+            "e",
+            "i",
+            "s",
+            Expect::Order {
+                paper_positive: false,
+            },
+            "why",
+        );
+        assert_eq!((o.band_lo, o.band_hi), (None, Some(0.0)));
+    }
+
+    #[test]
+    fn goodput_near_capacity_is_a_share_of_it() {
+        assert_eq!(near_capacity(70.0, 100.0), None);
+        assert_eq!(
+            near_capacity(92.1, 100.0),
+            Some(Expect::Value {
+                paper: 0.921,
+                band: Band::SHARE
+            })
+        );
     }
 }

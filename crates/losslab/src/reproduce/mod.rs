@@ -120,6 +120,31 @@ pub struct PaperResult {
 }
 
 impl PaperResult {
+    /// Moves the headline rows (claims.rs, `headline`) out of the
+    /// experiments that measured them into a first table, in the order
+    /// they were made; each keeps its `experiment`, which names where its
+    /// runs are.
+    pub fn headlines_first(&mut self) {
+        let mut heads = Vec::new();
+        for e in &mut self.experiments {
+            let (h, rest): (Vec<_>, Vec<_>) = e.claims.drain(..).partition(|c| c.headline);
+            e.claims = rest;
+            heads.extend(h);
+        }
+        if heads.is_empty() {
+            return;
+        }
+        let mut h = Experiment::new(
+            "headline",
+            "The paper's headline claims",
+            "Each item of ../shared/papers/HEADLINES.md (the abstract's and conclusion's \
+             claims) as a row judged on paired runs; the experiment each row names holds its \
+             setup and its other rows.",
+        );
+        h.claims = heads;
+        self.experiments.insert(0, h);
+    }
+
     /// Every claim of the paper, in experiment order.
     pub fn claims(&self) -> impl Iterator<Item = &claims::Claim> + Clone {
         self.experiments.iter().flat_map(|e| &e.claims)
@@ -224,7 +249,8 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             full: a.full,
             export: export.as_ref().map(OutDir::stage),
         };
-        let r = f(&ctx).map_err(Failure::Runtime)?;
+        let mut r = f(&ctx).map_err(Failure::Runtime)?;
+        r.headlines_first();
         let json = serde_json::to_string_pretty(&r).expect("serialise");
         fs::write(ctx.dir.join("results.json"), format!("{json}\n"))
             .map_err(|e| Failure::Runtime(e.to_string()))?;
@@ -254,11 +280,12 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
 pub fn render(r: &PaperResult) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n=== {} ({}){}", r.title, r.paper, scale_flag(r));
+    for line in claims::summary_lines(r.claims()) {
+        let _ = writeln!(s, "{line}");
+    }
     let _ = writeln!(
         s,
-        "{} claims: {}\n(ours: mean [95% CI] (n seeds); paper: value (tolerance band); rules: docs/REPRODUCTIONS.md, \"Verdicts\")",
-        r.claims().count(),
-        claims::counts(r.claims())
+        "(ours: mean [95% CI] (n seeds); paper: value (tolerance band); rules: docs/REPRODUCTIONS.md, \"Verdicts\")"
     );
     for e in &r.experiments {
         let _ = writeln!(s, "\n--- {}: {}\n{}", e.id, e.title, e.setup);
@@ -427,16 +454,19 @@ fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
          reproduce {p}</title><style>body{{font-family:system-ui,sans-serif;max-width:1100px;\
          margin:2em auto;padding:0 1em;color:#222}}table{{border-collapse:collapse}}td,th{{border:\
          1px solid #ccc;padding:.3em .6em}}th{{background:#f3f3f3}}.reproduced{{color:#070}}\
-         .same-direction{{color:#770}}.differs{{color:#b60}}.contradicted{{color:#b00;\
+         .same-direction{{color:#770}}.inconclusive{{color:#557}}.differs{{color:#b60}}.contradicted{{color:#b00;\
          font-weight:bold}}.not-measured{{color:#777}}img{{max-width:100%;border:1px solid #ddd}}\
-         </style></head><body><h1>{t}</h1><p>losslab reproduce {p}{q}</p><p><b>{n} claims: {c}\
+         </style></head><body><h1>{t}</h1><p>losslab reproduce {p}{q}</p><p><b>{c}\
          </b> (claims.csv; the rules: docs/REPRODUCTIONS.md, \"Verdicts\")</p>\
          <figure><img src=\"claims.png\" alt=\"every claim against the paper's band\"></figure>",
         p = esc(&r.paper),
         t = esc(&r.title),
         q = scale_flag(r),
-        n = r.claims().count(),
-        c = esc(&claims::counts(r.claims())),
+        c = claims::summary_lines(r.claims())
+            .iter()
+            .map(|l| esc(l))
+            .collect::<Vec<_>>()
+            .join("<br>"),
     );
     for e in &r.experiments {
         let _ = write!(
