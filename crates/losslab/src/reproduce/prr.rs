@@ -920,7 +920,10 @@ mod tests {
     /// drops, Figure 3's, a single loss, a heavy loss that leaves too
     /// little data to refill the window, section 4.3's stretch ACKs, and
     /// no loss.
-    fn cases() -> Vec<(&'static str, Vec<u64>, Vec<(Time, u64)>)> {
+    /// A case: its name, the segments dropped, the application's writes.
+    type Case = (&'static str, Vec<u64>, Vec<(Time, u64)>);
+
+    fn cases() -> Vec<Case> {
         vec![
             ("fig2", vec![1, 2, 3, 4], paper_writes()),
             ("fig3", (1..=4).chain(11..=16).collect(), paper_writes()),
