@@ -351,8 +351,8 @@ def measurement_line(cs):
         v = verdict(c)
         if m not in by or RANK.index(v) > RANK.index(by[m]):
             by[m] = v
-    return (f"{len(by)} measurements (each counted once; {len(cs) - len(by)} rows judge runs "
-            f"another row also judges): " + ", ".join(f"{sum(x == v for x in by.values())} {v}"
+    return (f"{len(by)} measurements, each counted once ({len(cs) - len(by)} of the {len(cs)} rows "
+            f"judge runs another row judges too): " + ", ".join(f"{sum(x == v for x in by.values())} {v}"
                                                      for v in VERDICTS_SHOWN))
 
 

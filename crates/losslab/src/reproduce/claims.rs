@@ -807,7 +807,7 @@ pub fn summary_lines<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) ->
         ),
         format!("{rows} claims: {}", counts(claims)),
         format!(
-            "{m} measurements (each counted once; {} rows judge runs another row also judges): {by_m}",
+            "{m} measurements, each counted once ({} of the {rows} rows judge runs another row judges too): {by_m}",
             rows - m
         ),
     ]
