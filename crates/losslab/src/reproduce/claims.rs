@@ -1282,7 +1282,7 @@ mod tests {
             lines[1]
         );
         assert!(
-            lines[2].starts_with("2 measurements (each counted once; 1 rows"),
+            lines[2].starts_with("2 measurements, each counted once (1 of the 3 rows"),
             "{}",
             lines[2]
         );
