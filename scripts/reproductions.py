@@ -81,7 +81,8 @@ def full_runs(fd, rerun):
 
 def load(out):
     papers = []
-    for name in sorted(os.listdir(out)):
+    # The papers in the order `losslab reproduce` runs them.
+    for name in sorted(os.listdir(out), key=lambda n: (PAPERS.index(n) if n in PAPERS else len(PAPERS), n)):
         f = os.path.join(out, name, "results.json")
         if os.path.exists(f):
             with open(f) as fh:
