@@ -702,6 +702,17 @@ impl Claim {
         }
     }
 
+    /// A row whose quantity follows from the setup (one side of the
+    /// comparison cannot move in these runs) is no evidence whatever its
+    /// numbers say: it keeps them but counts as `not measured`, with why.
+    /// Only for a cause shown in the code or the runs, named in `why`.
+    pub fn by_construction(mut self, why: &str) -> Claim {
+        self.verdict = Verdict::NotMeasured;
+        self.seeds_to_decide = None;
+        self.explanation = format!("Not evidence: holds by construction in these runs: {why}");
+        self
+    }
+
     /// Marks one of the paper's headline claims (HEADLINES.md): the
     /// statement should name its item, e.g. "Headline 3: ...".
     pub fn headline(mut self) -> Claim {

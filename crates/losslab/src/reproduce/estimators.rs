@@ -15,7 +15,7 @@
 //! - the seeds that would decide an inconclusive row.
 
 use losslab_sim::rng::Stream;
-use losslab_sim::stats::{summarize, Summary, BOOTSTRAP_RESAMPLES};
+use losslab_sim::stats::{summarize, t_975, Summary, BOOTSTRAP_RESAMPLES};
 
 /// z for a two-sided 95% interval.
 pub const Z_975: f64 = 1.959_964;
@@ -40,7 +40,7 @@ pub fn ratio_of_totals(a: &[f64], b: &[f64], name: &str) -> Summary {
     assert_eq!(a.len(), b.len(), "paired runs come in pairs");
     let n = a.len();
     let (sa, sb): (f64, f64) = (a.iter().sum(), b.iter().sum());
-    let method = "paired-bootstrap-ratio";
+    let method = "paired-bootstrap-ratio-expanded";
     if n < 2 || sa == 0.0 {
         return Summary {
             n,
@@ -69,13 +69,27 @@ pub fn ratio_of_totals(a: &[f64], b: &[f64], name: &str) -> Summary {
     let sd =
         (stats.iter().map(|x| (x - mean_boot).powi(2)).sum::<f64>() / (m.max(2) - 1) as f64).sqrt();
     let at = |q: f64| stats[((q * m as f64).floor() as usize).min(m - 1)];
+    let est = sb / sa - 1.0;
+    // The percentile interval is too narrow at few seeds (it ignores that
+    // the spread itself is estimated): at 3 and 5 seeds it held a known
+    // effect in only about 76% and 84% of simulated runs (the hostile
+    // review of issue 27; the coverage test below). Each side is widened
+    // by Hesterberg's small-sample factor, t(n-1, 0.975) / z(0.975) x
+    // sqrt(n / (n-1)) (Hesterberg 2015, "What teachers should know about
+    // the bootstrap", The American Statistician 69(4), the "expanded
+    // percentile interval", here applied to the half-widths rather than
+    // to the quantile levels): 2.69 at 3 seeds, 1.58 at 5, 1.22 at 10,
+    // 1.04 at 40.
+    let nf = n as f64;
+    let k = t_975(n as u64 - 1) / Z_975 * (nf / (nf - 1.0)).sqrt();
+    let (lo, hi) = (at(0.025), at(0.975));
     Summary {
         n,
-        mean: sb / sa - 1.0,
+        mean: est,
         // The bootstrap sd of the ratio, times sqrt(n): a per-seed spread,
         // so that `seeds_for` reads it as it reads a sample's sd.
         sd: sd * (n as f64).sqrt(),
-        ci95: Some([at(0.025), at(0.975)]),
+        ci95: Some([est - (est - lo).max(0.0) * k, est + (hi - est).max(0.0) * k]),
         ci_method: method,
     }
 }
@@ -105,9 +119,11 @@ pub fn wilson(k: u64, n: u64) -> Summary {
     }
 }
 
-/// Per-seed shares (each in [0, 1]) summarised with the percentile
-/// bootstrap of their mean: the interval stays inside [0, 1], where
-/// Student's t can pass 1 ("0.714 [0.067, 1.36]").
+/// Per-seed shares (each in [0, 1]) summarised by Student's t interval of
+/// their mean clipped to [0, 1]: unclipped, it can pass 1 ("0.714 [0.067,
+/// 1.36]"); clipped, it loses no possible true value, so it covers as the
+/// t interval does, where the percentile bootstrap covers less at few
+/// seeds (the coverage test below).
 pub fn share_of_seeds(values: &[f64], name: &str) -> Summary {
     let mut t = summarize(values, false, name);
     t.ci95 = t.ci95.map(|[lo, hi]| [lo.max(0.0), hi.min(1.0)]);
@@ -245,6 +261,50 @@ mod tests {
             assert!(t > 0.92, "clipped t at {seeds} seeds: {t}");
             if seeds == 3 {
                 assert!(b < 0.85, "bootstrap at 3 seeds: {b}");
+            }
+        }
+    }
+
+    /// A standard normal deviate (Box-Muller) from the deterministic stream.
+    fn normal(s: &mut Stream) -> f64 {
+        let u = |s: &mut Stream| (s.below(1 << 53) as f64 + 0.5) / (1u64 << 53) as f64;
+        let (a, b) = (u(s), u(s));
+        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
+    }
+
+    /// The review's simulation: per seed a base rate (log-normal, sd 0.3)
+    /// shared by both settings, each setting's own log-normal noise (sd
+    /// 0.3), a true ratio of totals of 1.5 (effect +0.5). How often does
+    /// the interval hold +0.5? The plain percentile interval (the
+    /// expansion undone) held it in about 76%, 84%, 90% of runs at 3, 5
+    /// and 10 seeds; the expanded one must hold it in about 95%.
+    #[test]
+    fn the_expanded_ratio_interval_covers_at_few_seeds() {
+        let mut s = Stream::new(27, "ratio-coverage");
+        let reps = 400;
+        for seeds in [3usize, 5, 10, 40] {
+            let (mut hits, mut plain_hits) = (0, 0);
+            for r in 0..reps {
+                let mut a = Vec::with_capacity(seeds);
+                let mut b = Vec::with_capacity(seeds);
+                for _ in 0..seeds {
+                    let base = 10.0 * (0.3 * normal(&mut s)).exp();
+                    a.push(base * (0.3 * normal(&mut s)).exp());
+                    b.push(base * 1.5 * (0.3 * normal(&mut s)).exp());
+                }
+                let o = ratio_of_totals(&a, &b, &format!("cov{seeds}-{r}"));
+                let [lo, hi] = o.ci95.unwrap();
+                hits += (lo <= 0.5 && 0.5 <= hi) as usize;
+                let nf = seeds as f64;
+                let k = t_975(seeds as u64 - 1) / Z_975 * (nf / (nf - 1.0)).sqrt();
+                let (plo, phi) = (o.mean - (o.mean - lo) / k, o.mean + (hi - o.mean) / k);
+                plain_hits += (plo <= 0.5 && 0.5 <= phi) as usize;
+            }
+            let (c, p) = (hits as f64 / reps as f64, plain_hits as f64 / reps as f64);
+            eprintln!("{seeds} seeds: expanded covers {c:.3}, plain percentile {p:.3}");
+            assert!(c > 0.92, "expanded at {seeds} seeds: {c}");
+            if seeds <= 5 {
+                assert!(p < 0.90, "plain percentile at {seeds} seeds: {p}");
             }
         }
     }

@@ -971,10 +971,18 @@ mod tests {
     fn headline_metrics_take_both_sides() {
         let (prr, rfc, rh) = (runs("prr-6937"), runs("rfc3517"), runs("rate-halving"));
         let rec = |r: &Run| r.results.flows[0].recoveries.first().cloned();
-        // Headline 1: cwnd at the exit - ssthresh (order, negative).
+        // Headline 1: rate-halving's (cwnd at the exit - ssthresh) minus
+        // PRR's on the same case. Rate-halving's exit sets cwnd to at most
+        // ssthresh and PRR ends at ssthresh unless application-limited, so
+        // no case here puts rate-halving above PRR: the row is marked as
+        // holding by construction (prr_web.rs), and this says why.
         let gap = |r: &Run| rec(r).and_then(|x| Some(x.cwnd_after? as f64 - x.ssthresh as f64));
-        let all: Vec<Option<f64>> = rh.iter().chain(&prr).map(gap).collect();
-        both_sides("cwnd at exit - ssthresh", &all, -0.5, -0.5);
+        let d: Vec<f64> = rh
+            .iter()
+            .zip(&prr)
+            .filter_map(|(h, p)| Some(gap(h)? - gap(p)?))
+            .collect();
+        assert!(!d.is_empty() && d.iter().all(|x| *x <= 0.0), "{d:?}");
         // Headlines 1 and 2: RFC 3517's largest burst - PRR's (order).
         let burst = |r: &Run| {
             rec(r).and_then(|x| {
