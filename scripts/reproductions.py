@@ -36,6 +36,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -349,7 +350,13 @@ V1V2TABLE
 def headline_line(cs):
     hs = [c for c in cs if c.get("headline")]
     k = sum(verdict(c) == "reproduced" for c in hs)
-    return f"headline: {k} of {len(hs)} reproduced ({counts(hs)})"
+    items = {}
+    for c in hs:
+        m = re.match(r"Headline (\d+):", c["statement"])
+        if m:
+            items[m[1]] = items.get(m[1], True) and verdict(c) == "reproduced"
+    return (f"headline: {k} of {len(hs)} reproduced ({counts(hs)}); items of HEADLINES.md: "
+            f"{sum(items.values())} of {len(items)} reproduced (an item only when all its rows are)")
 
 
 RANK = VERDICTS_SHOWN
@@ -373,8 +380,11 @@ def experiment_table(e, out):
     out.append("| verdict | claim | ours: mean [95% CI] (n) | paper (band) |")
     out.append("|---|---|---|---|")
     # Headline rows keep the paper's order; the others go worst first.
-    rows = e["claims"] if e["id"] == "headline" else sorted(
-        e["claims"], key=lambda c: ORDER.index(verdict(c)))
+    if e["id"] == "headline":
+        rows = sorted(e["claims"], key=lambda c: int(m[1]) if (m := re.match(
+            r"Headline (\d+):", c["statement"])) else 1 << 30)
+    else:
+        rows = sorted(e["claims"], key=lambda c: ORDER.index(verdict(c)))
     for c in rows:
         where = f" *({c['experiment']})*" if e["id"] == "headline" else ""
         out.append(f"| {verdict_cell(c)} | {cell(c['statement'])}{where} | {ours(c)} | {paper(c)} |")

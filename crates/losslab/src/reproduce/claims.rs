@@ -800,6 +800,14 @@ pub fn measurement_counts<'a>(
     (by.len(), rows, text)
 }
 
+/// The HEADLINES.md item a headline row's statement names ("Headline 3:
+/// ...").
+pub fn headline_item(statement: &str) -> Option<u32> {
+    let rest = statement.strip_prefix("Headline ")?;
+    let (n, _) = rest.split_once(':')?;
+    n.parse().ok()
+}
+
 /// The summary lines of a paper: its headline claims first
 /// ("headline: k of n reproduced"), then every row, then each
 /// measurement once.
@@ -810,11 +818,26 @@ pub fn summary_lines<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) ->
         .filter(|c| c.verdict == Verdict::Reproduced)
         .count();
     let (m, rows, by_m) = measurement_counts(claims.clone());
+    // HEADLINES.md's items: one may take several rows, and it holds only
+    // when every row of it is reproduced.
+    let mut items: Vec<(u32, bool)> = Vec::new();
+    for c in &heads {
+        let Some(n) = headline_item(&c.statement) else {
+            continue;
+        };
+        let ok = c.verdict == Verdict::Reproduced;
+        match items.iter_mut().find(|(i, _)| *i == n) {
+            Some((_, all)) => *all &= ok,
+            None => items.push((n, ok)),
+        }
+    }
     vec![
         format!(
-            "headline: {k} of {} reproduced ({})",
+            "headline: {k} of {} reproduced ({}); items of HEADLINES.md: {} of {} reproduced (an item only when all its rows are)",
             heads.len(),
-            counts(heads.iter().copied())
+            counts(heads.iter().copied()),
+            items.iter().filter(|(_, ok)| *ok).count(),
+            items.len()
         ),
         format!("{rows} claims: {}", counts(claims)),
         format!(

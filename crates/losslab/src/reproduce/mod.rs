@@ -134,6 +134,9 @@ impl PaperResult {
         if heads.is_empty() {
             return;
         }
+        // In HEADLINES.md's order (a stable sort keeps each item's rows
+        // as made).
+        heads.sort_by_key(|c| claims::headline_item(&c.statement).unwrap_or(u32::MAX));
         let mut h = Experiment::new(
             "headline",
             "The paper's headline claims",
