@@ -512,6 +512,8 @@ pub fn underpowered_explanation(c: &Claim) -> Option<String> {
     ))
 }
 
+pub const BY_CONSTRUCTION: &str = "Not evidence: holds by construction in these runs";
+
 pub const UNEXPLAINED: &str = "not yet explained";
 
 /// The explanation of `c` that a variant of its runs (`variant`: `c`
@@ -709,8 +711,13 @@ impl Claim {
     pub fn by_construction(mut self, why: &str) -> Claim {
         self.verdict = Verdict::NotMeasured;
         self.seeds_to_decide = None;
-        self.explanation = format!("Not evidence: holds by construction in these runs: {why}");
+        self.explanation = format!("{BY_CONSTRUCTION}: {why}");
         self
+    }
+
+    /// Marked by `by_construction`: an explanation step must leave it.
+    pub fn is_by_construction(&self) -> bool {
+        self.verdict == Verdict::NotMeasured && self.explanation.starts_with(BY_CONSTRUCTION)
     }
 
     /// Marks one of the paper's headline claims (HEADLINES.md): the

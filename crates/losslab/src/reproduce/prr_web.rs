@@ -752,7 +752,7 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
     for c in e
         .claims
         .iter_mut()
-        .filter(|c| c.verdict.needs_explanation())
+        .filter(|c| c.verdict.needs_explanation() && !c.is_by_construction())
     {
         let by_recovery = [
             "fig5-",
