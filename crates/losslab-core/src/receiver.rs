@@ -117,6 +117,10 @@ pub struct Receiver {
     /// Transmission order of the last data segment that arrived: the one
     /// that triggers the next ACK, echoed when `cfg.echo_order` (LE).
     last_order: u64,
+    /// Receive-buffer starvation (`starvation_at`): closed periods summed,
+    /// and when the open one began.
+    starved: Time,
+    starved_since: Option<Time>,
     stats: ReceiverStats,
     log: EventLog,
 }
@@ -278,6 +282,8 @@ impl Receiver {
             delack: LinuxDelack::default(),
             syn_sent_at: None,
             last_order: 0,
+            starved: 0,
+            starved_since: None,
             stats: ReceiverStats::default(),
             log: EventLog::default(),
             cfg,
@@ -435,6 +441,7 @@ impl Receiver {
                 }
             }
         }
+        self.note_starvation(now);
     }
 
     /// The next ACK to send now, if any (at most one per call; call until
@@ -468,6 +475,7 @@ impl Receiver {
         if self.delack_deadline.is_some() {
             self.queue_ack(now);
         }
+        self.note_starvation(now);
     }
 
     /// Earliest time at which `on_timeout` must be called: the delayed-ACK
@@ -494,6 +502,7 @@ impl Receiver {
         if self.delack_deadline.is_some_and(|d| now >= d) || self.window_update_due() {
             self.queue_ack(now);
         }
+        self.note_starvation(now);
     }
 
     /// Classifies and stores the segment's bytes. Returns (entirely
@@ -728,6 +737,41 @@ impl Receiver {
     /// and the in-order data, one per run.
     pub fn ooo_runs(&self) -> usize {
         self.ooo.runs()
+    }
+
+    /// Receive-buffer starvation up to `now`: the time during which the
+    /// next in-order byte was missing while the advertised window was
+    /// exhausted. The OR3 paper (section III-B, "High speed wide-area
+    /// transmission is buffer starving"): the packets after a lost one
+    /// "will be stalled in the receive buffer until the RBB is filled via
+    /// retransmissions", and a buffer they fill takes no new data. Here:
+    /// out-of-order data held above `rcv_nxt` (a bubble at the head, so
+    /// the application waits on it) and less than one MSS of the last
+    /// advertised window left above the highest byte held, so no further
+    /// new segment can be accepted until the bubble is filled. Measured at
+    /// the receiver alone: whatever a sender sends past that window (OR3's
+    /// opportunism) is dropped here and does not end a starvation; only
+    /// the bubble's filling does.
+    pub fn starvation_at(&self, now: Time) -> Time {
+        self.starved
+            .saturating_add(self.starved_since.map_or(0, |t| now.saturating_sub(t)))
+    }
+
+    /// Opens or closes a starvation period after anything that can change
+    /// `rcv_nxt`, the out-of-order data or the advertised edge (arrivals,
+    /// and the ACKs that move `adv_right`).
+    fn note_starvation(&mut self, now: Time) {
+        let starved = self.ooo.last().is_some_and(|top| {
+            self.adv_right.saturating_sub(top.end) < u64::from(self.cfg.mss.max(1))
+        });
+        match (starved, self.starved_since) {
+            (true, None) => self.starved_since = Some(now),
+            (false, Some(t)) => {
+                self.starved = self.starved.saturating_add(now.saturating_sub(t));
+                self.starved_since = None;
+            }
+            _ => {}
+        }
     }
 
     /// Every byte of `[start, end)` has been received (in order or not).
@@ -1479,6 +1523,56 @@ mod tests {
         r.on_segment(0, &nth(4, 0));
         r.on_segment(0, &nth(1, 0));
         assert_eq!(r.stats().max_occupancy, 2000);
+    }
+
+    #[test]
+    fn starvation_is_a_bubble_at_the_head_under_an_exhausted_window() {
+        // rcvbuf 4 MSS, instant reading, an ACK for every segment.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        // Segment 0 in order: read at once, right edge 1000 + 4000 = 5000.
+        r.on_segment(0, &nth(0, 0));
+        let a = drain(&mut r, 0);
+        assert_eq!(a[0].ack + a[0].window, 5000);
+        // Segment 1 lost. 2 and 3 leave a bubble at the head, but 1000
+        // bytes of window above 4000 still take a segment: not starved.
+        r.on_segment(10 * MS, &nth(2, 10 * MS));
+        r.on_segment(20 * MS, &nth(3, 20 * MS));
+        assert_eq!(r.starvation_at(20 * MS), 0);
+        // Segment 4 reaches the edge (5000): starved from 30 ms.
+        r.on_segment(30 * MS, &nth(4, 30 * MS));
+        assert_eq!(r.starvation_at(30 * MS), 0);
+        assert_eq!(r.starvation_at(80 * MS), 50 * MS);
+        // Segment 5 lies past the edge: dropped, still starved.
+        r.on_segment(100 * MS, &nth(5, 100 * MS));
+        assert_eq!(r.stats().out_of_window_drops, 1);
+        // Segment 1's retransmission fills the bubble at 130 ms: 100 ms.
+        r.on_segment(130 * MS, &nth(1, 130 * MS));
+        assert_eq!(r.rcv_nxt(), 5000);
+        assert_eq!(r.starvation_at(130 * MS), 100 * MS);
+        assert_eq!(r.starvation_at(190 * MS), 100 * MS);
+        let a = drain(&mut r, 130 * MS);
+        assert_eq!(a.last().map(|a| a.ack + a.window), Some(9000));
+        // Again: 6 lost, 7 and 8 reach the new edge (9000) at 200 ms; an
+        // open period counts up to the time asked.
+        r.on_segment(200 * MS, &nth(7, 200 * MS));
+        r.on_segment(200 * MS, &nth(8, 200 * MS));
+        assert_eq!(r.starvation_at(250 * MS), 150 * MS);
+        // A full buffer without a bubble at the head is not starvation:
+        // an application that never reads, every byte in order.
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            read_rate: Some(0),
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        for n in 0..4 {
+            r.on_segment(0, &nth(n, 0));
+        }
+        assert_eq!(r.starvation_at(SEC), 0);
     }
 
     #[test]

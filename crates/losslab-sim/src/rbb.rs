@@ -93,6 +93,8 @@ impl RbbMeter {
             p50_nonzero: self.quantile(n, 0.50),
             p95_nonzero: self.quantile(n, 0.95),
             max: self.max,
+            // The receiver's own measurement (results::collect).
+            starvation_s: None,
         }
     }
 
@@ -111,6 +113,13 @@ pub struct RbbResults {
     pub p50_nonzero: Option<u64>,
     pub p95_nonzero: Option<u64>,
     pub max: u64,
+    /// Added (issue 27): receive-buffer starvation measured at the
+    /// receiver (OR3 paper section III-B; `Receiver::starvation_at`),
+    /// seconds during which a bubble sat at the head of the receive
+    /// buffer while less than one MSS of the advertised window lay above
+    /// the highest byte held; not a sample, the whole run. Null where not
+    /// measured (`losslab linux`).
+    pub starvation_s: Option<f64>,
 }
 
 /// rbb.csv: one row per sample.

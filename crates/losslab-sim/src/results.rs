@@ -514,7 +514,10 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 receiver_out_of_window_drops: f.receiver.stats().out_of_window_drops,
                 max_rcvbuf_occupancy_bytes: f.receiver.stats().max_occupancy,
                 mean_rcvbuf_occupancy_bytes: f.rbb.mean_occupancy(),
-                rbb: f.rbb.results(),
+                rbb: crate::rbb::RbbResults {
+                    starvation_s: Some(secs(f.receiver.starvation_at(end))),
+                    ..f.rbb.results()
+                },
                 recovery_periods: f
                     .periods
                     .iter()

@@ -560,8 +560,9 @@ pub fn lines_with_bands(
 pub struct ClaimRow {
     /// The claim in words; cut at 60 characters in the picture.
     pub label: String,
-    /// "reproduced", "same direction", "differs", "contradicted" or "not
-    /// measured" (kebab-case works too); anything else is drawn grey.
+    /// "reproduced", "same direction", "inconclusive", "differs",
+    /// "contradicted" or "not measured" (kebab-case works too); anything
+    /// else is drawn grey.
     pub verdict: String,
     /// The paper's value.
     pub paper: f64,
@@ -573,9 +574,10 @@ pub struct ClaimRow {
     pub ci: Option<[f64; 2]>,
 }
 
-const VERDICTS: [(&str, RGBColor); 5] = [
+const VERDICTS: [(&str, RGBColor); 6] = [
     ("reproduced", C_GREEN),
     ("same direction", RGBColor(128, 128, 0)),
+    ("inconclusive", RGBColor(90, 90, 160)),
     ("differs", C_ORANGE),
     ("contradicted", RGBColor(200, 30, 30)),
     ("not measured", RGBColor(150, 150, 150)),

@@ -16,8 +16,20 @@ fn prr_quick_claims_pictures_and_export() {
     let (dir, exps) = reproduce_quick("prr", &["--export", export.path().to_str().unwrap()]);
     assert_eq!(
         ids(&exps),
-        ["fig2", "fig3", "fig4", "sec43", "web", "tab10", "er"]
+        ["headline", "fig2", "fig3", "fig4", "sec43", "web", "tab10", "er"]
     );
+    assert_headlines_first(&exps);
+    // Every headline item of HEADLINES.md (1-4) has a row.
+    let heads = exps[0]["claims"].as_array().unwrap();
+    for n in 1..=4 {
+        assert!(
+            heads.iter().any(|c| c["statement"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("Headline {n}:"))),
+            "no row for headline {n}"
+        );
+    }
     for e in &exps {
         assert!(
             !e["claims"].as_array().unwrap().is_empty(),
@@ -33,8 +45,9 @@ fn prr_quick_claims_pictures_and_export() {
             }
             continue;
         }
-        // The section 4.3 runs are counted, not drawn.
-        if e["id"] != "sec43" {
+        // The section 4.3 runs are counted, not drawn; the headline table
+        // draws nothing of its own.
+        if e["id"] != "sec43" && e["id"] != "headline" {
             assert!(
                 !e["pictures"].as_array().unwrap().is_empty(),
                 "{} draws nothing",

@@ -9,7 +9,18 @@ use common::*;
 #[test]
 fn tail_quick_claims_and_pictures() {
     let (dir, exps) = reproduce_quick("tail", &[]);
-    assert_eq!(ids(&exps), ["fig1", "fig2", "sec32", "sec33"]);
+    assert_eq!(ids(&exps), ["headline", "fig1", "fig2", "sec32", "sec33"]);
+    assert_headlines_first(&exps);
+    let heads = exps[0]["claims"].as_array().unwrap();
+    for n in 1..=4 {
+        assert!(
+            heads.iter().any(|c| c["statement"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("Headline {n}:"))),
+            "no row for headline {n}"
+        );
+    }
     for e in &exps {
         assert!(
             !e["claims"].as_array().unwrap().is_empty(),
@@ -19,7 +30,7 @@ fn tail_quick_claims_and_pictures() {
         assert_pictures(dir.path(), "tail", e);
     }
     // Every configuration of sections 3.2 and 3.3 found flows to measure.
-    for e in &exps[2..] {
+    for e in &exps[3..] {
         for r in e["rows"].as_array().unwrap() {
             let m = r["ours"].as_str().unwrap();
             assert!(!m.contains("n = 0 "), "{}: {m}", e["id"]);

@@ -9,6 +9,8 @@
 use std::fmt::Write as _;
 
 use losslab_sim::stats::{summarize, Summary};
+
+use super::estimators::{ratio_of_totals, seeds_for};
 use serde::Serialize;
 
 /// What our numbers say of a claim.
@@ -27,12 +29,16 @@ pub enum Verdict {
     Contradicted,
     /// We did not measure it; the row says why.
     NotMeasured,
+    /// Version 2 (`judge`): the interval lies across an edge that
+    /// decides the claim; more seeds would decide it.
+    Inconclusive,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 5] = [
+    pub const ALL: [Verdict; 6] = [
         Verdict::Reproduced,
         Verdict::SameDirection,
+        Verdict::Inconclusive,
         Verdict::Differs,
         Verdict::Contradicted,
         Verdict::NotMeasured,
@@ -45,6 +51,7 @@ impl Verdict {
             Verdict::Differs => "differs",
             Verdict::Contradicted => "contradicted",
             Verdict::NotMeasured => "not measured",
+            Verdict::Inconclusive => "inconclusive",
         }
     }
 
@@ -89,6 +96,23 @@ impl Band {
     }
 }
 
+/// A goodput the paper reports near the link's capacity, as the rule
+/// table says (docs/REPRODUCTIONS.md, "Verdicts"): when the paper's value
+/// plus the quantity band (25%) would pass the capacity, the band above
+/// the paper could never be reached and the check would be one-sided, so
+/// the row judges the share of capacity instead (ours / capacity against
+/// paper / capacity, ± 0.10), which has two sides. None when the value is
+/// far enough below capacity for the quantity band.
+pub fn near_capacity(paper: f64, capacity: f64) -> Option<Expect> {
+    let Band::Relative { r } = Band::QUANTITY else {
+        unreachable!("the quantity band is relative")
+    };
+    (capacity > 0.0 && paper * (1.0 + r) > capacity).then(|| Expect::Value {
+        paper: paper / capacity,
+        band: Band::SHARE,
+    })
+}
+
 /// What the paper states.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
@@ -119,15 +143,32 @@ pub struct Claim {
     /// Ours over the seeds; None when not measured.
     pub ours: Option<Summary>,
     pub verdict: Verdict,
+    /// The seeds that would decide an `inconclusive` row at the observed
+    /// spread (None for other verdicts, or when none would).
+    pub seeds_to_decide: Option<u64>,
+    /// The verdict under version 1 of the rules (overlap), kept to show
+    /// the change once (docs/REPRODUCTIONS.md).
+    pub verdict_v1: Verdict,
     /// Why it differs, is contradicted or is not measured, and what tested
     /// that explanation. Required for those verdicts.
     pub explanation: String,
+    /// The band ours is judged against, as numbers: a lower bound has no
+    /// top, an order's band is its paper's side of zero (None: unbounded).
+    pub band_lo: Option<f64>,
+    pub band_hi: Option<f64>,
+    /// One of the paper's headline claims (../shared/papers/HEADLINES.md):
+    /// shown first and counted on its own summary line.
+    pub headline: bool,
+    /// The runs this row judges: rows that judge the same runs against
+    /// different paper numbers share it, and the summary counts it once.
+    /// By default `<experiment>/<id>`, the row's own.
+    pub measurement: String,
 }
 
-/// The verdict of `ours` against `expect` (docs/REPRODUCTIONS.md,
-/// "Verdicts"). With fewer than two seeds there is no interval and so no
-/// verdict but `not measured`.
-pub fn judge(expect: &Expect, ours: &Summary) -> Verdict {
+/// Version 1 of the rules (kept to show the counts under both): a value
+/// is reproduced when its CI overlaps the band. With fewer than two
+/// seeds there is no interval and so no verdict but `not measured`.
+pub fn judge_v1(expect: &Expect, ours: &Summary) -> Verdict {
     let Some([lo, hi]) = ours.ci95 else {
         return Verdict::NotMeasured;
     };
@@ -179,6 +220,134 @@ pub fn judge(expect: &Expect, ours: &Summary) -> Verdict {
     }
 }
 
+/// The verdict of `ours` against `expect`, version 2 (docs/REPRODUCTIONS.md,
+/// "Verdicts"): equivalence instead of overlap. Version 1 called a value
+/// reproduced when its 95% CI merely touched the band, so a wide interval
+/// reproduced anything; here a claim is `reproduced` only when the whole
+/// interval lies inside the band (the two one-sided tests of an
+/// equivalence test, each at 2.5%), `differs` only when the whole interval
+/// lies outside, and `inconclusive` otherwise, with the seeds the observed
+/// spread says would decide it.
+/// A version-2 verdict, with the seeds that would decide an inconclusive
+/// one (None when no number of seeds would: the mean sits on an edge).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Judged {
+    pub verdict: Verdict,
+    pub seeds_to_decide: Option<u64>,
+}
+
+impl Judged {
+    fn decided(verdict: Verdict) -> Judged {
+        Judged {
+            verdict,
+            seeds_to_decide: None,
+        }
+    }
+}
+
+/// Where an interval lies against a range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    Inside,
+    Outside,
+    Across,
+}
+
+fn place([lo, hi]: [f64; 2], [a, b]: [f64; 2]) -> Place {
+    if a <= lo && hi <= b {
+        Place::Inside
+    } else if hi < a || b < lo {
+        Place::Outside
+    } else {
+        Place::Across
+    }
+}
+
+/// The seeds that would put the interval wholly on one side of each of
+/// `edges`: the nearest edge to the mean decides.
+fn seeds_to_decide(ours: &Summary, edges: &[f64]) -> Option<u64> {
+    let gap = edges
+        .iter()
+        .map(|e| (ours.mean - e).abs())
+        .fold(f64::INFINITY, f64::min);
+    seeds_for(ours.sd, gap).map(|n| n.max(ours.n as u64 + 1))
+}
+
+pub fn judge(expect: &Expect, ours: &Summary) -> Judged {
+    let Some(ci) = ours.ci95 else {
+        return Judged::decided(Verdict::NotMeasured);
+    };
+    let undecided = |edges: &[f64]| Judged {
+        verdict: Verdict::Inconclusive,
+        seeds_to_decide: seeds_to_decide(ours, edges),
+    };
+    match *expect {
+        Expect::Value { paper, band } => {
+            let b = band.around(paper);
+            match place(ci, b) {
+                Place::Inside => Judged::decided(Verdict::Reproduced),
+                Place::Outside => Judged::decided(Verdict::Differs),
+                Place::Across => undecided(&b),
+            }
+        }
+        Expect::AtLeast { paper, band } => {
+            let a = band.around(paper)[0];
+            match place(ci, [a, f64::INFINITY]) {
+                Place::Inside => Judged::decided(Verdict::Reproduced),
+                Place::Outside => Judged::decided(Verdict::Differs),
+                Place::Across => undecided(&[a]),
+            }
+        }
+        Expect::Effect { paper, band } => {
+            let b = band.around(paper);
+            if paper == 0.0 {
+                // "No effect": an equivalence test around zero.
+                return match place(ci, b) {
+                    Place::Inside => Judged::decided(Verdict::Reproduced),
+                    Place::Outside => Judged::decided(Verdict::Differs),
+                    Place::Across => undecided(&b),
+                };
+            }
+            let paper_side = if paper > 0.0 {
+                [0.0, f64::INFINITY]
+            } else {
+                [f64::NEG_INFINITY, 0.0]
+            };
+            let zero_excluded = ci[0] > 0.0 || ci[1] < 0.0;
+            match (zero_excluded, place(ci, paper_side), place(ci, b)) {
+                // Significant on the other side of zero.
+                (true, Place::Outside, _) => Judged::decided(Verdict::Contradicted),
+                (true, _, Place::Inside) => Judged::decided(Verdict::Reproduced),
+                (true, _, Place::Outside) => Judged::decided(Verdict::SameDirection),
+                (true, _, Place::Across) => undecided(&b),
+                // Holds zero: no effect shown; it differs only if it also
+                // excludes the paper's band.
+                (false, _, Place::Outside) => Judged::decided(Verdict::Differs),
+                (false, _, _) => {
+                    let mut edges = b.to_vec();
+                    edges.push(0.0);
+                    undecided(&edges)
+                }
+            }
+        }
+        Expect::Order { paper_positive } => {
+            if ci[0] > 0.0 || ci[1] < 0.0 {
+                let positive = ci[0] > 0.0;
+                return Judged::decided(if positive == paper_positive {
+                    Verdict::Reproduced
+                } else {
+                    Verdict::Contradicted
+                });
+            }
+            if ours.sd == 0.0 {
+                // Every pair equal: no order at all, whatever the seeds.
+                return Judged::decided(Verdict::Differs);
+            }
+            undecided(&[0.0])
+        }
+    }
+}
+
 /// Per-seed differences `b - a` of paired runs (the same seed under two
 /// settings), summarised: the measurement of an `Order` claim.
 pub fn paired_difference(a: &[f64], b: &[f64], name: &str) -> Summary {
@@ -187,9 +356,16 @@ pub fn paired_difference(a: &[f64], b: &[f64], name: &str) -> Summary {
     summarize(&d, false, name)
 }
 
-/// Per-seed relative changes `b / a - 1` of paired runs, skipping seeds
-/// whose baseline is zero: the measurement of an `Effect` claim.
+/// Relative change of paired runs, `sum(b) / sum(a) - 1` with a paired
+/// bootstrap interval (estimators.rs): the measurement of an `Effect`
+/// claim.
 pub fn paired_relative(a: &[f64], b: &[f64], name: &str) -> Summary {
+    ratio_of_totals(a, b, name)
+}
+
+/// Version 1: per-seed relative changes `b / a - 1` of paired runs, skipping seeds
+/// whose baseline is zero: the measurement of an `Effect` claim.
+pub fn paired_relative_v1(a: &[f64], b: &[f64], name: &str) -> Summary {
     assert_eq!(a.len(), b.len(), "paired runs come in pairs");
     let d: Vec<f64> = a
         .iter()
@@ -220,27 +396,9 @@ pub fn exact(x: f64) -> Summary {
 /// zero, the share that are positive, with the Wilson score interval
 /// (95%), which stays inside 0..1 for small counts and extreme shares.
 pub fn positive_share(d: &[f64]) -> Summary {
-    let n = d.iter().filter(|x| **x != 0.0).count();
-    let k = d.iter().filter(|x| **x > 0.0).count();
-    if n == 0 {
-        return Summary {
-            n,
-            mean: f64::NAN,
-            sd: 0.0,
-            ci95: None,
-            ci_method: "wilson",
-        };
-    }
-    let (nf, p, z) = (n as f64, k as f64 / n as f64, 1.959_964);
-    let centre = (p + z * z / (2.0 * nf)) / (1.0 + z * z / nf);
-    let half = z / (1.0 + z * z / nf) * (p * (1.0 - p) / nf + z * z / (4.0 * nf * nf)).sqrt();
-    Summary {
-        n,
-        mean: p,
-        sd: (p * (1.0 - p)).sqrt(),
-        ci95: Some([centre - half, centre + half]),
-        ci_method: "wilson",
-    }
+    let n = d.iter().filter(|x| **x != 0.0).count() as u64;
+    let k = d.iter().filter(|x| **x > 0.0).count() as u64;
+    super::estimators::wilson(k, n)
 }
 
 /// The explanation experiment for an order the mean of paired
@@ -308,28 +466,13 @@ pub fn summary_text(o: &Summary) -> String {
 }
 
 /// Whether a variant's measurement supports it as the cause of `c`'s
-/// difference: the variant meets the paper (reproduced, or the paper's
-/// direction), or, for a value, the paper's number lies strictly between
-/// our interval and the variant's, so that some mix of the two
-/// populations gives it. An effect or an order needs the variant itself
-/// to show the paper's sign.
-pub fn supports(c: &Claim, variant: &Claim) -> bool {
-    if matches!(
-        variant.verdict,
-        Verdict::Reproduced | Verdict::SameDirection
-    ) {
-        return true;
-    }
-    let Expect::Value { paper, .. } = c.expect else {
-        return false;
-    };
-    let (Some([a_lo, a_hi]), Some([b_lo, b_hi])) = (
-        c.ours.as_ref().and_then(|o| o.ci95),
-        variant.ours.as_ref().and_then(|o| o.ci95),
-    ) else {
-        return false;
-    };
-    (a_hi < paper && paper < b_lo) || (b_hi < paper && paper < a_lo)
+/// difference (version 2): the variant itself reproduces the paper's
+/// number by the same rules, the band and not only the sign. Version 1
+/// also took the paper's direction, or a paper's value strictly between
+/// our interval and the variant's; an "explanation" could then rest on a
+/// variant that itself missed (OR3's 14 packets, "explained" by 7.2).
+pub fn supports(_c: &Claim, variant: &Claim) -> bool {
+    variant.verdict == Verdict::Reproduced
 }
 
 /// `c` needs an explanation, its effect is one our seeds cannot resolve:
@@ -368,6 +511,8 @@ pub fn underpowered_explanation(c: &Claim) -> Option<String> {
         o.sd * 100.0
     ))
 }
+
+pub const BY_CONSTRUCTION: &str = "Not evidence: holds by construction in these runs";
 
 pub const UNEXPLAINED: &str = "not yet explained";
 
@@ -417,15 +562,23 @@ pub fn untested(
     } else {
         format!("{UNTESTED}; {measured}")
     };
-    Claim::measured(
-        paper,
-        exp,
-        id,
-        statement,
+    let ours = summary_of(&expect, values, id);
+    Claim::measured(paper, exp, id, statement, expect, ours, &explanation)
+}
+
+/// Ours over the seeds for `expect`: a share (a value or bound with the
+/// share band, every seed's value in [0, 1]) gets the bootstrap interval
+/// that stays in [0, 1]; everything else Student's t.
+fn summary_of(expect: &Expect, values: &[f64], id: &str) -> Summary {
+    let share = matches!(
         expect,
-        summarize(values, false, id),
-        &explanation,
-    )
+        Expect::Value { band, .. } | Expect::AtLeast { band, .. } if *band == Band::SHARE
+    ) && values.iter().all(|v| (0.0..=1.0).contains(v));
+    if share {
+        super::estimators::share_of_seeds(values, id)
+    } else {
+        summarize(values, false, id)
+    }
 }
 
 impl Claim {
@@ -471,7 +624,11 @@ impl Claim {
         ours: Summary,
         explanation: &str,
     ) -> Claim {
-        let verdict = judge(&expect, &ours);
+        let Judged {
+            verdict,
+            seeds_to_decide,
+        } = judge(&expect, &ours);
+        let verdict_v1 = judge_v1(&expect, &ours);
         // An explanation prepared for a difference means nothing on a row
         // that does not differ.
         let explanation = if verdict.needs_explanation() {
@@ -487,8 +644,15 @@ impl Claim {
             expect,
             ours: Some(ours),
             verdict,
+            seeds_to_decide,
+            verdict_v1,
             explanation: explanation.into(),
+            band_lo: None,
+            band_hi: None,
+            headline: false,
+            measurement: format!("{experiment}/{id}"),
         }
+        .with_band()
     }
 
     /// A claim our model cannot measure, and why.
@@ -508,8 +672,66 @@ impl Claim {
             expect,
             ours: None,
             verdict: Verdict::NotMeasured,
+            seeds_to_decide: None,
+            verdict_v1: Verdict::NotMeasured,
             explanation: why.into(),
+            band_lo: None,
+            band_hi: None,
+            headline: false,
+            measurement: format!("{experiment}/{id}"),
         }
+        .with_band()
+    }
+
+    fn with_band(mut self) -> Claim {
+        let [lo, hi] = self.band();
+        self.band_lo = lo.is_finite().then_some(lo);
+        self.band_hi = hi.is_finite().then_some(hi);
+        self
+    }
+
+    /// The band as an interval (infinite where it is open).
+    pub fn band(&self) -> [f64; 2] {
+        match self.expect {
+            Expect::Value { paper, band } | Expect::Effect { paper, band } => band.around(paper),
+            Expect::AtLeast { paper, band } => [band.around(paper)[0], f64::INFINITY],
+            Expect::Order {
+                paper_positive: true,
+            } => [0.0, f64::INFINITY],
+            Expect::Order {
+                paper_positive: false,
+            } => [f64::NEG_INFINITY, 0.0],
+        }
+    }
+
+    /// A row whose quantity follows from the setup (one side of the
+    /// comparison cannot move in these runs) is no evidence whatever its
+    /// numbers say: it keeps them but counts as `not measured`, with why.
+    /// Only for a cause shown in the code or the runs, named in `why`.
+    pub fn by_construction(mut self, why: &str) -> Claim {
+        self.verdict = Verdict::NotMeasured;
+        self.seeds_to_decide = None;
+        self.explanation = format!("{BY_CONSTRUCTION}: {why}");
+        self
+    }
+
+    /// Marked by `by_construction`: an explanation step must leave it.
+    pub fn is_by_construction(&self) -> bool {
+        self.verdict == Verdict::NotMeasured && self.explanation.starts_with(BY_CONSTRUCTION)
+    }
+
+    /// Marks one of the paper's headline claims (HEADLINES.md): the
+    /// statement should name its item, e.g. "Headline 3: ...".
+    pub fn headline(mut self) -> Claim {
+        self.headline = true;
+        self
+    }
+
+    /// Names the runs this row judges, when other rows judge the same
+    /// runs (see `measurement`).
+    pub fn measurement(mut self, id: impl Into<String>) -> Claim {
+        self.measurement = id.into();
+        self
     }
 
     /// The paper's side of the row as text: its value and the band.
@@ -551,10 +773,91 @@ pub fn counts<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) -> String
 }
 
 /// claims.csv: one row per claim.
+/// How far a verdict is from `reproduced`, in the order of Verdict::ALL:
+/// a measurement judged by several rows counts under its furthest.
+fn rank(v: Verdict) -> usize {
+    Verdict::ALL
+        .iter()
+        .position(|x| *x == v)
+        .unwrap_or(usize::MAX)
+}
+
+/// Each measurement once: a measurement is `reproduced` only when every
+/// row judging it is, and otherwise counts under the verdict of its row
+/// furthest from reproduced (so no copy of a run adds a success).
+/// Returns (measurements, rows, the counts).
+pub fn measurement_counts<'a>(
+    claims: impl IntoIterator<Item = &'a Claim>,
+) -> (usize, usize, String) {
+    let mut by: Vec<(&str, Verdict)> = Vec::new();
+    let mut rows = 0;
+    for c in claims {
+        rows += 1;
+        match by.iter_mut().find(|(m, _)| *m == c.measurement) {
+            Some((_, v)) if rank(c.verdict) > rank(*v) => *v = c.verdict,
+            Some(_) => {}
+            None => by.push((&c.measurement, c.verdict)),
+        }
+    }
+    let text = Verdict::ALL
+        .iter()
+        .map(|v| format!("{} {}", by.iter().filter(|(_, x)| x == v).count(), v.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (by.len(), rows, text)
+}
+
+/// The HEADLINES.md item a headline row's statement names ("Headline 3:
+/// ...").
+pub fn headline_item(statement: &str) -> Option<u32> {
+    let rest = statement.strip_prefix("Headline ")?;
+    let (n, _) = rest.split_once(':')?;
+    n.parse().ok()
+}
+
+/// The summary lines of a paper: its headline claims first
+/// ("headline: k of n reproduced"), then every row, then each
+/// measurement once.
+pub fn summary_lines<'a>(claims: impl IntoIterator<Item = &'a Claim> + Clone) -> Vec<String> {
+    let heads: Vec<&Claim> = claims.clone().into_iter().filter(|c| c.headline).collect();
+    let k = heads
+        .iter()
+        .filter(|c| c.verdict == Verdict::Reproduced)
+        .count();
+    let (m, rows, by_m) = measurement_counts(claims.clone());
+    // HEADLINES.md's items: one may take several rows, and it holds only
+    // when every row of it is reproduced.
+    let mut items: Vec<(u32, bool)> = Vec::new();
+    for c in &heads {
+        let Some(n) = headline_item(&c.statement) else {
+            continue;
+        };
+        let ok = c.verdict == Verdict::Reproduced;
+        match items.iter_mut().find(|(i, _)| *i == n) {
+            Some((_, all)) => *all &= ok,
+            None => items.push((n, ok)),
+        }
+    }
+    vec![
+        format!(
+            "headline: {k} of {} reproduced ({}); items of HEADLINES.md: {} of {} reproduced (an item only when all its rows are)",
+            heads.len(),
+            counts(heads.iter().copied()),
+            items.iter().filter(|(_, ok)| *ok).count(),
+            items.len()
+        ),
+        format!("{rows} claims: {}", counts(claims)),
+        format!(
+            "{m} measurements, each counted once ({} of the {rows} rows judge runs another row judges too): {by_m}",
+            rows - m
+        ),
+    ]
+}
+
 pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
     use crate::tables::csv_field;
     let mut s = String::from(
-        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation\n",
+        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation,seeds_to_decide,verdict_v1,band_lo,band_hi,headline,measurement\n",
     );
     for c in claims {
         let (n, mean, lo, hi) = match &c.ours {
@@ -568,14 +871,20 @@ pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
         };
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{n},{mean},{lo},{hi},{},{}",
+            "{},{},{},{},{},{n},{mean},{lo},{hi},{},{},{},{},{},{},{},{}",
             csv_field(&c.paper),
             csv_field(&c.experiment),
             csv_field(&c.id),
             csv_field(&c.statement),
             csv_field(&c.paper_text()),
             csv_field(c.verdict.name()),
-            csv_field(&c.explanation)
+            csv_field(&c.explanation),
+            c.seeds_to_decide.map_or(String::new(), |n| n.to_string()),
+            csv_field(c.verdict_v1.name()),
+            c.band_lo.map_or(String::new(), |x| x.to_string()),
+            c.band_hi.map_or(String::new(), |x| x.to_string()),
+            c.headline,
+            csv_field(&c.measurement)
         );
     }
     s
@@ -602,9 +911,9 @@ mod tests {
             paper: 80.0,
             band: Band::QUANTITY,
         };
-        assert_eq!(judge(&e, &ours(105.0, 99.0, 111.0)), Verdict::Reproduced);
-        assert_eq!(judge(&e, &ours(110.0, 101.0, 119.0)), Verdict::Differs);
-        assert_eq!(judge(&e, &ours(50.0, 45.0, 59.9)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &ours(105.0, 99.0, 111.0)), Verdict::Reproduced);
+        assert_eq!(judge_v1(&e, &ours(110.0, 101.0, 119.0)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &ours(50.0, 45.0, 59.9)), Verdict::Differs);
     }
 
     #[test]
@@ -614,8 +923,8 @@ mod tests {
             paper: 0.70,
             band: Band::SHARE,
         };
-        assert_eq!(judge(&e, &ours(0.99, 0.985, 0.995)), Verdict::Differs);
-        assert_eq!(judge(&e, &ours(0.78, 0.75, 0.81)), Verdict::Reproduced);
+        assert_eq!(judge_v1(&e, &ours(0.99, 0.985, 0.995)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &ours(0.78, 0.75, 0.81)), Verdict::Reproduced);
     }
 
     #[test]
@@ -625,13 +934,16 @@ mod tests {
             paper: -0.30,
             band: Band::EFFECT,
         };
-        assert_eq!(judge(&e, &ours(-0.25, -0.31, -0.19)), Verdict::Reproduced);
         assert_eq!(
-            judge(&e, &ours(-0.08, -0.12, -0.04)),
+            judge_v1(&e, &ours(-0.25, -0.31, -0.19)),
+            Verdict::Reproduced
+        );
+        assert_eq!(
+            judge_v1(&e, &ours(-0.08, -0.12, -0.04)),
             Verdict::SameDirection
         );
-        assert_eq!(judge(&e, &ours(-0.02, -0.06, 0.02)), Verdict::Differs);
-        assert_eq!(judge(&e, &ours(0.10, 0.05, 0.15)), Verdict::Contradicted);
+        assert_eq!(judge_v1(&e, &ours(-0.02, -0.06, 0.02)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &ours(0.10, 0.05, 0.15)), Verdict::Contradicted);
         // Overlapping the band is not enough when the CI also holds zero:
         // the web experiment's first run had -0.06 [-0.51, 0.39] against
         // the paper's -5%.
@@ -639,7 +951,10 @@ mod tests {
             paper: -0.05,
             band: Band::EFFECT,
         };
-        assert_eq!(judge(&small, &ours(-0.06, -0.51, 0.39)), Verdict::Differs);
+        assert_eq!(
+            judge_v1(&small, &ours(-0.06, -0.51, 0.39)),
+            Verdict::Differs
+        );
     }
 
     #[test]
@@ -648,11 +963,14 @@ mod tests {
         let e = Expect::Order {
             paper_positive: true,
         };
-        assert_eq!(judge(&e, &ours(12.0, 3.0, 21.0)), Verdict::Reproduced);
-        assert_eq!(judge(&e, &ours(2.0, -1.0, 5.0)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &ours(12.0, 3.0, 21.0)), Verdict::Reproduced);
+        assert_eq!(judge_v1(&e, &ours(2.0, -1.0, 5.0)), Verdict::Differs);
         // The PRR paper's Figure 5 as measured in issue 12: RFC 3517 64 ms,
         // PRR 80 ms, so RFC 3517 - PRR = -16 ms in every seed.
-        assert_eq!(judge(&e, &ours(-16.0, -20.0, -12.0)), Verdict::Contradicted);
+        assert_eq!(
+            judge_v1(&e, &ours(-16.0, -20.0, -12.0)),
+            Verdict::Contradicted
+        );
     }
 
     #[test]
@@ -662,9 +980,9 @@ mod tests {
             paper: 10.0,
             band: Band::QUANTITY,
         };
-        assert_eq!(judge(&e, &ours(43.0, 37.0, 49.0)), Verdict::Reproduced);
-        assert_eq!(judge(&e, &ours(8.0, 7.6, 8.4)), Verdict::Reproduced);
-        assert_eq!(judge(&e, &ours(6.0, 5.0, 7.0)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &ours(43.0, 37.0, 49.0)), Verdict::Reproduced);
+        assert_eq!(judge_v1(&e, &ours(8.0, 7.6, 8.4)), Verdict::Reproduced);
+        assert_eq!(judge_v1(&e, &ours(6.0, 5.0, 7.0)), Verdict::Differs);
     }
 
     #[test]
@@ -675,14 +993,14 @@ mod tests {
             paper: 50.0,
             band: Band::QUANTITY,
         };
-        assert_eq!(judge(&e, &exact(62.0)), Verdict::Reproduced);
-        assert_eq!(judge(&e, &exact(63.0)), Verdict::Differs);
+        assert_eq!(judge_v1(&e, &exact(62.0)), Verdict::Reproduced);
+        assert_eq!(judge_v1(&e, &exact(63.0)), Verdict::Differs);
         // An order of zero (a tie) is no order.
         let o = Expect::Order {
             paper_positive: true,
         };
-        assert_eq!(judge(&o, &exact(0.0)), Verdict::Differs);
-        assert_eq!(judge(&o, &exact(-1.0)), Verdict::Contradicted);
+        assert_eq!(judge_v1(&o, &exact(0.0)), Verdict::Differs);
+        assert_eq!(judge_v1(&o, &exact(-1.0)), Verdict::Contradicted);
     }
 
     #[test]
@@ -691,7 +1009,7 @@ mod tests {
         let e = Expect::Order {
             paper_positive: true,
         };
-        assert_eq!(judge(&e, &one), Verdict::NotMeasured);
+        assert_eq!(judge_v1(&e, &one), Verdict::NotMeasured);
     }
 
     #[test]
@@ -760,7 +1078,7 @@ mod tests {
     }
 
     #[test]
-    fn a_variant_supports_a_cause_by_meeting_the_paper_or_bracketing_a_value() {
+    fn a_variant_supports_a_cause_only_by_reproducing_the_paper() {
         let claim = |expect: Expect, lo: f64, hi: f64| {
             Claim::measured(
                 "p",
@@ -778,8 +1096,10 @@ mod tests {
         };
         let base = claim(v.clone(), 0.27, 0.30);
         assert!(supports(&base, &claim(v.clone(), 0.40, 0.50)));
-        // 0.45 lies between [0.27, 0.30] and [0.60, 0.66]: a mix gives it.
-        assert!(supports(&base, &claim(v.clone(), 0.60, 0.66)));
+        // Version 1 took 0.45 lying between [0.27, 0.30] and [0.60, 0.66]
+        // as support ("a mix gives it"); a variant that misses is none.
+        assert!(!supports(&base, &claim(v.clone(), 0.60, 0.66)));
+        assert!(!supports(&base, &claim(v.clone(), 0.30, 0.50)));
         assert!(!supports(&base, &claim(v, 0.20, 0.22)));
         let e = Expect::Effect {
             paper: -0.05,
@@ -787,7 +1107,9 @@ mod tests {
         };
         let base = claim(e.clone(), 0.09, 0.41);
         assert!(!supports(&base, &claim(e.clone(), -1.07, 0.07)));
-        assert!(supports(&base, &claim(e, -0.09, -0.02)));
+        // The paper's sign at four times its size: not the paper's number.
+        assert!(!supports(&base, &claim(e.clone(), -0.25, -0.15)));
+        assert!(supports(&base, &claim(e, -0.055, -0.045)));
     }
 
     #[test]
@@ -798,10 +1120,14 @@ mod tests {
         assert_eq!(d.mean, 2.0);
         let [lo, hi] = d.ci95.unwrap();
         assert!((hi - lo - 2.0 * 4.303 / 3f64.sqrt()).abs() < 1e-3);
-        // Relative changes -0.5 and 0; the zero baseline is skipped.
-        let r = paired_relative(&[2.0, 4.0, 0.0], &[1.0, 4.0, 7.0], "r");
+        // Version 1: relative changes -0.5 and 0; the zero baseline is
+        // skipped. Version 2: totals 6 and 12, +100%, every seed kept.
+        let r = paired_relative_v1(&[2.0, 4.0, 0.0], &[1.0, 4.0, 7.0], "r");
         assert_eq!(r.n, 2);
         assert_eq!(r.mean, -0.25);
+        let r = paired_relative(&[2.0, 4.0, 0.0], &[1.0, 4.0, 7.0], "r");
+        assert_eq!(r.n, 3);
+        assert_eq!(r.mean, 1.0);
     }
 
     #[test]
@@ -829,17 +1155,212 @@ mod tests {
         let claims = [a, b];
         assert_eq!(
             counts(&claims),
-            "0 reproduced, 0 same direction, 0 differs, 1 contradicted, 1 not measured"
+            "0 reproduced, 0 same direction, 0 inconclusive, 0 differs, 1 contradicted, 1 not measured"
         );
         let csv = to_csv(&claims);
         assert_eq!(csv.lines().count(), 3);
         assert!(csv.contains(",contradicted,"), "{csv}");
         assert!(
-            csv.ends_with(",not measured,needs Google's server logs\n"),
+            csv.ends_with(
+                ",not measured,needs Google's server logs,,not measured,0,,false,tab6/tab6-bytes\n"
+            ),
             "{csv}"
         );
         assert!(claims
             .iter()
             .all(|c| !c.verdict.needs_explanation() || !c.explanation.is_empty()));
+    }
+
+    // ---- Version 2 (issue 27).
+
+    fn ours2(mean: f64, sd: f64, lo: f64, hi: f64) -> Summary {
+        Summary {
+            n: 10,
+            mean,
+            sd,
+            ci95: Some([lo, hi]),
+            ci_method: "student-t",
+        }
+    }
+
+    fn v(e: &Expect, o: &Summary) -> Verdict {
+        judge(e, o).verdict
+    }
+
+    #[test]
+    fn a_value_is_reproduced_only_with_its_whole_interval_in_the_band() {
+        // Paper 80 ms, band ±25% = [60, 100].
+        let e = Expect::Value {
+            paper: 80.0,
+            band: Band::QUANTITY,
+        };
+        assert_eq!(v(&e, &ours2(90.0, 5.0, 85.0, 95.0)), Verdict::Reproduced);
+        assert_eq!(v(&e, &ours2(60.0, 1.0, 60.0, 60.0)), Verdict::Reproduced);
+        // Version 1 called this reproduced: the interval touches the band.
+        assert_eq!(
+            v(&e, &ours2(105.0, 10.0, 99.0, 111.0)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(v(&e, &ours2(110.0, 10.0, 101.0, 119.0)), Verdict::Differs);
+        // A wide interval around the paper's own number decides nothing.
+        let wide = judge(&e, &ours2(80.0, 50.0, 40.0, 120.0));
+        assert_eq!(wide.verdict, Verdict::Inconclusive);
+        // 20 from the mean to an edge at sd 50: (1.96 * 50 / 20)^2 = 24.01.
+        assert_eq!(wide.seeds_to_decide, Some(25));
+    }
+
+    #[test]
+    fn the_reviews_examples_are_inconclusive_not_reproduced() {
+        // LE "very similar to Reno": +1.42 [-0.82, 3.66] against 0 ± 1.
+        let e = Expect::Effect {
+            paper: 0.0,
+            band: Band::Absolute { d: 1.0 },
+        };
+        assert_eq!(v(&e, &ours2(1.42, 3.1, -0.82, 3.66)), Verdict::Inconclusive);
+        // "80% of the ideal": 0.65 [0.31, 1.00] against 0.8 ± 0.1.
+        let e = Expect::Value {
+            paper: 0.8,
+            band: Band::SHARE,
+        };
+        assert_eq!(v(&e, &ours2(0.65, 0.3, 0.31, 1.0)), Verdict::Inconclusive);
+        // OR3 "132 packets retransmitted 3 times": 6140 [-7684, 19964].
+        let e = Expect::Value {
+            paper: 132.0,
+            band: Band::QUANTITY,
+        };
+        assert_eq!(
+            v(&e, &ours2(6140.0, 5000.0, -7684.0, 19964.0)),
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn at_least_needs_the_whole_interval_above_the_lower_edge() {
+        // Paper >= 1 RTT, lower edge 0.75.
+        let e = Expect::AtLeast {
+            paper: 1.0,
+            band: Band::QUANTITY,
+        };
+        assert_eq!(v(&e, &ours2(3.0, 1.0, 0.8, 5.0)), Verdict::Reproduced);
+        assert_eq!(v(&e, &ours2(1.0, 1.0, 0.5, 1.5)), Verdict::Inconclusive);
+        assert_eq!(v(&e, &ours2(0.5, 0.1, 0.4, 0.6)), Verdict::Differs);
+    }
+
+    #[test]
+    fn an_effect_must_exclude_zero_and_lie_in_the_band() {
+        // Paper -5% (band ±25% of it: [-6.25%, -3.75%]).
+        let e = Expect::Effect {
+            paper: -0.05,
+            band: Band::EFFECT,
+        };
+        let at = |m: f64, lo: f64, hi: f64| v(&e, &ours2(m, 0.02, lo, hi));
+        assert_eq!(at(-0.05, -0.06, -0.04), Verdict::Reproduced);
+        assert_eq!(at(-0.20, -0.25, -0.15), Verdict::SameDirection);
+        assert_eq!(at(-0.06, -0.08, -0.04), Verdict::Inconclusive);
+        assert_eq!(at(0.10, 0.05, 0.15), Verdict::Contradicted);
+        // Holds zero and the band: undecided; holds zero, misses the band:
+        // no effect where the paper has one.
+        assert_eq!(at(-0.01, -0.07, 0.05), Verdict::Inconclusive);
+        assert_eq!(at(0.0, -0.02, 0.02), Verdict::Differs);
+        // Version 1's supports() took -58% as support of -5% by its sign;
+        // here it is the paper's direction but not the paper's size.
+        assert_eq!(at(-0.58, -0.70, -0.46), Verdict::SameDirection);
+    }
+
+    #[test]
+    fn an_order_holding_zero_is_inconclusive_unless_every_pair_is_equal() {
+        let e = Expect::Order {
+            paper_positive: true,
+        };
+        assert_eq!(v(&e, &ours2(1.0, 1.0, 0.2, 1.8)), Verdict::Reproduced);
+        assert_eq!(v(&e, &ours2(-1.0, 1.0, -1.8, -0.2)), Verdict::Contradicted);
+        let j = judge(&e, &ours2(0.5, 2.0, -0.9, 1.9));
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        // (1.96 * 2 / 0.5)^2 = 61.5.
+        assert_eq!(j.seeds_to_decide, Some(62));
+        assert_eq!(v(&e, &ours2(0.0, 0.0, 0.0, 0.0)), Verdict::Differs);
+    }
+
+    #[test]
+    fn a_measurement_counts_once_and_headlines_first() {
+        let v = |paper: f64, mean: f64| {
+            Claim::measured(
+                "p",
+                "tab",
+                &format!("cell-{paper}"),
+                "s",
+                Expect::Value {
+                    paper,
+                    band: Band::QUANTITY,
+                },
+                ours(mean, mean - 1.0, mean + 1.0),
+                "why, tested by nothing",
+            )
+        };
+        // Two rows judge the same runs (mean 100) against 100 and 200.
+        let rows = [
+            v(100.0, 100.0).measurement("tab/shared"),
+            v(200.0, 100.0).measurement("tab/shared"),
+            v(50.0, 50.0).headline(),
+        ];
+        assert_eq!(rows[0].band_lo, Some(75.0));
+        assert_eq!(rows[0].band_hi, Some(125.0));
+        let (m, n, text) = measurement_counts(&rows);
+        assert_eq!((m, n), (2, 3));
+        assert!(
+            text.starts_with("1 reproduced, 0 same direction, 0 inconclusive, 1 differs"),
+            "{text}"
+        );
+        let lines = summary_lines(&rows);
+        assert!(
+            lines[0].starts_with("headline: 1 of 1 reproduced"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].starts_with("3 claims: 2 reproduced"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].starts_with("2 measurements, each counted once (1 of the 3 rows"),
+            "{}",
+            lines[2]
+        );
+        let up = Claim::not_measured(
+            "p",
+            "e",
+            "i",
+            "s",
+            Expect::AtLeast {
+                paper: 8.0,
+                band: Band::QUANTITY,
+            },
+            "why",
+        );
+        assert_eq!((up.band_lo, up.band_hi), (Some(6.0), None));
+        let o = Claim::not_measured(
+            "p",
+            "e",
+            "i",
+            "s",
+            Expect::Order {
+                paper_positive: false,
+            },
+            "why",
+        );
+        assert_eq!((o.band_lo, o.band_hi), (None, Some(0.0)));
+    }
+
+    #[test]
+    fn goodput_near_capacity_is_a_share_of_it() {
+        assert_eq!(near_capacity(70.0, 100.0), None);
+        assert_eq!(
+            near_capacity(90.0, 100.0),
+            Some(Expect::Value {
+                paper: 0.9,
+                band: Band::SHARE
+            })
+        );
     }
 }

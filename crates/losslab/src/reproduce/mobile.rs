@@ -31,7 +31,10 @@ use losslab_core::CwndValidation;
 use losslab_sim::results::FlowResults;
 use losslab_sim::scenario::{CcSpec, DropSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 
-use super::claims::{paired_relative, untested, Band, Claim, Expect, UNTESTED};
+use super::claims::{
+    heavy_tail_explanation, near_capacity, paired_difference, paired_relative, untested, Band,
+    Claim, Expect, Verdict, UNTESTED,
+};
 use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
 
@@ -308,11 +311,136 @@ fn value(paper: f64, band: Band) -> Expect {
     Expect::Value { paper, band }
 }
 
+/// A link's capacity in Mbit/s.
+fn cap(rate: u64) -> f64 {
+    rate as f64 / 1e6
+}
+
+/// A goodput cell (Mbit/s). When the paper's value plus the quantity band
+/// would pass the link's capacity (claims.rs, `near_capacity`) the band
+/// above the paper could never be reached, so the row judges each seed's
+/// share of the capacity against the paper's, which has two sides.
+fn goodput_claim(
+    exp: &str,
+    id: String,
+    statement: String,
+    paper: f64,
+    rate: u64,
+    g: &[f64],
+    why: String,
+) -> Claim {
+    match near_capacity(paper, cap(rate)) {
+        Some(expect) => {
+            let shares: Vec<f64> = g.iter().map(|x| x / cap(rate)).collect();
+            claim_why(
+                exp,
+                id,
+                format!(
+                    "{statement} [near capacity: judged as a share of {} Mbit/s, the paper's {paper} = {:.3}]",
+                    cap(rate),
+                    paper / cap(rate)
+                ),
+                expect,
+                &shares,
+                why,
+            )
+        }
+        None => claim_why(exp, id, statement, value(paper, Band::QUANTITY), g, why),
+    }
+}
+
+/// The paper's effect of going from its cell `pa` to its cell `pb`,
+/// against ours over the same seeds' runs `a` and `b` (ratio of totals).
+#[allow(clippy::too_many_arguments)]
+fn effect_claim(
+    exp: &str,
+    id: &str,
+    statement: &str,
+    pa: f64,
+    pb: f64,
+    a: &[f64],
+    b: &[f64],
+    why: &str,
+) -> Claim {
+    // Sums of the paper's cells carry float noise (53.199999...): the
+    // cells have at most three decimals, so their sums are read at three.
+    let (pa, pb) = ((pa * 1e3).round() / 1e3, (pb * 1e3).round() / 1e3);
+    Claim::measured(
+        PAPER,
+        exp,
+        id,
+        &format!(
+            "{statement} (paper {pa} -> {pb}, {:+.1}%)",
+            (pb / pa - 1.0) * 100.0
+        ),
+        Expect::Effect {
+            paper: pb / pa - 1.0,
+            band: Band::EFFECT,
+        },
+        paired_relative(a, b, "effect"),
+        &format!("{UNTESTED}; {why}"),
+    )
+}
+
+/// The paper's order "b above a", on the per-seed differences b - a.
+fn order_claim(exp: &str, id: &str, statement: &str, a: &[f64], b: &[f64]) -> Claim {
+    let expect = Expect::Order {
+        paper_positive: true,
+    };
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    let why = heavy_tail_explanation(&expect, &d, "seeds");
+    Claim::measured(
+        PAPER,
+        exp,
+        id,
+        statement,
+        expect,
+        paired_difference(a, b, "difference"),
+        &why,
+    )
+}
+
+/// The seeds where both runs measured something, as two paired lists.
+fn paired_some(a: &[Option<f64>], b: &[Option<f64>]) -> (Vec<f64>, Vec<f64>) {
+    a.iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some((x.as_ref().copied()?, y.as_ref().copied()?)))
+        .unzip()
+}
+
+/// Measurement ids of rows whose runs are the same runs made again:
+/// QARR and BARR set the window themselves on a loss (section VI), so
+/// Veno's, Westwood's and Vegas's reductions never act and those three
+/// controllers grow the same Reno-like window up to AW = C x U; their
+/// runs differ only in the controller's name and give bit-for-bit the
+/// same goodput. Checked here, not assumed: a row shares an earlier
+/// row's id only when, under the same `key` (algorithm, variant and
+/// condition), every seed's numbers are bitwise equal.
+#[derive(Default)]
+struct SameRuns(Vec<(String, Vec<u64>, String)>);
+
+impl SameRuns {
+    fn id(&mut self, key: &str, values: &[&[f64]], own: String) -> String {
+        let bits: Vec<u64> = values
+            .iter()
+            .flat_map(|v| v.iter().map(|x| x.to_bits()))
+            .collect();
+        if let Some((_, _, m)) = self.0.iter().find(|(k, b, _)| k == key && *b == bits) {
+            return m.clone();
+        }
+        self.0.push((key.into(), bits, own.clone()));
+        own
+    }
+}
+
 pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
+    let hspa = hspa(ctx)?;
+    let mut lte = lte(ctx)?;
+    effect_summary(&hspa, &mut lte);
     let experiments = vec![
         bursts(ctx)?,
-        hspa(ctx)?,
-        lte(ctx)?,
+        hspa,
+        lte,
         limits(ctx)?,
         spikes(ctx)?,
         linux_check(),
@@ -365,7 +493,13 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
          packets dropped between the 3000th and 6000th packet (the seed places it). Utilization: \
          link busy time over the period from the first retransmission leaving the bottleneck to \
          the first new segment leaving it at least U later (eq. 8). Tables 1 and 4: U = 100 ms, n = 10, 50, 100; \
-         Tables 2 and 5: n = 10, U = 50, 150, 200 ms.",
+         Tables 2 and 5: n = 10, U = 50, 150, 200 ms. Original, w/ OR and optimized run on \
+         the same seeds (the same burst position), so opportunistic retransmission's effect on \
+         each cell (eff-tab1/eff-tab2) and headlines 3 and 4 are paired: ratio of totals over \
+         the seeds where both runs have a recovery period (or a stall share), headline 3 pooled \
+         over Tables 1 and 2's 24 cells against the paper's 24 cells' totals, headline 4 (w/ OR \
+         against optimized: Linux's send buffer against the factor 3) pooled over every burst \
+         cell against -100% (61.6% stalled in section V.B, none by Theorem 11).",
     );
     let seeds = ctx.pick(3, 5, 10);
     // (u_ms, burst) for the three columns of Tables 1/4 then 2/5.
@@ -462,6 +596,117 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
                     stall_prr.extend(rs.iter().filter_map(|f| f.app_stall_share));
                 }
             }
+        }
+    }
+    // Per seed (None when a run has no such period), for the paired rows.
+    let util = |ri: usize, oi: usize, ci: usize| -> Vec<Option<f64>> {
+        runs[(ri * opts.len() + oi) * conds.len() + ci]
+            .iter()
+            .map(period_utilization)
+            .collect()
+    };
+    let stall = |ri: usize, oi: usize, ci: usize| -> Vec<Option<f64>> {
+        runs[(ri * opts.len() + oi) * conds.len() + ci]
+            .iter()
+            .map(|f| f.app_stall_share)
+            .collect()
+    };
+    // Tables 1 and 2, original against w/ OR, cell by cell and pooled
+    // (headline 3): the paper's "Experimental" rows give both cells.
+    let (mut a, mut b, mut pa, mut pb) = (Vec::new(), Vec::new(), 0.0, 0.0);
+    for (ri, (rname, _)) in RECS.iter().enumerate() {
+        for (ci, (u_ms, n)) in conds.iter().enumerate() {
+            let (x, y) = paired_some(&util(ri, 0, ci), &util(ri, 1, ci));
+            let (t, col) = if ci < 3 { (1, ci) } else { (2, ci - 3) };
+            let tab = if t == 1 { &TABLE1 } else { &TABLE2 };
+            let (p0, p1) = (tab[ri][0][col], tab[ri][1][col]);
+            e.claims.push(effect_claim(
+                "bursts",
+                &format!("eff-tab{t}-{}-or-n{n}-u{u_ms}", rname.to_lowercase()),
+                &format!(
+                    "Table {t}: opportunistic retransmission's effect on {rname}'s utilization of \
+                     the loss-recovery period, burst of {n}, U = {u_ms} ms"
+                ),
+                p0,
+                p1,
+                &x,
+                &y,
+                &format!("the Table {t} utilization rows carry what the same runs measured"),
+            ));
+            a.extend(x);
+            b.extend(y);
+            pa += p0;
+            pb += p1;
+        }
+    }
+    e.claims.push(
+        effect_claim(
+            "bursts",
+            "hl3-or-utilization",
+            "Headline 3: opportunistic retransmission \"eliminate[s] the flow control \
+             bottleneck\" (abstract; section IV, Tables 1 and 2): utilization of the \
+             loss-recovery period with it against without, total over Tables 1 and 2's 24 cells \
+             (RH, PRR, QARR, BARR x 6 conditions), paired by cell and seed",
+            pa,
+            pb,
+            &a,
+            &b,
+            "the per-cell eff-tab1/eff-tab2 rows and the Table 1 and 2 utilization rows carry \
+             what the same runs measured",
+        )
+        .headline(),
+    );
+    // Headline 4: the send buffer grown by 3 x cwnd against Linux's
+    // default, both with opportunistic retransmission (w/ OR against
+    // optimized), stall share over every burst cell, paired. The paper's
+    // number: 61.6% of the recovery stalled (section V.B, CUBIC+PRR w/
+    // OR) and, by Theorem 11, no stall with the factor 3: -100%.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for ri in 0..RECS.len() {
+        for ci in 0..conds.len() {
+            let (x, y) = paired_some(&stall(ri, 1, ci), &stall(ri, 2, ci));
+            a.extend(x);
+            b.extend(y);
+        }
+    }
+    e.claims.push(
+        Claim::measured(
+            PAPER,
+            "bursts",
+            "hl4-sndbuf-stall",
+            "Headline 4: \"application stall can be significantly alleviated by carefully \
+             monitoring and tuning the TCP sending buffer growth mechanism\" (abstract; section \
+             V: 61.6% of CUBIC+PRR's recovery stalled with Linux's buffer, none by Theorem 11 with \
+             sndbuf grown by 3 x cwnd): stall share with the factor 3 against Linux's default, \
+             both with opportunistic retransmission, total over the 24 burst cells, paired",
+            Expect::Effect {
+                paper: -1.0,
+                band: Band::EFFECT,
+            },
+            paired_relative(&a, &b, "effect"),
+            &format!(
+                "{UNTESTED}; mean stall share {:.3} with Linux's buffer, {:.3} with the factor 3, \
+                 over {} paired runs",
+                mean(a.iter().copied()),
+                mean(b.iter().copied()),
+                a.len()
+            ),
+        )
+        .headline(),
+    );
+    // Theorem 11 holds in our send-buffer model, so the factor-3 side
+    // cannot stall: the effect is -1 whenever the baseline stalls at all.
+    if b.iter().all(|x| *x == 0.0) {
+        if let Some(c) = e.claims.pop() {
+            let why = format!(
+                "the send buffer grown by 3 x cwnd never stalls in our model (Theorem 11 holds \
+                 by its design: 0 in all {} runs), so the effect is -1 whenever Linux's buffer \
+                 stalls at all; what can be judged is the baseline's stall share, {:.3} here \
+                 against the paper's 0.616 (sec5-stall-cubic-prr)",
+                b.len(),
+                mean(a.iter().copied())
+            );
+            e.claims.push(c.by_construction(&why));
         }
     }
     e.claims.push(claim(
@@ -681,72 +926,108 @@ fn cond_text(ci: usize) -> String {
     format!("{}% loss, U = {u} ms", p * 100.0)
 }
 
-/// Goodput tables: `combos` of (cc index, rec index), original and
-/// optimized, over CONDS; `paper(ci, ri, optimized, col)`.
+/// Goodput tables: `cells` of (cc index, rec index, condition), each run
+/// original then optimized (runs[2i], runs[2i + 1]), over the same seeds;
+/// `paper(ci, ri, optimized, col)`. Each cell gives its two goodput rows
+/// and the paired effect of the optimizations on it.
 #[allow(clippy::too_many_arguments)]
 fn goodput_tables(
     ctx: &Ctx,
     e: &mut Experiment,
     rate: u64,
-    combos: &[(usize, usize)],
-    conds: &[usize],
+    cells: &[(usize, usize, usize)],
     seeds: u64,
     duration: Time,
     tables: [u32; 4],
     paper: &dyn Fn(usize, usize, bool, usize) -> f64,
 ) -> Result<Vec<Vec<FlowResults>>, String> {
     let mut cases = Vec::new();
-    for &(ci, ri) in combos {
+    for &(ci, ri, k) in cells {
         for opt in [Opt::Original, Opt::Optimized] {
-            for &k in conds {
-                let (u_ms, loss) = CONDS[k];
-                cases.push(Case {
-                    rate,
-                    u_ms,
-                    loss,
-                    cc: CCS[ci].1,
-                    rec: RECS[ri].1,
-                    opt,
-                    duration,
-                    burst: None,
-                    download: false,
-                });
-            }
+            let (u_ms, loss) = CONDS[k];
+            cases.push(Case {
+                rate,
+                u_ms,
+                loss,
+                cc: CCS[ci].1,
+                rec: RECS[ri].1,
+                opt,
+                duration,
+                burst: None,
+                download: false,
+            });
         }
     }
     let runs = run_all(ctx, &e.id, &cases, seeds)?;
-    let mut j = 0;
-    for &(ci, ri) in combos {
+    let mut same = SameRuns::default();
+    let exp = e.id.clone();
+    for (i, &(ci, ri, k)) in cells.iter().enumerate() {
+        let cell = |t: u32| {
+            format!(
+                "{t}-{}-{}-{}",
+                CCS[ci].0.to_lowercase(),
+                RECS[ri].0.to_lowercase(),
+                cond_id(k)
+            )
+        };
+        let col = usize::from(k >= 3);
+        let mut g = Vec::new();
         for (oi, opt) in [Opt::Original, Opt::Optimized].iter().enumerate() {
-            for &k in conds {
-                let g: Vec<f64> = runs[j].iter().map(mbps).collect();
-                j += 1;
-                let table = tables[oi * 2 + usize::from(k >= 3)];
-                let what = if *opt == Opt::Original {
-                    ""
-                } else {
-                    " w/ the optimizations"
-                };
-                e.claims.push(claim_why(
-                    &e.id,
-                    format!(
-                        "tab{table}-{}-{}-{}",
-                        CCS[ci].0.to_lowercase(),
-                        RECS[ri].0.to_lowercase(),
-                        cond_id(k)
-                    ),
+            let rs = &runs[2 * i + oi];
+            let v: Vec<f64> = rs.iter().map(mbps).collect();
+            let table = tables[oi * 2 + col];
+            let what = if *opt == Opt::Original {
+                ""
+            } else {
+                " w/ the optimizations"
+            };
+            let id = format!("tab{}", cell(table));
+            let m = same.id(&format!("v-{ri}-{oi}-{k}"), &[&v], format!("{exp}/{id}"));
+            e.claims.push(
+                goodput_claim(
+                    &exp,
+                    id,
                     format!(
                         "Table {table}: {}+{}{what}, {}: goodput (Mbit/s)",
                         CCS[ci].0,
                         RECS[ri].0,
                         cond_text(k)
                     ),
-                    value(paper(ci, ri, *opt != Opt::Original, k), Band::QUANTITY),
-                    &g,
-                    diagnosis(&runs[j - 1], RECS[ri].1, *opt),
-                ));
-            }
+                    paper(ci, ri, *opt != Opt::Original, k),
+                    rate,
+                    &v,
+                    diagnosis(rs, RECS[ri].1, *opt),
+                )
+                .measurement(m),
+            );
+            g.push(v);
         }
+        let (t0, t1) = (tables[col], tables[2 + col]);
+        let id = format!("eff-tab{t0}-{}", cell(t1));
+        let m = same.id(
+            &format!("e-{ri}-{k}"),
+            &[&g[0], &g[1]],
+            format!("{exp}/{id}"),
+        );
+        e.claims.push(
+            effect_claim(
+                &exp,
+                &id,
+                &format!(
+                    "Tables {t0} -> {t1}: the optimizations' effect on {}+{}'s goodput, {}",
+                    CCS[ci].0,
+                    RECS[ri].0,
+                    cond_text(k)
+                ),
+                paper(ci, ri, false, k),
+                paper(ci, ri, true, k),
+                &g[0],
+                &g[1],
+                "the goodput rows of this cell, original and optimized, carry what the same runs \
+                 measured",
+            )
+            .measurement(m),
+        );
     }
     Ok(runs)
 }
@@ -760,38 +1041,121 @@ fn cond_id(k: usize) -> String {
     }
 }
 
+/// Goodput of a cell's runs, original (false) or optimized (true).
+fn cell_goodput(
+    cells: &[(usize, usize, usize)],
+    runs: &[Vec<FlowResults>],
+    cell: (usize, usize, usize),
+    optimized: bool,
+) -> Option<Vec<f64>> {
+    let i = cells.iter().position(|&x| x == cell)?;
+    Some(
+        runs[2 * i + usize::from(optimized)]
+            .iter()
+            .map(mbps)
+            .collect(),
+    )
+}
+
 /// The optimizations' effect on Vegas+QARR's goodput at 0.1% loss and
-/// 100 ms (condition 2), paired by seed, from a goodput table's runs
-/// (`goodput_tables`: per combination, 6 original then 6 optimized).
+/// 100 ms (condition 2), paired by seed: the cell's effect row's runs
+/// (`eff`), against the number the text gives.
 fn vegas_qarr_gain(
     e: &mut Experiment,
-    combos: &[(usize, usize)],
+    cells: &[(usize, usize, usize)],
     runs: &[Vec<FlowResults>],
+    eff: &str,
     id: &str,
     statement: &str,
     paper: f64,
 ) {
-    let Some(ix) = combos.iter().position(|&x| x == (3, 2)) else {
+    let (Some(orig), Some(opt)) = (
+        cell_goodput(cells, runs, (3, 2, 2), false),
+        cell_goodput(cells, runs, (3, 2, 2), true),
+    ) else {
         return;
     };
-    let orig: Vec<f64> = runs[ix * 12 + 2].iter().map(mbps).collect();
-    let opt: Vec<f64> = runs[ix * 12 + 6 + 2].iter().map(mbps).collect();
     let exp = e.id.clone();
-    e.claims.push(Claim::measured(
-        PAPER,
-        &exp,
-        id,
-        statement,
-        Expect::Effect {
-            paper,
-            band: Band::EFFECT,
-        },
-        paired_relative(&orig, &opt, "gain"),
-        &format!(
-            "{UNTESTED}; the goodput rows of this cell, original and optimized, carry what the \
-             same runs measured"
-        ),
-    ));
+    let m = e
+        .claims
+        .iter()
+        .find(|c| c.id == eff)
+        .map_or(format!("{exp}/{id}"), |c| c.measurement.clone());
+    e.claims.push(
+        Claim::measured(
+            PAPER,
+            &exp,
+            id,
+            statement,
+            Expect::Effect {
+                paper,
+                band: Band::EFFECT,
+            },
+            paired_relative(&orig, &opt, "gain"),
+            &format!(
+                "{UNTESTED}; the goodput rows of this cell, original and optimized, carry what the \
+                 same runs measured"
+            ),
+        )
+        .measurement(m),
+    );
+}
+
+/// Headline 5 (section VII.B, Table 6): the adaptive algorithms against
+/// the standard ones under random loss, over Table 6's cells measured
+/// (congestion controllers x three loss rates), original runs paired by
+/// controller, loss rate and seed; ratio of totals, against the paper's
+/// same cells' totals.
+fn adaptive_beats_standard(
+    e: &mut Experiment,
+    cells: &[(usize, usize, usize)],
+    runs: &[Vec<FlowResults>],
+) {
+    let exp = e.id.clone();
+    for (ai, si) in [(2, 0), (2, 1), (3, 0), (3, 1)] {
+        let (mut a, mut b, mut pa, mut pb) = (Vec::new(), Vec::new(), 0.0, 0.0);
+        let mut ccs = Vec::new();
+        for (ci, row) in TABLE6.iter().enumerate() {
+            for (k, (ps, pad)) in row[si].iter().zip(&row[ai]).enumerate() {
+                let (Some(s), Some(ad)) = (
+                    cell_goodput(cells, runs, (ci, si, k), false),
+                    cell_goodput(cells, runs, (ci, ai, k), false),
+                ) else {
+                    continue;
+                };
+                a.extend(s);
+                b.extend(ad);
+                pa += ps;
+                pb += pad;
+                if !ccs.contains(&CCS[ci].0) {
+                    ccs.push(CCS[ci].0);
+                }
+            }
+        }
+        if a.is_empty() {
+            continue;
+        }
+        let (an, sn) = (RECS[ai].0, RECS[si].0);
+        e.claims.push(
+            effect_claim(
+                &exp,
+                &format!("hl5-{}-over-{}", an.to_lowercase(), sn.to_lowercase()),
+                &format!(
+                    "Headline 5: \"all TCP+QARR/BARR combinations ... performed better than the \
+                     other combinations under all loss rates\" (section VII.B, Table 6): {an} \
+                     against {sn}, total goodput over Table 6's cells with {} at 0.01, 0.05 and \
+                     0.1% loss, U = 100 ms, paired by cell and seed",
+                    ccs.join(", ")
+                ),
+                pa,
+                pb,
+                &a,
+                &b,
+                "the Table 6 goodput rows carry what the same runs measured",
+            )
+            .headline(),
+        );
+    }
 }
 
 fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
@@ -800,18 +1164,27 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
         "Goodput of 16 congestion-control x loss-recovery combinations over HSPA+, original and optimized (Tables 6-9)",
         "20 Mbit/s, 4.3 MB buffer, AW = C x U, 200 s, Bernoulli loss; Tables 6 and 8: 0.01, 0.05, \
          0.1% at U = 100 ms; Tables 7 and 9: 0.1% at U = 50, 150, 200 ms. Optimized: opportunistic \
-         retransmission and the send buffer grown by 3 x cwnd. `--quick` measures CUBIC only.",
+         retransmission and the send buffer grown by 3 x cwnd. Original and optimized run on the \
+         same seeds, so each cell's effect of the optimizations (eff-*) is paired: ratio of \
+         totals with a paired bootstrap CI, against the paper's two cells' ratio. A goodput cell \
+         whose paper value x 1.25 passes the 20 Mbit/s capacity is judged as a share of \
+         capacity (ours / 20 against paper / 20, +-0.10: claims.rs near_capacity), since the \
+         quantity band's upper half could not be reached. QARR and BARR rows of Veno, Westwood \
+         and Vegas whose seeds give bit-for-bit the same goodput (the controller is inert under \
+         QARR and BARR, see SameRuns in mobile.rs) share one measurement id and count once. \
+         Headline 5 pools Table 6's cells (every controller measured x three loss rates). \
+         `--quick` measures CUBIC only.",
     );
-    let combos: Vec<(usize, usize)> = (0..ctx.pick(1, 4, 4))
-        .flat_map(|c| (0..4).map(move |r| (c, r)))
+    let ccs = ctx.pick(1, 4, 4);
+    let cells: Vec<(usize, usize, usize)> = (0..ccs)
+        .flat_map(|c| (0..4).flat_map(move |r| (0..6).map(move |k| (c, r, k))))
         .collect();
     let seeds = ctx.pick(3, 5, 10);
     let runs = goodput_tables(
         ctx,
         &mut e,
         HSPA,
-        &combos,
-        &[0, 1, 2, 3, 4, 5],
+        &cells,
         seeds,
         200 * SEC,
         [6, 7, 8, 9],
@@ -825,12 +1198,14 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
             t[c][r][k % 3]
         },
     )?;
+    adaptive_beats_standard(&mut e, &cells, &runs);
     // Section VII.D: Vegas+QARR gains 33.6% from the optimizations at
     // 0.1% loss (19.1 against 14.3 Mbit/s).
     vegas_qarr_gain(
         &mut e,
-        &combos,
+        &cells,
         &runs,
+        "eff-tab6-8-vegas-qarr-p0.1",
         "sec7d-vegas-qarr-gain",
         "Section VII.D: the optimizations improve Vegas+QARR's goodput by 33.6% at 0.1% loss",
         0.336,
@@ -853,12 +1228,14 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
         seeds,
     )?;
     let g: Vec<f64> = noloss[0].iter().map(mbps).collect();
-    e.claims.push(claim(
+    e.claims.push(goodput_claim(
         "hspa",
         "sec7c-no-loss".into(),
         "Section VII.C: without loss TCP reaches 19.3 Mbit/s (96.5% of 20 Mbit/s)".into(),
-        value(19.3, Band::QUANTITY),
+        19.3,
+        HSPA,
         &g,
+        String::new(),
     ));
     if let Some(f) = runs.first().and_then(|r| r.first()) {
         e.row(
@@ -874,20 +1251,33 @@ fn lte(ctx: &Ctx) -> Result<Experiment, String> {
     let mut e = Experiment::new(
         "lte",
         "QARR and BARR over LTE, original and optimized (Tables 10-13)",
-        "100 Mbit/s, otherwise as the HSPA+ runs. `--quick` measures CUBIC+QARR only.",
+        "100 Mbit/s, otherwise as the HSPA+ runs (paired effects, near-capacity shares and \
+         shared measurement ids likewise). \"QARR performs better than BARR\" (section VII.F, \
+         Tables 10 and 11) is one order row per cell (ord-*: QARR - BARR per seed, original \
+         runs): each cell is a paired comparison the paper makes, and a single share-of-cells \
+         row would count Veno's, Westwood's and Vegas's identical runs three times; rows on \
+         identical runs share a measurement id. Headline 1's summary rows (hl1-*) are judged \
+         over every original -> optimized cell pair measured over HSPA+ and LTE; the share row \
+         counts each measurement once. `--quick` measures CUBIC+QARR and the 133% cell \
+         (Vegas+BARR at U = 200 ms) only.",
     );
-    let combos: Vec<(usize, usize)> = if ctx.quick {
-        vec![(0, 2)]
+    let cells: Vec<(usize, usize, usize)> = if ctx.quick {
+        (0..6).map(|k| (0, 2, k)).chain([(3, 3, 5)]).collect()
     } else {
-        (0..4).flat_map(|c| [(c, 2), (c, 3)]).collect()
+        (0..4)
+            .flat_map(|c| {
+                [2, 3]
+                    .into_iter()
+                    .flat_map(move |r| (0..6).map(move |k| (c, r, k)))
+            })
+            .collect()
     };
     let seeds = ctx.pick(3, 5, 10);
     let runs = goodput_tables(
         ctx,
         &mut e,
         LTE,
-        &combos,
-        &[0, 1, 2, 3, 4, 5],
+        &cells,
         seeds,
         200 * SEC,
         [10, 11, 12, 13],
@@ -901,16 +1291,141 @@ fn lte(ctx: &Ctx) -> Result<Experiment, String> {
             t[c][r - 2][k % 3]
         },
     )?;
+    // Headline 1: the paper's largest effect, 39.5 -> 92.1 Mbit/s.
+    if let Some(c) = e
+        .claims
+        .iter_mut()
+        .find(|c| c.id == "eff-tab11-13-vegas-barr-u200")
+    {
+        c.headline = true;
+        c.statement = format!(
+            "Headline 1: \"the proposed optimization algorithms improve the bandwidth \
+             efficiency by up to 133%\" (abstract): the paper's largest cell pair, {}",
+            c.statement
+        );
+    }
+    let mut same = SameRuns::default();
+    for ci in 0..4 {
+        for k in 0..6 {
+            let (Some(q), Some(b)) = (
+                cell_goodput(&cells, &runs, (ci, 2, k), false),
+                cell_goodput(&cells, &runs, (ci, 3, k), false),
+            ) else {
+                continue;
+            };
+            let t = if k < 3 { 10 } else { 11 };
+            let id = format!(
+                "ord-tab{t}-{}-qarr-over-barr-{}",
+                CCS[ci].0.to_lowercase(),
+                cond_id(k)
+            );
+            let m = same.id(&format!("{k}"), &[&q, &b], format!("lte/{id}"));
+            e.claims.push(
+                order_claim(
+                    "lte",
+                    &id,
+                    &format!(
+                        "Section VII.F: \"QARR performs better than BARR\" over LTE (Table {t}, \
+                         {}, {}: paper {} against {} Mbit/s): QARR - BARR goodput per seed",
+                        CCS[ci].0,
+                        cond_text(k),
+                        [TABLE10, TABLE11][k / 3][ci][0][k % 3],
+                        [TABLE10, TABLE11][k / 3][ci][1][k % 3],
+                    ),
+                    &b,
+                    &q,
+                )
+                .measurement(m),
+            );
+        }
+    }
     // Section VII.F: 43.3% for Vegas+QARR at 0.1% and 100 ms.
     vegas_qarr_gain(
         &mut e,
-        &combos,
+        &cells,
         &runs,
+        "eff-tab10-12-vegas-qarr-p0.1",
         "sec7f-vegas-qarr-gain",
         "Section VII.F: over LTE the optimizations improve Vegas+QARR's goodput by 43.3% at 0.1% loss, 100 ms",
         0.433,
     );
     Ok(e)
+}
+
+/// Headline 1 over every cell pair measured (Tables 6 -> 8, 7 -> 9,
+/// 10 -> 12, 11 -> 13): the largest of our effects against the paper's
+/// largest, and the share of the pairs whose effect reproduces.
+fn effect_summary(hspa: &Experiment, lte: &mut Experiment) {
+    let effs: Vec<&Claim> = hspa
+        .claims
+        .iter()
+        .chain(&lte.claims)
+        .filter(|c| c.id.starts_with("eff-tab"))
+        .collect();
+    let Some(top) = effs
+        .iter()
+        .filter(|c| c.ours.is_some())
+        .max_by(|a, b| {
+            let m = |c: &Claim| c.ours.as_ref().map_or(f64::NEG_INFINITY, |o| o.mean);
+            m(a).total_cmp(&m(b))
+        })
+        .copied()
+    else {
+        return;
+    };
+    let max = Claim::measured(
+        PAPER,
+        "lte",
+        "hl1-max-effect",
+        &format!(
+            "Headline 1: \"improve the bandwidth efficiency by up to 133%\" (abstract; the \
+             paper's largest pair is Vegas+BARR over LTE at 200 ms, 39.5 -> 92.1 Mbit/s): our \
+             largest effect over the {} cell pairs measured, which is {} (the largest of many \
+             means, so biased upward)",
+            effs.len(),
+            top.id
+        ),
+        Expect::Effect {
+            paper: 92.1 / 39.5 - 1.0,
+            band: Band::EFFECT,
+        },
+        top.ours.clone().expect("measured"),
+        &format!(
+            "{UNTESTED}; the row {} carries what its runs measured",
+            top.id
+        ),
+    )
+    .measurement(top.measurement.clone())
+    .headline();
+    // Each measurement once: reproduced only when every row judging it is.
+    let mut by: Vec<(&str, bool)> = Vec::new();
+    for c in &effs {
+        let ok = c.verdict == Verdict::Reproduced;
+        match by.iter_mut().find(|(m, _)| *m == c.measurement) {
+            Some((_, v)) => *v &= ok,
+            None => by.push((&c.measurement, ok)),
+        }
+    }
+    let k = by.iter().filter(|(_, v)| *v).count() as u64;
+    let n = by.len() as u64;
+    let share = Claim::measured(
+        PAPER,
+        "lte",
+        "hl1-share-of-pairs",
+        &format!(
+            "Headline 1: the optimizations' effect holds cell by cell (abstract; Tables 6 -> 8, \
+             7 -> 9, 10 -> 12, 11 -> 13, each pair the paper's own effect): the share of our \
+             {n} distinct cell-pair measurements ({} rows) whose paired effect is reproduced \
+             (Wilson interval over the measurements)",
+            effs.len()
+        ),
+        value(1.0, Band::SHARE),
+        super::estimators::wilson(k, n),
+        &format!("{UNTESTED}; the eff-tab* rows carry each cell's effect and its runs"),
+    )
+    .headline();
+    lte.claims.push(max);
+    lte.claims.push(share);
 }
 
 // ---- Tables 14 and 15 ------------------------------------------------------
@@ -939,6 +1454,12 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
         "CUBIC. Table 14: 100 Mbit/s, 0.5% loss, U = 50-200 ms. Table 15: 0.1% loss, U = 100 ms, \
          C = 200 Mbit/s to 1 Gbit/s. Optimized = opportunistic retransmission + send buffer 3 x cwnd; \
          Optimal = Optimized with no retransmission ever dropped; Hack 1 = Optimized + Hack 1. \
+         All variants run on the same seeds, so each variant's effect against the original \
+         (eff-*) is paired; Hack 1's \"always perform better\" is an order per cell (ord-*) on \
+         the same runs as its effect row, and the optimal's \"over 93%\" / \"over 92%\" a lower \
+         bound on each seed's share of capacity (atleast-*) on the same runs as its goodput row \
+         (shared measurement ids). Goodput cells whose paper value x 1.25 passes the capacity \
+         are judged as a share of capacity (claims.rs near_capacity). \
          Not run by `--quick`; the default runs 60 s of each Table 15 point.",
     );
     if ctx.quick {
@@ -1027,14 +1548,129 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
                 TABLE15[v][r][col],
             )
         };
-        e.claims.push(claim_why(
+        e.claims.push(goodput_claim(
             "limits",
             id,
             statement,
-            value(paper, Band::QUANTITY),
+            paper,
+            c.rate,
             &g,
             diagnosis(&runs[i], c.rec, c.opt),
         ));
+    }
+    // The comparisons the section draws, each on paired runs: every
+    // variant against the original (Tables 14, 15), Hack 1 "always
+    // perform[s] better than the original ones" (an order per cell, on
+    // the same runs as its effect row), and the optimal's share of the
+    // capacity, "over 93%" (Table 14) and "always ... over 92%" (Table 15)
+    // (a lower bound per cell, on the same runs as its goodput row).
+    let g = |i: usize| -> Vec<f64> { runs[i].iter().map(mbps).collect() };
+    for (r, rec) in ["qarr", "barr"].iter().enumerate() {
+        for col in 0..4 {
+            // (table, index of the original, [(variant index, opt)], column label, rate)
+            let u = [50, 100, 150, 200][col];
+            let mbit = [200, 400, 800, 1000][col];
+            let t14 = (
+                14,
+                8 + r * 4 + col,
+                vec![
+                    (r * 4 + col, 0, Opt::Optimized),
+                    (16 + r * 4 + col, 2, Opt::Optimal),
+                    (24 + r * 4 + col, 3, Opt::Hack1),
+                ],
+                format!("u{u}"),
+                LTE,
+            );
+            let t15 = (
+                15,
+                n14 + r * 4 + col,
+                vec![
+                    (n14 + 8 + r * 4 + col, 1, Opt::Optimal),
+                    (n14 + 16 + r * 4 + col, 2, Opt::Hack1),
+                ],
+                format!("{mbit}mbps"),
+                mbit * 1_000_000,
+            );
+            for (t, oi, variants, lab, rate) in [t14, t15] {
+                let paper_of = |v: usize| {
+                    if t == 14 {
+                        TABLE14[v][r][col]
+                    } else {
+                        TABLE15[v][r][col]
+                    }
+                };
+                let p0 = paper_of(if t == 14 { 1 } else { 0 });
+                let cond = if t == 14 {
+                    format!("0.5% loss, U = {u} ms")
+                } else {
+                    format!("0.1% loss, U = 100 ms, C = {mbit} Mbit/s")
+                };
+                for (vi, v, opt) in variants {
+                    let id = format!("eff-tab{t}-{rec}-{}-{lab}", opt.label());
+                    e.claims.push(effect_claim(
+                        "limits",
+                        &id,
+                        &format!(
+                            "Table {t}: CUBIC+{} {} against original, {cond}: effect on goodput",
+                            rec.to_uppercase(),
+                            label(opt)
+                        ),
+                        p0,
+                        paper_of(v),
+                        &g(oi),
+                        &g(vi),
+                        "the goodput rows of both variants carry what the same runs measured",
+                    ));
+                    if opt == Opt::Hack1 {
+                        e.claims.push(
+                            order_claim(
+                                "limits",
+                                &format!("ord-tab{t}-{rec}-hack1-over-original-{lab}"),
+                                &format!(
+                                    "Section VIII: \"the optimized QARR/BARR with Hack 1 always \
+                                     perform better than the original ones\" (Table {t}, CUBIC+{}, \
+                                     {cond}): Hack 1 - original goodput per seed",
+                                    rec.to_uppercase()
+                                ),
+                                &g(oi),
+                                &g(vi),
+                            )
+                            .measurement(format!("limits/{id}")),
+                        );
+                    }
+                    if opt == Opt::Optimal {
+                        let (floor, words) = if t == 14 {
+                            (0.93, "\"the optimal bandwidth efficiency of the optimized QARR/BARR can reach over 93%\"")
+                        } else {
+                            (0.92, "\"the optimal bandwidth efficiencies of the optimized QARR/BARR without dropping retransmitted packets always remain at over 92%\"")
+                        };
+                        let shares: Vec<f64> = g(vi).iter().map(|x| x / cap(rate)).collect();
+                        let gid = if t == 14 {
+                            format!("tab14-{rec}-optimal-u{u}")
+                        } else {
+                            format!("tab15-{rec}-optimal-{mbit}mbps")
+                        };
+                        e.claims.push(
+                            claim_why(
+                                "limits",
+                                format!("atleast-tab{t}-{rec}-optimal-{lab}"),
+                                format!(
+                                    "Section VIII: {words} (Table {t}, CUBIC+{}, {cond}): share of capacity",
+                                    rec.to_uppercase()
+                                ),
+                                Expect::AtLeast {
+                                    paper: floor,
+                                    band: Band::SHARE,
+                                },
+                                &shares,
+                                diagnosis(&runs[vi], rec, opt),
+                            )
+                            .measurement(format!("limits/{gid}")),
+                        );
+                    }
+                }
+            }
+        }
     }
     Ok(e)
 }
@@ -1048,7 +1684,9 @@ fn spikes(ctx: &Ctx) -> Result<Experiment, String> {
         "20 Mbit/s, U = 100 ms, AW = C x U, CUBIC with PRR or QARR, original and optimized; five \
          single packets dropped, spread over the transfer (the seed places them). RTT spike: the \
          largest RTT of the segments sent in the RTT after a recovery over the RTT when it began \
-         (the results' rtt_spike), averaged over the recoveries of a run.",
+         (the results' rtt_spike), averaged over the recoveries of a run. Headline 2 reads \
+         \"over 50% RTT reduction\" as the spike taken away in units of the base RTT (Figure \
+         4's 150 -> 100 ms is 0.5): original - optimized per seed, as a lower bound of 0.5.",
     );
     let seeds = ctx.pick(3, 5, 10);
     let mut cases = Vec::new();
@@ -1082,6 +1720,32 @@ fn spikes(ctx: &Ctx) -> Result<Experiment, String> {
         let v: Vec<f64> = runs[i].iter().filter_map(spike).collect();
         e.claims
             .push(claim("spikes", id.into(), statement.into(), expect, &v));
+    }
+    // Headline 2: "over 50% RTT reduction": the spike (RTT after a
+    // recovery over the RTT when it began) the optimizations take away,
+    // original - optimized per seed, in units of the base RTT: Figure 4's
+    // 150 -> 100 ms is 0.5, Figure 5's 180 -> 100 ms 0.8.
+    for (i, rec, fig) in [(0, "PRR", 4), (2, "QARR", 5)] {
+        let per = |j: usize| runs[j].iter().map(spike).collect::<Vec<_>>();
+        let (orig, opt) = paired_some(&per(i), &per(i + 1));
+        let d: Vec<f64> = orig.iter().zip(&opt).map(|(x, y)| x - y).collect();
+        e.claims.push(
+            claim(
+                "spikes",
+                format!("hl2-rtt-reduction-{}", rec.to_lowercase()),
+                format!(
+                    "Headline 2: the optimizations \"completely mitigate RTT spikes, i.e., over \
+                     50% RTT reduction, over the loss recovery phase\" (abstract; Figure {fig}, \
+                     CUBIC+{rec}): RTT spike original - optimized per seed, in base RTTs"
+                ),
+                Expect::AtLeast {
+                    paper: 0.5,
+                    band: Band::QUANTITY,
+                },
+                &d,
+            )
+            .headline(),
+        );
     }
     // One run of each drawn: cwnd and RTT over time.
     let dir = ctx.sub("spikes")?;
@@ -1138,4 +1802,107 @@ fn linux_check() -> Experiment {
          \"PRR against Linux's PRR (the mobile paper's Figure 3)\"",
     ));
     e
+}
+
+#[cfg(test)]
+mod tests {
+    // Each metric a headline row judges can land on either side of its
+    // band (a metric that cannot fail is no finding): two cheap scenarios
+    // per metric, one seed each, short runs.
+    use super::*;
+
+    fn one(c: &Case) -> FlowResults {
+        let r = crate::reproduce::common::run(&build(c, 1), None).expect("runs");
+        r.results.flows.into_iter().next().expect("one flow")
+    }
+
+    fn case(rec: &'static str, opt: Opt) -> Case {
+        Case {
+            rate: HSPA,
+            u_ms: 100,
+            loss: 0.0,
+            cc: "cubic",
+            rec,
+            opt,
+            duration: 12 * SEC,
+            burst: None,
+            download: false,
+        }
+    }
+
+    /// The point estimate of a paired effect (ratio of totals).
+    fn effect(a: f64, b: f64) -> f64 {
+        paired_relative(&[a], &[b], "e").mean
+    }
+
+    #[test]
+    fn headline_metrics_take_both_sides_of_their_bands() {
+        // Headlines 1 and 5: the paired effect on goodput at 0.1% loss.
+        // RH -> QARR goes above both bands (1.33 and 0.79 +-25%); QARR
+        // original -> optimized at 20 Mbit/s below both.
+        let lossy = |rec, opt| {
+            let mut c = case(rec, opt);
+            c.loss = 0.001;
+            c.duration = 40 * SEC;
+            mbps(&one(&c))
+        };
+        let (rh, qarr, qarr_opt) = (
+            lossy("rate-halving", Opt::Original),
+            lossy("qarr", Opt::Original),
+            lossy("qarr", Opt::Optimized),
+        );
+        let up = effect(rh, qarr);
+        let flat = effect(qarr, qarr_opt);
+        eprintln!("goodput effects: RH->QARR {up:.3}, QARR->optimized {flat:.3}");
+        assert!(up > Band::EFFECT.around(92.1 / 39.5 - 1.0)[1], "{up}");
+        assert!(flat < Band::EFFECT.around(0.79)[0], "{flat}");
+        // Headline 3: the paired effect of opportunistic retransmission
+        // on the recovery period's utilization (band 1.96 +-25%): burst
+        // of 10 above it, burst of 100 below it.
+        let util = |n: u64, opt| {
+            let mut c = case("rate-halving", opt);
+            c.burst = Some(n);
+            period_utilization(&one(&c)).expect("a period")
+        };
+        let e10 = effect(util(10, Opt::Original), util(10, Opt::Or));
+        let e100 = effect(util(100, Opt::Original), util(100, Opt::Or));
+        eprintln!("utilization effects: n10 {e10:.3}, n100 {e100:.3}");
+        let [lo, hi] = Band::EFFECT.around(1.956);
+        assert!(e10 > hi && e100 < lo, "{e10} {e100}");
+        // Headline 4: the stall share (band -1 +-25% on the paired
+        // effect). The factor 3 against Linux's buffer lands inside it;
+        // the measure's other side is shown on the baseline only: Linux's
+        // buffer stalls with opportunistic retransmission and not without
+        // it (section V), so the row rests on a stall that is measured,
+        // not assumed. The factor-3 side read zero in every run we made
+        // (Theorem 11 holds in our send-buffer model), which the report
+        // flags: that side cannot fail here.
+        let stall = |opt| {
+            let mut c = case("prr-6937", opt);
+            c.burst = Some(50);
+            one(&c).app_stall_share.unwrap_or(0.0)
+        };
+        let (s0, s1, s3) = (stall(Opt::Original), stall(Opt::Or), stall(Opt::Optimized));
+        eprintln!("stall shares: original {s0:.3}, w/ OR {s1:.3}, factor 3 {s3:.3}");
+        let [lo, hi] = Band::EFFECT.around(-1.0);
+        let cut = effect(s1, s3);
+        assert!((lo..=hi).contains(&cut), "{cut}");
+        assert!(s0 == 0.0 && s1 > 0.0, "{s0} {s1}");
+        // Headline 2: the RTT spike the optimizations take away, in base
+        // RTTs (at least 0.5 -25%): PRR above it; opportunistic
+        // retransmission alone against the full optimizations below it.
+        let spike = |rec, opt| {
+            let mut c = case(rec, opt);
+            c.download = true;
+            c.duration = 60 * SEC;
+            let f = one(&c);
+            let v: Vec<f64> = f.recoveries.iter().filter_map(|r| r.rtt_spike).collect();
+            v.iter().sum::<f64>() / v.len().max(1) as f64
+        };
+        let prr = spike("prr-6937", Opt::Original) - spike("prr-6937", Opt::Optimized);
+        let or_only = spike("prr-6937", Opt::Or) - spike("prr-6937", Opt::Optimized);
+        eprintln!("spike reductions: original {prr:.3}, w/ OR only {or_only:.3}");
+        let lo = Band::QUANTITY.around(0.5)[0];
+        assert!(prr > lo && or_only < lo, "{prr} {or_only}");
+    }
 }

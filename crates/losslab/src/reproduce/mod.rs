@@ -13,6 +13,7 @@
 
 pub mod claims;
 mod common;
+mod estimators;
 mod le;
 mod mobile;
 mod or3;
@@ -119,6 +120,34 @@ pub struct PaperResult {
 }
 
 impl PaperResult {
+    /// Moves the headline rows (claims.rs, `headline`) out of the
+    /// experiments that measured them into a first table, in the order
+    /// they were made; each keeps its `experiment`, which names where its
+    /// runs are.
+    pub fn headlines_first(&mut self) {
+        let mut heads = Vec::new();
+        for e in &mut self.experiments {
+            let (h, rest): (Vec<_>, Vec<_>) = e.claims.drain(..).partition(|c| c.headline);
+            e.claims = rest;
+            heads.extend(h);
+        }
+        if heads.is_empty() {
+            return;
+        }
+        // In HEADLINES.md's order (a stable sort keeps each item's rows
+        // as made).
+        heads.sort_by_key(|c| claims::headline_item(&c.statement).unwrap_or(u32::MAX));
+        let mut h = Experiment::new(
+            "headline",
+            "The paper's headline claims",
+            "Each item of ../shared/papers/HEADLINES.md (the abstract's and conclusion's \
+             claims) as a row judged on paired runs; the experiment each row names holds its \
+             setup and its other rows.",
+        );
+        h.claims = heads;
+        self.experiments.insert(0, h);
+    }
+
     /// Every claim of the paper, in experiment order.
     pub fn claims(&self) -> impl Iterator<Item = &claims::Claim> + Clone {
         self.experiments.iter().flat_map(|e| &e.claims)
@@ -223,7 +252,8 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             full: a.full,
             export: export.as_ref().map(OutDir::stage),
         };
-        let r = f(&ctx).map_err(Failure::Runtime)?;
+        let mut r = f(&ctx).map_err(Failure::Runtime)?;
+        r.headlines_first();
         let json = serde_json::to_string_pretty(&r).expect("serialise");
         fs::write(ctx.dir.join("results.json"), format!("{json}\n"))
             .map_err(|e| Failure::Runtime(e.to_string()))?;
@@ -253,11 +283,12 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
 pub fn render(r: &PaperResult) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\n=== {} ({}){}", r.title, r.paper, scale_flag(r));
+    for line in claims::summary_lines(r.claims()) {
+        let _ = writeln!(s, "{line}");
+    }
     let _ = writeln!(
         s,
-        "{} claims: {}\n(ours: mean [95% CI] (n seeds); paper: value (tolerance band); rules: docs/REPRODUCTIONS.md, \"Verdicts\")",
-        r.claims().count(),
-        claims::counts(r.claims())
+        "(ours: mean [95% CI] (n seeds); paper: value (tolerance band); rules: docs/REPRODUCTIONS.md, \"Verdicts\")"
     );
     for e in &r.experiments {
         let _ = writeln!(s, "\n--- {}: {}\n{}", e.id, e.title, e.setup);
@@ -270,7 +301,15 @@ pub fn render(r: &PaperResult) -> String {
                 "",
                 ours_text(c),
                 c.paper_text(),
-                if c.verdict.needs_explanation() {
+                if c.verdict == claims::Verdict::Inconclusive {
+                    match c.seeds_to_decide {
+                        Some(n) => format!(
+                            "\n  {:<16} about {n} seeds at our spread would decide it",
+                            ""
+                        ),
+                        None => String::new(),
+                    }
+                } else if c.verdict.needs_explanation() {
                     format!("\n  {:<16} why: {}", "", c.explanation)
                 } else {
                     String::new()
@@ -418,16 +457,19 @@ fn write_html(dir: &Path, r: &PaperResult) -> Result<(), String> {
          reproduce {p}</title><style>body{{font-family:system-ui,sans-serif;max-width:1100px;\
          margin:2em auto;padding:0 1em;color:#222}}table{{border-collapse:collapse}}td,th{{border:\
          1px solid #ccc;padding:.3em .6em}}th{{background:#f3f3f3}}.reproduced{{color:#070}}\
-         .same-direction{{color:#770}}.differs{{color:#b60}}.contradicted{{color:#b00;\
+         .same-direction{{color:#770}}.inconclusive{{color:#557}}.differs{{color:#b60}}.contradicted{{color:#b00;\
          font-weight:bold}}.not-measured{{color:#777}}img{{max-width:100%;border:1px solid #ddd}}\
-         </style></head><body><h1>{t}</h1><p>losslab reproduce {p}{q}</p><p><b>{n} claims: {c}\
+         </style></head><body><h1>{t}</h1><p>losslab reproduce {p}{q}</p><p><b>{c}\
          </b> (claims.csv; the rules: docs/REPRODUCTIONS.md, \"Verdicts\")</p>\
          <figure><img src=\"claims.png\" alt=\"every claim against the paper's band\"></figure>",
         p = esc(&r.paper),
         t = esc(&r.title),
         q = scale_flag(r),
-        n = r.claims().count(),
-        c = esc(&claims::counts(r.claims())),
+        c = claims::summary_lines(r.claims())
+            .iter()
+            .map(|l| esc(l))
+            .collect::<Vec<_>>()
+            .join("<br>"),
     );
     for e in &r.experiments {
         let _ = write!(

@@ -34,7 +34,28 @@ struct WebStats {
     /// cwnd - ssthresh just before each fast recovery's exit (not those a
     /// timeout ended): Table 6.
     cwnd_minus_ssthresh_before_exit: Vec<f64>,
+    /// ssthresh of each recovery in `cwnd_after`, in the same order: the
+    /// headline's "cwnd at the exit against ssthresh".
+    ssthresh_at_exit: Vec<f64>,
+    /// The largest burst of the recoveries that began with pipe below
+    /// ssthresh, the paper's heavy losses (section 5.1, Table 5): the
+    /// headline's "large bursts under high losses".
+    largest_burst_heavy: usize,
+    /// `retx_latency_ms` split by response size (`SIZE_BUCKETS`): the
+    /// headline's "depending on the response size".
+    retx_latency_by_size: [Vec<f64>; 3],
 }
+
+/// Response sizes for the headline's "3-10% depending on the response
+/// size" (abstract). The paper gives no buckets; ours split the stand-in's
+/// log-normal sizes (mean 7.5 kB) where a response fits an initial window
+/// of 10 segments (under 10 kB: a loss is often a tail loss), takes a few
+/// round trips (10-50 kB), or many (50 kB and more).
+const SIZE_BUCKETS: [(u64, u64, &str); 3] = [
+    (0, 10_000, "under 10 kB"),
+    (10_000, 50_000, "10-50 kB"),
+    (50_000, u64::MAX, "50 kB and more"),
+];
 
 /// One seed's statistics per algorithm (`WEB_ALGS` order): over every
 /// fast recovery, and over those that began with the flight filling cwnd
@@ -156,6 +177,15 @@ fn web_stats(
                         .extend(tr.response_latencies_ms(spec, |from, to, _| {
                             tr.retransmissions().any(|x| x.seq >= from && x.seq < to)
                         }));
+                    for (b, &(lo, hi, _)) in SIZE_BUCKETS.iter().enumerate() {
+                        s.retx_latency_by_size[b].extend(tr.response_latencies_ms(
+                            spec,
+                            |from, to, bytes| {
+                                (lo..hi).contains(&bytes)
+                                    && tr.retransmissions().any(|x| x.seq >= from && x.seq < to)
+                            },
+                        ));
+                    }
                     s.retransmissions += fr.retransmissions;
                     s.retransmissions_dropped += tr.retransmissions_dropped;
                     let recs = &fr.recoveries;
@@ -217,6 +247,7 @@ fn add_recovery(
         s.timeouts_in_recovery += 1;
     } else {
         s.cwnd_after.push(cw as f64);
+        s.ssthresh_at_exit.push(x.ssthresh as f64);
         if let Some(b) = x.cwnd_before_exit {
             s.cwnd_minus_ssthresh_before_exit
                 .push(b as f64 - x.ssthresh as f64);
@@ -226,6 +257,9 @@ fn add_recovery(
         }
     }
     s.largest_burst = s.largest_burst.max(burst);
+    if x.pipe_minus_ssthresh_at_start < 0 {
+        s.largest_burst_heavy = s.largest_burst_heavy.max(burst);
+    }
     if burst > 10 {
         s.bursts_over_10 += 1;
     }
@@ -486,6 +520,158 @@ fn web_claims(per_seed: &[&[WebStats]]) -> Vec<Claim> {
             "",
         )));
     }
+    out.extend(headline_claims(per_seed));
+    out
+}
+
+/// The per-seed mean of `v` (None when empty).
+fn mean_of(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+const HEADLINE1: &str = "Headline 1: \"Linux suffers from excessive congestion window reductions while RFC3517 transmits large bursts under high losses\" (abstract)";
+const HEADLINE2: &str = "Headline 2: \"PRR recovers from losses quickly, smoothly and accurately by pacing out retransmissions across received ACKs\" (abstract)";
+const HEADLINE3: &str = "Headline 3: \"PRR and ER reduce the TCP latency of connections experiencing losses by 3-10% depending on the response size\" (abstract; conclusion: PRR alone, \"by 3-10% compared to Linux recovery\"; section 5.3: PRR and RFC 3517 reduce \"the average latency of the responses with retransmissions by 3-10%\")";
+
+/// The paper's headline claims that the web runs measure
+/// (../shared/papers/HEADLINES.md, items 1-3), each on the same seeds'
+/// workloads and losses under each algorithm. Rows that judge runs an
+/// existing row already judges share its measurement.
+fn headline_claims(per_seed: &[&[WebStats]]) -> Vec<Claim> {
+    let (prr, rfc, rh) = (0, 1, 2);
+    let pairs = |a: usize, b: usize, f: &dyn Fn(&WebStats) -> Option<f64>| {
+        per_seed
+            .iter()
+            .filter_map(|s| Some((f(&s[a])?, f(&s[b])?)))
+            .unzip::<f64, f64, Vec<f64>, Vec<f64>>()
+    };
+    let order = |id: &str, statement: String, positive: bool, d: losslab_sim::stats::Summary| {
+        Claim::measured(
+            "prr",
+            "web",
+            id,
+            &statement,
+            Expect::Order {
+                paper_positive: positive,
+            },
+            d,
+            "",
+        )
+        .headline()
+        .or_unexplained()
+    };
+    let mut out = Vec::new();
+    // "Excessive" reductions are judged against PRR on the same seeds, not
+    // against ssthresh alone: rate-halving's exit sets cwnd to at most
+    // ssthresh (rate_halving.rs), so "below ssthresh" could never fail
+    // (the hostile review of issue 27). Per seed: the mean of cwnd after
+    // recovery - ssthresh over rate-halving's recoveries, minus the same
+    // over PRR's.
+    let below = |w: &WebStats| {
+        let d: Vec<f64> = w
+            .cwnd_after
+            .iter()
+            .zip(&w.ssthresh_at_exit)
+            .map(|(c, t)| c - t)
+            .collect();
+        mean_of(&d)
+    };
+    let (p_below, rh_below) = pairs(prr, rh, &below);
+    out.push(order(
+        "headline1-rate-halving-cwnd-below-ssthresh",
+        format!("{HEADLINE1}: rate-halving ends recoveries further below ssthresh than PRR (per seed: mean of cwnd after recovery - ssthresh over rate-halving's recoveries minus the same over PRR's, segments)"),
+        false,
+        paired_difference(&p_below, &rh_below, "h1-cwnd"),
+    )
+    .by_construction(
+        "rate-halving's exit sets cwnd to at most ssthresh (rate_halving.rs) and PRR's ends at \
+         ssthresh unless the application runs out of data, so no run we built puts rate-halving \
+         above PRR (prr.rs, headline_metrics_take_both_sides); the paper's \"excessive\" has no \
+         size to test against",
+    ));
+    let (x, y) = pairs(prr, rfc, &|s| Some(s.largest_burst_heavy as f64));
+    out.push(order(
+        "headline1-rfc3517-burst-heavy-loss",
+        format!("{HEADLINE1}: RFC 3517's largest burst in recoveries under heavy losses (pipe < ssthresh at the start, Table 5) exceeds PRR's (RFC 3517's - PRR's, segments, per seed)"),
+        true,
+        paired_difference(&x, &y, "h1-burst"),
+    ));
+    let recovery = |s: &WebStats| {
+        let mut c = s.recovery_ms.clone();
+        quantile(&mut c, 0.5)
+    };
+    let (x, y) = pairs(prr, rh, &recovery);
+    out.push(
+        order(
+            "headline2-quickly-recovery-time-vs-rate-halving",
+            format!("{HEADLINE2}: quickly, PRR's recoveries are shorter than rate-halving's (Figure 5; median recovery time, ms: rate-halving - PRR, per seed)"),
+            true,
+            paired_difference(&x, &y, "fig5"),
+        )
+        .measurement("web/fig5-recovery-prr-vs-rate-halving"),
+    );
+    let (x, y) = pairs(prr, rfc, &|s| Some(s.largest_burst as f64));
+    out.push(order(
+        "headline2-smoothly-burst-vs-rfc3517",
+        format!("{HEADLINE2}: smoothly, PRR's largest burst in recovery is smaller than RFC 3517's (RFC 3517's - PRR's, segments, per seed)"),
+        true,
+        paired_difference(&x, &y, "h2-burst"),
+    ));
+    let reached: Vec<f64> = per_seed
+        .iter()
+        .filter_map(|s| {
+            let v = &s[prr].cwnd_minus_ssthresh_before_exit;
+            (!v.is_empty()).then(|| v.iter().filter(|&&x| x >= 0.0).count() as f64 / v.len() as f64)
+        })
+        .collect();
+    out.push(
+        Claim::measured(
+            "prr",
+            "web",
+            "headline2-accurately-cwnd-reaches-ssthresh",
+            &format!("{HEADLINE2}: accurately, PRR's cwnd reaches ssthresh by the end of about 90% of recoveries (section 5.2, Table 6; share with cwnd >= ssthresh just before the exit, per seed)"),
+            Expect::Value {
+                paper: 0.90,
+                band: Band::SHARE,
+            },
+            summarize(&reached, false, "tab6-share"),
+            "",
+        )
+        .headline()
+        .measurement("web/tab6-reaches-ssthresh-share-prr-6937")
+        .or_unexplained(),
+    );
+    // "3-10%": the paper's own range is the band, [-10%, -3%], as an
+    // absolute band of 3.5 points around its midpoint (-6.5%).
+    let band = Band::Absolute { d: 0.035 };
+    let effect = |id: &str, name: &str, what: &str, f: &dyn Fn(&WebStats) -> Option<f64>| {
+        let (base, alg) = pairs(rh, prr, f);
+        Claim::measured(
+            "prr",
+            "web",
+            id,
+            &format!("{HEADLINE3}: PRR against Linux rate-halving, mean latency of {what} with a retransmission, -3% to -10% (the paper's range as the band around its midpoint; relative change of totals, paired seeds)"),
+            Expect::Effect { paper: -0.065, band },
+            paired_relative(&base, &alg, name),
+            "",
+        )
+        .headline()
+        .or_unexplained()
+    };
+    out.push(
+        // The name seeds the bootstrap: Table 9's, so that the shared
+        // measurement has one interval.
+        effect("headline3-latency-all-sizes", "tab9", "responses", &|s| {
+            table9_stat(&s.retx_latency_ms, 4)
+        })
+        .measurement("web/tab9-latency-mean-prr-6937"),
+    );
+    for (b, (_, _, label)) in SIZE_BUCKETS.iter().enumerate() {
+        let id = format!("headline3-latency-{}", label.replace(' ', "-"));
+        out.push(effect(&id, &id, &format!("responses of {label}"), &|s| {
+            mean_of(&s.retx_latency_by_size[b])
+        }));
+    }
     out
 }
 
@@ -520,10 +706,15 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
              loss 0.3 in the bad state), drop-tail queues of a quarter BDP (at least 8 packets), \
              the Linux 3.2 sender (CUBIC, FACK) with each recovery algorithm; {seeds} seeds \
              (workload and loss draws), paired across algorithms. Rows that differ are tested \
-             again with random loss of the same mean over one-BDP queues.",
+             again with random loss of the same mean over one-BDP queues. Headline 3 \
+             (\"3-10% depending on the response size\") splits the responses with a \
+             retransmission by size: {}; the paper gives no buckets (prr_web.rs, \
+             SIZE_BUCKETS, says why these). Headline 1's heavy losses are recoveries that \
+             began with pipe below ssthresh (Table 5).",
             rtts.len() * rates.len(),
             rtts,
-            rates.iter().map(|r| r / 1_000_000).collect::<Vec<_>>()
+            rates.iter().map(|r| r / 1_000_000).collect::<Vec<_>>(),
+            SIZE_BUCKETS.map(|b| b.2).join(", ")
         ),
     );
     let algs = WEB_ALGS;
@@ -561,7 +752,7 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
     for c in e
         .claims
         .iter_mut()
-        .filter(|c| c.verdict.needs_explanation())
+        .filter(|c| c.verdict.needs_explanation() && !c.is_by_construction())
     {
         let by_recovery = [
             "fig5-",

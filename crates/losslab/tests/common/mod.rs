@@ -50,6 +50,7 @@ pub fn assert_claim_rows(dir: &Path, paper: &str, exps: &[Value]) -> usize {
                 [
                     "reproduced",
                     "same-direction",
+                    "inconclusive",
                     "differs",
                     "contradicted",
                     "not-measured"
@@ -79,7 +80,7 @@ pub fn assert_claim_rows(dir: &Path, paper: &str, exps: &[Value]) -> usize {
     }
     let csv = std::fs::read_to_string(dir.join(paper).join("claims.csv")).unwrap();
     assert!(csv.starts_with(
-        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation\n"
+        "paper,experiment,id,statement,paper_value,n,mean,ci95_low,ci95_high,verdict,explanation,seeds_to_decide,verdict_v1,band_lo,band_hi,headline,measurement\n"
     ));
     assert_eq!(csv.lines().count(), 1 + n);
     n
@@ -114,22 +115,23 @@ pub fn assert_reproduced_rows_meet_their_bands(exps: &[Value]) {
             }
             let [lo, hi] = [0, 1].map(|i| c["ours"]["ci95"][i].as_f64().unwrap());
             let x = &c["expect"];
+            // Version 2 of the rules (docs/REPRODUCTIONS.md): the whole
+            // interval inside the band, not merely meeting it.
             let ok = match x["kind"].as_str().unwrap() {
                 "value" => {
                     let [a, b] = band(x);
-                    lo <= b && a <= hi
+                    a <= lo && hi <= b
                 }
                 "at-least" => {
                     let [a, _] = band(x);
-                    hi >= a
+                    lo >= a
                 }
                 "effect" => {
                     let [a, b] = band(x);
                     let paper = x["paper"].as_f64().unwrap();
-                    lo <= b
-                        && a <= hi
-                        && (paper == 0.0
-                            || (lo > 0.0) == (paper > 0.0) && (hi < 0.0) == (paper < 0.0))
+                    a <= lo
+                        && hi <= b
+                        && (paper == 0.0 || (lo > 0.0 && paper > 0.0) || (hi < 0.0 && paper < 0.0))
                 }
                 "order" => {
                     if x["paper_positive"] == true {
@@ -142,8 +144,38 @@ pub fn assert_reproduced_rows_meet_their_bands(exps: &[Value]) {
             };
             assert!(
                 ok,
-                "reproduced, but its CI [{lo}, {hi}] misses the paper's band: {c}"
+                "reproduced, but its CI [{lo}, {hi}] is not inside the paper's band: {c}"
             );
+            // The band the row reports (claims.csv's band_lo, band_hi)
+            // holds the interval too: null is an open side.
+            let lo_ok = c["band_lo"].as_f64().is_none_or(|a| a <= lo);
+            let hi_ok = c["band_hi"].as_f64().is_none_or(|b| hi <= b);
+            assert!(
+                lo_ok && hi_ok,
+                "reproduced, but its CI [{lo}, {hi}] leaves its reported band: {c}"
+            );
+        }
+    }
+}
+
+/// The paper's headline rows come first, in a table of their own, and
+/// every row names the measurement it judges.
+pub fn assert_headlines_first(exps: &[Value]) {
+    let heads = &exps[0];
+    assert_eq!(
+        heads["id"], "headline",
+        "the first table is the headline claims"
+    );
+    let rows = heads["claims"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|c| c["headline"] == true));
+    for e in &exps[1..] {
+        for c in e["claims"].as_array().unwrap() {
+            assert_eq!(
+                c["headline"], false,
+                "a headline row outside the first table: {c}"
+            );
+            assert!(!c["measurement"].as_str().unwrap().is_empty());
         }
     }
 }
