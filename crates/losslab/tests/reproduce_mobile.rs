@@ -15,19 +15,8 @@ fn mobile_quick_claims_pictures_and_model_rows() {
         ids(&exps),
         ["headline", "bursts", "hspa", "lte", "limits", "spikes", "fig3"]
     );
-    assert_headlines_first(&exps);
-    // Every item of HEADLINES.md has a row, the paper's 133% cell among
-    // them, measured even by --quick.
+    assert_headlines_first(&exps, 5);
     let heads = exps[0]["claims"].as_array().unwrap();
-    for n in 1..=5 {
-        assert!(
-            heads.iter().any(|c| c["statement"]
-                .as_str()
-                .unwrap()
-                .starts_with(&format!("Headline {n}:"))),
-            "no row for headline {n}"
-        );
-    }
     assert!(heads
         .iter()
         .any(|c| c["id"] == "eff-tab11-13-vegas-barr-u200" && c["ours"]["n"].as_u64() >= Some(3)));

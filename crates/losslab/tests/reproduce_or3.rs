@@ -16,7 +16,7 @@ fn or3_quick_claims_and_verdicts() {
         ids(&exps),
         ["headline", "bubbles", "kmax", "parallel", "buffers", "fig8", "sack", "pantheon"]
     );
-    assert_headlines_first(&exps);
+    assert_headlines_first(&exps, 4);
     for e in &exps {
         let claims = e["claims"].as_array().unwrap();
         assert!(!claims.is_empty(), "{} claims nothing", e["id"]);

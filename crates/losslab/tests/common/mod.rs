@@ -158,9 +158,10 @@ pub fn assert_reproduced_rows_meet_their_bands(exps: &[Value]) {
     }
 }
 
-/// The paper's headline rows come first, in a table of their own, and
-/// every row names the measurement it judges.
-pub fn assert_headlines_first(exps: &[Value]) {
+/// The paper's headline rows come first, in a table of their own, each
+/// of HEADLINES.md's `items` items (1..=items) has a row, and every row
+/// names the measurement it judges.
+pub fn assert_headlines_first(exps: &[Value], items: u32) {
     let heads = &exps[0];
     assert_eq!(
         heads["id"], "headline",
@@ -169,6 +170,15 @@ pub fn assert_headlines_first(exps: &[Value]) {
     let rows = heads["claims"].as_array().unwrap();
     assert!(!rows.is_empty());
     assert!(rows.iter().all(|c| c["headline"] == true));
+    for n in 1..=items {
+        assert!(
+            rows.iter().any(|c| c["statement"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("Headline {n}:"))),
+            "no row for headline {n}"
+        );
+    }
     for e in &exps[1..] {
         for c in e["claims"].as_array().unwrap() {
             assert_eq!(
