@@ -1035,7 +1035,8 @@ mod tests {
         );
         assert_eq!(claims_range(&[]), (0.0, 1.0));
         assert_eq!(verdict_style("Same-Direction").0, 1);
-        assert_eq!(verdict_style("not_measured").0, 4);
+        assert_eq!(verdict_style("inconclusive").0, 2);
+        assert_eq!(verdict_style("not_measured").0, 5);
         assert_eq!(verdict_style("odd").0, VERDICTS.len());
     }
 
