@@ -69,18 +69,29 @@ pub enum RtoFormula {
     /// Linux (tcp_set_rto / tcp_rtt_estimator, net/ipv4/tcp_input.c):
     /// RTO = SRTT + max(4 * RTTVAR, min_rto). The floor applies to the
     /// variance term, not to the sum, so the RTO is always at least one
-    /// SRTT above min_rto. The tail-loss paper's Linux 3.17 hosts used it.
+    /// SRTT above min_rto. Only the formula: the estimator under it is
+    /// RFC 6298's (see `LinuxKernel` for the whole of Linux's).
     Linux,
+    /// Linux's whole estimator, tcp_rtt_estimator() and __tcp_set_rto()
+    /// (net/ipv4/tcp_input.c, include/net/tcp.h; 3.15 onwards in
+    /// microseconds, as the tail-loss paper's 3.17 hosts), in the kernel's
+    /// integer arithmetic: a falling RTT moves the deviation with gain
+    /// 1/32 instead of 1/4, and the variance term (rttvar_us, at least
+    /// min_rto) rises at once but falls only once per RTT (when snd_una
+    /// passes rtt_seq), by a quarter of its distance to that RTT's largest
+    /// deviation. RTO = SRTT + rttvar_us.
+    LinuxKernel,
 }
 
 impl RtoFormula {
     /// Names in scenarios (`rto_formula = "linux"`).
-    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux"];
+    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux", "linux-kernel"];
 
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "rfc6298" => Some(RtoFormula::Rfc6298),
             "linux" => Some(RtoFormula::Linux),
+            "linux-kernel" => Some(RtoFormula::LinuxKernel),
             _ => None,
         }
     }
@@ -88,6 +99,7 @@ impl RtoFormula {
         match self {
             RtoFormula::Rfc6298 => "rfc6298",
             RtoFormula::Linux => "linux",
+            RtoFormula::LinuxKernel => "linux-kernel",
         }
     }
 }
@@ -162,6 +174,10 @@ pub struct RtoConfig {
     /// Clock granularity G of RFC 6298 (2.2/2.3).
     pub granularity: Time,
     pub formula: RtoFormula,
+    /// The timer tick (a kernel's jiffy, 1 s / HZ; 0: exact timers). With
+    /// a tick the RTO is rounded up to whole ticks (usecs_to_jiffies())
+    /// and timers expire on a tick (the sender floors its deadlines).
+    pub tick: Time,
 }
 
 impl Default for RtoConfig {
@@ -172,6 +188,7 @@ impl Default for RtoConfig {
             initial_rto: SEC,
             granularity: MS,
             formula: RtoFormula::Rfc6298,
+            tick: 0,
         }
     }
 }

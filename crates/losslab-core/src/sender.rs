@@ -766,7 +766,7 @@ impl Sender {
         if self.board.is_empty() {
             return;
         }
-        self.timer = Some((now + self.rtt.rto(), TimerKind::Rto));
+        self.timer = self.on_tick(now, Some((now + self.rtt.rto(), TimerKind::Rto)));
         if self.state == State::Open && self.tlp.is_none() {
             self.tlp_pending = true;
         }
@@ -920,7 +920,7 @@ impl Sender {
         let sample = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
         match sample {
             Some(r) if retransmissions == 0 || rules.samples_after_retransmission() => {
-                self.rtt.on_sample(r);
+                self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
                 self.stats.rtt.record(r);
                 let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
                 self.events
@@ -1064,7 +1064,9 @@ impl Sender {
         if cum.segments > 0 && !cum.any_retransmitted && ack.ts_ecr > 0 && ack.ts_ecr <= now + 1 {
             let r = now + 1 - ack.ts_ecr;
             rtt_sample = Some(r);
-            self.rtt.on_sample(r);
+            // After snd_una moved, as tcp_clean_rtx_queue() follows
+            // tcp_snd_una_update() in Linux's tcp_ack().
+            self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
             self.rtt_since_probe = true;
             self.stats.rtt.record(r);
             self.watch_rtt_spike(ack.ts_ecr - 1, r);
@@ -1229,7 +1231,8 @@ impl Sender {
         // for every timer policy, an ACK without new data.
         let restarts = cum_advanced && !self.partial_ack_holds_rto(cum_advanced);
         let tctx = self.timer_ctx(now);
-        self.timer = self.alg.timers.on_ack(&tctx, restarts, self.timer);
+        let d = self.alg.timers.on_ack(&tctx, restarts, self.timer);
+        self.timer = self.on_tick(now, d);
         if self.rwnd > 0 || !self.board.is_empty() {
             self.persist = None;
         }
@@ -1762,6 +1765,20 @@ impl Sender {
         }
     }
 
+    /// A deadline on the kernel's timer tick when the flow has one
+    /// (`RtoConfig::tick`): Linux arms a timer at jiffies + a whole number
+    /// of jiffies (the RTO is already rounded up to whole ticks) and the
+    /// timer wheel fires it on that tick, so a deadline computed from an
+    /// exact send or ACK time fires at the tick at or before it; never
+    /// before `now`.
+    fn on_tick(&self, now: Time, d: Deadline) -> Deadline {
+        let tick = self.cfg.rto.tick;
+        match d {
+            Some((t, kind)) if tick > 0 => Some(((t / tick * tick).max(now), kind)),
+            d => d,
+        }
+    }
+
     fn timer_ctx(&self, now: Time) -> TimerCtx {
         TimerCtx {
             now,
@@ -1988,10 +2005,11 @@ impl Sender {
                     self.on_paced_send(now, s.len);
                 }
                 let tctx = self.timer_ctx(now);
-                self.timer = self.alg.timers.on_send(&tctx, self.timer);
+                let d = self.alg.timers.on_send(&tctx, self.timer);
+                self.timer = self.on_tick(now, d);
                 if self.cfg.rto_rearm_on_head_retransmit && s.tx_count > 1 && s.seq == self.snd_una
                 {
-                    self.timer = Some((now + self.rtt.rto(), TimerKind::Rto));
+                    self.timer = self.on_tick(now, Some((now + self.rtt.rto(), TimerKind::Rto)));
                 }
                 Some(s)
             }
@@ -2182,7 +2200,8 @@ impl Sender {
         self.rtt_since_probe = false;
         self.check_invariants();
         let tctx = self.timer_ctx(now);
-        self.timer = self.alg.timers.on_send(&tctx, self.timer);
+        let d = self.alg.timers.on_send(&tctx, self.timer);
+        self.timer = self.on_tick(now, d);
         Some(seg)
     }
 

@@ -291,8 +291,10 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         max_cwnd,
         min_rto,
         rto_formula,
+        timer_hz,
         rrthresh,
         tlp_loss_inference,
+        tlpr_rtor_cap,
         delay,
         slow_start_after_idle,
         handshake,
@@ -380,6 +382,12 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *rto_formula != base.rto_formula {
         out.kv("rto_formula", string(rto_formula.name()));
+    }
+    if *timer_hz != base.timer_hz {
+        out.kv(
+            "timer_hz",
+            int(&format!("{at}.timer_hz"), u64::from(*timer_hz))?,
+        );
     }
     if *delay != base.delay {
         out.kv("delay", duration_value(*delay));
@@ -498,8 +506,22 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             "{at}.tlp_loss_inference: {tlp_loss_inference} cannot be written: it is read only in [flow.tlp] or [flow.tlpr], with timers = \"tlp\" or \"tlpr\", and this flow's timers is {timers:?}"
         ));
     }
-    if rr || li {
+    let cap = *tlpr_rtor_cap != base.tlpr_rtor_cap;
+    if cap && timers != "tlpr" {
+        return Err(format!(
+            "{at}.tlpr_rtor_cap: {tlpr_rtor_cap} cannot be written: it is read only in [flow.tlpr], with timers = \"tlpr\", and this flow's timers is {timers:?}"
+        ));
+    }
+    if rr && timers == "tlpr" && !*tlpr_rtor_cap {
+        return Err(format!(
+            "{at}.rrthresh: {rrthresh} cannot be written: TLPR reads it only with tlpr_rtor_cap"
+        ));
+    }
+    if rr || li || cap {
         out.line(&format!("[flow.{timers}]"));
+        if cap {
+            out.kv("rtor_cap", tlpr_rtor_cap);
+        }
         if rr {
             if *rrthresh == 0 {
                 return Err(format!(
@@ -1629,8 +1651,16 @@ app = { kind = "bulk" }
         maybe!(f.min_rto, random_time(rng));
         maybe!(
             f.rto_formula,
-            *pick(rng, &[RtoFormula::Linux, RtoFormula::Rfc6298])
+            *pick(
+                rng,
+                &[
+                    RtoFormula::Linux,
+                    RtoFormula::Rfc6298,
+                    RtoFormula::LinuxKernel
+                ]
+            )
         );
+        maybe!(f.timer_hz, *pick(rng, &[100, 250, 1000]));
         if matches!(f.timers.as_str(), "rtor" | "tlpr") {
             maybe!(f.rrthresh, rng.gen_range(1..10));
         }

@@ -695,6 +695,7 @@ const FLOW_KEYS: &[&str] = &[
     "dsack_undo",
     "limited_transmit",
     "rto_formula",
+    "timer_hz",
     "delay",
     "slow_start_after_idle",
     "handshake",
@@ -762,7 +763,7 @@ const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("rtor", &["rrthresh"]),
     ("tlp", &["loss_inference"]),
-    ("tlpr", &["rrthresh", "loss_inference"]),
+    ("tlpr", &["rrthresh", "loss_inference", "rtor_cap"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects", "chunks"];
 const RECEIVER_KEYS: &[&str] = &[
@@ -1777,6 +1778,10 @@ impl Cx<'_> {
         if let Some(v) = t.get("min_rto") {
             f.min_rto = self.duration(v, &loc.key("min_rto"))?;
         }
+        if let Some(v) = t.get("timer_hz") {
+            // Up to 1 GHz: a tick of at least one nanosecond.
+            f.timer_hz = self.integer(v, &loc.key("timer_hz"), 0, 1_000_000_000, "Hz")? as u32;
+        }
         let mut connections = None;
         if let Some(v) = t.get("app") {
             (f.app, connections) = self.app(v, &loc.key("app"))?;
@@ -1917,6 +1922,17 @@ impl Cx<'_> {
             self.only_keys(tt, &tloc, keys, &format!("in [flow.{timer}]"))?;
             if let Some(b) = tt.get("loss_inference") {
                 f.tlp_loss_inference = self.boolean(b, &tloc.key("loss_inference"))?;
+            }
+            if let Some(b) = tt.get("rtor_cap") {
+                f.tlpr_rtor_cap = self.boolean(b, &tloc.key("rtor_cap"))?;
+            }
+            if timer == "tlpr" && tt.contains_key("rrthresh") && !f.tlpr_rtor_cap {
+                return Err(self.err(
+                    &tloc.key("rrthresh"),
+                    "TLPR reads rrthresh only for its RTOR cap, which is off since issue 28 \
+                     (TLPR as the tail-loss paper defines it, PTO - T_last): add \
+                     rtor_cap = true to restore the cap",
+                ));
             }
             if let Some(r) = tt.get("rrthresh") {
                 f.rrthresh = self.integer(

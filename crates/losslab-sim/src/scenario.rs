@@ -284,12 +284,19 @@ pub struct FlowSpec {
     pub min_rto: Time,
     /// How SRTT and RTTVAR make the RTO (added key `rto_formula`).
     pub rto_formula: RtoFormula,
+    /// `timer_hz` (added): the kernel's timer frequency; the RTO is
+    /// rounded up to whole ticks and timers fire on ticks. 0: exact timers.
+    pub timer_hz: u32,
     /// RTO Restart's rrthresh for `rtor` and `tlpr` (added tables
     /// `[flow.rtor]` / `[flow.tlpr]`, key `rrthresh`).
     pub rrthresh: u64,
     /// `[flow.tlp]` / `[flow.tlpr]` `loss_inference` (added): a probe that
     /// repaired a loss reduces cwnd (Linux 3.10 tcp_process_tlp_ack()).
     pub tlp_loss_inference: bool,
+    /// `[flow.tlpr] rtor_cap` (added in issue 28, default false): ours,
+    /// not the paper's: TLPR's restarted probe never waits longer than
+    /// RTOR's restarted RTO. Before issue 28 `tlpr` always had it.
+    pub tlpr_rtor_cap: bool,
     /// One-way delay of this flow's own access links, added to the path's
     /// in both directions (added key `delay`): flows of different RTTs
     /// sharing one bottleneck.
@@ -404,8 +411,10 @@ impl FlowSpec {
             max_cwnd: None,
             min_rto: 200 * losslab_core::time::MS,
             rto_formula: RtoFormula::Linux,
+            timer_hz: 0,
             rrthresh: losslab_core::timers::RRTHRESH,
             tlp_loss_inference: true,
+            tlpr_rtor_cap: false,
             delay: 0,
             slow_start_after_idle: false,
             hystart: HyStartMode::Off,

@@ -1374,6 +1374,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
     let timers = losslab_core::timers::TimerParams {
         rrthresh: spec.rrthresh,
         tlp_loss_inference: spec.tlp_loss_inference,
+        tlpr_rtor_cap: spec.tlpr_rtor_cap,
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,
@@ -1429,6 +1430,10 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         rto: RtoConfig {
             min_rto: spec.min_rto,
             formula: spec.rto_formula,
+            tick: match spec.timer_hz {
+                0 => 0,
+                hz => losslab_core::time::SEC / u64::from(hz),
+            },
             ..RtoConfig::default()
         },
         app: app_of(spec),

@@ -69,6 +69,9 @@ pub struct TimerParams {
     /// reduce cwnd (Linux 3.10 tcp_process_tlp_ack(); `rack-tlp` always
     /// does, RFC 8985 7.4).
     pub tlp_loss_inference: bool,
+    /// `tlpr`: cap the restarted probe at RTOR's restarted RTO (ours, not
+    /// the paper's; tlpr.rs).
+    pub tlpr_rtor_cap: bool,
 }
 
 impl Default for TimerParams {
@@ -76,6 +79,7 @@ impl Default for TimerParams {
         TimerParams {
             rrthresh: rtor::RRTHRESH,
             tlp_loss_inference: true,
+            tlpr_rtor_cap: false,
         }
     }
 }
@@ -95,7 +99,9 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
             Tlp::default().with_loss_inference(p.tlp_loss_inference),
         )),
         "tlpr" => Some(Box::new(
-            Tlpr::with_rrthresh(p.rrthresh).with_loss_inference(p.tlp_loss_inference),
+            Tlpr::with_rrthresh(p.rrthresh)
+                .with_loss_inference(p.tlp_loss_inference)
+                .with_rtor_cap(p.tlpr_rtor_cap),
         )),
         "rack-tlp" => Some(Box::new(RackTlp::default())),
         _ => None,

@@ -1,6 +1,8 @@
 //! TLP with Restart (tail-loss paper section 2.3): TLP whose probe timer,
 //! when restarted, expires PTO after the last outstanding segment was sent
-//! (PTO - T_last from now), as RTOR does for the RTO.
+//! (PTO - T_last from now), as RTOR does for the RTO. That is all the
+//! paper defines. `rtor_cap` (ours, off by default since issue 28) also
+//! caps the restarted probe at RTOR's restarted RTO.
 
 use super::tlp::{paper_pto, probe_allowed, ProbeSchedule};
 use super::{Deadline, TimerCtx, TimerPolicy};
@@ -14,6 +16,9 @@ pub struct Tlpr {
     pub rrthresh: u64,
     /// As `Tlp::loss_inference` (Linux 3.10 tcp_process_tlp_ack()).
     pub loss_inference: bool,
+    /// Ours, not the paper's: a restarted probe never waits longer than
+    /// RFC 7765's restarted RTO (so TLPR is never slower than RTOR).
+    pub rtor_cap: bool,
 }
 
 impl Default for Tlpr {
@@ -28,7 +33,14 @@ impl Tlpr {
             sched: ProbeSchedule::default(),
             rrthresh,
             loss_inference: true,
+            rtor_cap: false,
         }
+    }
+
+    /// With or without the RTOR cap (`rtor_cap`).
+    pub fn with_rtor_cap(mut self, on: bool) -> Self {
+        self.rtor_cap = on;
+        self
     }
 }
 
@@ -51,10 +63,10 @@ impl Tlpr {
 }
 
 impl Tlpr {
-    /// TLPR applies RTOR's logic to TLP's timer management (paper 2.3):
-    /// a probe restarted by an ACK never waits longer than RFC 7765's
-    /// restarted RTO, RTO - T_earliest, so TLPR is never slower than RTOR.
-    fn rtor_cap(&self, ctx: &TimerCtx, d: Deadline) -> Deadline {
+    /// The `rtor_cap` variant: a probe restarted by an ACK never waits
+    /// longer than RFC 7765's restarted RTO, RTO - T_earliest. The paper
+    /// (2.3) restarts only the probe; its RTO stays the plain one.
+    fn capped(&self, ctx: &TimerCtx, d: Deadline) -> Deadline {
         match (d, super::rtor::restart_at(ctx, self.rrthresh)) {
             (Some((t, TimerKind::Probe)), Some(cap)) if cap < t => Some((cap, TimerKind::Probe)),
             (d, _) => d,
@@ -80,8 +92,8 @@ impl TimerPolicy for Tlpr {
         let d = self
             .sched
             .on_ack(ctx, acked_new, current, Self::probe_at(ctx));
-        if acked_new {
-            self.rtor_cap(ctx, d)
+        if acked_new && self.rtor_cap {
+            self.capped(ctx, d)
         } else {
             d
         }
@@ -134,6 +146,32 @@ mod tests {
         assert_eq!(
             p.on_ack(&ctx(1000, 2, 750), true, None),
             Some((1000 * MS, TimerKind::Probe))
+        );
+    }
+
+    /// Quick ACKs at RTT 80 ms after the ninth segment's ACK: the paper's
+    /// TLPR waits PTO = 1.5 SRTT + 200 ms from the last segment's send;
+    /// the capped variant no longer than RTOR's RTO - T_earliest.
+    #[test]
+    fn the_rtor_cap_is_a_variant() {
+        let c = TimerCtx {
+            now: 1080 * MS,
+            rto: 280 * MS,
+            srtt: Some(80 * MS),
+            packets_out: 1,
+            oldest_sent: Some(1000 * MS),
+            newest_sent: Some(1000 * MS),
+            ..Default::default()
+        };
+        let mut paper = Tlpr::default();
+        assert_eq!(
+            paper.on_ack(&c, true, None),
+            Some((1320 * MS, TimerKind::Probe))
+        );
+        let mut capped = Tlpr::default().with_rtor_cap(true);
+        assert_eq!(
+            capped.on_ack(&c, true, None),
+            Some((1280 * MS, TimerKind::Probe))
         );
     }
 }
