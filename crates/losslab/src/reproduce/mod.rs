@@ -20,6 +20,7 @@ mod or3;
 mod prr;
 mod prr_er;
 mod prr_web;
+mod setup;
 mod tail;
 
 use std::fmt::Write as _;
@@ -161,6 +162,9 @@ pub struct Ctx {
     pub quick: bool,
     pub full: bool,
     pub export: Option<PathBuf>,
+    /// Setup choices set to an alternative (setup.rs); empty in the main
+    /// arm.
+    pub overrides: Vec<(String, String)>,
 }
 
 impl Ctx {
@@ -251,6 +255,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             quick: a.quick,
             full: a.full,
             export: export.as_ref().map(OutDir::stage),
+            overrides: vec![],
         };
         let mut r = f(&ctx).map_err(Failure::Runtime)?;
         r.headlines_first();

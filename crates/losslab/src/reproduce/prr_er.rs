@@ -619,6 +619,7 @@ mod tests {
             quick: true,
             full: false,
             export: None,
+            overrides: vec![],
         };
         (0..4)
             .map(|k| {

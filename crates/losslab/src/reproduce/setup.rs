@@ -1,0 +1,216 @@
+//! Setup choices: every parameter a paper does not give (a link rate, a
+//! load, a kernel's timer frequency), the value our main arm takes and
+//! why, and which verdicts change when the experiments that use it rerun
+//! with each of two alternatives. The table is a measurement of how much
+//! our verdicts depend on what we chose, not a claim of the paper, so it
+//! has rows and no claims.
+
+use std::collections::BTreeMap;
+
+use super::claims::Claim;
+use super::{Ctx, Experiment};
+
+/// One parameter the paper leaves open.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice {
+    /// The name experiments read it by (`Ctx::choice`) and the folder its
+    /// alternative runs go to.
+    pub key: &'static str,
+    /// The main arm's value, as the experiment parses it.
+    pub value: &'static str,
+    /// Printed after a value ("Mbit/s"; "" for none).
+    pub unit: &'static str,
+    /// Why the main arm takes `value`.
+    pub why: &'static str,
+    /// The two values the sensitivity runs try.
+    pub alternatives: [&'static str; 2],
+    /// The experiments (ids) that read it and are rerun.
+    pub experiments: &'static [&'static str],
+    /// Whether `--quick` reruns them too (false for the costly ones, so
+    /// CI's quick runs stay quick; the default and full sizes always do).
+    pub quick: bool,
+}
+
+impl Ctx {
+    /// `c`'s value in this run: the main arm's unless a sensitivity run
+    /// set an alternative.
+    pub fn choice(&self, c: &Choice) -> &str {
+        self.overrides
+            .iter()
+            .find(|(k, _)| k == c.key)
+            .map_or(c.value, |(_, v)| v.as_str())
+    }
+
+    /// `c`'s value as a number; a value that does not parse is a bug in
+    /// the choice table, reported as the experiment's error.
+    pub fn choice_u64(&self, c: &Choice) -> Result<u64, String> {
+        let v = self.choice(c);
+        v.parse()
+            .map_err(|_| format!("setup choice {}: {v:?} is not a whole number", c.key))
+    }
+}
+
+/// Runs one experiment by id under a (possibly overridden) context.
+pub type Rerun<'a> = &'a dyn Fn(&Ctx, &str) -> Result<Experiment, String>;
+
+/// The "setup" experiment: for each choice and each alternative, the
+/// experiments that read it rerun under that value, and each of their
+/// claims' verdict is compared, by id, with the main arm's (`main`).
+pub fn sensitivity(
+    ctx: &Ctx,
+    choices: &[Choice],
+    main: &[Experiment],
+    rerun: Rerun,
+) -> Result<Experiment, String> {
+    let before: BTreeMap<&str, &Claim> = main
+        .iter()
+        .flat_map(|e| &e.claims)
+        .map(|c| (c.id.as_str(), c))
+        .collect();
+    let mut e = Experiment::new(
+        "setup",
+        "Setup choices the paper does not dictate, and which verdicts they decide",
+        "Each row is one parameter the paper does not give: our value and why, then for each of \
+         two alternatives, the experiments that read it rerun with everything else unchanged \
+         (same seeds) and the claims whose verdict changes against the main arm's. \"no verdict \
+         changes\" means the choice does not decide any of those experiments' rows.",
+    );
+    for c in choices {
+        if ctx.quick && !c.quick {
+            e.row(
+                format!("{} = {}{}", c.key, c.value, unit(c)),
+                format!(
+                    "not rerun under --quick (alternatives {} and {}: run the default size)",
+                    c.alternatives[0], c.alternatives[1]
+                ),
+                format!("not given: {}; reruns {}", c.why, c.experiments.join(", ")),
+            );
+            continue;
+        }
+        let mut cells = Vec::new();
+        for alt in c.alternatives {
+            let slug = format!("{}={alt}", c.key).replace(['/', ' '], "_");
+            let sub = Ctx {
+                dir: ctx.dir.join("setup").join(&slug),
+                quick: ctx.quick,
+                full: ctx.full,
+                export: ctx.export.as_ref().map(|x| x.join("setup").join(&slug)),
+                overrides: vec![(c.key.to_string(), alt.to_string())],
+            };
+            let mut changed = Vec::new();
+            let mut n = 0;
+            for id in c.experiments {
+                let x = rerun(&sub, id)?;
+                for claim in &x.claims {
+                    n += 1;
+                    match before.get(claim.id.as_str()) {
+                        Some(b) if b.verdict == claim.verdict => {}
+                        Some(b) => changed.push(format!(
+                            "{} ({} -> {})",
+                            claim.id,
+                            b.verdict.name(),
+                            claim.verdict.name()
+                        )),
+                        None => {
+                            changed.push(format!("{} (new: {})", claim.id, claim.verdict.name()))
+                        }
+                    }
+                }
+            }
+            cells.push(if changed.is_empty() {
+                format!("{alt}{}: no verdict changes ({n} rows)", unit(c))
+            } else {
+                format!(
+                    "{alt}{}: {} of {n} verdicts change: {}",
+                    unit(c),
+                    changed.len(),
+                    changed.join(", ")
+                )
+            });
+        }
+        e.row(
+            format!("{} = {}{}", c.key, c.value, unit(c)),
+            cells.join("; "),
+            format!("not given: {}; reruns {}", c.why, c.experiments.join(", ")),
+        );
+    }
+    Ok(e)
+}
+
+fn unit(c: &Choice) -> String {
+    if c.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", c.unit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reproduce::claims::{exact, Band, Claim, Expect};
+
+    const RATE: Choice = Choice {
+        key: "rate",
+        value: "10",
+        unit: "Mbit/s",
+        why: "the paper's figure",
+        alternatives: ["5", "20"],
+        experiments: &["x"],
+        quick: true,
+    };
+
+    /// A toy experiment whose one row reproduces only at 10 and 20: the
+    /// table names the alternative that changes it and the one that
+    /// does not, and the override reaches the experiment.
+    #[test]
+    fn an_alternative_that_flips_a_verdict_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            quick: true,
+            full: false,
+            export: None,
+            overrides: vec![],
+        };
+        let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
+            let mut e = Experiment::new(id, "t", "s");
+            let v = ctx.choice_u64(&RATE)? as f64;
+            e.claims.push(Claim::measured(
+                "p",
+                id,
+                "row",
+                "a row",
+                Expect::Value {
+                    paper: 15.0,
+                    band: Band::Relative { r: 0.4 },
+                },
+                exact(v),
+                "",
+            ));
+            Ok(e)
+        };
+        let main = vec![run(&ctx, "x").unwrap()];
+        let e = sensitivity(&ctx, &[RATE], &main, &run).unwrap();
+        assert_eq!(e.rows.len(), 1);
+        let r = &e.rows[0];
+        assert_eq!(r.metric, "rate = 10 Mbit/s");
+        assert!(
+            r.paper.starts_with("not given: the paper's figure"),
+            "{}",
+            r.paper
+        );
+        assert!(
+            r.ours
+                .contains("5 Mbit/s: 1 of 1 verdicts change: row (reproduced -> "),
+            "{}",
+            r.ours
+        );
+        assert!(
+            r.ours.contains("20 Mbit/s: no verdict changes (1 rows)"),
+            "{}",
+            r.ours
+        );
+        assert!(e.claims.is_empty());
+    }
+}
