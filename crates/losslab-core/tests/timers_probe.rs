@@ -87,11 +87,23 @@ fn tlp_probe_timer_follows_the_paper() {
     // Equation (2): max(200, 150 + 200) = 350 ms, capped by the 200 ms RTO.
     assert_eq!(t, 300 * MS);
     assert_eq!((p.seq, p.tx_count), (9 * MSS, 2));
-    // TLPR: the last segment was sent at 0, so PTO - T_last lands at
-    // 350 ms; TLPR applies RTOR's restart to its timer (paper 2.3), so it
-    // is capped by RTO - T_earliest = 0 + 200 ms rather than by the RTO
-    // restarted at the last ACK (300 ms).
+    // TLPR as the paper defines it (2.3): the last segment was sent at 0,
+    // so PTO - T_last lands at 350 ms, capped by the RTO restarted at the
+    // last ACK (300 ms), as TLP's is.
     let mut s = sender(App::Bytes(10 * MSS), "newreno", "tlpr");
+    let (t, _) = tail_of_ten(&mut s);
+    assert_eq!(t, 300 * MS);
+    // Our `rtor_cap` variant caps it by RTO - T_earliest = 0 + 200 ms.
+    let cfg = SenderConfig {
+        mss: MSS as u32,
+        init_cwnd: 20,
+        app: App::Bytes(10 * MSS),
+        initial_rwnd: 1 << 20,
+        ..SenderConfig::default()
+    };
+    let mut alg = Algorithms::by_name("newreno", "prr", "dupthresh", "tlpr", 3).unwrap();
+    alg.timers = Box::new(losslab_core::timers::Tlpr::default().with_rtor_cap(true));
+    let mut s = Sender::new(cfg, alg, 0);
     let (t, _) = tail_of_ten(&mut s);
     assert_eq!(t, 200 * MS);
 }
