@@ -849,6 +849,36 @@ mod tests {
             .sum()
     }
 
+    /// What `hold_decides` says, shown in runs: at holds up to the delay's
+    /// floor the arm with the delay retransmits no reordered segment
+    /// early, while naive ER does.
+    #[test]
+    fn the_delay_cancels_every_reordered_early_retransmit_up_to_its_floor() {
+        let ctx = Ctx {
+            dir: std::env::temp_dir(),
+            quick: true,
+            full: false,
+            export: None,
+        };
+        let small = ErSetup {
+            conns: 6,
+            responses: 10,
+            ..ER_SETUP
+        };
+        for hold in [10 * MS, ER_DELAY_FLOOR] {
+            assert!(hold_decides(hold).is_some());
+            let (mut naive, mut both) = (0.0, 0.0);
+            for k in 0..4 {
+                let s = er_seed_with(&ctx, &small, k, false, hold).unwrap();
+                naive += s[NAIVE].spurious_early;
+                both += s[BOTH].spurious_early;
+            }
+            assert!(naive > 0.0, "hold {hold}: naive ER {naive}");
+            assert_eq!(both, 0.0, "hold {hold}");
+        }
+        assert!(hold_decides(ER_SETUP.hold).is_none());
+    }
+
     #[test]
     fn headline4_metric_takes_both_sides() {
         let (short, long) = (first_minus_both(10 * MS), first_minus_both(60 * MS));
