@@ -104,10 +104,11 @@ pub(super) struct WebSetup {
     /// Response sizes are clamped to this range (bytes).
     pub size_range: (u64, u64),
     /// Mean exponential think time between responses (ms), 500, plus
-    /// 10 ms; the first response within the same time of the start.
-    /// Alternatives: 100 ms and 2 s (an idle connection restarts from the
-    /// restart window).
+    /// `min_gap_ms`; the first response within the same time of the
+    /// start. Alternatives: 100 ms and 2 s (an idle connection restarts
+    /// from the restart window).
     pub think_ms: f64,
+    pub min_gap_ms: Time,
     /// Gilbert-Elliott loss: the chance to enter the bad state (0.002),
     /// to leave it (0.2), and the loss rate in it (0.3): 0.3% on average,
     /// in bursts of about five packets. The paper reports a 2.8%
@@ -135,6 +136,7 @@ pub(super) const WEB_DEFAULT: WebSetup = WebSetup {
     size_sigma: 1.5,
     size_range: (100, 2_000_000),
     think_ms: 500.0,
+    min_gap_ms: 10,
     ge: (0.002, 0.2, 0.3),
     queue_bdp_share: 0.25,
     min_queue: 8,
@@ -201,7 +203,7 @@ fn web_stats(ctx: &Ctx, setup: &WebSetup, kind: WebPath, k: u64) -> Result<PerSe
                 sigma: setup.size_sigma,
                 bytes: setup.size_range,
                 think_ms: setup.think_ms,
-                min_gap_ms: 10,
+                min_gap_ms: setup.min_gap_ms,
             };
             for c in 0..setup.conns {
                 let (writes, t) = mix.draw(&mut g, |n, _| n < setup.responses);
