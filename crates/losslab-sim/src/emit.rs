@@ -1255,6 +1255,7 @@ app = { kind = "bulk" }
             variant: ErVariant::Linux,
         };
         f.timers = "tlpr".into();
+        f.tlpr_rtor_cap = true;
         f.rrthresh = 7;
         f.tlp_loss_inference = false;
         f.mss = 536;
@@ -1288,6 +1289,7 @@ app = { kind = "bulk" }
         f.cc = CcSpec::Named("cubic".into());
         f.hystart = HyStartMode::Linux;
         f.timers = "rtor".into();
+        f.tlpr_rtor_cap = false;
         f.tlp_loss_inference = true;
         f.rrthresh = 1;
         round_trip(&sc);
@@ -1375,6 +1377,7 @@ app = { kind = "bulk" }
             f.detection = "rack".into(); // keeps the profile's ER parameters
             f.timers = "tlpr".into();
             f.tlp_loss_inference = !f.tlp_loss_inference;
+            f.tlpr_rtor_cap = true;
             f.rrthresh = 2;
             f.init_cwnd = 77;
             round_trip(&sc);
@@ -1663,6 +1666,13 @@ app = { kind = "bulk" }
         maybe!(f.timer_hz, *pick(rng, &[100, 250, 1000]));
         if matches!(f.timers.as_str(), "rtor" | "tlpr") {
             maybe!(f.rrthresh, rng.gen_range(1..10));
+            // TLPR reads rrthresh only for its RTOR cap.
+            if f.timers == "tlpr" && f.rrthresh != losslab_core::timers::RRTHRESH {
+                f.tlpr_rtor_cap = true;
+            }
+            if f.timers == "tlpr" {
+                maybe!(f.tlpr_rtor_cap, true);
+            }
         }
         if matches!(f.timers.as_str(), "tlp" | "tlpr") {
             maybe!(f.tlp_loss_inference, rng.gen_bool(0.5));

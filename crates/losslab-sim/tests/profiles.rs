@@ -35,7 +35,8 @@ fn a_profile_sets_the_parts_and_explicit_keys_override_it() {
     );
     assert_eq!(f.hystart, losslab_core::cc::HyStartMode::Linux);
     assert_eq!(f.early_retransmit.variant, ErVariant::Linux);
-    assert_eq!(f.rto_formula, RtoFormula::Linux);
+    assert_eq!(f.rto_formula, RtoFormula::LinuxKernel);
+    assert_eq!(f.timer_hz, 1000);
     assert!(f.slow_start_after_idle);
     // Explicit keys win, whatever their order in the table.
     let f = &parse(&flow(

@@ -120,13 +120,16 @@ fn probes(rtt: u64, ack: &AckSpec) -> [FlowResults; 4] {
 fn with_quick_acks_the_probe_replaces_the_rto() {
     // One segment outstanding: TLP's PTO is capped by the RTO, so its
     // probe leaves when the RTO would have, but no timeout is taken.
-    // TLPR restarts like RTOR (RTO - T_earliest), so it gains an RTT.
+    // TLPR as the paper defines it restarts the probe to PTO - T_last:
+    // 1.5 SRTT + 200 ms from the last send, before the RTO restarted at
+    // the last ACK, so it gains something but less than the RTT that our
+    // RTOR-capped variant gains (tlpr.rs tests).
     for rtt in [20, 80, 100] {
         let [base, tlp, tlpr, _] = probes(rtt, &AckSpec::Quick);
         assert!((fct(&tlp) - fct(&base)).abs() < 1e-9);
         let saved = fct(&base) - fct(&tlpr);
         assert!(
-            saved > 0.9 * rtt as f64 / 1000.0,
+            saved > 0.0 && saved < rtt as f64 / 1000.0,
             "TLPR saved {saved} s at {rtt} ms"
         );
     }
