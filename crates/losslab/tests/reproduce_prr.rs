@@ -84,6 +84,27 @@ fn prr_quick_claims_pictures_and_export() {
             "{c}"
         );
     }
+    // Figure 4: the write is "half way through the recovery" of a run
+    // without it, not a time solved from the paper's answer, and the
+    // burst is shown across the recovery's write times.
+    let fig4 = exp("fig4");
+    assert!(
+        fig4["setup"].as_str().unwrap().contains("midway between"),
+        "{}",
+        fig4["setup"]
+    );
+    let sweep = fig4["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["metric"].as_str().unwrap().starts_with("write at "))
+        .count();
+    assert!(sweep >= 5, "{sweep} write times swept");
+    assert!(fig4["pictures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p == "fig4/burst-vs-write-time.png"));
     let web = exps.iter().find(|e| e["id"] == "web").unwrap();
     for c in web["claims"].as_array().unwrap() {
         // Ten seeds run; an effect skips the seeds whose baseline is zero,

@@ -59,6 +59,21 @@ const LINUX_DELACK: bool = true;
 /// Alternatives: 5 s and 30 s (no run here should change).
 const RUN_LENGTH: Time = 10 * SEC;
 
+/// Figure 4's lost segment. "20 segments to send of which 1 segment is
+/// lost" without saying which; segment 1 puts the recovery, as in the
+/// figure's axis, between 100 and 350 ms. Alternatives: segment 5 and
+/// segment 10.
+const FIG4_DROP: u64 = 1;
+/// Figure 4's write time: "half way through the recovery process", read
+/// as the midpoint of PRR's recovery in the same run without the second
+/// write (which cannot move its start, and ends it at the same ACK). The
+/// paper gives no time. Alternatives: a quarter and three quarters of
+/// the way (the sweep's rows show every 10 ms).
+const FIG4_WRITE_AT_FRACTION: f64 = 0.5;
+/// Spacing of Figure 4's sweep of write times over that recovery.
+/// Alternatives: 5 ms and 20 ms.
+const FIG4_SWEEP_STEP: Time = 10 * MS;
+
 /// A flow of the paper's Linux 3.2-era sender (profile `linux-3.2`) with
 /// congestion control `cc` and recovery `recovery`.
 pub(super) fn linux32(name: &str, cc: &str, recovery: &str) -> FlowSpec {
@@ -883,52 +898,92 @@ fn figure3(ctx: &Ctx) -> Result<Experiment, String> {
     Ok(e)
 }
 
+/// The largest burst `rec` sends in recovery after the second write at
+/// `at`: None when the write falls outside that run's recovery. `pictures`
+/// keeps the run's directory and draws it.
+fn fig4_burst(
+    ctx: &Ctx,
+    rec: &str,
+    at: Time,
+    name: &str,
+    pictures: bool,
+) -> Result<(Run, Option<usize>), String> {
+    let sc = testbed(name, rec, vec![FIG4_DROP], vec![(0, 20_000), (at, 10_000)]);
+    let r = if pictures {
+        run_variant(ctx, "fig4", &sc, (0.05, 0.45))?
+    } else {
+        ctx.run("fig4", &sc, None)?
+    };
+    let v = first_recovery(&r);
+    // Up to, not at, the ACK that ends the recovery: what it releases is
+    // sent after the exit (cwnd = ssthresh, or min(cwnd, ssthresh) for
+    // rate-halving), not from banked opportunities.
+    let burst = v.and_then(|v| {
+        let end = v.end?;
+        (v.start < at && at < end).then(|| largest_burst(&r.traces[0], at, end - 1))
+    });
+    Ok((r, burst))
+}
+
 fn figure4(ctx: &Ctx) -> Result<Experiment, String> {
-    // "In the middle of recovery, application has 10 more segments", and
-    // PRR then sends ratio x (prr_delivered - prr_out) = 3 segments: with
-    // ratio 0.5 and prr_out 1 (the fast retransmit), the write came once 7
-    // segments had been delivered in the recovery (prr_delivered counts from
-    // the ACK that starts it). The first write's run alone (which the later
-    // write cannot change) gives the time: each duplicate ACK SACKs one
-    // more segment, so just after the 7th duplicate ACK counted from the
-    // one the recovery started on.
-    let probe = common::run(
-        &testbed("fig4-probe", "prr-6937", vec![1], vec![(0, 20_000)]),
+    const ALGS: [&str; 4] = ["prr-6937", "prr", "rfc3517", "rate-halving"];
+    // "After an idle period, the application has new data to transmit
+    // half way through the recovery process" (4.3): the paper gives no
+    // time, so it is taken from PRR's recovery in the same run without the
+    // second write, which that write cannot move (it comes after the
+    // recovery starts, and the recovery ends when the one retransmission
+    // is acknowledged).
+    let probe = ctx.run(
+        "fig4",
+        &testbed(
+            "fig4-prr-6937-no-second-write",
+            "prr-6937",
+            vec![FIG4_DROP],
+            vec![(0, 20_000)],
+        ),
         None,
     )?;
-    let v = first_recovery(&probe).ok_or("fig4: the probe run had no recovery")?;
-    let seventh = probe.traces[0]
-        .acks
-        .iter()
-        .filter(|a| a.ack == 0 && a.t >= v.start)
-        .nth(6)
-        .map(|a| a.t)
-        .ok_or("fig4: fewer than 7 duplicate ACKs in the probe's recovery")?;
-    let mid = seventh + MS;
+    let v =
+        first_recovery(&probe).ok_or("fig4: the run without the second write had no recovery")?;
+    let end = v
+        .end
+        .ok_or("fig4: the run without the second write never left recovery")?;
+    let mid = v.start + ((end - v.start) as f64 * FIG4_WRITE_AT_FRACTION).round() as Time;
+    let at_ms = |t: Time| format!("{:.1} ms", t as f64 / MS as f64);
     let mut e = Experiment::new(
         "fig4",
         "PRR banks sending opportunities (Figure 4)",
         &format!(
-            "The Figure 2 testbed: 20 segments written at 0 ms, segment 1 dropped, 10 more \
-             segments written at {} ms, in the recovery (which starts at {} ms) just after the \
-             7th segment is delivered: the state the paper's burst of 3 = 0.5 x (7 - 1) \
-             implies.",
-            mid / MS,
-            v.start / MS,
+            "The Figure 2 testbed: 20 segments written at 0 ms, segment {FIG4_DROP} dropped, 10 \
+             more segments written \"half way through the recovery\" (4.3): at {}, midway \
+             between the start ({}) and the end ({}) of PRR's recovery in the same run without \
+             the second write. The paper's burst of 3 is measured there; the sweep rows and \
+             picture move the write across that recovery every {} ms, since the paper gives no \
+             time.",
+            at_ms(mid),
+            at_ms(v.start),
+            at_ms(end),
+            FIG4_SWEEP_STEP / MS,
         ),
     );
-    let writes = vec![(0, 20_000), (mid, 10_000)];
     let mut res = Vec::new();
-    for rec in ["prr-6937", "prr", "rfc3517", "rate-halving"] {
-        let sc = testbed(&format!("fig4-{rec}"), rec, vec![1], writes.clone());
-        let r = run_variant(ctx, "fig4", &sc, (0.05, 0.45))?;
-        e.pictures.push(format!("fig4/{}/plots/tsg-a.png", sc.name));
-        let v = first_recovery(&r);
-        let end = v.as_ref().and_then(|v| v.end).unwrap_or(mid);
-        let in_recovery = v.as_ref().is_some_and(|v| v.start < mid && end > mid);
-        let burst = in_recovery.then(|| largest_burst(&r.traces[0], mid, end));
+    for rec in ALGS {
+        let name = format!("fig4-{rec}");
+        let (r, burst) = fig4_burst(ctx, rec, mid, &name, true)?;
+        e.pictures.push(format!("fig4/{name}/plots/tsg-a.png"));
+        let rv = first_recovery(&r);
         e.row(
-            format!("{rec}: largest burst after the write, in recovery"),
+            format!("{rec}: recovery start / end with the second write"),
+            rv.map_or("none".into(), |x| {
+                format!("{} / {}", at_ms(x.start), x.end.map_or("-".into(), at_ms))
+            }),
+            "-",
+        );
+        e.row(
+            format!(
+                "{rec}: largest burst after the write at {}, in recovery",
+                at_ms(mid)
+            ),
             burst.map_or("write not in recovery".into(), |b| b.to_string()),
             match rec {
                 "prr-6937" => "3 (ratio x (prr_delivered - prr_out), ratio 0.5)",
@@ -939,30 +994,99 @@ fn figure4(ctx: &Ctx) -> Result<Experiment, String> {
         );
         res.push(burst);
     }
+    // The write time is a setup choice the paper leaves open: the burst
+    // at every step across the recovery, so the reader sees how much the
+    // row depends on it.
+    let first = v.start.div_ceil(FIG4_SWEEP_STEP) * FIG4_SWEEP_STEP;
+    let times: Vec<Time> = (first..end).step_by(FIG4_SWEEP_STEP as usize).collect();
+    let sweep = common::par_map(times.len(), |i| {
+        let t = times[i];
+        let mut out = [None; ALGS.len()];
+        for (j, rec) in ALGS.iter().enumerate() {
+            out[j] = fig4_burst(
+                ctx,
+                rec,
+                t,
+                &format!("fig4-{rec}-write-{}ms", t / MS),
+                false,
+            )?
+            .1;
+        }
+        Ok(out)
+    })?;
+    let show = |b: Option<usize>| b.map_or("-".to_string(), |b| b.to_string());
+    for (t, b) in times.iter().zip(&sweep) {
+        e.row(
+            format!(
+                "write at {} ms: largest burst in recovery, {}",
+                t / MS,
+                ALGS.join(" / ")
+            ),
+            b.iter().map(|x| show(*x)).collect::<Vec<_>>().join(" / "),
+            "3 for PRR half way through the recovery",
+        );
+    }
+    let series: Vec<losslab_viz::charts::BandSeries> = ALGS
+        .iter()
+        .enumerate()
+        .map(|(j, rec)| {
+            let pts = times
+                .iter()
+                .zip(&sweep)
+                .filter_map(|(t, b)| {
+                    let y = b[j]? as f64;
+                    Some((*t as f64 / MS as f64, y, y, y))
+                })
+                .collect();
+            (rec.to_string(), pts)
+        })
+        .collect();
+    let dir = ctx.sub("fig4")?;
+    losslab_viz::charts::lines_with_bands(
+        &dir.join("burst-vs-write-time"),
+        "Figure 4: largest burst after the second write, by write time (exact runs)",
+        "time of the second write (ms)",
+        "largest burst in recovery (segments)",
+        &[],
+        &series,
+    )
+    .map_err(|x| x.to_string())?;
+    e.pictures.push("fig4/burst-vs-write-time.png".into());
+    let prr_sweep: Vec<String> = times
+        .iter()
+        .zip(&sweep)
+        .map(|(t, b)| format!("{} ms: {}", t / MS, show(b[0])))
+        .collect();
+    let measured = format!(
+        "the write is at {} (half way through PRR's recovery without it, {} to {}); the sweep \
+         of write times (rows, picture) gives PRR's largest burst as {}",
+        at_ms(mid),
+        at_ms(v.start),
+        at_ms(end),
+        prr_sweep.join(", ")
+    );
     let (prr, rh) = (res[0], res[3]);
-    e.claims = [
+    let untested = format!("{}; {measured}", super::claims::UNTESTED);
+    e.claims = vec![
         example_claim(
             "fig4",
             "fig4-prr-banked-burst",
-            "Figure 4: PRR sends a banked burst of ratio x (prr_delivered - prr_out) = 3 segments when the application writes mid-recovery",
+            "Figure 4: PRR sends a banked burst of ratio x (prr_delivered - prr_out) = 3 segments when the application writes half way through the recovery (largest burst after the write, segments)",
             value(3.0),
             prr.map(|b| b as f64),
-            "",
+            &untested,
         ),
         example_claim(
             "fig4",
             "fig4-rate-halving-banks-nothing",
-            "Section 4.3: Linux rate-halving banks no opportunities (PRR's burst - rate-halving's, segments)",
+            "Section 4.3: Linux rate-halving banks no opportunities (PRR's burst - rate-halving's, segments, at the same write)",
             Expect::Order {
                 paper_positive: true,
             },
             prr.zip(rh).map(|(p, h)| p as f64 - h as f64),
-            "",
+            &untested,
         ),
-    ]
-    .into_iter()
-    .map(Claim::or_unexplained)
-    .collect();
+    ];
     Ok(e)
 }
 
