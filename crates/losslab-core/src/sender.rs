@@ -1762,6 +1762,7 @@ impl Sender {
             delivered_rtt: self.delivered_rtt,
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
+            min_cwnd: Some(self.alg.cc.min_cwnd(&self.win)),
         }
     }
 

@@ -116,6 +116,13 @@ pub trait CongestionControl {
     fn ssthresh_after_timeout(&mut self, ssthresh: u64) -> u64 {
         ssthresh
     }
+    /// The floor of rate-halving's per-ACK decrement (Linux 2.6.x-3.1
+    /// tcp_cwnd_min() in net/ipv4/tcp_input.c: the module's min_cwnd() if
+    /// it defines one, else snd_ssthresh). Only the decrement stops there;
+    /// the pipe + 1 clip may still take cwnd lower (recovery/rate_halving.rs).
+    fn min_cwnd(&self, w: &Window) -> u64 {
+        w.ssthresh
+    }
     /// cwnd after a retransmission timeout (RFC 5681 section 3.1: the loss
     /// window, one segment).
     fn loss_window(&self) -> u64 {

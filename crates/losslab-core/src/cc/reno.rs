@@ -33,6 +33,14 @@ impl CongestionControl for Reno {
         (w.cwnd / 2).max(2)
     }
 
+    /// Linux 2.6.x-3.1 tcp_reno_min_cwnd() (net/ipv4/tcp_cong.c, tcp_reno's
+    /// .min_cwnd until min_cwnd left tcp_congestion_ops): snd_ssthresh / 2,
+    /// so rate-halving's decrement may take a Reno window below ssthresh
+    /// where modules without one (CUBIC, BIC) stop at ssthresh.
+    fn min_cwnd(&self, w: &Window) -> u64 {
+        w.ssthresh / 2
+    }
+
     /// Linux tcp_reno_cong_avoid(): tcp_slow_start() then
     /// tcp_cong_avoid_ai(tp, cwnd, acked), which is exactly NewReno's
     /// RFC 5681 growth.
@@ -59,6 +67,17 @@ mod tests {
         // The two-segment floor.
         w.cwnd = 3;
         assert_eq!(Reno.ssthresh(&w, 3), 2);
+    }
+
+    #[test]
+    fn min_cwnd_is_half_ssthresh_rounded_down() {
+        let mut w = Window::new(20);
+        w.ssthresh = 10;
+        assert_eq!(Reno.min_cwnd(&w), 5);
+        w.ssthresh = 7;
+        assert_eq!(Reno.min_cwnd(&w), 3);
+        // Others keep Linux's default, ssthresh.
+        assert_eq!(NewReno.min_cwnd(&w), 7);
     }
 
     #[test]

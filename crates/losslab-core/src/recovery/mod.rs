@@ -158,6 +158,10 @@ pub struct RecoveryCtx {
     pub min_rtt: Option<Time>,
     /// RFC 6298 SRTT; None before the first sample.
     pub srtt: Option<Time>,
+    /// The congestion controller's floor for rate-halving's decrement
+    /// (CongestionControl::min_cwnd, Linux tcp_cwnd_min()); None outside
+    /// the sender, read as ssthresh, Linux's default.
+    pub min_cwnd: Option<u64>,
 }
 
 /// What `awnd_extension` may look at: the scoreboard, from which the

@@ -5,7 +5,8 @@
 //! mobile opportunistic-retransmission paper.
 //!
 //! The window is not cut on entry; it shrinks by one segment every second
-//! ACK that shows progress while it is above ssthresh, and on every such ACK
+//! ACK that shows progress while it is above the congestion module's floor
+//! (tcp_cwnd_min(): ssthresh, or ssthresh / 2 for Reno), and on every such ACK
 //! it is clipped to pipe + 1, so at most one segment leaves per ACK. Nothing
 //! ever raises it inside recovery. When pipe falls (heavy losses, or an
 //! application with nothing to send) cwnd follows it down, which is why
@@ -70,12 +71,15 @@ impl RecoveryOps for RateHalving {
         // The snd_cwnd_cnt trick: the parity bit of the ACK count decides
         // whether this ACK takes one segment off, so cwnd falls by one
         // every second ACK, reaching half a window after one RTT of ACKs
-        // (the "rate halving" proper). tcp_cwnd_min() is ssthresh for the
-        // congestion modules this laboratory implements.
+        // (the "rate halving" proper). It stops at tcp_cwnd_min(), the
+        // congestion module's choice: ssthresh by default, ssthresh / 2 for
+        // Reno (tcp_reno_min_cwnd()), so a long Reno recovery keeps
+        // shrinking cwnd below ssthresh.
+        let floor = ctx.min_cwnd.unwrap_or(w.ssthresh);
         let decr = w.cwnd_cnt + 1;
         w.cwnd_cnt = decr & 1;
         let decr = decr >> 1;
-        if decr > 0 && w.cwnd > w.ssthresh {
+        if decr > 0 && w.cwnd > floor {
             w.cwnd -= decr;
         }
         // At most one segment per ACK: the burst guard that also drags cwnd
@@ -140,6 +144,45 @@ mod tests {
         assert_eq!(w.cwnd, 3);
         rh.end_cwnd_reduction(&mut w, &ctx(9));
         assert_eq!(w.cwnd, 3);
+    }
+
+    /// Linux tcp_cwnd_down() with Reno's tcp_reno_min_cwnd(): cwnd 12,
+    /// ssthresh 10, pipe never binding. One segment off every second
+    /// progress ACK while cwnd > floor: 12 11 11 10 10 9 9 8 8 7 7 6 6 5,
+    /// then 5 > 5 fails, so it rests at 5 = 10 / 2; with the default floor
+    /// (ssthresh, CUBIC's) it rests at 10.
+    #[test]
+    fn reno_floor_lets_the_decrement_reach_half_ssthresh() {
+        use crate::cc::{CongestionControl, Cubic, Reno};
+        let mut w0 = Window::new(12);
+        w0.ssthresh = 10;
+        for (floor, rests_at) in [(Reno.min_cwnd(&w0), 5), (Cubic::new().min_cwnd(&w0), 10)] {
+            let mut rh = RateHalving::new();
+            let mut w = Window::new(12);
+            w.ssthresh = 10;
+            let c = RecoveryCtx {
+                pipe: 30,
+                min_cwnd: Some(floor),
+                ..Default::default()
+            };
+            rh.init_cwnd_reduction(&mut w, &c);
+            let mut seen = vec![];
+            for _ in 0..20 {
+                rh.cwnd_reduction(&mut w, &c, 1, false);
+                seen.push(w.cwnd);
+            }
+            assert_eq!(*seen.last().unwrap(), rests_at, "{seen:?}");
+            if rests_at == 5 {
+                assert_eq!(
+                    seen[..16],
+                    [12, 11, 11, 10, 10, 9, 9, 8, 8, 7, 7, 6, 6, 5, 5, 5]
+                );
+            }
+            // The exit keeps the lower of cwnd and ssthresh
+            // (tcp_complete_cwr()): Reno leaves recovery at 5.
+            rh.end_cwnd_reduction(&mut w, &c);
+            assert_eq!(w.cwnd, rests_at);
+        }
     }
 
     #[test]
