@@ -374,7 +374,21 @@ def measurement_line(cs):
                                                      for v in VERDICTS_SHOWN))
 
 
+def setup_table(e, out):
+    """The setup choices (reproduce/setup.rs): rows, not claims."""
+    out.append(f"\n### {e['id']}: {e['title']}\n")
+    out.append(e["setup"] + "\n")
+    out.append("| choice = our value | why (the paper does not give it) | verdicts under the alternatives |")
+    out.append("|---|---|---|")
+    for r in e["rows"]:
+        why = r["paper"].removeprefix("not given: ")
+        out.append(f"| {cell(r['metric'])} | {cell(why)} | {cell(r['ours'])} |")
+
+
 def experiment_table(e, out):
+    if e["id"] == "setup":
+        setup_table(e, out)
+        return
     out.append(f"\n### {e['id']}: {e['title']}\n")
     out.append(e["setup"] + "\n")
     out.append("| verdict | claim | ours: mean [95% CI] (n) | paper (band) |")

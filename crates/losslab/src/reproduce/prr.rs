@@ -18,6 +18,7 @@ use losslab_sim::scenario::*;
 
 use super::claims::{exact, judge, Band, Claim, Expect, Verdict};
 use super::common::{self, ms, path, scenario, FlowTrace, Run};
+use super::setup::Choice;
 use super::{prr_er, prr_web, Ctx, Experiment, PaperResult};
 
 pub(super) const RTT: Time = 100 * MS;
@@ -68,7 +69,16 @@ const FIG4_DROP: u64 = 1;
 /// write (which cannot move its start, and ends it at the same ACK). The
 /// paper gives no time. Alternatives: a quarter and three quarters of
 /// the way (the sweep's rows show every 10 ms).
-const FIG4_WRITE_AT_FRACTION: f64 = 0.5;
+const FIG4_WRITE_AT: Choice = Choice {
+    key: "fig4-write-at",
+    value: "0.5",
+    unit: "of the recovery",
+    why: "\"half way through the recovery process\", read as the midpoint of PRR's recovery \
+          in the same run without the write; the paper gives no time",
+    alternatives: ["0.25", "0.75"],
+    experiments: &["fig4"],
+    quick: true,
+};
 /// Spacing of Figure 4's sweep of write times over that recovery.
 /// Alternatives: 5 ms and 20 ms.
 const FIG4_SWEEP_STEP: Time = 10 * MS;
@@ -83,7 +93,24 @@ const SEC43_BYTES: u64 = 100_000;
 const SEC43_DROPS: [u64; 4] = [1, 2, 3, 4];
 /// Share of ACKs lost at random in section 4.3's "ACK loss". Not given.
 /// Alternatives: 10% and 50%.
-const SEC43_ACK_LOSS: f64 = 0.3;
+const SEC43_ACK_LOSS: Choice = Choice {
+    key: "sec43-ack-loss",
+    value: "0.3",
+    unit: "of ACKs",
+    why: "section 4.3 has no experiment and gives no ACK-loss rate",
+    alternatives: ["0.1", "0.5"],
+    experiments: &["sec43"],
+    quick: true,
+};
+/// The choices the setup table reruns (setup.rs), this file's and the
+/// web and ER experiments'.
+const CHOICES: [Choice; 5] = [
+    FIG4_WRITE_AT,
+    SEC43_ACK_LOSS,
+    prr_er::ER_REORDERED,
+    prr_er::ER_RTT,
+    prr_web::WEB_QUEUE,
+];
 /// Stretch ACKs: one ACK kept of every this many (LRO/GRO merging three
 /// segments). Not given. Alternatives: 2 and 4.
 const SEC43_STRETCH: u64 = 3;
@@ -282,16 +309,31 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         title: "Proportional Rate Reduction for TCP (Dukkipati et al., IMC 2011)".into(),
         quick: ctx.quick,
         full: ctx.full,
-        experiments: vec![
-            figure2(ctx)?,
-            figure3(ctx)?,
-            figure4(ctx)?,
-            precision(ctx)?,
-            prr_web::web(ctx)?,
-            youtube(),
-            prr_er::early_retransmit(ctx)?,
-        ],
+        experiments: {
+            let mut v = vec![
+                figure2(ctx)?,
+                figure3(ctx)?,
+                figure4(ctx)?,
+                precision(ctx)?,
+                prr_web::web(ctx)?,
+                youtube(),
+                prr_er::early_retransmit(ctx)?,
+            ];
+            v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
+            v
+        },
     })
+}
+
+/// One experiment by id (the setup table's reruns).
+fn experiment(ctx: &Ctx, id: &str) -> Result<Experiment, String> {
+    match id {
+        "fig4" => figure4(ctx),
+        "sec43" => precision(ctx),
+        "web" => prr_web::web(ctx),
+        "er" => prr_er::early_retransmit(ctx),
+        _ => Err(format!("prr: no experiment {id:?} to rerun")),
+    }
 }
 
 /// Segments sent from the start of the first recovery to its end.
@@ -322,7 +364,8 @@ fn precision(ctx: &Ctx) -> Result<Experiment, String> {
     let seeds = ctx.pick(quick, default, full);
     let hold_ms = SEC43_REORDER.delay / MS;
     let held_pct = SEC43_REORDER.p * 100.0;
-    let ack_loss_pct = SEC43_ACK_LOSS * 100.0;
+    let ack_loss_p = ctx.choice_f64(&SEC43_ACK_LOSS)?;
+    let ack_loss_pct = ack_loss_p * 100.0;
     let mut e = Experiment::new(
         "sec43",
         "PRR's precision under ACK loss and stretch ACKs (section 4.3, property 4)",
@@ -394,7 +437,7 @@ fn precision(ctx: &Ctx) -> Result<Experiment, String> {
     // Per seed and algorithm, segments sent in recovery under each of the
     // random settings; one seed draws the same ACK losses and holds for
     // every algorithm until their transmissions differ.
-    let ack_loss = LossModel::Bernoulli { p: SEC43_ACK_LOSS };
+    let ack_loss = LossModel::Bernoulli { p: ack_loss_p };
     let settings: [(&str, &str, LossModel, Reorder); 3] = [
         ("ackloss", "ACK loss", ack_loss.clone(), Reorder::default()),
         ("reorder", "reordering", LossModel::None, SEC43_REORDER),
@@ -591,7 +634,9 @@ fn rfc3517_matches_prr(ctx: &Ctx, seeds: usize, section: &[bool]) -> Result<Stri
                     vec![(0, SEC43_BYTES)],
                 );
                 sc.flows[0].receiver.sack_blocks = *blocks;
-                sc.reverse.loss = LossModel::Bernoulli { p: SEC43_ACK_LOSS };
+                sc.reverse.loss = LossModel::Bernoulli {
+                    p: ctx.choice_f64(&SEC43_ACK_LOSS)?,
+                };
                 sc.seed = SEC43_FIRST_SEED + k as u64;
                 sent[j] = sent_in_recovery(&ctx.run("sec43", &sc, None)?);
             }
@@ -1086,7 +1131,7 @@ fn figure4(ctx: &Ctx) -> Result<Experiment, String> {
     let end = v
         .end
         .ok_or("fig4: the run without the second write never left recovery")?;
-    let mid = v.start + ((end - v.start) as f64 * FIG4_WRITE_AT_FRACTION).round() as Time;
+    let mid = v.start + ((end - v.start) as f64 * ctx.choice_f64(&FIG4_WRITE_AT)?).round() as Time;
     let at_ms = |t: Time| format!("{:.1} ms", t as f64 / MS as f64);
     let mut e = Experiment::new(
         "fig4",

@@ -106,6 +106,27 @@ pub(super) struct ErSetup {
     pub seeds: (usize, usize, usize),
 }
 
+/// The ER choices the setup table reruns (setup.rs).
+pub(super) const ER_REORDERED: super::setup::Choice = super::setup::Choice {
+    key: "er-reordered-share",
+    value: "0.03",
+    unit: "",
+    why: "\"a small degree\" of reordering, not quantified by the paper",
+    alternatives: ["0.01", "0.1"],
+    experiments: &["er"],
+    quick: false,
+};
+pub(super) const ER_RTT: super::setup::Choice = super::setup::Choice {
+    key: "er-rtt",
+    value: "100",
+    unit: "ms",
+    why: "SRTT/4 at 100 ms is the delay's 25 ms floor, so the delay is known (at 200 \
+          ms it is 50 ms, above the judged 40 ms hold)",
+    alternatives: ["50", "200"],
+    experiments: &["er"],
+    quick: false,
+};
+
 pub(super) const ER_SETUP: ErSetup = ErSetup {
     rate: 10_000_000,
     rtt: 100 * MS,
@@ -251,15 +272,11 @@ fn hold_decides(hold: Time) -> Option<String> {
     })
 }
 
-/// One seed of the ER experiment at hold `hold`: each arm's statistics
-/// (ARMS order), the same responses and loss draws under each arm (and at
-/// each hold). `mixed` gives the connections `MIXED_RTTS_MS` instead of
-/// one RTT and runs only the baseline and ER with both mitigations (the
-/// other arms are left empty).
-fn er_seed(ctx: &Ctx, k: u64, mixed: bool, hold: Time) -> Result<Vec<ErStats>, String> {
-    er_seed_with(ctx, &ER_SETUP, k, mixed, hold)
-}
-
+/// One seed of the ER experiment at hold `hold` under `setup`: each arm's
+/// statistics (ARMS order), the same responses and loss draws under each
+/// arm (and at each hold). `mixed` gives the connections `MIXED_RTTS_MS`
+/// instead of one RTT and runs only the baseline and ER with both
+/// mitigations (the other arms are left empty).
 fn er_seed_with(
     ctx: &Ctx,
     setup: &ErSetup,
@@ -337,7 +354,7 @@ fn er_seed_with(
 }
 
 /// The ER rows on the runs at `hold` (`per_seed`, one entry per seed).
-fn er_claims(per_seed: &[Vec<ErStats>], hold: Time) -> Vec<Claim> {
+fn er_claims(per_seed: &[Vec<ErStats>], hold: Time, reorder_p: f64) -> Vec<Claim> {
     let col = |arm: usize, f: &dyn Fn(&ErStats) -> Option<f64>| -> Vec<Option<f64>> {
         per_seed.iter().map(|s| f(&s[arm])).collect()
     };
@@ -484,7 +501,7 @@ fn er_claims(per_seed: &[Vec<ErStats>], hold: Time) -> Vec<Claim> {
                 id,
                 &format!(
                     "{h4}: fewer spurious early retransmits with the delay, {:.0}% of packets held back {} ms ({what}; early retransmits of segments not dropped, per seed)",
-                    ER_SETUP.reorder_p * 100.0,
+                    reorder_p * 100.0,
                     hold / MS
                 ),
                 Expect::Order {
@@ -569,6 +586,7 @@ fn explain_er(
     mixed_seed: impl Fn(usize) -> Result<Vec<ErStats>, String> + Sync,
     seeds: usize,
     hold: Time,
+    reorder_p: f64,
 ) -> Result<(), String> {
     for c in claims.iter_mut().filter(|c| c.verdict.needs_explanation()) {
         if let Some(why) = super::claims::underpowered_explanation(c) {
@@ -584,7 +602,7 @@ fn explain_er(
         return Ok(());
     }
     let mixed = super::common::par_map(seeds, mixed_seed)?;
-    let alt = er_claims(&mixed, hold);
+    let alt = er_claims(&mixed, hold, reorder_p);
     for c in claims.iter_mut().filter(|c| waiting(c)) {
         let Some(a) = alt.iter().find(|a| a.id == c.id) else {
             continue;
@@ -664,7 +682,11 @@ fn er_chart(ctx: &Ctx, e: &mut Experiment, per_seed: &[Vec<ErStats>]) -> Result<
 /// loses and reorders: what Early Retransmit and its mitigations do, at
 /// each hold of `ER_SETUP.holds`; the rows are judged at `ER_SETUP.hold`.
 pub fn early_retransmit(ctx: &Ctx) -> Result<Experiment, String> {
-    let setup = &ER_SETUP;
+    let setup = &ErSetup {
+        reorder_p: ctx.choice_f64(&ER_REORDERED)?,
+        rtt: ctx.choice_u64(&ER_RTT)? * MS,
+        ..ER_SETUP
+    };
     // Every size runs the same connections and responses, so the same
     // offered load; only the seeds differ.
     let (quick, default, full) = setup.seeds;
@@ -713,7 +735,8 @@ pub fn early_retransmit(ctx: &Ctx) -> Result<Experiment, String> {
     );
     let mut by_hold = Vec::new();
     for &hold in &setup.holds {
-        let per_seed = super::common::par_map(seeds, |k| er_seed(ctx, k as u64, false, hold))?;
+        let per_seed =
+            super::common::par_map(seeds, |k| er_seed_with(ctx, setup, k as u64, false, hold))?;
         by_hold.push((hold, per_seed));
     }
     let Some((_, per_seed)) = by_hold.iter().find(|(h, _)| *h == setup.hold) else {
@@ -722,15 +745,16 @@ pub fn early_retransmit(ctx: &Ctx) -> Result<Experiment, String> {
             setup.hold / MS
         ));
     };
-    e.claims = er_claims(per_seed, setup.hold);
+    e.claims = er_claims(per_seed, setup.hold, setup.reorder_p);
     explain_er(
         &mut e.claims,
-        |k| er_seed(ctx, k as u64, true, setup.hold),
+        |k| er_seed_with(ctx, setup, k as u64, true, setup.hold),
         seeds,
         setup.hold,
+        setup.reorder_p,
     )?;
     er_chart(ctx, &mut e, per_seed)?;
-    e.notes = hold_notes(&e.claims, &by_hold);
+    e.notes = hold_notes(&e.claims, &by_hold, setup.reorder_p);
     for (i, (label, _)) in ARMS.iter().enumerate() {
         let s = &per_seed[0][i];
         e.row(
@@ -777,10 +801,14 @@ pub fn early_retransmit(ctx: &Ctx) -> Result<Experiment, String> {
 /// The hold is a setup choice the paper does not make: one note on what
 /// was swept, then one per row with its verdict and ours at every hold
 /// (the same seeds), saying whether the verdict depends on the hold.
-fn hold_notes(judged: &[Claim], by_hold: &[(Time, Vec<Vec<ErStats>>)]) -> Vec<String> {
+fn hold_notes(
+    judged: &[Claim],
+    by_hold: &[(Time, Vec<Vec<ErStats>>)],
+    reorder_p: f64,
+) -> Vec<String> {
     let at: Vec<(Time, Vec<Claim>)> = by_hold
         .iter()
-        .map(|(h, p)| (*h, er_claims(p, *h)))
+        .map(|(h, p)| (*h, er_claims(p, *h, reorder_p)))
         .collect();
     let mut changed = 0;
     let mut notes = Vec::new();

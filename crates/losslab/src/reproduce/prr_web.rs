@@ -128,6 +128,18 @@ pub(super) struct WebSetup {
     pub seeds: usize,
 }
 
+/// The web choice the setup table reruns (setup.rs): the queue.
+pub(super) const WEB_QUEUE: super::setup::Choice = super::setup::Choice {
+    key: "web-queue-bdp-share",
+    value: "0.25",
+    unit: "BDP",
+    why: "Google's paths' queues are not given; a quarter BDP (at least 8 packets) keeps \
+          losses mostly the path's bursty ones",
+    alternatives: ["0.125", "1"],
+    experiments: &["web"],
+    quick: false,
+};
+
 pub(super) const WEB_DEFAULT: WebSetup = WebSetup {
     rtts_ms: &[20, 50, 100, 200, 400],
     rates: &[5_000_000, 10_000_000, 30_000_000, 100_000_000],
@@ -745,7 +757,10 @@ fn headline_claims(per_seed: &[&[WebStats]]) -> Vec<Claim> {
 /// short responses over persistent connections, bursty loss, a spread of
 /// RTTs and bandwidths; PRR, RFC 3517 and rate-halving with FACK and CUBIC.
 pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
-    let setup = ctx.pick(&WEB_QUICK, &WEB_DEFAULT, &WEB_FULL);
+    let setup = &WebSetup {
+        queue_bdp_share: ctx.choice_f64(&WEB_QUEUE)?,
+        ..*ctx.pick(&WEB_QUICK, &WEB_DEFAULT, &WEB_FULL)
+    };
     // Seed 0 is the example the rows below show; the claims use them all.
     let seeds = setup.seeds;
     let (p_gb, p_bg, bad) = setup.ge;

@@ -50,6 +50,15 @@ impl Ctx {
     }
 }
 
+impl Ctx {
+    /// `c`'s value as a real number.
+    pub fn choice_f64(&self, c: &Choice) -> Result<f64, String> {
+        let v = self.choice(c);
+        v.parse()
+            .map_err(|_| format!("setup choice {}: {v:?} is not a number", c.key))
+    }
+}
+
 /// Runs one experiment by id under a (possibly overridden) context.
 pub type Rerun<'a> = &'a dyn Fn(&Ctx, &str) -> Result<Experiment, String>;
 

@@ -46,7 +46,7 @@ const HZ: Choice = Choice {
     why: "the paper's Linux 3.17 hosts' CONFIG_HZ is not given; 1000 was the common server \
           and desktop build, 250 and 100 the others",
     alternatives: ["250", "100"],
-    experiments: &["fig1", "fig2", "sec32"],
+    experiments: &["fig1", "fig2", "sec32", "sec33"],
     quick: false,
 };
 const SEC32_CONNS: Choice = Choice {
