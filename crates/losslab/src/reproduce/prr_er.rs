@@ -900,6 +900,7 @@ mod tests {
             quick: true,
             full: false,
             export: None,
+            overrides: vec![],
         };
         let small = ErSetup {
             conns: 6,

@@ -2093,12 +2093,16 @@ mod tests {
         let mut rows = Vec::new();
         for ack in [AckSpec::Delayed, AckSpec::Quick] {
             for (rtt, n) in [(10, 1), (80, 1), (320, 1), (80, 0), (80, 3), (80, 4)] {
-                let (v, _) = four(&ctx, "test", rtt, n, &ack).unwrap();
-                eprintln!("{rtt} ms, {n} lost, {}: {v:?}", ack_slug(&ack));
+                let v = four(&ctx, "test", rtt, n, &ack).unwrap();
+                eprintln!(
+                    "{rtt} ms, {n} lost, {}: {:?}",
+                    ack_slug(&ack),
+                    v.map(|t| t.fct)
+                );
                 rows.push((rtt, n, ack.clone(), v));
             }
         }
-        let fcts = |v: &[Time; 4]| v.map(|x| x as f64);
+        let fcts = |v: &[Tail1; 4]| v.map(|x| x.fct as f64);
         // Headline 1: TLP's gain over the baseline - RTOR's (order).
         let gains: Vec<f64> = rows
             .iter()
