@@ -24,7 +24,7 @@ fn prr_quick_claims_pictures_and_export() {
         // --quick reruns the cheap ones and names the others.
         if e["id"] == "setup" {
             let rows = e["rows"].as_array().unwrap();
-            assert_eq!(rows.len(), 5);
+            assert_eq!(rows.len(), 7);
             assert!(rows[0]["ours"]
                 .as_str()
                 .unwrap()

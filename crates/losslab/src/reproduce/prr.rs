@@ -104,9 +104,11 @@ const SEC43_ACK_LOSS: Choice = Choice {
 };
 /// The choices the setup table reruns (setup.rs), this file's and the
 /// web and ER experiments'.
-const CHOICES: [Choice; 5] = [
+const CHOICES: [Choice; 7] = [
     FIG4_WRITE_AT,
     SEC43_ACK_LOSS,
+    prr_er::ER_HOLD,
+    prr_er::ER_RESPONSES,
     prr_er::ER_REORDERED,
     prr_er::ER_RTT,
     prr_web::WEB_QUEUE,
