@@ -7,6 +7,7 @@ import _thread
 import json
 import subprocess
 import sys
+import signal
 import threading
 import time
 from pathlib import Path
@@ -173,6 +174,10 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(repo, tmp_path):
         if watching.is_set():
             _thread.interrupt_main()
 
+    # A process started in the background (nohup, `cmd &` without job
+    # control) inherits SIGINT ignored, and then Python installs no
+    # handler and interrupt_main() does nothing: install Python's own.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     watcher = threading.Thread(target=interrupt_after_the_first_run, daemon=True)
     watcher.start()
     try:
@@ -181,6 +186,7 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(repo, tmp_path):
     finally:
         watching.clear()
         watcher.join()
+        signal.signal(signal.SIGINT, previous)
     assert finished.is_set(), f"no run finished in {DEADLINE_S} s"
     # The runs take the same time, so Ctrl-C right after the first leaves
     # most unfinished; the ones that finished are kept.
