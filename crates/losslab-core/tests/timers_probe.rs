@@ -14,6 +14,14 @@ fn sender(app: App, cc: &str, timers: &str) -> Sender {
 }
 
 fn sender_iw(app: App, cc: &str, timers: &str, init_cwnd: u64) -> Sender {
+    sender_alg(
+        app,
+        init_cwnd,
+        Algorithms::by_name(cc, "prr", "dupthresh", timers, 3).unwrap(),
+    )
+}
+
+fn sender_alg(app: App, init_cwnd: u64, alg: Algorithms) -> Sender {
     let cfg = SenderConfig {
         mss: MSS as u32,
         init_cwnd,
@@ -21,7 +29,6 @@ fn sender_iw(app: App, cc: &str, timers: &str, init_cwnd: u64) -> Sender {
         initial_rwnd: 1 << 20,
         ..SenderConfig::default()
     };
-    let alg = Algorithms::by_name(cc, "prr", "dupthresh", timers, 3).unwrap();
     Sender::new(cfg, alg, 0)
 }
 
@@ -94,16 +101,9 @@ fn tlp_probe_timer_follows_the_paper() {
     let (t, _) = tail_of_ten(&mut s);
     assert_eq!(t, 300 * MS);
     // Our `rtor_cap` variant caps it by RTO - T_earliest = 0 + 200 ms.
-    let cfg = SenderConfig {
-        mss: MSS as u32,
-        init_cwnd: 20,
-        app: App::Bytes(10 * MSS),
-        initial_rwnd: 1 << 20,
-        ..SenderConfig::default()
-    };
     let mut alg = Algorithms::by_name("newreno", "prr", "dupthresh", "tlpr", 3).unwrap();
     alg.timers = Box::new(losslab_core::timers::Tlpr::default().with_rtor_cap(true));
-    let mut s = Sender::new(cfg, alg, 0);
+    let mut s = sender_alg(App::Bytes(10 * MSS), 20, alg);
     let (t, _) = tail_of_ten(&mut s);
     assert_eq!(t, 200 * MS);
 }

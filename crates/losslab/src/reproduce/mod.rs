@@ -168,6 +168,19 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A --quick context writing under the temporary directory, for unit
+    /// tests of an experiment's pieces.
+    #[cfg(test)]
+    pub fn quick_for_tests() -> Ctx {
+        Ctx {
+            dir: std::env::temp_dir(),
+            quick: true,
+            full: false,
+            export: None,
+            overrides: vec![],
+        }
+    }
+
     /// The quick, default or full value of a size.
     pub fn pick<T>(&self, quick: T, default: T, full: T) -> T {
         if self.quick {

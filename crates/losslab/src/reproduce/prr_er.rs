@@ -900,19 +900,17 @@ fn hold_notes(
 mod tests {
     use super::*;
 
-    fn first_minus_both(hold: Time) -> f64 {
-        let ctx = Ctx {
-            dir: std::env::temp_dir(),
-            quick: true,
-            full: false,
-            export: None,
-            overrides: vec![],
-        };
-        let small = ErSetup {
+    /// A small ER workload: six connections of ten responses.
+    fn small() -> ErSetup {
+        ErSetup {
             conns: 6,
             responses: 10,
             ..ER_SETUP
-        };
+        }
+    }
+
+    fn first_minus_both(hold: Time) -> f64 {
+        let (ctx, small) = (Ctx::quick_for_tests(), small());
         (0..4)
             .map(|k| {
                 let s = er_seed_with(&ctx, &small, k, false, hold).unwrap();
@@ -926,18 +924,7 @@ mod tests {
     /// early, while naive ER does.
     #[test]
     fn the_delay_cancels_every_reordered_early_retransmit_up_to_its_floor() {
-        let ctx = Ctx {
-            dir: std::env::temp_dir(),
-            quick: true,
-            full: false,
-            export: None,
-            overrides: vec![],
-        };
-        let small = ErSetup {
-            conns: 6,
-            responses: 10,
-            ..ER_SETUP
-        };
+        let (ctx, small) = (Ctx::quick_for_tests(), small());
         for hold in [10 * MS, ER_DELAY_FLOOR] {
             assert!(hold_decides(hold).is_some());
             let (mut naive, mut both) = (0.0, 0.0);

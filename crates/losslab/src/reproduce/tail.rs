@@ -2121,13 +2121,7 @@ mod tests {
 
     #[test]
     fn headline_metrics_take_both_sides() {
-        let ctx = Ctx {
-            dir: std::env::temp_dir(),
-            quick: true,
-            full: false,
-            export: None,
-            overrides: vec![],
-        };
+        let ctx = Ctx::quick_for_tests();
         // (RTT, tail segments lost, ACK policy) -> the four FCTs.
         let mut rows = Vec::new();
         for ack in [AckSpec::Delayed, AckSpec::Quick] {
