@@ -143,47 +143,37 @@ impl RttEstimator {
     /// where they are (Linux measures its RTT periods in sequence space).
     pub fn on_sample_at(&mut self, r: Time, snd_una: u64, snd_nxt: u64) {
         let r = r.max(1);
-        if self.cfg.formula == RtoFormula::LinuxKernel {
+        let rto = if self.cfg.formula == RtoFormula::LinuxKernel {
             // skb_mstamp_us_delta(): whole microseconds, at least 1.
-            let us = (r / 1000).max(1);
-            let rto_min_us = self.cfg.min_rto / 1000;
             let k = &mut self.kernel;
-            k.sample(us, rto_min_us, snd_una, snd_nxt);
+            k.sample((r / 1000).max(1), self.cfg.min_rto / 1000, snd_una, snd_nxt);
             self.srtt = (k.srtt_us >> 3) * 1000;
             self.rttvar = (k.mdev_us >> 2) * 1000;
-            self.has_sample = true;
-            let rto = k.rto_us() * 1000;
-            self.base_rto = self.bounded(rto);
-            self.backoff = 0;
-            self.min_rtt = self.min_rtt.min(r);
-            self.latest = r;
-            return;
-        }
-        if !self.has_sample {
-            // (2.2) SRTT <- R, RTTVAR <- R/2.
-            self.srtt = r;
-            self.rttvar = r / 2;
-            self.has_sample = true;
+            k.rto_us() * 1000
         } else {
-            // (2.3) RTTVAR first, using the old SRTT.
-            let err = self.srtt.abs_diff(r);
-            self.rttvar = (3 * self.rttvar + err) / 4;
-            self.srtt = (7 * self.srtt + r) / 8;
-        }
-        self.base_rto = match self.cfg.formula {
-            // RTO <- SRTT + max(G, K*RTTVAR), then (2.4)/(2.5) bounds.
-            RtoFormula::Rfc6298 => (self.srtt + self.cfg.granularity.max(4 * self.rttvar))
-                .clamp(self.cfg.min_rto, self.cfg.max_rto),
-            // Linux keeps rttvar_us >= tcp_rto_min and returns
-            // srtt + rttvar_us (__tcp_set_rto). Linux also lets its
-            // variance fall only once per RTT (mdev_max_us); that damping
-            // is not modelled: the estimator is RFC 6298's.
-            RtoFormula::Linux => {
-                (self.srtt + self.cfg.min_rto.max(4 * self.rttvar)).min(self.cfg.max_rto)
+            if !self.has_sample {
+                // (2.2) SRTT <- R, RTTVAR <- R/2.
+                self.srtt = r;
+                self.rttvar = r / 2;
+            } else {
+                // (2.3) RTTVAR first, using the old SRTT.
+                let err = self.srtt.abs_diff(r);
+                self.rttvar = (3 * self.rttvar + err) / 4;
+                self.srtt = (7 * self.srtt + r) / 8;
             }
-            RtoFormula::LinuxKernel => unreachable!("handled above"),
+            if self.cfg.formula == RtoFormula::Rfc6298 {
+                // RTO <- SRTT + max(G, K*RTTVAR), then (2.4)/(2.5) bounds.
+                (self.srtt + self.cfg.granularity.max(4 * self.rttvar))
+                    .clamp(self.cfg.min_rto, self.cfg.max_rto)
+            } else {
+                // Linux keeps rttvar_us >= tcp_rto_min and returns
+                // srtt + rttvar_us (__tcp_set_rto), here over RFC 6298's
+                // estimator (its once-per-RTT damping is `LinuxKernel`'s).
+                self.srtt + self.cfg.min_rto.max(4 * self.rttvar)
+            }
         };
-        self.base_rto = self.bounded(self.base_rto);
+        self.has_sample = true;
+        self.base_rto = self.bounded(rto);
         // A fresh sample taken under Karn's rule ends any backoff (5.7).
         self.backoff = 0;
         self.min_rtt = self.min_rtt.min(r);
