@@ -48,9 +48,7 @@ impl Ctx {
         v.parse()
             .map_err(|_| format!("setup choice {}: {v:?} is not a whole number", c.key))
     }
-}
 
-impl Ctx {
     /// `c`'s value as a real number.
     pub fn choice_f64(&self, c: &Choice) -> Result<f64, String> {
         let v = self.choice(c);
