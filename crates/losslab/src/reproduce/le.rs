@@ -205,8 +205,8 @@ const NO_EFFECT: Expect = Expect::Effect {
 };
 
 /// An order row (`b - a`, as `order` built it) whose difference, if any,
-/// is tested by a variant of the same runs: `va - vb` replaces `a` and `b`
-/// (one of them the variant). "Explained by" when the variant meets the
+/// is tested by a variant of the same runs: `vb - va` replaces `b - a`
+/// (one of them the variant, in the place of the side it replaces). "Explained by" when the variant meets the
 /// paper (claims::supports), else listed as tested and rejected.
 fn tested(c: Claim, va: &[f64], vb: &[f64], cause: &str, how: &str) -> Claim {
     let d: Vec<f64> = va.iter().zip(vb).map(|(x, y)| y - x).collect();
@@ -492,8 +492,10 @@ fn fig4(ctx: &Ctx) -> Result<Experiment, String> {
             &format!("{}; {}", diag(a), diag(b)),
         );
         let c = if a == Scheme::NewReno {
+            // The row is b - a (Reno minus NewReno): the variant replaces
+            // NewReno, the `a` side, so it goes first.
             let v = over_i(impatient, &all, &mean, &dur);
-            tested(c, &mean_dur(b), &v, nr_cause, nr_how)
+            tested(c, &v, &mean_dur(b), nr_cause, nr_how)
         } else {
             c
         };
@@ -1501,6 +1503,33 @@ mod tests {
         );
         sc.seed = 1;
         keep_point(super::super::common::results_only(&sc).unwrap()).mbps
+    }
+
+    /// The NewReno row is Reno's minus NewReno's duration (`order(a =
+    /// NewReno, b = Reno)`); its variant replaces NewReno, so `tested`
+    /// must take the variant first. A hand-made pair: NewReno 1 s slower
+    /// than Reno (contradicted), its variant 1 s faster (the paper's
+    /// sign): the variant explains the row. The other way round it would
+    /// compute variant - Reno, -1 s, and reject it.
+    #[test]
+    fn a_tested_variant_keeps_the_rows_sign() {
+        let reno = [2.0, 2.1, 1.9, 2.0];
+        let newreno = [3.0, 3.1, 2.9, 3.05];
+        let impatient = [1.0, 1.1, 0.9, 1.05];
+        let c = order("fig4", "x", "NewReno before Reno", &newreno, &reno, "");
+        assert!(c.verdict.needs_explanation(), "{:?}", c.verdict);
+        let explained = tested(c.clone(), &impatient, &reno, "the timer", "impatient");
+        assert!(
+            explained.explanation.starts_with("Explained by the timer"),
+            "{}",
+            explained.explanation
+        );
+        let reversed = tested(c, &reno, &impatient, "the timer", "impatient");
+        assert!(
+            reversed.explanation.contains("tested and rejected"),
+            "{}",
+            reversed.explanation
+        );
     }
 
     #[test]
