@@ -382,6 +382,10 @@ pub struct Sender {
     /// not reached) in the current fast recovery, for the recovery
     /// algorithm's say on the retransmission timer.
     partial_acks: u64,
+    /// RFC 6582 section 4's recover: HighData (snd.nxt) when the last
+    /// fast retransmit or timeout began; read only for a recovery
+    /// algorithm without `fast_retransmit_below_recover`.
+    recover: u64,
     sack_seen: bool,
     /// RFC 6675 HighRxt and RescueRxt (segment number / byte).
     high_rxt: Option<u64>,
@@ -493,6 +497,7 @@ impl Sender {
             limited_transmit_out: 0,
             reno_sacked: 0,
             partial_acks: 0,
+            recover: 0,
             sack_seen: false,
             high_rxt: None,
             rescue_rxt: None,
@@ -825,6 +830,7 @@ impl Sender {
         self.state = State::Loss {
             recovery_point: self.snd_nxt,
         };
+        self.recover = self.snd_nxt;
         self.alg.cc.on_state(CaState::Loss, &self.win);
         self.rtt.back_off();
         self.open_recovery_record(now, RecoveryKind::Timeout, cwnd_before);
@@ -1501,6 +1507,7 @@ impl Sender {
         self.state = State::Fast {
             recovery_point: self.snd_nxt,
         };
+        self.recover = self.snd_nxt;
         self.high_rxt = None;
         self.rescue_rxt = None;
         self.fast_rexmit_pending = true;
@@ -1724,7 +1731,7 @@ impl Sender {
     fn detect_ctx(&self, now: Time, cum_advanced: bool) -> DetectCtx {
         DetectCtx {
             now,
-            dupacks: self.dupacks,
+            dupacks: self.detector_dupacks(),
             sack_seen: self.sack_seen,
             cum_advanced,
             in_fast_recovery: matches!(self.state, State::Fast { .. }),
@@ -1746,6 +1753,22 @@ impl Sender {
             exiting_recovery: false,
             dupack_entry_only: !self.alg.recovery.entry_on_islost(),
             echo_order: 0,
+        }
+    }
+
+    /// The duplicate ACKs the detector counts: none in the open state
+    /// while the cumulative ACK has not passed `recover`, when the
+    /// recovery algorithm allows one fast retransmit per window of data
+    /// (RFC 6582 section 4.1: "do not enter the Fast Retransmit and Fast
+    /// Recovery procedure"; ns-2 tcp-reno.cc `dupack_action()` with
+    /// `bug_fix_`, where `highest_ack_ > recover_` is snd.una >= recover
+    /// in bytes).
+    fn detector_dupacks(&self) -> u32 {
+        let guarded = !self.alg.recovery.fast_retransmit_below_recover();
+        if guarded && self.state == State::Open && self.snd_una < self.recover {
+            0
+        } else {
+            self.dupacks
         }
     }
 

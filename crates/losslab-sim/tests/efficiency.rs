@@ -192,8 +192,10 @@ proptest! {
         // three new duplicate ACKs (a second fast recovery) or, when too
         // little was sent to bring them, for the RTO and the go-back-N
         // after it (tests/recovery_reno_newreno.rs works one out). RFC
-        // 5681's cost, not an inefficiency of ours.
-        if recovery == "reno" && fl.timeouts > 0 {
+        // 5681's cost, not an inefficiency of ours. ns-2's Reno
+        // (`ns2-reno`, bug_fix_) never takes the second fast recovery: its
+        // second hole always waits for the RTO.
+        if (recovery == "reno" || recovery == "ns2-reno") && fl.timeouts > 0 {
             prop_assert_eq!(drops.len(), 2, "{}", what);
             return Ok(());
         }

@@ -162,6 +162,26 @@ fn after_a_partial_ack_three_new_dupacks_start_another_reno_recovery() {
     assert_eq!((newreno.fast_recoveries, newreno.retransmissions), (1, 2));
 }
 
+#[test]
+fn ns2_reno_waits_for_the_timeout_where_rfc_reno_fast_retransmits_again() {
+    // The same two losses with ns-2's Reno (`bug_fix_`, RFC 6582 section
+    // 4.1's recover check): the partial ACK ends the first recovery and
+    // the three new duplicate ACKs for segment 43 arrive while snd.una is
+    // still below recover (HighData at the first fast retransmit), so no
+    // second fast retransmit: segment 43 waits for the RTO.
+    let rfc = run("reno", NewRenoVariant::SlowButSteady, &[40, 43]);
+    let fl = run("ns2-reno", NewRenoVariant::SlowButSteady, &[40, 43]);
+    let kinds: Vec<&str> = fl.recoveries.iter().map(|r| r.kind.as_str()).collect();
+    assert_eq!(&kinds[..2], ["fast", "timeout"], "{:?}", fl.recoveries);
+    assert_eq!((fl.fast_recoveries, fl.timeouts), (1, 1), "{fl:?}");
+    assert!(fl.fct_s.unwrap() > rfc.fct_s.unwrap() + 0.1, "{fl:?}");
+    // One loss: the guard is never consulted, and both are the same run.
+    let one = run("ns2-reno", NewRenoVariant::SlowButSteady, &[40]);
+    let one_rfc = run("reno", NewRenoVariant::SlowButSteady, &[40]);
+    assert_eq!(one.fct_s, one_rfc.fct_s);
+    assert_eq!((one.fast_recoveries, one.retransmissions), (1, 1));
+}
+
 /// Ten losses in the window of 91 segments that follows segment 80.
 fn ten() -> Vec<u64> {
     (80..120).step_by(4).collect()

@@ -50,6 +50,7 @@ pub const NAMES: &[&str] = &[
     "reno",
     "newreno",
     "ns2-sack1",
+    "ns2-reno",
 ];
 
 /// QARR's target queue Q_T by default, in segments (mobile paper section
@@ -254,6 +255,16 @@ pub trait RecoveryOps {
     fn rto_restart_on_partial_ack(&self, _nth: u64) -> bool {
         true
     }
+    /// Whether DupThresh duplicate ACKs may start a fast retransmit while
+    /// the cumulative ACK has not passed `recover`, HighData when the last
+    /// fast retransmit or timeout began. Yes by default: only an algorithm
+    /// that leaves recovery before RecoveryPoint (Reno) can see such
+    /// duplicates in the open state. No for ns-2's Reno with `bug_fix_`
+    /// (RFC 6582 section 4.1's check; recovery/reno.rs): the sender then
+    /// hides them from the detector.
+    fn fast_retransmit_below_recover(&self) -> bool {
+        true
+    }
     /// Whether, without SACK, the segment a partial ACK shows lost is
     /// retransmitted at once whatever cwnd says, as the fast retransmit is
     /// (RFC 6582 section 3.2 step 4: "retransmit the first unacknowledged
@@ -290,7 +301,9 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         // LE paper sections 2.2.2-2.2.3.
         "le" => Some(Box::new(Le::new())),
         // RFC 5681 section 3.2 and RFC 6582, for peers without SACK.
-        "reno" => Some(Box::new(Reno)),
+        "reno" => Some(Box::new(Reno::rfc5681())),
+        // ns-2.35's Reno agent with bug_fix_ (recovery/reno.rs).
+        "ns2-reno" => Some(Box::new(Reno::ns2())),
         "newreno" => Some(Box::new(NewReno::new(params.newreno_variant))),
         // The LE paper's simulated SACK: ns-2's Sack1 with numdupacks_ 3.
         "ns2-sack1" => Some(Box::new(Ns2Sack1::new(3))),

@@ -26,16 +26,48 @@
 //! ends recovery; when the scoreboard already shows the next hole lost
 //! (IsLost()), the same ACK starts the next fast recovery. The intended
 //! use is `sack_blocks = 0`.
+//!
+//! `ns2-reno` is ns-2.35's `Agent/TCP/Reno` with its default `bug_fix_`
+//! (tcp-reno.cc `RenoTcpAgent::dupack_action()`: a third duplicate ACK
+//! fast-retransmits only when `highest_ack_ > recover_`, and `recover_` is
+//! `maxseq_` at the last fast retransmit or timeout; "avoids problems with
+//! multiple fast retransmits in one window of data"). The same guard is
+//! RFC 6582 section 4.1's "recover" check (RFC 2582 section 6 took it from
+//! ns-2). After a partial ACK ends the recovery, the next hole of that
+//! window waits for the RTO. ns-2's Reno still inflates its window on
+//! those duplicate ACKs (`dupwnd_`); here they still count as delivered
+//! segments (`reno_sacked`), the same effect.
 
 use super::{RecoveryCtx, RecoveryOps};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
-pub struct Reno;
+pub struct Reno {
+    /// ns-2's `bug_fix_`: one fast retransmit per window of data.
+    bug_fix: bool,
+}
+
+impl Reno {
+    /// RFC 5681 section 3.2 (`reno`).
+    pub fn rfc5681() -> Self {
+        Reno { bug_fix: false }
+    }
+    /// ns-2.35's Reno agent with `bug_fix_` true (`ns2-reno`).
+    pub fn ns2() -> Self {
+        Reno { bug_fix: true }
+    }
+}
 
 impl RecoveryOps for Reno {
     fn name(&self) -> &'static str {
-        "reno"
+        if self.bug_fix {
+            "ns2-reno"
+        } else {
+            "reno"
+        }
+    }
+    fn fast_retransmit_below_recover(&self) -> bool {
+        !self.bug_fix
     }
     fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
         // Step 4 without the "+ 3 * SMSS": the three duplicate ACKs are
@@ -83,7 +115,7 @@ mod tests {
         // Each further duplicate ACK: RFC cwnd 14, 15, ...; pipe 16, 15, ...
         // The RFC sends its first new segment once FlightSize < 10 + n,
         // n = 11 duplicate ACKs; pipe = 20 - 11 = 9 < 10 at the same one.
-        let mut r = Reno;
+        let mut r = Reno::rfc5681();
         let mut w = win(20, 10);
         let c = RecoveryCtx::default();
         r.init_cwnd_reduction(&mut w, &c);
@@ -98,7 +130,7 @@ mod tests {
 
     #[test]
     fn a_partial_ack_ends_recovery_and_deflates() {
-        let mut r = Reno;
+        let mut r = Reno::rfc5681();
         assert!(r.exits_on_partial_ack());
         assert!(!r.entry_on_islost());
         assert!(!r.rescue_retransmission());
@@ -113,7 +145,15 @@ mod tests {
     fn every_partial_ack_restarts_the_timer() {
         // Reno leaves on the first one, so the question never matters; it
         // keeps the default.
-        assert!(Reno.rto_restart_on_partial_ack(1));
-        assert!(Reno.rto_restart_on_partial_ack(2));
+        assert!(Reno::rfc5681().rto_restart_on_partial_ack(1));
+        assert!(Reno::rfc5681().rto_restart_on_partial_ack(2));
+    }
+
+    #[test]
+    fn only_ns2_reno_refuses_a_second_fast_retransmit_in_one_window() {
+        assert!(Reno::rfc5681().fast_retransmit_below_recover());
+        assert!(!Reno::ns2().fast_retransmit_below_recover());
+        assert_eq!(Reno::ns2().name(), "ns2-reno");
+        assert_eq!(Reno::rfc5681().name(), "reno");
     }
 }
