@@ -1328,7 +1328,8 @@ impl Sender {
     ) {
         let grows = !self.cc_owns_cwnd
             && cum_advanced
-            && matches!(self.state, State::Open | State::Loss { .. })
+            && (matches!(self.state, State::Open | State::Loss { .. })
+                || (!entering && self.alg.recovery.grows_in_recovery()))
             && self.cwnd_limited_at(f.prior_in_flight);
         if self.cc_owns_cwnd || self.cc_observes_acks || grows {
             let cctx = self.cc_ctx(now, f);

@@ -322,6 +322,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         dsack_undo,
         early_retransmit,
         le_order,
+        le_grow_in_recovery,
     } = f;
     let at = format!("flow.{name}");
 
@@ -484,15 +485,27 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             out.kv("variant", string(variant.name()));
         }
     }
-    if *le_order != base.le_order {
-        if detection != "le" {
-            return Err(format!(
-                "{at}.le: order {:?} cannot be written: [flow.le] is read only with detection = \"le\", and this flow's detection is {detection:?}",
-                le_order.name()
-            ));
-        }
+    let lo = *le_order != base.le_order;
+    let lg = *le_grow_in_recovery != base.le_grow_in_recovery;
+    if lo && detection != "le" {
+        return Err(format!(
+            "{at}.le: order {:?} cannot be written: [flow.le] order is read only with detection = \"le\", and this flow's detection is {detection:?}",
+            le_order.name()
+        ));
+    }
+    if lg && recovery != "le" {
+        return Err(format!(
+            "{at}.le: grow_in_recovery cannot be written: it is read only with recovery = \"le\", and this flow's recovery is {recovery:?}"
+        ));
+    }
+    if lo || lg {
         out.line("[flow.le]");
-        out.kv("order", string(le_order.name()));
+        if lo {
+            out.kv("order", string(le_order.name()));
+        }
+        if lg {
+            out.kv("grow_in_recovery", le_grow_in_recovery.to_string());
+        }
     }
     let rr = *rrthresh != base.rrthresh;
     let li = *tlp_loss_inference != base.tlp_loss_inference;

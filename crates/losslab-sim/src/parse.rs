@@ -1952,8 +1952,7 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("le") {
             let lloc = loc.key("le");
-            f.le_order = self.le_order(v, &lloc, f.le_order)?;
-            self.parameters_read(&lloc, "le", "detection", &f.detection)?;
+            self.le(v, &lloc, &mut f)?;
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)
@@ -2138,12 +2137,30 @@ impl Cx<'_> {
         Ok(spec)
     }
 
-    /// `[flow.le]`: `order = "sack" | "echo"` (detect/le.rs).
-    fn le_order(&self, v: &Value, loc: &Loc, mut order: LeOrder) -> Res<LeOrder> {
+    /// `[flow.le]`: `order = "sack" | "echo"` (detect/le.rs; only with
+    /// detection = "le") and `grow_in_recovery = true | false`
+    /// (recovery/le.rs; only with recovery = "le").
+    fn le(&self, v: &Value, loc: &Loc, f: &mut FlowSpec) -> Res<()> {
         let t = self.table(v, loc, r#"a table like [flow.le] order = "echo""#)?;
-        self.only_keys(t, loc, &["order"], "in [flow.le]")?;
-        self.set_named(t, loc, "order", &mut order)?;
-        Ok(order)
+        self.only_keys(t, loc, &["order", "grow_in_recovery"], "in [flow.le]")?;
+        if t.contains_key("order") || t.is_empty() {
+            self.parameters_read(loc, "le", "detection", &f.detection)?;
+        }
+        self.set_named(t, loc, "order", &mut f.le_order)?;
+        if let Some(g) = t.get("grow_in_recovery") {
+            let gloc = loc.key("grow_in_recovery");
+            if f.recovery != "le" {
+                return Err(self.err(
+                    &gloc,
+                    format!(
+                        "grow_in_recovery is read only with recovery = \"le\", and this flow's recovery is {:?}",
+                        f.recovery
+                    ),
+                ));
+            }
+            f.le_grow_in_recovery = self.boolean(g, &gloc)?;
+        }
+        Ok(())
     }
 
     fn cc(&self, v: &Value, loc: &Loc) -> Res<CcSpec> {

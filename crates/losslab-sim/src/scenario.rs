@@ -382,6 +382,9 @@ pub struct FlowSpec {
     /// `[flow.le] order`: where the `le` detector takes the transmission
     /// an ACK identifies (with `echo` the receiver echoes it).
     pub le_order: LeOrder,
+    /// `[flow.le] grow_in_recovery`: the `le` recovery lets the congestion
+    /// controller grow cwnd during recovery (recovery/le.rs).
+    pub le_grow_in_recovery: bool,
 }
 
 /// `[flow.early-retransmit]`.
@@ -442,6 +445,7 @@ impl FlowSpec {
             dsack_undo: true,
             early_retransmit: EarlyRetransmitSpec::default(),
             le_order: LeOrder::Sack,
+            le_grow_in_recovery: false,
         }
     }
 }

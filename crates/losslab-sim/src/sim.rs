@@ -1386,6 +1386,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         slide_wnd_size: spec.barr_slide_wnd_size,
         rtt_source: spec.recovery_rtt_source,
         newreno_variant: spec.newreno_variant,
+        le_grow_in_recovery: spec.le_grow_in_recovery,
     };
     let mut alg = Algorithms::by_name_with(
         &spec.cc.name(),

@@ -140,3 +140,43 @@ fn ns2_sack1_takes_the_rto_from_18_losses_of_32() {
         }
     }
 }
+
+/// `[flow.le] grow_in_recovery` (recovery/le.rs): the paper's LE "has no
+/// discrete states", so AIMD may grow cwnd while the losses are repaired.
+/// 29 of the window's 32 segments lost: LE halves once (cwnd 16) and,
+/// frozen, leaves its recovery at 16; growing, AIMD adds one segment per
+/// cwnd's worth of segments newly acknowledged (29 holes filled over
+/// about two RTTs, cwnd_cnt reaching 16 once), so it leaves at 17.
+#[test]
+fn le_grows_in_recovery_only_when_asked() {
+    let dropped = window_loss(&[5, 17, 30]);
+    let go = |grow: bool| {
+        let loss = LossModel::Drop {
+            flow: "a".into(),
+            which: DropSpec::Segments(dropped.clone()),
+        };
+        let mut f = FlowSpec::new("a");
+        f.cc = CcSpec::Named("reno".into());
+        f.detection = "le".into();
+        f.recovery = "le".into();
+        f.le_grow_in_recovery = grow;
+        f.mss = 1000;
+        f.app = AppSpec::Bytes(400_000);
+        f.receiver.ack = AckSpec::Quick;
+        f.max_cwnd = Some(32);
+        let mut sc = scenario("le-grow", 60, path(10_000_000, 50, loss), vec![f]);
+        sc.path.protect_retransmissions = true;
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.run();
+        sim.results().flows[0].clone()
+    };
+    let (frozen, growing) = (go(false), go(true));
+    for fl in [&frozen, &growing] {
+        assert_eq!(fl.bytes_delivered, 400_000);
+        assert_eq!((fl.timeouts, fl.retransmissions), (0, 29), "{fl:?}");
+    }
+    let exit = |fl: &FlowResults| fl.recoveries[0].cwnd_before_exit.unwrap();
+    assert_eq!(frozen.recoveries[0].ssthresh, 16);
+    assert_eq!(exit(&frozen), 16, "{:?}", frozen.recoveries);
+    assert_eq!(exit(&growing), 17, "{:?}", growing.recoveries);
+}

@@ -529,6 +529,26 @@ fn algorithm_parameter_tables() {
         parse(&le("order = \"echo\"")).flows[0].le_order,
         losslab_core::detect::LeOrder::Echo
     );
+    // grow_in_recovery belongs to the le recovery, not the detector.
+    file_error(
+        &le("grow_in_recovery = true"),
+        "flow.a.le.grow_in_recovery",
+        &[r#"read only with recovery = "le", and this flow's recovery is "prr""#],
+    );
+    file_error(
+        &format!(
+            "{}\n[flow.le]\ngrow_in_recovery = 1\n",
+            minimal_with("", "recovery = \"le\"")
+        ),
+        "flow.a.le.grow_in_recovery",
+        &["expected true or false"],
+    );
+    let grow = parse(&format!(
+        "{}\n[flow.le]\ngrow_in_recovery = true\n",
+        minimal_with("", "recovery = \"le\"")
+    ));
+    assert!(grow.flows[0].le_grow_in_recovery);
+    assert_eq!(grow.flows[0].le_order, losslab_core::detect::LeOrder::Sack);
     // OR3's table: its keys, their ranges, and only with the extension.
     let text = format!("{}\n[flow.or3]\nx = 5\n", minimal_with("", ""));
     file_error(

@@ -21,10 +21,13 @@
 //! - Recovery ends with cwnd where the last reduction put it; the
 //!   controller's growth resumes from there.
 //!
-//! Not the paper's: growth is frozen while the engine's fast recovery
-//! lasts (until RecoveryPoint is acknowledged), as for every recovery
-//! algorithm here; LE, having no recovery state, would let AIMD grow cwnd
-//! per ACK meanwhile.
+//! Growth while the engine's fast recovery lasts (until RecoveryPoint is
+//! acknowledged): frozen by default, as for every recovery algorithm
+//! here. LE, having no recovery state ("LE has no discrete states",
+//! 2.2.3), would let AIMD grow cwnd per ACK meanwhile: `grow_in_recovery`
+//! does (`RecoveryOps::grows_in_recovery`; the sender then runs the
+//! controller's growth on every ACK of new data in recovery, and a
+//! congestion event still sets cwnd to ssthresh at once).
 
 use super::{RecoveryCtx, RecoveryOps};
 use crate::time::Time;
@@ -36,17 +39,25 @@ pub struct Le {
     last_loss_time: Option<Time>,
     /// The congestion event `init_cwnd_reduction` is about to apply.
     reduce: bool,
+    /// `[flow.le] grow_in_recovery`.
+    grow: bool,
 }
 
 impl Le {
-    pub fn new() -> Self {
-        Le::default()
+    pub fn new(grow_in_recovery: bool) -> Self {
+        Le {
+            grow: grow_in_recovery,
+            ..Le::default()
+        }
     }
 }
 
 impl RecoveryOps for Le {
     fn name(&self) -> &'static str {
         "le"
+    }
+    fn grows_in_recovery(&self) -> bool {
+        self.grow
     }
     fn congestion_event(&mut self, ctx: &RecoveryCtx, _entering: bool) -> bool {
         let rtt = ctx.srtt.unwrap_or(0);
@@ -86,7 +97,7 @@ mod tests {
     fn reduces_once_per_rtt() {
         // Losses at 0, 50 ms (same RTT: ignored), 150 ms (an RTT after
         // the last reduction: a new event), 200 ms (ignored).
-        let mut le = Le::new();
+        let mut le = Le::new(false);
         let mut w = Window {
             cwnd: 32,
             ssthresh: 16,

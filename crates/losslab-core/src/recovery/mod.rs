@@ -72,6 +72,9 @@ pub struct RecoveryParams {
     pub rtt_source: AckRtt,
     /// NewReno's retransmit-timer variant (`[flow.newreno] variant`).
     pub newreno_variant: NewRenoVariant,
+    /// LE lets the congestion controller grow cwnd during its recovery
+    /// (`[flow.le] grow_in_recovery`, recovery/le.rs).
+    pub le_grow_in_recovery: bool,
 }
 
 impl Default for RecoveryParams {
@@ -81,6 +84,7 @@ impl Default for RecoveryParams {
             slide_wnd_size: SLIDE_WND_SIZE,
             rtt_source: AckRtt::TsEcr,
             newreno_variant: NewRenoVariant::SlowButSteady,
+            le_grow_in_recovery: false,
         }
     }
 }
@@ -255,6 +259,14 @@ pub trait RecoveryOps {
     fn rto_restart_on_partial_ack(&self, _nth: u64) -> bool {
         true
     }
+    /// Whether the congestion controller's growth goes on during fast
+    /// recovery, on every ACK of new data, as outside it. No by default:
+    /// every RFC recovery owns cwnd until RecoveryPoint. LE with
+    /// `grow_in_recovery` says yes (the paper's LE "has no discrete
+    /// states", recovery/le.rs).
+    fn grows_in_recovery(&self) -> bool {
+        false
+    }
     /// Whether DupThresh duplicate ACKs may start a fast retransmit while
     /// the cumulative ACK has not passed `recover`, HighData when the last
     /// fast retransmit or timeout began. Yes by default: only an algorithm
@@ -299,7 +311,7 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
             params.rtt_source,
         ))),
         // LE paper sections 2.2.2-2.2.3.
-        "le" => Some(Box::new(Le::new())),
+        "le" => Some(Box::new(Le::new(params.le_grow_in_recovery))),
         // RFC 5681 section 3.2 and RFC 6582, for peers without SACK.
         "reno" => Some(Box::new(Reno::rfc5681())),
         // ns-2.35's Reno agent with bug_fix_ (recovery/reno.rs).
