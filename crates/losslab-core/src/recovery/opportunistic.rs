@@ -27,6 +27,9 @@ pub struct Opportunistic {
     /// OR3's opportunism (OR3 paper section IV, recovery/or3.rs) also
     /// retransmits lost segments "beyond the min{CWND, RWND}".
     lost_beyond_cwnd: bool,
+    /// OR3's `overbooking` (recovery/or3.rs): `FreeBuffer` takes the
+    /// SACKed segments above the first unfilled hole off the extension.
+    free_buffer: bool,
 }
 
 impl Opportunistic {
@@ -34,14 +37,16 @@ impl Opportunistic {
         Opportunistic {
             inner,
             lost_beyond_cwnd: false,
+            free_buffer: false,
         }
     }
     /// OR3's opportunism: this extension, and lost segments retransmitted
     /// whatever cwnd says.
-    pub fn or3(inner: Box<dyn RecoveryOps>) -> Self {
+    pub fn or3(inner: Box<dyn RecoveryOps>, overbooking: super::Overbooking) -> Self {
         Opportunistic {
             inner,
             lost_beyond_cwnd: true,
+            free_buffer: overbooking == super::Overbooking::FreeBuffer,
         }
     }
 }
@@ -87,7 +92,23 @@ impl RecoveryOps for Opportunistic {
             .flatten()
             .min()
             .unwrap_or(fack);
-        (unfilled - b.base()) + ctx.reno_sacked
+        let released = (unfilled - b.base()) + ctx.reno_sacked;
+        if !self.free_buffer {
+            return released;
+        }
+        // OR3 `overbooking = "free-buffer"` (ours; OR3 paper section IV
+        // gives no bound): once the holes below `unfilled` are filled the
+        // receiver hands the data below it to the application, but every
+        // SACKed segment above it stays in the buffer and takes its space,
+        // so the right edge moves by the release less those segments.
+        let runs = b.sacked_runs();
+        let below: u64 = runs
+            .iter()
+            .take_while(|r| r.start < unfilled)
+            .map(|r| r.end.min(unfilled) - r.start)
+            .sum();
+        let above = runs.total() - below;
+        released.saturating_sub(above)
     }
     fn rescue_retransmission(&self) -> bool {
         self.inner.rescue_retransmission()
@@ -158,6 +179,48 @@ mod tests {
         assert_eq!(ctx(&b, true), 160);
         assert_eq!(ctx(&b, false), 0);
         assert_eq!(o.name(), "prr");
+    }
+
+    /// OR3's `overbooking = "free-buffer"`, by hand: segments 0-9 lost
+    /// and resent, 10-159 SACKed, 160-169 lost and not yet resent,
+    /// 170-199 SACKed. The first unfilled hole is 160: the release is
+    /// 0-159 (n1 + n2 = 160, the paper's rule), but the 30 SACKed
+    /// segments 170-199 stay in the receiver's buffer, so the free space
+    /// grows by 160 - 30 = 130. Once 160-169 are resent too, nothing
+    /// SACKed lies above the first unfilled segment (200, beyond the
+    /// board): 200 either way.
+    #[test]
+    fn free_buffer_overbooking_takes_off_the_sacked_data_above_the_hole() {
+        use crate::recovery::Overbooking;
+        use crate::scoreboard::Scoreboard;
+        use crate::wire::Range;
+        let mut b = Scoreboard::new();
+        for i in 0..200 {
+            b.push_new(i * 1000, 1000, 0, i + 1);
+        }
+        b.on_sack_block(Range::new(10_000, 160_000));
+        b.on_sack_block(Range::new(170_000, 200_000));
+        for n in (0..10).chain(160..170) {
+            b.mark_lost(n);
+        }
+        for n in 0..10 {
+            b.on_retransmit(n, 0, 300 + n);
+        }
+        let ext = |o: &Opportunistic, b: &Scoreboard| {
+            o.awnd_extension(&AwndCtx {
+                in_recovery: true,
+                board: b,
+                reno_sacked: 0,
+            })
+        };
+        let paper = Opportunistic::or3(Box::new(Prr::new()), Overbooking::Released);
+        let ours = Opportunistic::or3(Box::new(Prr::new()), Overbooking::FreeBuffer);
+        assert_eq!(ext(&paper, &b), 160);
+        assert_eq!(ext(&ours, &b), 130);
+        for n in 160..170 {
+            b.on_retransmit(n, 0, 400 + n);
+        }
+        assert_eq!((ext(&paper, &b), ext(&ours, &b)), (200, 200));
     }
 
     #[test]
