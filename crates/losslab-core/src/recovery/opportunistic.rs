@@ -99,15 +99,19 @@ impl RecoveryOps for Opportunistic {
         // OR3 `overbooking = "free-buffer"` (ours; OR3 paper section IV
         // gives no bound): once the holes below `unfilled` are filled the
         // receiver hands the data below it to the application, but every
-        // SACKed segment above it stays in the buffer and takes its space,
-        // so the right edge moves by the release less those segments.
-        let runs = b.sacked_runs();
-        let below: u64 = runs
-            .iter()
-            .take_while(|r| r.start < unfilled)
-            .map(|r| r.end.min(unfilled) - r.start)
-            .sum();
-        let above = runs.total() - below;
+        // segment above it that is SACKed or on its way (sent and not
+        // waiting for a retransmission) stays in the buffer out of order
+        // and takes its space (receiver.rs `potential_right`), so the
+        // right edge moves by the release less those segments.
+        // A hole at `unfilled` holds nothing; `unfilled` = fack (no hole
+        // below it) is itself on its way.
+        let from = if unfilled < fack {
+            unfilled + 1
+        } else {
+            unfilled
+        };
+        let sent_above = b.next_seg_no().saturating_sub(from);
+        let above = sent_above.saturating_sub(b.to_retransmit_from(from));
         released.saturating_sub(above)
     }
     fn rescue_retransmission(&self) -> bool {
@@ -185,10 +189,11 @@ mod tests {
     /// and resent, 10-159 SACKed, 160-169 lost and not yet resent,
     /// 170-199 SACKed. The first unfilled hole is 160: the release is
     /// 0-159 (n1 + n2 = 160, the paper's rule), but the 30 SACKed
-    /// segments 170-199 stay in the receiver's buffer, so the free space
-    /// grows by 160 - 30 = 130. Once 160-169 are resent too, nothing
-    /// SACKed lies above the first unfilled segment (200, beyond the
-    /// board): 200 either way.
+    /// segments 170-199 stay in the receiver's buffer (161-169 wait for
+    /// their retransmission and hold nothing), so the free space grows by
+    /// 160 - 30 = 130. Once 160-169 are resent too, the first unfilled
+    /// segment is 200 (past the highest SACKed): 200 either way; then
+    /// segments 200-209 sent and on their way will take 10 of it: 190.
     #[test]
     fn free_buffer_overbooking_takes_off_the_sacked_data_above_the_hole() {
         use crate::recovery::Overbooking;
@@ -221,6 +226,10 @@ mod tests {
             b.on_retransmit(n, 0, 400 + n);
         }
         assert_eq!((ext(&paper, &b), ext(&ours, &b)), (200, 200));
+        for i in 200..210 {
+            b.push_new(i * 1000, 1000, 0, i + 1);
+        }
+        assert_eq!((ext(&paper, &b), ext(&ours, &b)), (200, 190));
     }
 
     #[test]

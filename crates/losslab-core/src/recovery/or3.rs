@@ -43,10 +43,11 @@ pub enum Overbooking {
     /// default.
     #[default]
     Released,
-    /// Ours: the same, less the SACKed segments above that hole, so that
-    /// the right edge stays within the buffer space free once the holes
-    /// below it are filled (the receiver counts out-of-order data as
-    /// occupying its buffer, receiver.rs `potential_right`).
+    /// Ours: the same, less the segments above that hole which are
+    /// SACKed or on their way, so that the right edge stays within the
+    /// buffer space free once the holes below it are filled (the receiver
+    /// counts out-of-order data as occupying its buffer, receiver.rs
+    /// `potential_right`).
     FreeBuffer,
 }
 
