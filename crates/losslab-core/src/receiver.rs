@@ -42,6 +42,66 @@ pub struct ReceiverStats {
     /// Most bytes the receive buffer held, in order but unread plus out of
     /// order, as seen after each arriving segment.
     pub max_occupancy: u64,
+    /// Why each out-of-window segment was discarded and how far past the
+    /// right edge it reached (`DiscardLog`).
+    pub discards: DiscardLog,
+}
+
+/// Why the window had not reached a discarded segment, from the
+/// receiver's state when it arrived (OR3 paper section IV: opportunism
+/// "overbook[s] the receiving buffer", betting that a retransmission
+/// releases it in time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiscardReason {
+    /// No hole at the head of the buffer: in-order data not yet read, or
+    /// a right edge not yet re-advertised, held the space.
+    NoHole,
+    /// A hole at the head, and the segment would have fitted in one buffer
+    /// from that hole: out-of-order (SACKed) data above the hole held the
+    /// space.
+    HeldAboveHole,
+    /// A hole at the head, and the segment lay more than one buffer past
+    /// it: only filling that hole (a retransmission lost or not yet
+    /// arrived) would have moved the window far enough.
+    HoleUnfilled,
+}
+
+/// Upper bounds (inclusive, in segments past the right edge) of
+/// `DiscardLog::past`'s buckets; the last bucket is open.
+pub const DISCARD_PAST_BOUNDS: [u64; 6] = [1, 3, 15, 63, 255, 1023];
+
+/// Out-of-window discards, by reason and by distance past the window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DiscardLog {
+    pub no_hole: u64,
+    pub held_above_hole: u64,
+    pub hole_unfilled: u64,
+    /// Discards by segments (MSS, rounded up) from the advertised right
+    /// edge to the segment's end, bucketed by `DISCARD_PAST_BOUNDS`.
+    pub past: [u64; 7],
+    pub past_sum: u64,
+    pub past_max: u64,
+}
+
+impl DiscardLog {
+    pub fn total(&self) -> u64 {
+        self.no_hole + self.held_above_hole + self.hole_unfilled
+    }
+
+    fn record(&mut self, reason: DiscardReason, past: u64) {
+        match reason {
+            DiscardReason::NoHole => self.no_hole += 1,
+            DiscardReason::HeldAboveHole => self.held_above_hole += 1,
+            DiscardReason::HoleUnfilled => self.hole_unfilled += 1,
+        }
+        let i = DISCARD_PAST_BOUNDS
+            .iter()
+            .position(|&b| past <= b)
+            .unwrap_or(DISCARD_PAST_BOUNDS.len());
+        self.past[i] += 1;
+        self.past_sum += past;
+        self.past_max = self.past_max.max(past);
+    }
 }
 
 /// What `on_segment` decided about the arrival, for the ACK policy.
@@ -540,6 +600,7 @@ impl Receiver {
             // answers a zero-window probe with the current window. (`start
             // == end` here means every byte lay past u64::MAX.)
             self.stats.out_of_window_drops += 1;
+            self.log_discard(end, right);
             return (false, false, AckNeed::Immediate);
         }
 
@@ -548,6 +609,7 @@ impl Receiver {
             // Keep the part that fits: the buffer was promised for it and
             // no further (RFC 9293 3.10.7.4 trims segments to the window).
             self.stats.out_of_window_drops += 1;
+            self.log_discard(end, right);
             need = AckNeed::Immediate;
             right
         } else {
@@ -802,6 +864,36 @@ impl Receiver {
     }
 
     /// Right edge the receive buffer could back right now.
+    /// Why the window stopped below `end` (`DiscardReason`), and how far
+    /// past the right edge `right` the discarded segment reached.
+    fn discard_reason(&self, end: u64) -> DiscardReason {
+        if self.ooo.is_empty() {
+            return DiscardReason::NoHole;
+        }
+        let unread = self.rcv_nxt - self.read_pos;
+        let reach = self
+            .rcv_nxt
+            .saturating_add(self.cfg.rcvbuf.saturating_sub(unread));
+        if end <= reach {
+            DiscardReason::HeldAboveHole
+        } else {
+            DiscardReason::HoleUnfilled
+        }
+    }
+
+    fn log_discard(&mut self, end: u64, right: u64) {
+        let mss = u64::from(self.cfg.mss.max(1));
+        let past = end.saturating_sub(right).div_ceil(mss).max(1);
+        let reason = self.discard_reason(end);
+        self.stats.discards.record(reason, past);
+    }
+
+    /// Whether a hole sits at the head of the buffer (out-of-order data
+    /// held above `rcv_nxt`).
+    pub fn has_hole(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
     fn potential_right(&self) -> u64 {
         let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
         self.rcv_nxt
@@ -1502,6 +1594,42 @@ mod tests {
         assert_eq!(r.stats().out_of_window_drops, 1);
         assert_eq!(r.stats().duplicate_segments, 0);
         assert!(!r.ooo.contains(4000));
+    }
+
+    /// The discard log, worked by hand (MSS 1000, a 4000-byte buffer).
+    /// Segment 0 is read at once; 2 and 3 are held out of order above the
+    /// hole at 1000, so the right edge stays at 4000. Segment 4 ends at
+    /// 5000 = 1000 + 4000: it would fit one buffer from the hole, so the
+    /// SACKed data above the hole held its space; 1 segment past the
+    /// edge. Segment 6 ends at 7000 > 5000: only filling the hole could
+    /// have admitted it; 3 segments past. With an application that never
+    /// reads and no hole, the unread data holds the space.
+    #[test]
+    fn discards_are_logged_by_reason_and_distance() {
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            ..cfg()
+        });
+        for n in [0, 2, 3, 4, 6] {
+            r.on_segment(MS, &nth(n, MS));
+        }
+        let d = &r.stats().discards;
+        assert_eq!((d.no_hole, d.held_above_hole, d.hole_unfilled), (0, 1, 1));
+        assert_eq!(d.past, [1, 1, 0, 0, 0, 0, 0]);
+        assert_eq!((d.past_sum, d.past_max, d.total()), (4, 3, 2));
+        assert_eq!(r.stats().out_of_window_drops, 2);
+
+        let mut r = Receiver::new(ReceiverConfig {
+            rcvbuf: 4000,
+            read_rate: Some(0),
+            ..cfg()
+        });
+        for n in 0..5 {
+            r.on_segment(MS, &nth(n, MS));
+        }
+        let d = &r.stats().discards;
+        assert_eq!((d.no_hole, d.held_above_hole, d.hole_unfilled), (1, 0, 0));
+        assert_eq!(d.past_max, 1);
     }
 
     #[test]

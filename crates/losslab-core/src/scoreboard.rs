@@ -282,6 +282,10 @@ impl Scoreboard {
             _ => 0,
         }
     }
+    /// Segments from `seg_no` on waiting for retransmission.
+    pub fn to_retransmit_from(&self, seg_no: u64) -> u64 {
+        self.to_retransmit.range(seg_no..).count() as u64
+    }
     /// The lowest segment waiting for retransmission.
     pub fn next_to_retransmit(&self) -> Option<u64> {
         self.to_retransmit.first().copied()

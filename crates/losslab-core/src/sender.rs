@@ -223,7 +223,10 @@ impl Algorithms {
             }
             "or3" => {
                 if p.or3.opportunism {
-                    self.recovery = Box::new(crate::recovery::Opportunistic::or3(self.recovery));
+                    self.recovery = Box::new(crate::recovery::Opportunistic::or3(
+                        self.recovery,
+                        p.or3.overbooking,
+                    ));
                 }
                 if p.or3.redundancy {
                     self.redundancy = Box::new(crate::recovery::Or3Redundancy::new(p.or3, p.seed));

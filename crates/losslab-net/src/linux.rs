@@ -675,6 +675,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             recoveries_omitted: 0,
             // Not observed from outside the kernel, like `recoveries`.
             receiver_out_of_window_drops: 0,
+            receiver_discards: None,
             max_rcvbuf_occupancy_bytes: 0,
             mean_rcvbuf_occupancy_bytes: None,
             rbb: Default::default(),

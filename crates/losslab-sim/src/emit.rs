@@ -665,6 +665,9 @@ fn or3_table(
     if p.spread_cycles != base.spread_cycles {
         out.kv("spread_cycles", p.spread_cycles);
     }
+    if p.overbooking != base.overbooking {
+        out.kv("overbooking", string(p.overbooking.name()));
+    }
     for (key, v, b) in [
         ("opportunism", p.opportunism, base.opportunism),
         ("redundancy", p.redundancy, base.redundancy),

@@ -14,7 +14,7 @@ use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
-use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params};
+use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
     CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
@@ -730,6 +730,7 @@ const OR3_KEYS: &[&str] = &[
     "opportunism",
     "redundancy",
     "randomization",
+    "overbooking",
 ];
 /// `[flow.qarr]` and `[flow.barr]`: each one positive integer, under the
 /// paper's name (section VI's proc interface) or the contract's
@@ -1996,8 +1997,9 @@ impl Cx<'_> {
     }
 
     /// `[flow.or3]`: `max_replicas` (1-255 copies of one retransmission),
-    /// `spread_cycles` (1-1000000 sending cycles), and the three
-    /// principles as booleans.
+    /// `spread_cycles` (1-1000000 sending cycles), `overbooking`
+    /// ("released" or "free-buffer"), and the three principles as
+    /// booleans.
     fn or3(&self, v: &Value, loc: &Loc, mut p: Or3Params) -> Res<Or3Params> {
         let t = self.table(v, loc, "a table like [flow.or3] max_replicas = 7")?;
         self.only_keys(t, loc, OR3_KEYS, "in [flow.or3]")?;
@@ -2013,6 +2015,16 @@ impl Cx<'_> {
         if let Some(x) = t.get("spread_cycles") {
             p.spread_cycles =
                 self.integer(x, &loc.key("spread_cycles"), 1, 1_000_000, "sending cycles")? as u32;
+        }
+        if let Some(x) = t.get("overbooking") {
+            let l = loc.key("overbooking");
+            let name = self.string(x, &l, "\"released\" or \"free-buffer\"")?;
+            p.overbooking = Overbooking::parse(name).ok_or_else(|| {
+                self.err(
+                    &l,
+                    format!("expected \"released\" or \"free-buffer\", got {name:?}"),
+                )
+            })?;
         }
         for key in OR3_SWITCHES {
             let Some(x) = t.get(*key) else { continue };

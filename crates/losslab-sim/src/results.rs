@@ -267,6 +267,11 @@ pub struct FlowResults {
     /// the window it had advertised (added; the mobile paper's section
     /// VIII "out-of-AWnd" packets).
     pub receiver_out_of_window_drops: u64,
+    /// Why each of `receiver_out_of_window_drops` was discarded and how
+    /// far past the window it reached (added; absent without a discard;
+    /// OR3 paper section IV's overbooking, `DiscardResults`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver_discards: Option<DiscardResults>,
     /// Most bytes the receive buffer held at once, in-order unread plus
     /// out-of-order, sampled as segments arrived (added).
     pub max_rcvbuf_occupancy_bytes: u64,
@@ -339,6 +344,48 @@ pub struct ObjectResult {
 /// counted (`recoveries_omitted`), so an endless run cannot write an
 /// endless document.
 pub const MAX_RECOVERIES: usize = losslab_core::recovery_log::KEEP;
+
+/// The receiver's out-of-window discards (results' `receiver_discards`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DiscardResults {
+    /// No hole at the head of the receive buffer: unread in-order data or
+    /// a right edge not yet re-advertised held the space.
+    pub no_hole: u64,
+    /// A hole at the head, and the segment would have fitted within one
+    /// buffer of it: out-of-order (SACKed) data above the hole held the
+    /// space.
+    pub held_above_hole: u64,
+    /// A hole at the head, and the segment lay more than one buffer past
+    /// it: only filling the hole would have admitted it.
+    pub hole_unfilled: u64,
+    /// Of the discards with a hole at the head, those whose hole's
+    /// segment the sender had retransmitted at least once (the
+    /// retransmission lost or still on its way) and those it had not.
+    pub head_hole_retransmitted: u64,
+    pub head_hole_not_retransmitted: u64,
+    /// Segments (MSS, rounded up) from the advertised right edge to the
+    /// discarded segment's end: mean, largest, and counts in the buckets
+    /// 1, 2-3, 4-15, 16-63, 64-255, 256-1023, 1024 and more.
+    pub past_window_mean: f64,
+    pub past_window_max: u64,
+    pub past_window_histogram: [u64; 7],
+}
+
+impl DiscardResults {
+    fn new(d: &losslab_core::receiver::DiscardLog, head: [u64; 2]) -> Option<Self> {
+        let n = d.total();
+        (n > 0).then(|| DiscardResults {
+            no_hole: d.no_hole,
+            held_above_hole: d.held_above_hole,
+            hole_unfilled: d.hole_unfilled,
+            head_hole_retransmitted: head[0],
+            head_hole_not_retransmitted: head[1],
+            past_window_mean: d.past_sum as f64 / n as f64,
+            past_window_max: d.past_max,
+            past_window_histogram: d.past,
+        })
+    }
+}
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -512,6 +559,10 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                     })
                     .unwrap_or_default(),
                 receiver_out_of_window_drops: f.receiver.stats().out_of_window_drops,
+                receiver_discards: DiscardResults::new(
+                    &f.receiver.stats().discards,
+                    f.discard_head,
+                ),
                 max_rcvbuf_occupancy_bytes: f.receiver.stats().max_occupancy,
                 mean_rcvbuf_occupancy_bytes: f.rbb.mean_occupancy(),
                 rbb: crate::rbb::RbbResults {

@@ -551,6 +551,10 @@ struct FlowRt {
     /// Finite: the run may end once it has finished.
     sized: bool,
     rbb: RbbMeter,
+    /// Out-of-window discards made while a hole sat at the head of the
+    /// receive buffer, by whether the sender had retransmitted the
+    /// segment at that hole: [retransmitted, not retransmitted].
+    discard_head: [u64; 2],
 }
 
 const SIDE_SENDER: u8 = 0;
@@ -746,6 +750,7 @@ impl Simulation {
                 chunks: file_of[k].map(ConnChunks::new),
                 sized: total.is_some() || file_of[k].is_some(),
                 rbb: RbbMeter::new(spec.start, base_rtt(&spec)),
+                discard_head: [0; 2],
                 cc_seed: cc_seed(seed, &spec.name),
                 spec,
             });
@@ -994,7 +999,19 @@ impl Simulation {
                         .or_default() |= bit;
                 }
                 let fl = &mut self.flows[f];
+                let drops = fl.receiver.stats().out_of_window_drops;
                 fl.receiver.on_segment(now, &seg);
+                if fl.receiver.stats().out_of_window_drops > drops && fl.receiver.has_hole() {
+                    // Why the window did not move (OR3 paper section IV's
+                    // overbooking): was the head hole ever resent?
+                    let head = fl.receiver.rcv_nxt();
+                    if let Some(s) = fl.sender.as_ref() {
+                        let b = s.scoreboard();
+                        let (n, _) = b.segs_within(losslab_core::wire::Range::new(head, head + 1));
+                        let resent = b.get(n).is_some_and(|m| m.seq == head && m.tx_count > 1);
+                        fl.discard_head[usize::from(!resent)] += 1;
+                    }
+                }
                 if seg.syn {
                     // A SYN-ACK opens the client's connection.
                     self.first_request(f);
@@ -1286,6 +1303,7 @@ impl Simulation {
                 period_busy: n.periods.total_busy,
                 period_time: n.periods.total_time,
                 rbb: &f.rbb,
+                discard_head: f.discard_head,
                 spurious_after_ack_loss: n.reports.after_ack_loss,
                 spurious_unreported: n.reports.unreported,
             })
@@ -1325,6 +1343,7 @@ pub(crate) struct FlowView<'a> {
     pub rbb: &'a RbbMeter,
     pub spurious_after_ack_loss: u64,
     pub spurious_unreported: u64,
+    pub discard_head: [u64; 2],
 }
 
 pub(crate) struct LinkStats {

@@ -576,6 +576,11 @@ fn algorithm_parameter_tables() {
         ),
         ("spread_cycles = 0", "spread_cycles", "sending cycles"),
         ("redundancy = 1", "redundancy", "expected true or false"),
+        (
+            "overbooking = \"lots\"",
+            "overbooking",
+            "expected \"released\" or \"free-buffer\"",
+        ),
     ] {
         file_error(
             &format!("{or3}\n[flow.or3]\n{body}\n"),

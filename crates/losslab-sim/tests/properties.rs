@@ -284,6 +284,11 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
             redundancy: c.seed & (1 << 17) == 0,
             randomization: c.seed & (1 << 18) == 0,
             spread_cycles: 1 + ((c.seed >> 19) % 64) as u32,
+            overbooking: if c.seed & (1 << 25) == 0 {
+                losslab_core::recovery::Overbooking::Released
+            } else {
+                losslab_core::recovery::Overbooking::FreeBuffer
+            },
         };
     }
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);

@@ -25,7 +25,7 @@ pub use le::Le;
 pub use newreno::{NewReno, NewRenoVariant};
 pub use ns2_sack1::Ns2Sack1;
 pub use opportunistic::Opportunistic;
-pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy};
+pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy, Overbooking};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use qarr::{Qarr, FLOOR as QARR_FLOOR};

@@ -27,6 +27,9 @@ pub struct Opportunistic {
     /// OR3's opportunism (OR3 paper section IV, recovery/or3.rs) also
     /// retransmits lost segments "beyond the min{CWND, RWND}".
     lost_beyond_cwnd: bool,
+    /// OR3's `overbooking` (recovery/or3.rs): `FreeBuffer` takes the
+    /// SACKed segments above the first unfilled hole off the extension.
+    free_buffer: bool,
 }
 
 impl Opportunistic {
@@ -34,14 +37,16 @@ impl Opportunistic {
         Opportunistic {
             inner,
             lost_beyond_cwnd: false,
+            free_buffer: false,
         }
     }
     /// OR3's opportunism: this extension, and lost segments retransmitted
     /// whatever cwnd says.
-    pub fn or3(inner: Box<dyn RecoveryOps>) -> Self {
+    pub fn or3(inner: Box<dyn RecoveryOps>, overbooking: super::Overbooking) -> Self {
         Opportunistic {
             inner,
             lost_beyond_cwnd: true,
+            free_buffer: overbooking == super::Overbooking::FreeBuffer,
         }
     }
 }
@@ -87,7 +92,27 @@ impl RecoveryOps for Opportunistic {
             .flatten()
             .min()
             .unwrap_or(fack);
-        (unfilled - b.base()) + ctx.reno_sacked
+        let released = (unfilled - b.base()) + ctx.reno_sacked;
+        if !self.free_buffer {
+            return released;
+        }
+        // OR3 `overbooking = "free-buffer"` (ours; OR3 paper section IV
+        // gives no bound): once the holes below `unfilled` are filled the
+        // receiver hands the data below it to the application, but every
+        // segment above it that is SACKed or on its way (sent and not
+        // waiting for a retransmission) stays in the buffer out of order
+        // and takes its space (receiver.rs `potential_right`), so the
+        // right edge moves by the release less those segments.
+        // A hole at `unfilled` holds nothing; `unfilled` = fack (no hole
+        // below it) is itself on its way.
+        let from = if unfilled < fack {
+            unfilled + 1
+        } else {
+            unfilled
+        };
+        let sent_above = b.next_seg_no().saturating_sub(from);
+        let above = sent_above.saturating_sub(b.to_retransmit_from(from));
+        released.saturating_sub(above)
     }
     fn rescue_retransmission(&self) -> bool {
         self.inner.rescue_retransmission()
@@ -158,6 +183,53 @@ mod tests {
         assert_eq!(ctx(&b, true), 160);
         assert_eq!(ctx(&b, false), 0);
         assert_eq!(o.name(), "prr");
+    }
+
+    /// OR3's `overbooking = "free-buffer"`, by hand: segments 0-9 lost
+    /// and resent, 10-159 SACKed, 160-169 lost and not yet resent,
+    /// 170-199 SACKed. The first unfilled hole is 160: the release is
+    /// 0-159 (n1 + n2 = 160, the paper's rule), but the 30 SACKed
+    /// segments 170-199 stay in the receiver's buffer (161-169 wait for
+    /// their retransmission and hold nothing), so the free space grows by
+    /// 160 - 30 = 130. Once 160-169 are resent too, the first unfilled
+    /// segment is 200 (past the highest SACKed): 200 either way; then
+    /// segments 200-209 sent and on their way will take 10 of it: 190.
+    #[test]
+    fn free_buffer_overbooking_takes_off_the_sacked_data_above_the_hole() {
+        use crate::recovery::Overbooking;
+        use crate::scoreboard::Scoreboard;
+        use crate::wire::Range;
+        let mut b = Scoreboard::new();
+        for i in 0..200 {
+            b.push_new(i * 1000, 1000, 0, i + 1);
+        }
+        b.on_sack_block(Range::new(10_000, 160_000));
+        b.on_sack_block(Range::new(170_000, 200_000));
+        for n in (0..10).chain(160..170) {
+            b.mark_lost(n);
+        }
+        for n in 0..10 {
+            b.on_retransmit(n, 0, 300 + n);
+        }
+        let ext = |o: &Opportunistic, b: &Scoreboard| {
+            o.awnd_extension(&AwndCtx {
+                in_recovery: true,
+                board: b,
+                reno_sacked: 0,
+            })
+        };
+        let paper = Opportunistic::or3(Box::new(Prr::new()), Overbooking::Released);
+        let ours = Opportunistic::or3(Box::new(Prr::new()), Overbooking::FreeBuffer);
+        assert_eq!(ext(&paper, &b), 160);
+        assert_eq!(ext(&ours, &b), 130);
+        for n in 160..170 {
+            b.on_retransmit(n, 0, 400 + n);
+        }
+        assert_eq!((ext(&paper, &b), ext(&ours, &b)), (200, 200));
+        for i in 200..210 {
+            b.push_new(i * 1000, 1000, 0, i + 1);
+        }
+        assert_eq!((ext(&paper, &b), ext(&ours, &b)), (200, 190));
     }
 
     #[test]

@@ -27,6 +27,46 @@
 
 use crate::redundancy::Redundancy;
 
+/// How far past the receive window opportunism lets new data go
+/// (`[flow.or3] overbooking`). Section IV says only that "the sender is
+/// allowed to send more data than the limit of receive buffer. Since a
+/// large volume of receive buffer might be released once the opportunism
+/// retransmission succeeds, overbooking the receiving buffer in advance
+/// can improve bandwidth utilization", citing [24] (the mobile paper).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overbooking {
+    /// The volume the retransmissions release: the holes and SACKed
+    /// segments below the first hole no retransmission is filling (the
+    /// mobile paper's n1 + n2, [24]), on top of the advertised window.
+    /// Overbooking: the SACKed data above that hole still occupies the
+    /// buffer after the release. The paper's rule as we read it, and the
+    /// default.
+    #[default]
+    Released,
+    /// Ours: the same, less the segments above that hole which are
+    /// SACKed or on their way, so that the right edge stays within the
+    /// buffer space free once the holes below it are filled (the receiver
+    /// counts out-of-order data as occupying its buffer, receiver.rs
+    /// `potential_right`).
+    FreeBuffer,
+}
+
+impl Overbooking {
+    pub fn name(self) -> &'static str {
+        match self {
+            Overbooking::Released => "released",
+            Overbooking::FreeBuffer => "free-buffer",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "released" => Some(Overbooking::Released),
+            "free-buffer" => Some(Overbooking::FreeBuffer),
+            _ => None,
+        }
+    }
+}
+
 /// `[flow.or3]`: OR3's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Or3Params {
@@ -39,6 +79,8 @@ pub struct Or3Params {
     /// Largest random delay of a copy, in sending cycles (our choice; the
     /// paper names none).
     pub spread_cycles: u32,
+    /// How far opportunism lets new data past the window.
+    pub overbooking: Overbooking,
 }
 
 impl Default for Or3Params {
@@ -49,6 +91,7 @@ impl Default for Or3Params {
             redundancy: true,
             randomization: true,
             spread_cycles: 32,
+            overbooking: Overbooking::Released,
         }
     }
 }
