@@ -62,9 +62,9 @@ const SEC3_QUEUE: Choice = Choice {
     why: "section III's measurements (Figures 2, 3) give no bottleneck buffer; section V.A's \
           testbed has 6 MB, 0.16 BDP at 1 Gbit/s and 300 ms, where BBR's startup and probing \
           overflow the queue and its drops outnumber the random loss many times (the \
-          `testbedqueue` variants), while Figure 3(b)'s counts fit random loss alone (132 ~ \
-          4.9 M x 0.03^3). Two BDPs of each scenario's path (never below 6 MB) leave the \
-          random loss dominant (the rows' queue / loss-model drops)",
+          `testbedqueue` variants). Two BDPs of each scenario's path (never below 6 MB) leave \
+          the random loss dominant (the rows' queue / loss-model drops). Figure 6, section V's \
+          testbed, keeps its stated 6 MB",
     alternatives: ["1", "0.5"],
     experiments: &["bubbles", "kmax"],
     quick: false,
@@ -678,8 +678,10 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
         exp,
         "Retransmissions per segment (Figure 3b) and k_max with OR3 (Figure 6): 1 Gbit/s, 300 ms, 3%",
         "1 Gbit/s, 300 ms, 3% Bernoulli loss, 512 MB receive buffer (Fig. 6; Fig. 3b gives no \
-         buffer, so its rows use the same runs), a bottleneck buffer of two BDPs (75 MB; setup \
-         choice sec3-queue; the `testbedqueue` variant has section V.A's 6 MB), one bulk flow: \
+         buffer, so its rows use the same), one bulk flow. Figure 3(b) (section III, no \
+         bottleneck buffer given): a buffer of two BDPs (75 MB; setup choice sec3-queue; the \
+         `testbedqueue` variant has section V.A's 6 MB). Figure 6 (section V's testbed): the \
+         testbed's 6 MB, BBR against TCP-OR3 there. Schemes: \
          CUBIC, BBR, and TCP-OR3 (BBR with OR3: up to 7 copies of a retransmission, each extra \
          copy 1-32 pacing cycles later; setup choices or3-max-replicas, or3-spread-cycles). k is \
          how many times a segment was retransmitted (results' segments_by_retransmissions), \
@@ -709,30 +711,20 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
     deep.id = "k-bbr-testbedqueue".into();
     deep.queue = QUEUE;
     cases.push(deep);
-    let mut single = cases[2].clone();
-    single.id = "k-or3-noredundancy".into();
+    // Figure 6 on the testbed's 6 MB (section V.A): TCP-OR3 there, and
+    // without redundancy (the variant of the goodput row); BBR there is
+    // `deep`.
+    let mut or3_testbed = cases[2].clone();
+    or3_testbed.id = "k-or3-testbedqueue".into();
+    or3_testbed.queue = QUEUE;
+    let mut single = or3_testbed.clone();
+    single.id = "k-or3-testbedqueue-noredundancy".into();
     single.or3.redundancy = false;
+    cases.push(or3_testbed);
     cases.push(single);
-    // The paper's 132 segments with k = 3 at 3% loss imply about
-    // 132 / 0.03^3 = 4.9 M segments sent (Lemma 1, eq. 2: n_k = plr^k Q T);
-    // ours sends about 8.4 M in 120 s. Variant: BBR for the 70 s in which
-    // it sends about 4.9 M (a fixed share, 7/12, of the run).
-    let mut short = cases[1].clone();
-    short.id = "k-bbr-paper-segments".into();
-    short.duration = duration * 7 / 12;
-    cases.push(short);
     let runs = run_all(ctx, exp, &cases, seeds)?;
-    let (cubic, bbr, or3) = (&runs[0], &runs[1], &runs[2]);
-    let (deep, single, short) = (&runs[3], &runs[4], &runs[5]);
-    let segs_cause = "the number of segments sent: n_k = N x plr^k (Lemma 1), and the paper's \
-                      132 at 3% implies N = 4.9 M segments, where BBR sends about 8.4 M in our \
-                      120 s";
-    let segs_how = "the same BBR runs ended after 7/12 of the time (70 s at the default size), \
-                    about 4.9 M segments";
-    let overflow = "drops from the bottleneck queue: BBR's probing and startup overflow \
-                    section V.A's 6 MB testbed buffer (0.16 BDP here), adding losses, often in \
-                    bursts, to the 3% random ones";
-    let deep_how = "the same runs with the 6 MB testbed buffer";
+    let (cubic, bbr) = (&runs[0], &runs[1]);
+    let (deep, or3, single) = (&runs[3], &runs[4], &runs[5]);
     let n_k = |r: &RunResults, k: usize| {
         first(r)
             .segments_by_retransmissions
@@ -740,7 +732,31 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
             .copied()
             .unwrap_or(0) as f64
     };
-    for (s, rs) in [("CUBIC", cubic), ("BBR", bbr), ("TCP-OR3", or3)] {
+    // The paper's 132 with k = 3 at 3% loss implies 132 / 0.03^3 = 4.9 M
+    // segments (Lemma 1: n_k = N x plr^k) if the loss were independent,
+    // but its 14 with k = 4 gives n_4 / n_3 = 0.106 where independent 3%
+    // loss gives 0.03: neither the segment count nor the loss process can
+    // be settled from the text, so no variant is run for them (issue 29's
+    // review: cutting our runs to 4.9 M segments matched 132 by
+    // arithmetic, not evidence).
+    let sent = mean(&col(bbr, |r| first(r).segments_sent as f64));
+    let segs_note = format!(
+        "the paper's counts imply either about 4.9 M segments sent (132 / 0.03^3) or loss that is \
+         not independent (its n_4 / n_3 = 14 / 132 = 0.106, where independent 3% loss gives \
+         0.03); ours sends {:.2} M and n_4 / n_3 = {:.3}; neither can be tested from the text",
+        sent / 1e6,
+        mean(&col(bbr, |r| n_k(r, 4))) / mean(&col(bbr, |r| n_k(r, 3))).max(1.0)
+    );
+    let overflow = "drops from the bottleneck queue: BBR's probing and startup overflow \
+                    section V.A's 6 MB testbed buffer (0.16 BDP here), adding losses, often in \
+                    bursts, to the 3% random ones";
+    let deep_how = "the same runs with the 6 MB testbed buffer";
+    for (s, rs) in [
+        ("CUBIC", cubic),
+        ("BBR", bbr),
+        ("TCP-OR3 (6 MB)", or3),
+        ("BBR (6 MB)", deep),
+    ] {
         let h = &first(&rs[0]).segments_by_retransmissions;
         e.row(
             format!("{s}: segments retransmitted k = 0, 1, 2, ... times (seed 1)"),
@@ -751,13 +767,14 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
             match s {
                 "BBR" => "k_max = 4; 132 with k = 3, 14 with k = 4",
                 "CUBIC" => "k_max = 2",
+                "BBR (6 MB)" => "",
                 _ => "lower k_max than BBR",
             },
         );
         e.row(
             format!("{s}: goodput, Mbit/s (seed 1)"),
             format!("{:.1}", mbps(&rs[0])),
-            if s == "TCP-OR3" {
+            if s == "TCP-OR3 (6 MB)" {
                 "greatly above BBR"
             } else {
                 ""
@@ -801,7 +818,7 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
         &col(cubic, kmax),
         &diagnosis(cubic),
     ));
-    e.claims.push(claim_tested(
+    e.claims.push(claim(
         exp,
         "fig3b-bbr-k3-132",
         "Fig. 3(b), III-B: for BBR, 132 \"unlucky\" packets were retransmitted 3 times",
@@ -810,12 +827,9 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
             band: q,
         },
         &col(bbr, |r| n_k(r, 3)),
-        &col(short, |r| n_k(r, 3)),
-        segs_cause,
-        segs_how,
-        &diagnosis(bbr),
+        &format!("{segs_note}; {}", diagnosis(bbr)),
     ));
-    e.claims.push(claim_tested(
+    e.claims.push(claim(
         exp,
         "fig3b-bbr-k4-14",
         "Fig. 3(b), III-B: for BBR, 14 packets were retransmitted 4 times",
@@ -824,18 +838,15 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
             band: q,
         },
         &col(bbr, |r| n_k(r, 4)),
-        &col(short, |r| n_k(r, 4)),
-        segs_cause,
-        segs_how,
-        &diagnosis(bbr),
+        &format!("{segs_note}; {}", diagnosis(bbr)),
     ));
     e.claims.push(order(exp, "fig3b-bbr-kmax-above-cubic", "III-B, Lemma 1: BBR, at the higher throughput, suffers more lost retransmissions than CUBIC: k_max(BBR) > k_max(CUBIC)", &col(cubic, kmax), &col(bbr, kmax), true, &diagnosis(bbr)));
     e.claims.push(
         order(
             exp,
             "fig6-or3-lower-kmax",
-            "Headline 2: \"OR3 accelerates loss recovery by minimizing the maximum retransmission times of each packet\" (abstract; Fig. 6, V.B: \"by decreasing the k_max\"; ours: k_max(TCP-OR3) - k_max(BBR), same seed, 512 MB buffer)",
-            &col(bbr, kmax),
+            "Headline 2: \"OR3 accelerates loss recovery by minimizing the maximum retransmission times of each packet\" (abstract; Fig. 6, V.B: \"by decreasing the k_max\"; ours: k_max(TCP-OR3) - k_max(BBR), same seed, 512 MB buffer, the testbed's 6 MB bottleneck buffer)",
+            &col(deep, kmax),
             &col(or3, kmax),
             false,
             &diagnosis(or3),
@@ -852,18 +863,18 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
     e.claims.push(claim_tested(
         exp,
         "fig6-or3-higher-goodput",
-        "Fig. 6, V.B: OR3 greatly increases the goodput (ours: TCP-OR3 - BBR, Mbit/s, same seed)",
+        "Fig. 6, V.B: OR3 greatly increases the goodput (ours: TCP-OR3 - BBR, Mbit/s, same seed, the testbed's 6 MB bottleneck buffer)",
         Expect::Order {
             paper_positive: true,
         },
-        &gain(bbr, or3),
-        &gain(bbr, single),
+        &gain(deep, or3),
+        &gain(deep, single),
         "the extra copies: with a 512 MB buffer BBR is never starved here (starvation in the \
          diagnosis), so the copies only add load to a queue BBR already overflows",
         "TCP-OR3 without redundancy (copies off, opportunism kept) against BBR",
         &diagnosis(or3),
     ));
-    let rel = paired_relative(&col(bbr, mbps), &col(or3, mbps), "fig6-gain");
+    let rel = paired_relative(&col(deep, mbps), &col(or3, mbps), "fig6-gain");
     e.row(
         "TCP-OR3 goodput over BBR's, same seed (mean over seeds)",
         format!("{:+.1}%", rel.mean * 100.0),
