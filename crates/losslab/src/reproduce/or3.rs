@@ -293,6 +293,15 @@ fn starved(r: &RunResults) -> f64 {
     first(r).rbb.starvation_s.unwrap_or(0.0) / r.sim_time_s.max(1e-9)
 }
 
+/// b's goodput minus a's per seed, Mbit/s.
+fn gain_mbps(a: &[RunResults], b: &[RunResults]) -> Vec<f64> {
+    col(a, mbps)
+        .iter()
+        .zip(col(b, mbps))
+        .map(|(x, y)| y - x)
+        .collect()
+}
+
 fn col(runs: &[RunResults], f: impl Fn(&RunResults) -> f64) -> Vec<f64> {
     runs.iter().map(f).collect()
 }
@@ -853,13 +862,6 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
         )
         .headline(),
     );
-    let gain = |a: &[RunResults], b: &[RunResults]| -> Vec<f64> {
-        col(a, mbps)
-            .iter()
-            .zip(col(b, mbps))
-            .map(|(x, y)| y - x)
-            .collect()
-    };
     e.claims.push(claim_tested(
         exp,
         "fig6-or3-higher-goodput",
@@ -867,8 +869,8 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
         Expect::Order {
             paper_positive: true,
         },
-        &gain(deep, or3),
-        &gain(deep, single),
+        &gain_mbps(deep, or3),
+        &gain_mbps(deep, single),
         "the extra copies: with a 512 MB buffer BBR is never starved here (starvation in the \
          diagnosis), so the copies only add load to a queue BBR already overflows",
         "TCP-OR3 without redundancy (copies off, opportunism kept) against BBR",
@@ -1310,20 +1312,13 @@ fn versus_parallel(ctx: &Ctx) -> Result<Experiment, String> {
         // V.B: "the utilization gains of TCP-OR3 over TCP are mainly
         // stemming from its efficient loss recovery mechanism rather than
         // its congestion control": TCP-OR3 against the same BBR without OR3.
-        let minus = |a: &[RunResults], b: &[RunResults]| -> Vec<f64> {
-            col(a, mbps)
-                .iter()
-                .zip(col(b, mbps))
-                .map(|(x, y)| y - x)
-                .collect()
-        };
         e.claims.push(claim_tested(
             exp,
             &format!("fig8-or3-above-bbr-{plr}"),
             &format!("V.B: TCP-OR3's gains stem from its loss recovery rather than its congestion control: on Figure 8's path TCP-OR3 is above plain BBR (in simulation, plr {}%; ours: TCP-OR3 - BBR, Mbit/s, same seed)", plr * 100.0),
             Expect::Order { paper_positive: true },
-            &minus(bbr, or3),
-            &minus(bbr, freebuf),
+            &gain_mbps(bbr, or3),
+            &gain_mbps(bbr, freebuf),
             "the segments opportunism sends past the 16 MB receive window (less than half a BDP here), which the receiver discards",
             "TCP-OR3 with its extension capped by the receiver's free buffer (overbooking = \"free-buffer\", ours; same seeds)",
             &format!("{}; TCP-OR3's segments past the window (means per run): {}", diagnosis(or3), discards(or3)),
