@@ -99,7 +99,7 @@ impl DiscardLog {
             .position(|&b| past <= b)
             .unwrap_or(DISCARD_PAST_BOUNDS.len());
         self.past[i] += 1;
-        self.past_sum += past;
+        self.past_sum = self.past_sum.saturating_add(past);
         self.past_max = self.past_max.max(past);
     }
 }
