@@ -863,11 +863,9 @@ impl Receiver {
         (self.rcv_nxt - c.pos).saturating_add(self.ooo.total())
     }
 
-    /// Right edge the receive buffer could back right now.
-    /// Why the window stopped below `end` (`DiscardReason`), and how far
-    /// past the right edge `right` the discarded segment reached.
+    /// Why the window stopped below `end` (`DiscardReason`).
     fn discard_reason(&self, end: u64) -> DiscardReason {
-        if self.ooo.is_empty() {
+        if !self.has_hole() {
             return DiscardReason::NoHole;
         }
         let unread = self.rcv_nxt - self.read_pos;
@@ -881,6 +879,8 @@ impl Receiver {
         }
     }
 
+    /// Logs a discarded segment ending at `end`: its reason, and how far
+    /// past the right edge `right` it reached.
     fn log_discard(&mut self, end: u64, right: u64) {
         let mss = u64::from(self.cfg.mss.max(1));
         let past = end.saturating_sub(right).div_ceil(mss).max(1);
@@ -894,6 +894,7 @@ impl Receiver {
         !self.ooo.is_empty()
     }
 
+    /// Right edge the receive buffer could back right now.
     fn potential_right(&self) -> u64 {
         let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
         self.rcv_nxt
