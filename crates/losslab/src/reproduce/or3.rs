@@ -808,8 +808,7 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
     e.row(
         "BBR: segments sent per run, mean; with the 6 MB testbed queue: k_max and segments retransmitted 3 / 4 times, means",
         format!(
-            "{:.0}; {:.1} and {:.0} / {:.0}",
-            mean(&col(bbr, |r| first(r).segments_sent as f64)),
+            "{sent:.0}; {:.1} and {:.0} / {:.0}",
             mean(&col(deep, kmax)),
             mean(&col(deep, |r| n_k(r, 3))),
             mean(&col(deep, |r| n_k(r, 4)))
