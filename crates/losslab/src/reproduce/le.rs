@@ -158,28 +158,44 @@ fn apply(s: Scheme, a: Agents, f: &mut FlowSpec) {
 }
 
 /// ns-2.35's retransmission timer and initial window on a flow of the
-/// ns-2 experiments, as the setup choice `ns2-timers` says: "ns2" is
+/// ns-2 experiments (`Timers::apply`), as the setup choice `ns2-timers`
+/// says: "ns2" is
 /// ns-2's RTO, max(minrto_ = 200 ms, SRTT + 4 RTTVAR) computed in
 /// tcpTick_ = 10 ms ticks (tcp.cc rtt_timeout(); RFC 6298's formula with
 /// that floor and clock), and windowInit_ = 2; "linux" leaves our
 /// defaults (Linux's formula, exact timers, initial window 10: the
 /// mapping before issue 29); "rfc6298" is RFC 6298 with its 1 s floor.
-fn ns2_timers(choice: &str, f: &mut FlowSpec) -> Result<(), String> {
-    match choice {
-        "ns2" => {
-            f.rto_formula = RtoFormula::Rfc6298;
-            f.min_rto = 200 * MS;
-            f.timer_hz = 100;
-            f.init_cwnd = 2;
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timers {
+    Ns2,
+    Linux,
+    Rfc6298,
+}
+
+impl Timers {
+    fn of(v: &str) -> Result<Timers, String> {
+        match v {
+            "ns2" => Ok(Timers::Ns2),
+            "linux" => Ok(Timers::Linux),
+            "rfc6298" => Ok(Timers::Rfc6298),
+            _ => Err(format!("setup choice ns2-timers: unknown {v:?}")),
         }
-        "linux" => {}
-        "rfc6298" => {
-            f.rto_formula = RtoFormula::Rfc6298;
-            f.min_rto = SEC;
-        }
-        v => return Err(format!("setup choice ns2-timers: unknown {v:?}")),
     }
-    Ok(())
+    fn apply(self, f: &mut FlowSpec) {
+        match self {
+            Timers::Ns2 => {
+                f.rto_formula = RtoFormula::Rfc6298;
+                f.min_rto = 200 * MS;
+                f.timer_hz = 100;
+                f.init_cwnd = 2;
+            }
+            Timers::Linux => {}
+            Timers::Rfc6298 => {
+                f.rto_formula = RtoFormula::Rfc6298;
+                f.min_rto = SEC;
+            }
+        }
+    }
 }
 
 /// The mapping as each experiment's setup text states it.
@@ -506,18 +522,39 @@ fn fig4_path(rtt: Time, loss: LossModel) -> (PathSpec, ReverseSpec) {
 /// its first and last segment. A train is a run of first transmissions
 /// each less than a quarter RTT after the one before; the window of 32
 /// leaves as one train per round trip once the clamp is reached.
-fn fig4_train(rtt: Time, timers: &str) -> Result<(u64, u64), String> {
-    let mut f = flow("a", Scheme::Reno, "reno", FIG4_MSS, SIM_RCVBUF, Agents::Ns2);
-    ns2_timers(timers, &mut f)?;
+fn fig4_train(rtt: Time, timers: Timers) -> Result<(u64, u64), String> {
+    let run = super::common::run(&fig4_lossless(rtt, timers), None)?;
+    trains(&first_sends(&run), rtt / 4)
+        .into_iter()
+        .find(|(a, b)| *a >= FIG4_BASE && b - a + 1 == 32)
+        .ok_or_else(|| "fig4: no train of 32 segments after segment 200".to_string())
+}
+
+/// Figure 4's flow: `s` under `agents` and `timers`, AIMD, 1000-byte
+/// segments, the window clamped at 32.
+fn fig4_flow(s: Scheme, agents: Agents, timers: Timers) -> FlowSpec {
+    let mut f = flow("a", s, "reno", FIG4_MSS, SIM_RCVBUF, agents);
+    timers.apply(&mut f);
     f.max_cwnd = Some(32);
+    f
+}
+
+/// The run `fig4_train` measures: 600 segments of Figure 4's flow
+/// without loss.
+fn fig4_lossless(rtt: Time, timers: Timers) -> Scenario {
+    let mut f = fig4_flow(Scheme::Reno, Agents::Ns2, timers);
     f.app = losslab_sim::scenario::AppSpec::Bytes(600 * u64::from(FIG4_MSS));
-    let sc = scenario(
+    scenario(
         "fig4-train",
         60 * SEC,
         fig4_path(rtt, LossModel::None),
         vec![f],
-    );
-    let run = super::common::run(&sc, None)?;
+    )
+}
+
+/// When each segment was first sent, in segment order (index 0 is
+/// segment 1).
+fn first_sends(run: &super::common::Run) -> Vec<Time> {
     let mut first: Vec<(u64, Time)> = run.traces[0]
         .sent
         .iter()
@@ -525,11 +562,7 @@ fn fig4_train(rtt: Time, timers: &str) -> Result<(u64, u64), String> {
         .map(|x| (x.seq, x.t))
         .collect();
     first.sort_unstable();
-    let trains = trains(&first.iter().map(|x| x.1).collect::<Vec<_>>(), rtt / 4);
-    trains
-        .into_iter()
-        .find(|(a, b)| *a >= FIG4_BASE && b - a + 1 == 32)
-        .ok_or_else(|| "fig4: no train of 32 segments after segment 200".to_string())
+    first.into_iter().map(|x| x.1).collect()
 }
 
 /// Runs of send times (in segment order) each less than `gap` after the
@@ -546,14 +579,14 @@ fn trains(times: &[Time], gap: Time) -> Vec<(u64, u64)> {
     out
 }
 
-/// N of the first `span` (32: all) segments of the measured train
-/// starting at `first`, drawn by seed and N alone, so that every scheme
-/// loses the same segments on the same seed.
-fn fig4_drops(n: usize, seed: u64, first: u64, span: usize) -> Vec<u64> {
+/// N of the 32 segments of the measured train starting at `first`,
+/// drawn by seed and N alone, so that every scheme loses the same
+/// segments on the same seed.
+fn fig4_drops(n: usize, seed: u64, first: u64) -> Vec<u64> {
     let mut g = Gen::new(seed * 1009 + n as u64);
-    let mut w: Vec<u64> = (0..span as u64).collect();
+    let mut w: Vec<u64> = (0..32).collect();
     for i in 0..n {
-        let j = i + (g.next_u64() % (span - i) as u64) as usize;
+        let j = i + (g.next_u64() % (32 - i) as u64) as usize;
         w.swap(i, j);
     }
     let mut d: Vec<u64> = w[..n].iter().map(|k| first + k).collect();
@@ -561,33 +594,25 @@ fn fig4_drops(n: usize, seed: u64, first: u64, span: usize) -> Vec<u64> {
     d
 }
 
-/// One run of Figure 4: `s` under `agents`, N drops among the first
-/// `span` segments of the train starting at `first`.
+/// One run of Figure 4: `s` under `agents` and `timers`, N drops of the
+/// train starting at `first`.
 fn fig4_scenario(
     s: Scheme,
-    (agents, timers): (Agents, &str),
+    (agents, timers): (Agents, Timers),
     rtt: Time,
-    (first, span): (u64, usize),
+    first: u64,
     n: usize,
     seed: u64,
 ) -> Scenario {
     let loss = LossModel::Drop {
         flow: "a".into(),
-        which: DropSpec::Segments(fig4_drops(n, seed, first, span)),
-    };
-    let mut f = flow("a", s, "reno", FIG4_MSS, SIM_RCVBUF, agents);
-    ns2_timers(timers, &mut f).expect("a choice of NS2_TIMERS");
-    f.max_cwnd = Some(32);
-    let head = if span < 32 {
-        format!("-head{span}")
-    } else {
-        String::new()
+        which: DropSpec::Segments(fig4_drops(n, seed, first)),
     };
     let mut sc = scenario(
-        &format!("fig4-{}{head}-n{n}-s{seed}", s.label()),
+        &format!("fig4-{}-n{n}-s{seed}", s.label()),
         60 * SEC,
         fig4_path(rtt, loss),
-        vec![f],
+        vec![fig4_flow(s, agents, timers)],
     );
     sc.seed = seed;
     sc
@@ -652,7 +677,7 @@ fn fig4(ctx: &Ctx) -> Result<Experiment, String> {
     let exp = "fig4";
     let agents = Agents::of_ns2(ctx.choice(&AGENTS))?;
     let rtt = ctx.choice_u64(&FIG4_RTT_MS)? * MS;
-    let timers = ctx.choice(&NS2_TIMERS);
+    let timers = Timers::of(ctx.choice(&NS2_TIMERS))?;
     let (first, last) = fig4_train(rtt, timers)?;
     let mut e = Experiment::new(
         exp,
@@ -690,7 +715,7 @@ fn fig4(ctx: &Ctx) -> Result<Experiment, String> {
     let flat = par_map(SCHEMES.len() * per, |j| {
         let (c, rest) = (j / per, j % per);
         let (n, seed) = (ns[rest / k], 1 + (rest % k) as u64);
-        let sc = fig4_scenario(SCHEMES[c], (agents, timers), rtt, (first, 32), n, seed);
+        let sc = fig4_scenario(SCHEMES[c], (agents, timers), rtt, first, n, seed);
         ctx.run(exp, &sc, None).map(|r| fig4_measure(&r, rtt))
     })?;
     // r[scheme][n index][seed]
@@ -1050,7 +1075,7 @@ fn fig5(ctx: &Ctx) -> Result<Experiment, String> {
     let exp = "fig5";
     let agents = Agents::of_ns2(ctx.choice(&AGENTS))?;
     let (rate, queue, one_way, sim_path) = dumbbell(ctx)?;
-    let timers = ctx.choice(&NS2_TIMERS);
+    let timers = Timers::of(ctx.choice(&NS2_TIMERS))?;
     let seeds = ctx.pick(3u64, 5, 10);
     let duration = ctx.pick(30, 100, 100) * SEC;
     let mut e = Experiment::new(
@@ -1090,7 +1115,7 @@ fn fig5(ctx: &Ctx) -> Result<Experiment, String> {
                         (other, format!("{}{}", other.label(), j + 1 - i))
                     };
                     let mut f = flow(&name, s, "reno", SIM_MSS, SIM_RCVBUF, agents);
-                    ns2_timers(timers, &mut f).expect("a choice of NS2_TIMERS");
+                    timers.apply(&mut f);
                     f.start = (g.unit() * 2000.0) as Time * MS;
                     f
                 })
@@ -1230,7 +1255,7 @@ fn fig6(ctx: &Ctx) -> Result<Experiment, String> {
     let exp = "fig6";
     let agents = Agents::of_ns2(ctx.choice(&AGENTS))?;
     let (rate, queue, one_way, sim_path) = dumbbell(ctx)?;
-    let timers = ctx.choice(&NS2_TIMERS);
+    let timers = Timers::of(ctx.choice(&NS2_TIMERS))?;
     let seeds = ctx.pick(3u64, 5, 10);
     let duration = ctx.pick(20, 100, 100) * SEC;
     let losses: Vec<f64> = ctx.pick(
@@ -1286,7 +1311,7 @@ fn fig6(ctx: &Ctx) -> Result<Experiment, String> {
         |c, seed| {
             let (pi, _, _, s, cc, count, p, grow) = cases[c];
             let mut f = flow("a", s, cc, SIM_MSS, SIM_RCVBUF, agents);
-            ns2_timers(timers, &mut f).expect("a choice of NS2_TIMERS");
+            timers.apply(&mut f);
             f.count = count;
             f.le_grow_in_recovery = grow;
             let loss = if p > 0.0 {
@@ -1873,8 +1898,8 @@ mod tests {
     const RTT: Time = 100 * MS;
 
     fn recovery(s: Scheme, n: usize) -> Recovery {
-        let (first, _) = fig4_train(RTT, "ns2").unwrap();
-        let sc = fig4_scenario(s, (Agents::Ns2, "ns2"), RTT, (first, 32), n, 1);
+        let (first, _) = fig4_train(RTT, Timers::Ns2).unwrap();
+        let sc = fig4_scenario(s, (Agents::Ns2, Timers::Ns2), RTT, first, n, 1);
         fig4_measure(&super::super::common::run(&sc, None).unwrap(), RTT)
     }
 
@@ -1886,23 +1911,12 @@ mod tests {
     #[test]
     fn figure_4_drops_come_from_one_measured_train() {
         for rtt in [40 * MS, RTT, 200 * MS] {
-            let (first, last) = fig4_train(rtt, "ns2").unwrap();
+            let (first, last) = fig4_train(rtt, Timers::Ns2).unwrap();
             assert_eq!(last - first + 1, 32, "rtt {rtt}");
             assert!(first >= FIG4_BASE);
-            let mut f = flow("a", Scheme::Reno, "reno", FIG4_MSS, SIM_RCVBUF, Agents::Ns2);
-            ns2_timers("ns2", &mut f).unwrap();
-            f.max_cwnd = Some(32);
-            f.app = losslab_sim::scenario::AppSpec::Bytes(600 * u64::from(FIG4_MSS));
-            let sc = scenario("t", 60 * SEC, fig4_path(rtt, LossModel::None), vec![f]);
-            let run = super::super::common::run(&sc, None).unwrap();
-            let mut t: Vec<(u64, Time)> = run.traces[0]
-                .sent
-                .iter()
-                .filter(|x| x.tx_count == 1)
-                .map(|x| (x.seq, x.t))
-                .collect();
-            t.sort_unstable();
-            let at = |seg: u64| t[seg as usize - 1].1;
+            let sc = fig4_lossless(rtt, Timers::Ns2);
+            let t = first_sends(&super::super::common::run(&sc, None).unwrap());
+            let at = |seg: u64| t[seg as usize - 1];
             for seg in first + 1..=last {
                 assert!(at(seg) - at(seg - 1) < 2 * MS, "segment {seg}, rtt {rtt}");
             }
@@ -1910,7 +1924,7 @@ mod tests {
             assert!(at(last + 1) - at(last) > rtt / 4, "rtt {rtt}");
             for n in [1, 8, 19, 31] {
                 for seed in 1..=10 {
-                    let d = fig4_drops(n, seed, first, 32);
+                    let d = fig4_drops(n, seed, first);
                     assert_eq!(d.len(), n);
                     assert!(d.iter().all(|x| (first..=last).contains(x)), "{d:?}");
                 }
@@ -1956,9 +1970,9 @@ mod tests {
         ];
         for a in arms {
             for s in SCHEMES {
-                for timers in ["ns2", "linux", "rfc6298"] {
+                for timers in [Timers::Ns2, Timers::Linux, Timers::Rfc6298] {
                     let mut f = flow("a", s, "westwood", SIM_MSS, SIM_RCVBUF, a);
-                    ns2_timers(timers, &mut f).unwrap();
+                    timers.apply(&mut f);
                     f.le_grow_in_recovery = s == Scheme::Le;
                     let sc = scenario(
                         "t",
@@ -1972,10 +1986,10 @@ mod tests {
                         vec![f],
                     );
                     let text = losslab_sim::emit::to_toml(&sc)
-                        .unwrap_or_else(|e| panic!("{a:?} {s:?} {timers}: {e}"));
+                        .unwrap_or_else(|e| panic!("{a:?} {s:?} {timers:?}: {e}"));
                     let back = losslab_sim::parse::parse_scenario("t.toml", &text, &[])
-                        .unwrap_or_else(|e| panic!("{a:?} {s:?} {timers}: {e}\n{text}"));
-                    assert_eq!(back.flows, sc.flows, "{a:?} {s:?} {timers}");
+                        .unwrap_or_else(|e| panic!("{a:?} {s:?} {timers:?}: {e}\n{text}"));
+                    assert_eq!(back.flows, sc.flows, "{a:?} {s:?} {timers:?}");
                 }
             }
         }
