@@ -309,6 +309,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
         recovery_rtt_source,
+        qarr_update,
         newreno_variant,
         or3,
         app,
@@ -588,6 +589,11 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             "{at}.recovery_rtt_source: {recovery_rtt_source:?} cannot be written: rtt_source is read only in [flow.qarr] or [flow.barr], with that recovery, and this flow's recovery is {recovery:?}"
         ));
     }
+    if *qarr_update != base.qarr_update && recovery != "qarr" {
+        return Err(format!(
+            "{at}.qarr_update: {qarr_update:?} cannot be written: update is read only in [flow.qarr], with recovery = \"qarr\", and this flow's recovery is {recovery:?}"
+        ));
+    }
     // Under the paper's names; the contract's aliases read back the same.
     for (alg, key, value, default) in [
         (
@@ -604,7 +610,8 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         ),
     ] {
         let source = *recovery_rtt_source != base.recovery_rtt_source && recovery == alg;
-        if value == default && !source {
+        let update = alg == "qarr" && *qarr_update != base.qarr_update;
+        if value == default && !source && !update {
             continue;
         }
         if recovery != alg {
@@ -623,6 +630,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         }
         if source {
             out.kv("rtt_source", string(recovery_rtt_source.name()));
+        }
+        if update {
+            out.kv("update", string(qarr_update.name()));
         }
     }
     if *newreno_variant != base.newreno_variant {
@@ -986,7 +996,7 @@ mod tests {
     use super::*;
     use crate::parse::load_scenario;
     use losslab_core::detect::{ErMitigation, ErVariant};
-    use losslab_core::recovery::{AckRtt, NewRenoVariant};
+    use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
     use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, RtoFormula};
     use rand::{Rng, SeedableRng};
@@ -1360,6 +1370,10 @@ app = { kind = "bulk" }
         );
         sc.flows[0].recovery = "qarr".into();
         round_trip(&sc);
+        sc.flows[0].qarr_update = QarrUpdate::PerRtt;
+        let text = round_trip(&sc);
+        assert!(text.contains("update = \"per-rtt\"\n"), "{text}");
+        sc.flows[0].qarr_update = QarrUpdate::PerAck;
     }
 
     #[test]
@@ -1475,6 +1489,10 @@ app = { kind = "bulk" }
         let mut sc = base.clone();
         sc.flows[0].recovery_rtt_source = AckRtt::TsEcr;
         assert_err(&sc, "flow.a.recovery_rtt_source:");
+        let mut sc = base.clone();
+        sc.flows[0].recovery = "barr".into();
+        sc.flows[0].qarr_update = QarrUpdate::Pipe;
+        assert_err(&sc, "flow.a.qarr_update:");
         let mut sc = base.clone();
         sc.flows[0].rrthresh = 9;
         assert_err(&sc, "flow.a.rrthresh:");
@@ -1708,6 +1726,13 @@ app = { kind = "bulk" }
         }
         if f.recovery == "qarr" {
             maybe!(f.qarr_queue_len_threshold, rng.gen_range(1..=u32::MAX));
+            maybe!(
+                f.qarr_update,
+                *pick(
+                    rng,
+                    &[QarrUpdate::PerAck, QarrUpdate::PerRtt, QarrUpdate::Pipe]
+                )
+            );
         }
         if f.recovery == "barr" {
             maybe!(f.barr_slide_wnd_size, rng.gen_range(1..=u32::MAX));

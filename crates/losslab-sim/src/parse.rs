@@ -14,7 +14,7 @@ use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
-use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking};
+use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
     CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
@@ -51,6 +51,7 @@ by_name!(
     Pacing,
     CwndValidation,
     AckRtt,
+    QarrUpdate,
     NewRenoVariant,
     LeOrder
 );
@@ -1905,11 +1906,19 @@ impl Cx<'_> {
             let example = format!("a table like [flow.{}] {} = {}", p.alg, p.key, p.default);
             let pt = self.table(v, &ploc, &example)?;
             let level = format!("in [flow.{}]", p.alg);
-            self.only_keys(pt, &ploc, &[p.key, p.alias, "rtt_source"], &level)?;
+            let update: &[&str] = if p.alg == "qarr" { &["update"] } else { &[] };
+            let keys: Vec<&str> = [p.key, p.alias, "rtt_source"]
+                .into_iter()
+                .chain(update.iter().copied())
+                .collect();
+            self.only_keys(pt, &ploc, &keys, &level)?;
             if let Some(n) = self.aliased_count(pt, &ploc, p)? {
                 *(p.field)(&mut f) = n;
             }
             self.set_named(pt, &ploc, "rtt_source", &mut f.recovery_rtt_source)?;
+            if p.alg == "qarr" {
+                self.set_named(pt, &ploc, "update", &mut f.qarr_update)?;
+            }
             self.parameters_read(&ploc, p.alg, "recovery", &f.recovery)?;
         }
         for (timer, keys) in TIMER_KEYS {

@@ -4,7 +4,7 @@
 
 use losslab_core::cc::HyStartMode;
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
-use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params};
+use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
@@ -346,6 +346,10 @@ pub struct FlowSpec {
     /// `"tsecr"` (default, now - TSecr of every ACK) or `"delivered"` (the
     /// RTT of a segment the ACK newly delivered), QARR's and BARR's RTT_i.
     pub recovery_rtt_source: AckRtt,
+    /// `[flow.qarr] update` (added): how QARR applies eq. 2, `"per-ack"`
+    /// (default, the paper's text), `"per-rtt"` or `"pipe"`
+    /// (losslab_core::recovery::QarrUpdate).
+    pub qarr_update: QarrUpdate,
     /// `[flow.newreno] variant` (added; read with `recovery = "newreno"`):
     /// when NewReno restarts the RTO on a partial ACK, `"slow-but-steady"`
     /// (default, every one) or `"impatient"` (the first only).
@@ -425,6 +429,7 @@ impl FlowSpec {
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,
             recovery_rtt_source: AckRtt::Delivered,
+            qarr_update: QarrUpdate::PerAck,
             newreno_variant: NewRenoVariant::SlowButSteady,
             or3: Or3Params::default(),
             handshake: true,

@@ -1404,6 +1404,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         queue_len_threshold: spec.qarr_queue_len_threshold,
         slide_wnd_size: spec.barr_slide_wnd_size,
         rtt_source: spec.recovery_rtt_source,
+        qarr_update: spec.qarr_update,
         newreno_variant: spec.newreno_variant,
         le_grow_in_recovery: spec.le_grow_in_recovery,
     };

@@ -636,6 +636,32 @@ fn qarr_and_barr_parse_with_and_without_their_tables() {
         (f.recovery_rtt_source, f.qarr_queue_len_threshold),
         (AckRtt::TsEcr, 1)
     );
+    // How eq. 2 is applied: the text's per-ACK reading by default.
+    use losslab_core::recovery::QarrUpdate;
+    assert_eq!(flow("recovery = \"qarr\"").qarr_update, QarrUpdate::PerAck);
+    for (name, u) in [
+        ("per-ack", QarrUpdate::PerAck),
+        ("per-rtt", QarrUpdate::PerRtt),
+        ("pipe", QarrUpdate::Pipe),
+    ] {
+        let f = flow(&format!(
+            "recovery = \"qarr\"\n[flow.qarr]\nupdate = \"{name}\""
+        ));
+        assert_eq!(f.qarr_update, u);
+    }
+    file_error(
+        &minimal_with(
+            "",
+            "recovery = \"qarr\"\n[flow.qarr]\nupdate = \"per-round\"",
+        ),
+        "flow.a.qarr.update",
+        &["per-ack", "per-rtt", "pipe"],
+    );
+    file_error(
+        &minimal_with("", "recovery = \"barr\"\n[flow.barr]\nupdate = \"pipe\""),
+        "flow.a.barr.update",
+        &["unknown key \"update\""],
+    );
     // An empty table is the defaults too.
     assert_eq!(
         flow("recovery = \"qarr\"\n[flow.qarr]"),

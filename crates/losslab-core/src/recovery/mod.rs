@@ -28,7 +28,7 @@ pub use opportunistic::Opportunistic;
 pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy, Overbooking};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
-pub use qarr::{Qarr, FLOOR as QARR_FLOOR};
+pub use qarr::{Qarr, QarrUpdate, FLOOR as QARR_FLOOR};
 pub use rate_halving::RateHalving;
 pub use reno::Reno;
 pub use rfc3517::Rfc3517;
@@ -70,6 +70,8 @@ pub struct RecoveryParams {
     pub slide_wnd_size: u32,
     /// Which of an ACK's RTTs QARR and BARR take as RTT_i.
     pub rtt_source: AckRtt,
+    /// How QARR applies eq. 2 (`[flow.qarr] update`).
+    pub qarr_update: QarrUpdate,
     /// NewReno's retransmit-timer variant (`[flow.newreno] variant`).
     pub newreno_variant: NewRenoVariant,
     /// LE lets the congestion controller grow cwnd during its recovery
@@ -83,6 +85,7 @@ impl Default for RecoveryParams {
             queue_len_threshold: QUEUE_LEN_THRESHOLD,
             slide_wnd_size: SLIDE_WND_SIZE,
             rtt_source: AckRtt::TsEcr,
+            qarr_update: QarrUpdate::PerAck,
             newreno_variant: NewRenoVariant::SlowButSteady,
             le_grow_in_recovery: false,
         }
@@ -302,10 +305,9 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         // RFC 9937, which obsoletes RFC 6937.
         "prr" => Some(Box::new(Prr::new())),
         // Mobile opportunistic-retransmission paper, sections II.D and II.E.
-        "qarr" => Some(Box::new(Qarr::new(
-            params.queue_len_threshold,
-            params.rtt_source,
-        ))),
+        "qarr" => Some(Box::new(
+            Qarr::new(params.queue_len_threshold, params.rtt_source).update(params.qarr_update),
+        )),
         "barr" => Some(Box::new(Barr::new(
             params.slide_wnd_size,
             params.rtt_source,

@@ -50,6 +50,24 @@
 //!   retransmission included, so that a comparison with `prr` isolates the
 //!   window rule.
 //!
+//! How eq. 2 is applied (`QarrUpdate`, `[flow.qarr] update`). The text
+//! is explicit that it runs per ACK: QARR estimates the queue "for every
+//! received ACK/DUPACK" and W_i is "the CWnd after receiving the ith
+//! ACK/DUPACK" (section II.D), so `PerAck` is the default. Read that way
+//! the same standing queue is cut once per ACK for about a round trip
+//! before the cut can show in RTT_i, which is why two other readings are
+//! kept, named apart, for the reproduction to test:
+//! - `PerRtt`: eq. 2 at most once per round trip, as Vegas and Veno (the
+//!   estimators eq. 1 comes from) adjust once per RTT: the first ACK with
+//!   an RTT_i cuts, the next cut waits for an ACK at least that RTT_i
+//!   later (the time the cut takes to show in the queue).
+//! - `Pipe`: W_i = pipe_i - max(Q_i - Q_T, 0): the window is set to what
+//!   is in flight less the excess, the reading under which "regulates
+//!   the queue length around a target" holds without compounding (the
+//!   same excess read again on the next ACK gives the same window).
+//!   Floored at 2 segments as above; it may exceed W_{i-1} when pipe does
+//!   (opportunistic segments past the receive window).
+//!
 //! Discrepancy in the paper: section VII.C says that when the flow-control
 //! bottleneck keeps QARR from sending, Q_i drains below Q_T and "QARR
 //! observes it and fills that queue up by increasing its CWnd". Eq. 2 can
@@ -65,6 +83,37 @@ const UNIT: u128 = 1_000_000;
 /// The least W_i, segments.
 pub const FLOOR: u64 = 2;
 
+/// How eq. 2 is applied; see the module comment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QarrUpdate {
+    /// W_i = W_{i-1} - max(Q_i - Q_T, 0) on every ACK (the text).
+    #[default]
+    PerAck,
+    /// The same cut, at most once per round trip.
+    PerRtt,
+    /// W_i = pipe_i - max(Q_i - Q_T, 0).
+    Pipe,
+}
+
+impl QarrUpdate {
+    pub const NAMES: &'static [&'static str] = &["per-ack", "per-rtt", "pipe"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "per-ack" => Some(QarrUpdate::PerAck),
+            "per-rtt" => Some(QarrUpdate::PerRtt),
+            "pipe" => Some(QarrUpdate::Pipe),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            QarrUpdate::PerAck => "per-ack",
+            QarrUpdate::PerRtt => "per-rtt",
+            QarrUpdate::Pipe => "pipe",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Qarr {
     /// Q_T in millionths of a segment.
@@ -74,6 +123,9 @@ pub struct Qarr {
     debt: u128,
     /// Q_i of the latest ACK that had one, in millionths of a segment.
     last_queue: Option<u64>,
+    update: QarrUpdate,
+    /// `PerRtt`: no cut before this time.
+    next_cut: Option<Time>,
 }
 
 impl Qarr {
@@ -83,7 +135,15 @@ impl Qarr {
             rtt_source,
             debt: 0,
             last_queue: None,
+            update: QarrUpdate::PerAck,
+            next_cut: None,
         }
+    }
+
+    /// The same QARR applying eq. 2 as `update` says.
+    pub fn update(mut self, update: QarrUpdate) -> Self {
+        self.update = update;
+        self
     }
 
     /// II.D eq. 1, Q_i = pipe_i (RTT_i - baseRTT) / RTT_i, in millionths
@@ -111,6 +171,28 @@ impl Qarr {
     }
 }
 
+impl Qarr {
+    /// `QarrUpdate::Pipe`: W_i = pipe_i - excess, exact (cwnd rounded up,
+    /// the rest owed in `debt`), floored at `FLOOR` unless cwnd already
+    /// is below it.
+    fn set_to_pipe(&mut self, w: &mut Window, pipe: u64, excess: u128) {
+        if w.cwnd < FLOOR {
+            self.debt = 0;
+            return;
+        }
+        let exact = u128::from(pipe) * UNIT;
+        if exact <= excess + u128::from(FLOOR) * UNIT {
+            w.cwnd = FLOOR;
+            self.debt = 0;
+            return;
+        }
+        let wi = exact - excess;
+        let cwnd = wi.div_ceil(UNIT);
+        w.cwnd = cwnd as u64;
+        self.debt = cwnd * UNIT - wi;
+    }
+}
+
 impl RecoveryOps for Qarr {
     /// Section II.D/II.E: no ssthresh; section VII.C: "their
     /// CWnd/ssthreshs are unaffected by packet losses". The congestion
@@ -128,6 +210,7 @@ impl RecoveryOps for Qarr {
         // ssthresh was set, `sets_ssthresh`).
         self.debt = 0;
         self.last_queue = None;
+        self.next_cut = None;
     }
 
     fn cwnd_reduction(
@@ -143,9 +226,23 @@ impl RecoveryOps for Qarr {
         // II.D eq. 1: Q_i = pipe_i (RTT_i - baseRTT) / RTT_i.
         let q = Self::queue_estimate(ctx.pipe, rtt, base);
         self.last_queue = Some(q);
+        let excess = u128::from(q).saturating_sub(self.target);
+        match self.update {
+            QarrUpdate::PerAck => {}
+            QarrUpdate::PerRtt => {
+                if self.next_cut.is_some_and(|t| ctx.now < t) {
+                    return;
+                }
+                self.next_cut = Some(ctx.now.saturating_add(rtt));
+            }
+            QarrUpdate::Pipe => {
+                self.set_to_pipe(w, ctx.pipe, excess);
+                return;
+            }
+        }
         // II.D eq. 2: W_i = W_{i-1} - max(Q_i - Q_T, 0), whole segments
         // off cwnd as the exact cut adds up to them.
-        let owed = self.debt + u128::from(q).saturating_sub(self.target);
+        let owed = self.debt + excess;
         if w.cwnd <= FLOOR {
             // The floor is not a target: a smaller window (after a
             // timeout) is not raised.
@@ -323,5 +420,76 @@ mod tests {
         q.init_cwnd_reduction(&mut w, &ctx(200, 100, 100));
         q.cwnd_reduction(&mut w, &ctx(100, 125, 100), 1, true); // Q = 20
         assert_eq!(w.cwnd, 180);
+    }
+
+    fn at(now_ms: u64, pipe: u64, rtt_ms: u64, base_ms: u64) -> RecoveryCtx {
+        RecoveryCtx {
+            now: now_ms * MS,
+            ..ctx(pipe, rtt_ms, base_ms)
+        }
+    }
+
+    #[test]
+    fn per_rtt_cuts_once_per_round_trip() {
+        // Q = 100 x 20 / 120 = 16.666666 (millionths, rounded down) on
+        // every ACK: per ACK, three ACKs within the round trip take
+        // 34.999998 segments off 200, cwnd 165.000002 rounded up.
+        let mut per_ack = Qarr::new(5, AckRtt::TsEcr);
+        let mut w = Window::new(200);
+        per_ack.init_cwnd_reduction(&mut w, &at(0, 200, 100, 100));
+        for t in [0, 40, 80] {
+            per_ack.cwnd_reduction(&mut w, &at(t, 100, 120, 100), 1, t == 0);
+        }
+        assert_eq!(w.cwnd, 166);
+        // Once per RTT_i (120 ms): the ACKs at 40 and 80 ms are inside
+        // the round trip of the cut at 0; the one at 120 ms cuts again.
+        let mut q = Qarr::new(5, AckRtt::TsEcr).update(QarrUpdate::PerRtt);
+        let mut w = Window::new(200);
+        q.init_cwnd_reduction(&mut w, &at(0, 200, 100, 100));
+        let mut seen = vec![];
+        for t in [0, 40, 80, 120] {
+            q.cwnd_reduction(&mut w, &at(t, 100, 120, 100), 1, t == 0);
+            seen.push(w.cwnd);
+        }
+        // 200 - 11.67 = 188.33 (cwnd 189), then 176.67 (cwnd 177).
+        assert_eq!(seen, [189, 189, 189, 177]);
+        // A new recovery starts a new round.
+        q.init_cwnd_reduction(&mut w, &at(130, 177, 100, 100));
+        q.cwnd_reduction(&mut w, &at(130, 100, 120, 100), 1, true);
+        assert_eq!(w.cwnd, 166);
+    }
+
+    #[test]
+    fn pipe_sets_the_window_and_does_not_compound() {
+        // pipe 100, Q = 16.67: W = 100 - 11.67 = 88.33 on every such ACK,
+        // however many.
+        let mut q = Qarr::new(5, AckRtt::TsEcr).update(QarrUpdate::Pipe);
+        let mut w = Window::new(200);
+        q.init_cwnd_reduction(&mut w, &at(0, 200, 100, 100));
+        for t in [0, 1, 2] {
+            q.cwnd_reduction(&mut w, &at(t, 100, 120, 100), 1, t == 0);
+            assert_eq!((w.cwnd, q.debt()), (89, 666_666));
+        }
+        // No excess: W = pipe.
+        q.cwnd_reduction(&mut w, &at(3, 60, 100, 100), 1, false);
+        assert_eq!((w.cwnd, q.debt()), (60, 0));
+        // W = pipe - Q + Q_T never falls below Q_T (Q < pipe), so only a
+        // target below the floor reaches it: Q_T 0, pipe 10, Q = 9.
+        let mut q0 = Qarr::new(0, AckRtt::TsEcr).update(QarrUpdate::Pipe);
+        q0.cwnd_reduction(&mut w, &at(4, 10, 1000, 100), 1, false);
+        assert_eq!(w.cwnd, FLOOR);
+        // A window below the floor is not raised.
+        let mut w = Window::new(1);
+        q.cwnd_reduction(&mut w, &at(5, 60, 100, 100), 1, false);
+        assert_eq!(w.cwnd, 1);
+    }
+
+    #[test]
+    fn update_names_round_trip() {
+        for n in QarrUpdate::NAMES {
+            assert_eq!(QarrUpdate::from_name(n).map(QarrUpdate::name), Some(*n));
+        }
+        assert_eq!(QarrUpdate::default(), QarrUpdate::PerAck);
+        assert_eq!(QarrUpdate::from_name("per-rtt "), None);
     }
 }

@@ -25,6 +25,10 @@
 //! Seeds vary the Bernoulli draws and, for the hand-placed drops, where
 //! they fall in the transfer (the paper's bursts are at no stated point).
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use losslab_core::recovery::{AckRtt, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::{Time, MS, SEC};
 use losslab_core::CwndValidation;
@@ -32,8 +36,8 @@ use losslab_sim::results::FlowResults;
 use losslab_sim::scenario::{CcSpec, DropSpec, FlowSpec, LossModel, QueueLimit, Scenario};
 
 use super::claims::{
-    heavy_tail_explanation, near_capacity, paired_difference, paired_relative, untested, Band,
-    Claim, Expect, Verdict, UNTESTED,
+    heavy_tail_explanation, near_capacity, paired_difference, paired_relative, summary_text,
+    supports, untested, Band, Claim, Expect, Verdict, UNEXPLAINED, UNTESTED,
 };
 use super::common::{path, scenario};
 use super::{Ctx, Experiment, PaperResult};
@@ -116,6 +120,8 @@ struct Case {
     burst: Option<u64>,
     /// 50 MB with five single drops (Figures 4 and 5).
     download: bool,
+    /// A change that tests an explanation (`Tweak`); None in the main arm.
+    tweak: Option<Tweak>,
 }
 
 impl Case {
@@ -125,14 +131,137 @@ impl Case {
             (None, true) => "50MB-5drops".into(),
             (None, false) => format!("loss{}", self.loss),
         };
+        let tweak = self
+            .tweak
+            .map_or(String::new(), |t| format!("-{}", t.label()));
         format!(
-            "mobile-{}mbps-{}ms-{what}-{}-{}-{}-s{seed}",
+            "mobile-{}mbps-{}ms-{what}-{}-{}-{}{tweak}-s{seed}",
             self.rate / 1_000_000,
             self.u_ms,
             self.cc,
             self.rec,
             self.opt.label()
         )
+    }
+}
+
+/// A change to the main arm's runs that tests an explanation of the rows
+/// it does not reproduce (issue 30). Each is run over the same seeds as
+/// the main arm, on the cases it changes (`applies`); a row is judged
+/// again on the variant's runs, and the variant explains the row only if
+/// the row, so judged, is reproduced (claims.rs `supports`). Two of them
+/// (`disclosed`: `RttTsecr`, `AwndPayload`) undo choices of ours made
+/// after seeing their effect, so that their effect is on the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tweak {
+    /// QARR's eq. 2 once per round trip (`[flow.qarr] update = "per-rtt"`).
+    QarrPerRtt,
+    /// QARR's W_i = pipe_i - excess (`update = "pipe"`).
+    QarrPipe,
+    /// QARR's target queue Q_T = 50 instead of the paper's 5.
+    QarrTarget50,
+    /// RTT_i from the ACK's timestamp echo, the paper's words, instead of
+    /// our "delivered" reading (QARR and BARR).
+    RttTsecr,
+    /// AW = C x U in payload bytes instead of whole 1515-byte packets.
+    AwndPayload,
+    /// The emulator drops outgoing packets both ways: ACKs too, at the
+    /// data path's rate.
+    AckLoss,
+}
+
+impl Tweak {
+    const ALL: [Tweak; 6] = [
+        Tweak::QarrPerRtt,
+        Tweak::QarrPipe,
+        Tweak::QarrTarget50,
+        Tweak::RttTsecr,
+        Tweak::AwndPayload,
+        Tweak::AckLoss,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Tweak::QarrPerRtt => "qarr-per-rtt",
+            Tweak::QarrPipe => "qarr-pipe",
+            Tweak::QarrTarget50 => "qarr-qt50",
+            Tweak::RttTsecr => "rtt-tsecr",
+            Tweak::AwndPayload => "awnd-payload",
+            Tweak::AckLoss => "ack-loss",
+        }
+    }
+
+    fn from_label(s: &str) -> Option<Tweak> {
+        Tweak::ALL.into_iter().find(|t| t.label() == s)
+    }
+
+    /// The cause the variant tests.
+    fn cause(self) -> &'static str {
+        match self {
+            Tweak::QarrPerRtt => {
+                "QARR's eq. 2 applied once per round trip rather than on every ACK (the text says \
+                 every ACK/DUPACK, section II.D; a queue lasts about a round trip, so per ACK the \
+                 same excess is cut once per ACK)"
+            }
+            Tweak::QarrPipe => "QARR's window set to pipe_i less the excess (W_i = pipe_i - max(Q_i - Q_T, 0)) rather than W_{i-1} less it",
+            Tweak::QarrTarget50 => "a larger target queue than the paper's Q_T = 5 (section VI)",
+            Tweak::RttTsecr => {
+                "RTT_i read from the ACK's timestamp echo, as the paper words it, rather than our \
+                 \"delivered\" reading (a choice of ours made after seeing that the echo put QARR \
+                 below PRR: docs/ALGORITHMS.md, \"QARR\")"
+            }
+            Tweak::AwndPayload => {
+                "AW = C x U counted in payload bytes rather than in whole 1515-byte packets (a \
+                 choice of ours made after seeing QARR read the 6-12 packets of standing queue the \
+                 payload reading leaves as congestion)"
+            }
+            Tweak::AckLoss => {
+                "loss on the ACK path too (\"the emulator randomly drops the outgoing packets\", \
+                 section VII.A, which need not mean the data direction only)"
+            }
+        }
+    }
+
+    /// What the variant changes in the scenario.
+    fn how(self) -> &'static str {
+        match self {
+            Tweak::QarrPerRtt => "[flow.qarr] update = \"per-rtt\"",
+            Tweak::QarrPipe => "[flow.qarr] update = \"pipe\"",
+            Tweak::QarrTarget50 => "[flow.qarr] queue_len_threshold = 50",
+            Tweak::RttTsecr => "rtt_source = \"tsecr\"",
+            Tweak::AwndPayload => "rcvbuf = C x U / 8 bytes",
+            Tweak::AckLoss => "reverse-path Bernoulli loss at the data path's rate",
+        }
+    }
+
+    /// Undoes a choice of ours made after seeing its effect.
+    fn disclosed(self) -> bool {
+        matches!(self, Tweak::RttTsecr | Tweak::AwndPayload)
+    }
+
+    /// Whether the variant changes this case at all.
+    fn applies(self, c: &Case) -> bool {
+        match self {
+            Tweak::QarrPerRtt | Tweak::QarrPipe | Tweak::QarrTarget50 | Tweak::AwndPayload => {
+                c.rec == "qarr"
+            }
+            Tweak::RttTsecr => matches!(c.rec, "qarr" | "barr"),
+            // Random loss only: the bursts and the downloads drop chosen
+            // packets.
+            Tweak::AckLoss => c.burst.is_none() && !c.download && c.loss > 0.0,
+        }
+    }
+
+    fn apply(self, c: &Case, sc: &mut Scenario) {
+        let f = &mut sc.flows[0];
+        match self {
+            Tweak::QarrPerRtt => f.qarr_update = QarrUpdate::PerRtt,
+            Tweak::QarrPipe => f.qarr_update = QarrUpdate::Pipe,
+            Tweak::QarrTarget50 => f.qarr_queue_len_threshold = 50,
+            Tweak::RttTsecr => f.recovery_rtt_source = AckRtt::TsEcr,
+            Tweak::AwndPayload => f.receiver.rcvbuf = c.rate / 8 * c.u_ms / 1000,
+            Tweak::AckLoss => sc.reverse.loss = LossModel::Bernoulli { p: c.loss },
+        }
     }
 }
 
@@ -205,7 +334,30 @@ fn build(c: &Case, seed: u64) -> Scenario {
     p.0.protect_retransmissions = c.opt == Opt::Optimal;
     let mut sc = scenario(&c.name(seed), c.duration, p, vec![flow(c)]);
     sc.seed = seed;
+    if let Some(t) = c.tweak {
+        t.apply(c, &mut sc);
+    }
     sc
+}
+
+/// Results of runs already made in this process, by scenario name and
+/// duration (the name holds every other parameter of a `Case`, its tweak
+/// included): a variant leaves most cases as they were, and those are the
+/// same runs (the simulator is deterministic), so they are not made again.
+/// Emptied when `run` ends.
+static DONE: Mutex<BTreeMap<(String, Time), FlowResults>> = Mutex::new(BTreeMap::new());
+
+fn done() -> std::sync::MutexGuard<'static, BTreeMap<(String, Time), FlowResults>> {
+    // A panic elsewhere while it was held leaves only complete entries.
+    DONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The tweak this context's runs take (`Ctx::overrides`, key "tweak").
+fn tweak_of(ctx: &Ctx) -> Option<Tweak> {
+    ctx.overrides
+        .iter()
+        .find(|(k, _)| k == "tweak")
+        .and_then(|(_, v)| Tweak::from_label(v))
 }
 
 /// Runs every case over `seeds`, on every core; results by case, then
@@ -216,14 +368,38 @@ fn run_all(
     cases: &[Case],
     seeds: u64,
 ) -> Result<Vec<Vec<FlowResults>>, String> {
-    super::common::run_cases(
+    let tweak = tweak_of(ctx);
+    let cases: Vec<Case> = cases
+        .iter()
+        .map(|c| Case {
+            tweak: tweak.filter(|t| t.applies(c)),
+            ..*c
+        })
+        .collect();
+    let key = |c: &Case, seed: u64| (c.name(seed), c.duration);
+    let todo: Vec<(usize, u64)> = {
+        let d = done();
+        (0..cases.len())
+            .flat_map(|i| (1..=seeds).map(move |s| (i, s)))
+            .filter(|&(i, s)| !d.contains_key(&key(&cases[i], s)))
+            .collect()
+    };
+    let fresh = super::common::run_cases(
         ctx,
         exp,
-        cases.len(),
-        seeds,
-        |i, seed| build(&cases[i], seed),
+        todo.len(),
+        1,
+        |j, _| build(&cases[todo[j].0], todo[j].1),
         |r| r.flows.into_iter().next().expect("one flow"),
-    )
+    )?;
+    let mut d = done();
+    for (&(i, s), mut r) in todo.iter().zip(fresh) {
+        d.insert(key(&cases[i], s), r.pop().expect("one seed"));
+    }
+    Ok(cases
+        .iter()
+        .map(|c| (1..=seeds).map(|s| d[&key(c, s)].clone()).collect())
+        .collect())
 }
 
 fn mbps(f: &FlowResults) -> f64 {
@@ -434,24 +610,248 @@ impl SameRuns {
 }
 
 pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
+    let r = run_explained(ctx);
+    done().clear();
+    r
+}
+
+/// Every experiment of the paper under `ctx` (and its tweak, if any).
+fn experiments(ctx: &Ctx) -> Result<Vec<Experiment>, String> {
     let hspa = hspa(ctx)?;
     let mut lte = lte(ctx)?;
     effect_summary(&hspa, &mut lte);
-    let experiments = vec![
+    Ok(vec![
         bursts(ctx)?,
         hspa,
         lte,
         limits(ctx)?,
         spikes(ctx)?,
         linux_check(),
-    ];
+    ])
+}
+
+/// The main arm, then every tweak's variant of it, which explain (or are
+/// listed as tested against) the rows the main arm does not reproduce.
+fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
+    let mut main = experiments(ctx)?;
+    let mut tried = Vec::new();
+    for t in Tweak::ALL {
+        let slug = t.label();
+        let sub = Ctx {
+            dir: ctx.dir.join("explain").join(slug),
+            quick: ctx.quick,
+            full: ctx.full,
+            export: ctx.export.as_ref().map(|x| x.join("explain").join(slug)),
+            overrides: vec![("tweak".into(), slug.into())],
+        };
+        tried.push((t, experiments(&sub)?));
+    }
+    let table = tweak_table(&main, &tried);
+    explain(&mut main, &tried);
+    main.push(table);
     Ok(PaperResult {
         paper: PAPER.into(),
         title: "Opportunistic retransmission and send-buffer growth in mobile networks".into(),
         quick: ctx.quick,
         full: ctx.full,
-        experiments,
+        experiments: main,
     })
+}
+
+/// Whether a variant's row judged other runs than the main arm's: a tweak
+/// that changes none of a row's runs leaves it bit for bit. A count over
+/// other rows (`hl1-share-of-pairs`, over the eff-tab rows) can come out
+/// the same from changed runs, so it is touched when any row it counts is.
+fn touched(
+    main: &Claim,
+    variant: &Claim,
+    all_main: &[&Claim],
+    all_variant: &BTreeMap<&str, &Claim>,
+) -> bool {
+    if main.ours != variant.ours {
+        return true;
+    }
+    main.id == "hl1-share-of-pairs"
+        && all_main.iter().any(|m| {
+            m.id.starts_with("eff-tab")
+                && all_variant
+                    .get(m.id.as_str())
+                    .is_some_and(|v| m.ours != v.ours)
+        })
+}
+
+/// Each main row that needs an explanation and still says none was
+/// tested gets the tweaks that changed its runs: "Explained by" the first
+/// whose variant reproduces the row, the others listed as tested and
+/// rejected, then what the main runs measured.
+fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
+    let index: Vec<(Tweak, BTreeMap<&str, &Claim>)> = tried
+        .iter()
+        .map(|(t, es)| {
+            let m = es
+                .iter()
+                .flat_map(|e| &e.claims)
+                .map(|c| (c.id.as_str(), c))
+                .collect();
+            (*t, m)
+        })
+        .collect();
+    let snapshot: Vec<Claim> = main.iter().flat_map(|e| e.claims.clone()).collect();
+    let all_main: Vec<&Claim> = snapshot.iter().collect();
+    for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
+        if !c.verdict.needs_explanation() || c.ours.is_none() {
+            continue;
+        }
+        let Some(measured) = c.explanation.strip_prefix(UNTESTED) else {
+            continue;
+        };
+        let measured = measured.trim_start_matches("; ").to_string();
+        let (mut yes, mut no) = (Vec::new(), Vec::new());
+        for (t, m) in &index {
+            let Some(v) = m.get(c.id.as_str()) else {
+                continue;
+            };
+            if !touched(c, v, &all_main, m) {
+                continue;
+            }
+            let vo = v.ours.as_ref().map(summary_text).unwrap_or_default();
+            let text = format!(
+                "{} ({} gives {vo}, {})",
+                t.cause(),
+                t.how(),
+                v.verdict.name()
+            );
+            if supports(c, v) {
+                yes.push(text);
+            } else {
+                no.push(text);
+            }
+        }
+        if yes.is_empty() && no.is_empty() {
+            continue;
+        }
+        let tail = if measured.is_empty() {
+            String::new()
+        } else {
+            format!("; {measured}")
+        };
+        c.explanation = match (yes.is_empty(), no.is_empty()) {
+            (false, true) => format!("Explained by {}{tail}", yes.join("; and by ")),
+            (false, false) => format!(
+                "Explained by {}; also tested and rejected: {}{tail}",
+                yes.join("; and by "),
+                no.join("; ")
+            ),
+            _ => format!(
+                "{UNEXPLAINED}; tested and rejected: {}{tail}",
+                no.join("; ")
+            ),
+        };
+    }
+}
+
+/// The tweaks as a table: what each changes, why, and which verdicts move
+/// with it; the QARR cell the issue names (Table 10, CUBIC, 0.1%, 100 ms)
+/// under each.
+fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Experiment {
+    let mut e = Experiment::new(
+        "explain",
+        "Tested explanations: variants of the runs, and the verdicts they move",
+        "Each variant changes one thing in the main arm's runs (same seeds, same cases \
+         otherwise) and is run on the cases it changes; every row is judged again on the \
+         variant's runs. A differing or contradicted row is explained by a variant only if, so \
+         judged, it is reproduced; the variants that changed its runs and did not reproduce it \
+         are listed in its explanation as tested and rejected. The main arm is the paper's text \
+         where it speaks (eq. 2 per ACK, section II.D) and our stated reading where it does \
+         not; two variants (marked disclosed) undo readings of ours chosen after seeing their \
+         effect.",
+    );
+    let before: BTreeMap<&str, &Claim> = main
+        .iter()
+        .flat_map(|x| &x.claims)
+        .map(|c| (c.id.as_str(), c))
+        .collect();
+    let all_main: Vec<&Claim> = before.values().copied().collect();
+    let cell = "tab10-cubic-qarr-p0.1";
+    let show = |c: Option<&&Claim>| {
+        c.map_or("-".to_string(), |c| {
+            format!(
+                "{} ({})",
+                c.ours.as_ref().map(summary_text).unwrap_or_default(),
+                c.verdict.name()
+            )
+        })
+    };
+    e.row(
+        "Table 10, CUBIC+QARR original, 0.1%, U = 100 ms (Mbit/s): main arm",
+        show(before.get(cell)),
+        "65.7",
+    );
+    for (t, es) in tried {
+        let after: BTreeMap<&str, &Claim> = es
+            .iter()
+            .flat_map(|x| &x.claims)
+            .map(|c| (c.id.as_str(), c))
+            .collect();
+        let (mut moved, mut judged, mut explains) = (Vec::new(), 0, 0);
+        for (id, b) in &before {
+            let Some(a) = after.get(id) else { continue };
+            if !touched(b, a, &all_main, &after) {
+                continue;
+            }
+            judged += 1;
+            if b.verdict.needs_explanation() && supports(b, a) {
+                explains += 1;
+            }
+            if a.verdict != b.verdict {
+                moved.push(format!(
+                    "{id} ({} -> {})",
+                    b.verdict.name(),
+                    a.verdict.name()
+                ));
+            }
+        }
+        e.row(
+            format!(
+                "{}{}",
+                t.how(),
+                if t.disclosed() { " [disclosed]" } else { "" }
+            ),
+            format!(
+                "{judged} rows judged other runs; {explains} differing or contradicted rows \
+                 reproduced under it; {} verdicts move{}",
+                moved.len(),
+                if moved.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", moved.join(", "))
+                }
+            ),
+            t.cause(),
+        );
+        if t.applies(&Case {
+            rate: LTE,
+            u_ms: 100,
+            loss: 0.001,
+            cc: "cubic",
+            rec: "qarr",
+            opt: Opt::Original,
+            duration: 200 * SEC,
+            burst: None,
+            download: false,
+            tweak: None,
+        }) {
+            e.row(
+                format!(
+                    "Table 10, CUBIC+QARR original, 0.1%, U = 100 ms (Mbit/s): {}",
+                    t.how()
+                ),
+                show(after.get(cell)),
+                "65.7",
+            );
+        }
+    }
+    e
 }
 
 // ---- Tables 1, 2, 4, 5 and the application stall ---------------------------
@@ -526,6 +926,7 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
                     duration: 8 * SEC + u_ms * MS * 20,
                     burst: Some(n),
                     download: false,
+                    tweak: None,
                 });
             }
         }
@@ -955,6 +1356,7 @@ fn goodput_tables(
                 duration,
                 burst: None,
                 download: false,
+                tweak: None,
             });
         }
     }
@@ -1224,6 +1626,7 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
             duration: 200 * SEC,
             burst: None,
             download: false,
+            tweak: None,
         }],
         seeds,
     )?;
@@ -1481,6 +1884,7 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
                     duration: 200 * SEC,
                     burst: None,
                     download: false,
+                    tweak: None,
                 });
             }
         }
@@ -1501,6 +1905,7 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
                     duration: d15,
                     burst: None,
                     download: false,
+                    tweak: None,
                 });
             }
         }
@@ -1702,6 +2107,7 @@ fn spikes(ctx: &Ctx) -> Result<Experiment, String> {
                 duration: 60 * SEC,
                 burst: None,
                 download: true,
+                tweak: None,
             });
         }
     }
@@ -1827,6 +2233,7 @@ mod tests {
             duration: 12 * SEC,
             burst: None,
             download: false,
+            tweak: None,
         }
     }
 
