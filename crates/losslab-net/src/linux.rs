@@ -263,6 +263,16 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "the Linux receiver reads as soon as the data is in order",
             ));
         }
+        if let Some(c) = f.receiver.window_clamp {
+            // Mapping it would need setsockopt(TCP_WINDOW_CLAMP) on the
+            // receiving socket, which the agent does not set.
+            return Err(refuse(
+                n,
+                "receiver.window_clamp",
+                &losslab_sim::units::format_size(c),
+                "the Linux receiver's window is bounded by tcp_rmem alone here",
+            ));
+        }
         if matches!(f.receiver.sack_blocks, 1 | 2) {
             return Err(refuse(
                 n,
@@ -861,6 +871,16 @@ mod tests {
         let e = plan(&sc("receiver = { read_delay = \"5ms\" }")).unwrap_err();
         assert!(e.contains("flow a: receiver.read_delay = \"5ms\""), "{e}");
         assert!(plan(&sc("receiver = { read_delay = \"0ms\" }")).is_ok());
+    }
+
+    #[test]
+    fn a_receiver_window_clamp_is_refused() {
+        let e = plan(&sc("receiver = { window_clamp = \"64kB\" }")).unwrap_err();
+        assert!(
+            e.contains("flow a: receiver.window_clamp = \"64kB\""),
+            "{e}"
+        );
+        assert!(plan(&sc("receiver = { window_clamp = \"none\" }")).is_ok());
     }
 
     #[test]

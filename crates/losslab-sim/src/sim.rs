@@ -721,6 +721,7 @@ impl Simulation {
                 rcvbuf: spec.receiver.rcvbuf,
                 read_rate: spec.receiver.read_rate,
                 read_delay: spec.receiver.read_delay,
+                window_clamp: spec.receiver.window_clamp,
                 mss: spec.mss,
                 echo_order: spec.detection == "le" && spec.le_order == LeOrder::Echo,
             });
@@ -1460,8 +1461,12 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         sndbuf: spec.sndbuf,
         sndbuf_model: sndbuf_model(spec),
         limited_transmit: spec.limited_transmit,
-        // The handshake would have told the sender the peer's buffer.
-        initial_rwnd: spec.receiver.rcvbuf,
+        // The handshake would have told the sender the peer's window: its
+        // buffer, or the clamp on it (Receiver::send_syn).
+        initial_rwnd: spec
+            .receiver
+            .window_clamp
+            .map_or(spec.receiver.rcvbuf, |c| c.min(spec.receiver.rcvbuf)),
         dupthresh: 3,
         lost_retransmission_detection: spec.lost_retransmission_detection,
         dsack_undo: spec.dsack_undo,
