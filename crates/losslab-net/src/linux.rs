@@ -650,6 +650,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             spurious_retransmissions: l.dsack_dups as u64,
             // The split needs both ends' state at each retransmission.
             spurious_after_ack_loss: 0,
+            retransmissions_of_discarded: 0,
             spurious_unreported: 0,
             timeouts,
             fast_recoveries: one("TCPSackRecovery") + one("TCPRenoRecovery"),
