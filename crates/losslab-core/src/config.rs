@@ -36,6 +36,12 @@ pub struct ReceiverConfig {
     /// How long after data becomes in order the application can read it
     /// (its scheduling delay); 0 reads at once, at `read_rate`.
     pub read_delay: Time,
+    /// Largest window the receiver advertises (`None`: as large as the
+    /// free buffer). Linux's tp->window_clamp, which bounds the offered
+    /// window in __tcp_select_window() (net/ipv4/tcp_output.c) while the
+    /// buffer behind it may be larger, so out-of-order data can be held
+    /// without shrinking the next window.
+    pub window_clamp: Option<u64>,
     /// Sender's MSS, used for "full-sized segment" and window-update rules.
     pub mss: u32,
     /// Echo the transmission order of the segment that triggered each ACK
@@ -54,6 +60,7 @@ impl Default for ReceiverConfig {
             rcvbuf: 16_000_000,
             read_rate: None,
             read_delay: 0,
+            window_clamp: None,
             mss: 1448,
             echo_order: false,
         }

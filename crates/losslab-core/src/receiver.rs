@@ -12,8 +12,8 @@
 //! collapsing them would change its loss detection.
 //!
 //! The connection is taken as established with the initial window (the
-//! whole receive buffer) already advertised, and the first data byte at
-//! sequence 0.
+//! whole receive buffer, or `window_clamp` of it) already advertised,
+//! and the first data byte at sequence 0.
 
 use std::collections::VecDeque;
 
@@ -118,7 +118,10 @@ pub struct Receiver {
     /// `cfg.sack_blocks` clamped to what an ACK can carry.
     sack_limit: usize,
     /// RFC 1122 4.2.3.3 threshold min(Fr * RCV.BUFF, MSS) with Fr = 1/2,
-    /// at least 1 so a degenerate config still makes progress.
+    /// at least 1 so a degenerate config still makes progress. RCV.BUFF is
+    /// the buffer the window can offer, `window_buf()`: with a clamp the
+    /// rest of the buffer never shows in the window, so it must not make
+    /// the threshold larger than the window can ever open.
     sws_thresh: u64,
     /// How far the right edge must be able to move before an unsolicited
     /// window update is worth an ACK when the window is not small.
@@ -311,10 +314,17 @@ struct Connect {
     established: bool,
 }
 
+/// The buffer the window can offer: the whole receive buffer, or as much
+/// of it as `window_clamp` lets through.
+fn window_buf(cfg: &ReceiverConfig) -> u64 {
+    cfg.window_clamp.map_or(cfg.rcvbuf, |c| cfg.rcvbuf.min(c))
+}
+
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
         let mss = u64::from(cfg.mss);
-        let half = cfg.rcvbuf / 2;
+        let window_buf = window_buf(&cfg);
+        let half = window_buf / 2;
         Receiver {
             sack_limit: usize::from(cfg.sack_blocks).min(MAX_SACK_BLOCKS),
             sws_thresh: half.min(mss).max(1),
@@ -330,7 +340,7 @@ impl Receiver {
             read_frac: 0,
             readable: 0,
             marks: VecDeque::new(),
-            adv_right: cfg.rcvbuf,
+            adv_right: window_buf,
             last_ack_sent: 0,
             ts_recent: 0,
             unacked_full: 0,
@@ -411,7 +421,7 @@ impl Receiver {
         c.rto = c.rto.saturating_mul(2).min(60 * crate::time::SEC);
         self.acks.push_back(Ack {
             ack: 0,
-            window: self.adv_right.min(self.cfg.rcvbuf),
+            window: self.adv_right.min(window_buf(&self.cfg)),
             sack: SackBlocks::new(),
             dsack: false,
             ts_val: now + 1,
@@ -458,7 +468,9 @@ impl Receiver {
             self.delack.srtt = Some(now.saturating_sub(t));
         }
         if self.cfg.linux_delack && seg.len > 0 {
-            let window = self.cfg.rcvbuf / (2 * u64::from(self.cfg.mss.max(1)));
+            // tcp_incr_quickack() counts quick ACKs from rcv_wnd, the
+            // window (so bounded by window_clamp), not from the buffer.
+            let window = window_buf(&self.cfg) / (2 * u64::from(self.cfg.mss.max(1)));
             self.delack.on_data(now, window);
         }
         self.advance_read(now);
@@ -868,10 +880,13 @@ impl Receiver {
         if !self.has_hole() {
             return DiscardReason::NoHole;
         }
+        // With a window clamp the hole alone bounds the window at rcv_nxt +
+        // clamp however much buffer is free, so a segment past that is
+        // HoleUnfilled too: only filling the hole would have let it in.
         let unread = self.rcv_nxt - self.read_pos;
         let reach = self
             .rcv_nxt
-            .saturating_add(self.cfg.rcvbuf.saturating_sub(unread));
+            .saturating_add(self.clamped(self.cfg.rcvbuf.saturating_sub(unread)));
         if end <= reach {
             DiscardReason::HeldAboveHole
         } else {
@@ -894,11 +909,19 @@ impl Receiver {
         !self.ooo.is_empty()
     }
 
-    /// Right edge the receive buffer could back right now.
+    /// Right edge the receive buffer could back right now, at most
+    /// `window_clamp` past rcv_nxt (Linux __tcp_select_window(),
+    /// net/ipv4/tcp_output.c: the free space is bounded by
+    /// tp->window_clamp; the buffer beyond it is headroom that holds
+    /// out-of-order data without taking it from the window).
     fn potential_right(&self) -> u64 {
         let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
         self.rcv_nxt
-            .saturating_add(self.cfg.rcvbuf.saturating_sub(held))
+            .saturating_add(self.clamped(self.cfg.rcvbuf.saturating_sub(held)))
+    }
+
+    fn clamped(&self, window: u64) -> u64 {
+        self.cfg.window_clamp.map_or(window, |c| window.min(c))
     }
 
     /// Right edge to advertise now. RFC 1122 4.2.3.3 receiver SWS
@@ -1103,6 +1126,7 @@ mod tests {
             rcvbuf: 1_000_000,
             read_rate: None,
             read_delay: 0,
+            window_clamp: None,
             mss: MSS,
             echo_order: false,
         }
@@ -1922,6 +1946,7 @@ mod tests {
                 rcvbuf,
                 read_rate,
                 read_delay: 0,
+                window_clamp: None,
                 mss,
                 echo_order: quick,
             });
@@ -2011,6 +2036,51 @@ mod tests {
     }
 
     proptest! {
+        /// With a clamp the advertised window never exceeds it, and the
+        /// buffer behind it still never holds more than rcvbuf.
+        #[test]
+        fn window_clamp_bounds_every_advertised_window(
+            segs in proptest::collection::vec((0u64..40, 0u64..30_000_000), 1..80),
+            rcvbuf in 1_000u64..30_000,
+            clamp in 1u64..30_000,
+            read_rate in prop_oneof![Just(None), (1_000u64..200_000).prop_map(Some)],
+            read_delay in prop_oneof![Just(0u64), 1u64..100_000_000],
+            quick in any::<bool>(),
+        ) {
+            let mut r = Receiver::new(ReceiverConfig {
+                ack_mode: if quick { AckMode::Quick } else { AckMode::Delayed },
+                rcvbuf,
+                window_clamp: Some(clamp),
+                read_rate,
+                read_delay,
+                ..cfg()
+            });
+            r.connect(0);
+            let mut t: Time = 0;
+            let check = |r: &mut Receiver, t: Time| -> Result<(), TestCaseError> {
+                for a in drain(r, t) {
+                    prop_assert!(a.window <= clamp, "window {} > clamp {}", a.window, clamp);
+                }
+                prop_assert!(r.carried_ack(t).window <= clamp);
+                prop_assert!(r.adv_right - r.rcv_nxt <= clamp);
+                let held = (r.rcv_nxt - r.read_pos) + r.ooo.total();
+                prop_assert!(held <= rcvbuf);
+                Ok(())
+            };
+            check(&mut r, t)?;
+            for (n, dt) in segs {
+                t += dt;
+                while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+                    r.on_timeout(d);
+                    check(&mut r, d)?;
+                }
+                r.on_segment(t, &nth(n, t));
+                check(&mut r, t)?;
+            }
+        }
+    }
+
+    proptest! {
         /// A sample between arrivals sees what the next arrival's reading
         /// will see, and leaves the receiver as it was.
         #[test]
@@ -2048,6 +2118,76 @@ mod tests {
                 prop_assert_eq!(sampled, held);
             }
         }
+    }
+
+    fn clamped(rcvbuf: u64, clamp: Option<u64>) -> Receiver {
+        Receiver::new(ReceiverConfig {
+            ack_mode: AckMode::Quick,
+            rcvbuf,
+            window_clamp: clamp,
+            ..cfg()
+        })
+    }
+
+    /// Delivers segment `n` and returns the right edge of the last ACK.
+    fn edge_after(r: &mut Receiver, n: u64) -> u64 {
+        r.on_segment(0, &nth(n, 1));
+        let a = drain(r, 0).pop().expect("quick mode ACKs every segment");
+        a.ack + a.window
+    }
+
+    #[test]
+    fn window_clamp_bounds_the_window_not_the_buffer() {
+        // rcvbuf 8000, clamp 4000, MSS 1000: the first window is the clamp.
+        let mut r = clamped(8000, Some(4000));
+        assert_eq!(r.adv_right, 4000);
+        // Segment 0 missing, 1..3 SACKed: 3000 held, 5000 of buffer free,
+        // but the window from rcv_nxt = 0 stays min(4000, 5000).
+        for n in 1..=3 {
+            assert_eq!(edge_after(&mut r, n), 4000);
+        }
+        // Segment 0 fills the hole: rcv_nxt 4000, all read, and the
+        // window is min(4000, 8000) past it.
+        assert_eq!(edge_after(&mut r, 0), 8000);
+    }
+
+    #[test]
+    fn window_clamp_headroom_keeps_sacked_data_out_of_the_window() {
+        // Segment 0 arrives, 1 and 3 are holes, 2 and 4 are SACKed; then
+        // 1 arrives, leaving the second hole at 3000 with 4000..5000 held.
+        // Hand-worked edges (quick ACKs), headroom (rcvbuf 8000, clamp
+        // 4000) against none (rcvbuf = clamp = 4000):
+        //   seg 0: rcv_nxt 1000, edge 1000 + 4000 = 5000 in both;
+        //   seg 2, 4: held 1000 then 2000; edge stays 5000 in both (the
+        //     buffer-only one would offer 1000 + 3000, then 1000 + 2000,
+        //     but an edge never moves left);
+        //   seg 1: rcv_nxt 3000, held 1000: 3000 + min(4000, 7000) = 7000
+        //     with headroom, 3000 + (4000 - 1000) = 6000 without.
+        let run = |rcvbuf, clamp| {
+            let mut r = clamped(rcvbuf, clamp);
+            [0, 2, 4, 1].map(|n| edge_after(&mut r, n))
+        };
+        assert_eq!(run(8000, Some(4000)), [5000, 5000, 5000, 7000]);
+        assert_eq!(run(4000, Some(4000)), [5000, 5000, 5000, 6000]);
+        assert_eq!(run(4000, None), run(4000, Some(4000)));
+    }
+
+    #[test]
+    fn window_clamp_sets_the_syn_window_and_discards_past_it() {
+        let mut r = clamped(8000, Some(4000));
+        r.connect(0);
+        assert_eq!(drain(&mut r, 0)[0].window, 4000);
+        // A clamp above the buffer changes nothing.
+        assert_eq!(clamped(8000, Some(1 << 40)).adv_right, 8000);
+        let mut r = clamped(8000, Some(4000));
+        // Segment 1 held above the hole at 0; segment 4 (4000..5000) fits
+        // the buffer but lies past the clamped edge: discarded, and only
+        // filling the hole could have let it in (HoleUnfilled).
+        edge_after(&mut r, 1);
+        assert_eq!(edge_after(&mut r, 4), 4000);
+        assert_eq!(r.stats().out_of_window_drops, 1);
+        assert_eq!(r.stats().discards.hole_unfilled, 1);
+        assert!(!r.holds(4000, 5000));
     }
 
     #[test]

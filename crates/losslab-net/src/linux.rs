@@ -263,6 +263,16 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "the Linux receiver reads as soon as the data is in order",
             ));
         }
+        if let Some(c) = f.receiver.window_clamp {
+            // Mapping it would need setsockopt(TCP_WINDOW_CLAMP) on the
+            // receiving socket, which the agent does not set.
+            return Err(refuse(
+                n,
+                "receiver.window_clamp",
+                &losslab_sim::units::format_size(c),
+                "the Linux receiver's window is bounded by tcp_rmem alone here",
+            ));
+        }
         if matches!(f.receiver.sack_blocks, 1 | 2) {
             return Err(refuse(
                 n,
@@ -640,6 +650,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
             spurious_retransmissions: l.dsack_dups as u64,
             // The split needs both ends' state at each retransmission.
             spurious_after_ack_loss: 0,
+            retransmissions_of_discarded: 0,
             spurious_unreported: 0,
             timeouts,
             fast_recoveries: one("TCPSackRecovery") + one("TCPRenoRecovery"),
@@ -861,6 +872,16 @@ mod tests {
         let e = plan(&sc("receiver = { read_delay = \"5ms\" }")).unwrap_err();
         assert!(e.contains("flow a: receiver.read_delay = \"5ms\""), "{e}");
         assert!(plan(&sc("receiver = { read_delay = \"0ms\" }")).is_ok());
+    }
+
+    #[test]
+    fn a_receiver_window_clamp_is_refused() {
+        let e = plan(&sc("receiver = { window_clamp = \"64kB\" }")).unwrap_err();
+        assert!(
+            e.contains("flow a: receiver.window_clamp = \"64kB\""),
+            "{e}"
+        );
+        assert!(plan(&sc("receiver = { window_clamp = \"none\" }")).is_ok());
     }
 
     #[test]

@@ -798,6 +798,7 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
         linux_delack,
         delack_timeout,
         read_delay,
+        window_clamp,
     } = r;
     let d = ReceiverSpec::default();
     let mut parts: Vec<(&str, String)> = Vec::new();
@@ -840,6 +841,18 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
     }
     if *read_delay != d.read_delay || *read_delay != base.read_delay {
         parts.push(("read_delay", duration_value(*read_delay)));
+    }
+    if *window_clamp != d.window_clamp || *window_clamp != base.window_clamp {
+        let v = match window_clamp {
+            None => string("none"),
+            Some(0) => {
+                return Err(format!(
+                    "{field}.window_clamp: 0 cannot be written (at least 1B, or \"none\")"
+                ))
+            }
+            Some(n) => string(&format_size(*n)),
+        };
+        parts.push(("window_clamp", v));
     }
     if *linux_delack {
         // `delack = "linux"` keeps the default timeout.
@@ -1185,6 +1198,11 @@ app = { kind = "bulk" }
         sc.flows[1].receiver.read_delay = 3 * MS + 1;
         let text = round_trip(&sc);
         assert!(text.contains("read_delay = \"3000001ns\""), "{text}");
+        sc.flows[1].receiver.window_clamp = Some(65_535);
+        let text = round_trip(&sc);
+        assert!(text.contains("window_clamp = \"65535B\""), "{text}");
+        sc.flows[1].receiver.window_clamp = Some(0);
+        assert_err(&sc, "flow.b.receiver.window_clamp:");
     }
 
     #[test]
@@ -1304,6 +1322,7 @@ app = { kind = "bulk" }
             linux_delack: false,
             delack_timeout: 40 * MS,
             read_delay: 0,
+            window_clamp: Some(3000),
         };
         f.count = 4;
         f.lost_retransmission_detection = false;
@@ -1852,6 +1871,7 @@ app = { kind = "bulk" }
             maybe!(r.sack_blocks, rng.gen_range(0..=4));
             maybe!(r.rcvbuf, random_size(rng));
             maybe!(r.read_rate, Some(rng.gen_range(1..1 << 40)));
+            maybe!(r.window_clamp, Some(random_size(rng)));
             if rng.gen_bool(0.5) {
                 r.linux_delack = !r.linux_delack;
                 r.delack_timeout = if r.linux_delack {

@@ -775,6 +775,7 @@ const RECEIVER_KEYS: &[&str] = &[
     "read_rate",
     "delack",
     "read_delay",
+    "window_clamp",
 ];
 const BURST_KEYS: &[&str] = &["at", "length"];
 const BURST_LIKE: &str =
@@ -2514,6 +2515,24 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("read_delay") {
             r.read_delay = self.duration(v, &loc.key("read_delay"))?;
+        }
+        if let Some(v) = t.get("window_clamp") {
+            let wloc = loc.key("window_clamp");
+            r.window_clamp = match v {
+                Value::String(s) if s == "none" => None,
+                _ => {
+                    let parse = |s: &str| units::parse_size(s).map_err(|m| or_word(m, "none"));
+                    match self.with_unit(v, &wloc, &SIZE, parse)? {
+                        0 => {
+                            return Err(self.err(
+                                &wloc,
+                                format!("window_clamp must be at least 1B or \"none\", got {v}"),
+                            ))
+                        }
+                        n => Some(n),
+                    }
+                }
+            };
         }
         if let Some(v) = t.get("read_rate") {
             let rloc = loc.key("read_rate");

@@ -468,7 +468,11 @@ impl Encoder {
         let synack_ts = ts_clock(t_synack);
         let mss = spec.mss.min(0xFFFF) as u16;
         // RFC 7323 section 2.2: the window in a SYN is never scaled.
-        let syn_window = spec.receiver.rcvbuf.min(0xFFFF) as u16;
+        let syn_window = spec
+            .receiver
+            .window_clamp
+            .map_or(spec.receiver.rcvbuf, |c| c.min(spec.receiver.rcvbuf))
+            .min(0xFFFF) as u16;
         let syn_opts = |ts_val, ts_ecr| {
             let mut o = Options::new();
             o.mss(mss);

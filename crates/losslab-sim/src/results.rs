@@ -196,7 +196,19 @@ pub struct FlowResults {
     /// ACK packets the receiver sent.
     pub acks_sent: u64,
     pub retransmissions: u64,
+    /// Ground truth: retransmissions sent after an earlier transmission
+    /// of the same segment was accepted by the receiver (or was still in
+    /// flight at the end). Since issue 29 a copy the receiver discarded
+    /// as out of window does not count as accepted; those resends are
+    /// `retransmissions_of_discarded`, and the sum of the two is the
+    /// earlier meaning.
     pub spurious_retransmissions: u64,
+    /// Added: retransmissions sent before any transmission of their
+    /// segment was accepted, after an earlier copy had reached the
+    /// receiver and been discarded as out of window (OR3 paper section
+    /// IV's overbooking); absent when none were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retransmissions_of_discarded: u64,
     /// Added (OR3 paper section III-B): retransmissions of data the
     /// receiver held when they were sent, because the ACKs that reported
     /// it were lost (some was dropped, none had arrived) ...
@@ -499,6 +511,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
                 acks_sent: f.receiver.stats().acks_sent,
                 retransmissions: stats.map_or(0, |s| s.retransmissions),
                 spurious_retransmissions: f.spurious,
+                retransmissions_of_discarded: f.retransmissions_of_discarded,
                 spurious_after_ack_loss: f.spurious_after_ack_loss,
                 spurious_unreported: f.spurious_unreported,
                 timeouts: stats.map_or(0, |s| s.timeouts),

@@ -246,6 +246,10 @@ pub struct ReceiverSpec {
     /// the application only this long after it became in order (the
     /// receiving process's scheduling delay).
     pub read_delay: Time,
+    /// `window_clamp` (added, default "none"): the largest window the
+    /// receiver advertises, the buffer behind it staying `rcvbuf` (Linux's
+    /// tp->window_clamp, TCP_WINDOW_CLAMP). None: no clamp.
+    pub window_clamp: Option<u64>,
 }
 
 impl Default for ReceiverSpec {
@@ -258,6 +262,7 @@ impl Default for ReceiverSpec {
             linux_delack: true,
             delack_timeout: 200 * losslab_core::time::MS,
             read_delay: 0,
+            window_clamp: None,
         }
     }
 }

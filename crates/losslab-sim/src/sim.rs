@@ -137,10 +137,17 @@ struct FlowNet {
     dropped: BTreeMap<u64, u64>,
     /// seg_no -> highest transmission count sent, for retransmitted ones.
     retransmitted: BTreeMap<u64, u32>,
-    /// seg_no -> bitmask of transmissions an extra copy (OR3) delivered:
-    /// such a transmission reached the receiver even if its first copy
-    /// was dropped.
+    /// seg_no -> bitmask of transmissions an extra copy (OR3) delivered
+    /// and the receiver accepted: such a transmission reached the
+    /// receiver even if its first copy was dropped or discarded.
     copies_delivered: BTreeMap<u64, u64>,
+    /// seg_no -> bitmask of transmissions whose first copy reached the
+    /// receiver and was discarded, wholly or in part, for lying past the
+    /// advertised right edge (RFC 9293 3.10.7.4; Linux tcp_data_queue()).
+    discarded: BTreeMap<u64, u64>,
+    /// seg_no -> bitmask of transmissions an extra copy of which reached
+    /// the receiver and was discarded.
+    copies_discarded: BTreeMap<u64, u64>,
     periods: PeriodMeter,
     reports: AckReports,
 }
@@ -721,6 +728,7 @@ impl Simulation {
                 rcvbuf: spec.receiver.rcvbuf,
                 read_rate: spec.receiver.read_rate,
                 read_delay: spec.receiver.read_delay,
+                window_clamp: spec.receiver.window_clamp,
                 mss: spec.mss,
                 echo_order: spec.detection == "le" && spec.le_order == LeOrder::Echo,
             });
@@ -991,17 +999,26 @@ impl Simulation {
         self.net.trace(now, &p, PacketFate::Delivered);
         match p.body {
             Body::Data(seg) => {
-                if seg.replica {
-                    let bit = 1u64 << (seg.tx_count.clamp(1, 64) - 1);
-                    *self.net.flows[f]
-                        .copies_delivered
-                        .entry(seg.seg_no)
-                        .or_default() |= bit;
-                }
                 let fl = &mut self.flows[f];
                 let drops = fl.receiver.stats().out_of_window_drops;
                 fl.receiver.on_segment(now, &seg);
-                if fl.receiver.stats().out_of_window_drops > drops && fl.receiver.has_hole() {
+                let discarded = fl.receiver.stats().out_of_window_drops > drops;
+                if !seg.syn && seg.len > 0 {
+                    // Ground truth for `spurious_retransmissions`: a copy the
+                    // receiver discarded was delivered but not accepted.
+                    let n = &mut self.net.flows[f];
+                    let fate = match (seg.replica, discarded) {
+                        (true, false) => Some(&mut n.copies_delivered),
+                        (true, true) => Some(&mut n.copies_discarded),
+                        (false, true) => Some(&mut n.discarded),
+                        (false, false) => None,
+                    };
+                    if let Some(m) = fate {
+                        let bit = 1u64 << (seg.tx_count.clamp(1, 64) - 1);
+                        *m.entry(seg.seg_no).or_default() |= bit;
+                    }
+                }
+                if discarded && fl.receiver.has_hole() {
                     // Why the window did not move (OR3 paper section IV's
                     // overbooking): was the head hole ever resent?
                     let head = fl.receiver.rcv_nxt();
@@ -1290,6 +1307,7 @@ impl Simulation {
                 fct_at: f.fct_at,
                 epoch_link_bytes: &f.epoch_link_bytes,
                 spurious: spurious_retransmissions(n),
+                retransmissions_of_discarded: retransmissions_of_discarded(n),
                 objects: f.objects.as_ref(),
                 periods: &n.periods.closed,
                 periods_omitted: n.periods.omitted,
@@ -1332,6 +1350,7 @@ pub(crate) struct FlowView<'a> {
     pub fct_at: Option<Time>,
     pub epoch_link_bytes: &'a [(Time, u64)],
     pub spurious: u64,
+    pub retransmissions_of_discarded: u64,
     pub objects: Option<&'a ObjectsRt>,
     /// Closed loss-recovery periods (listed ones), how many more closed,
     /// the one still open, and the busy and total time of all closed ones.
@@ -1356,23 +1375,59 @@ pub(crate) struct LinkStats {
 }
 
 /// Ground truth: a retransmission is spurious when an earlier
-/// transmission of the same segment was not dropped by the network (it
-/// was delivered, or was still on its way when the run ended).
-/// A transmission sent as several copies (OR3's redundancy) was dropped
-/// only if its first copy was dropped and no extra copy arrived; the
-/// extra copies are never retransmissions themselves (the sender counts
-/// them in `redundant_copies`).
+/// transmission of the same segment was accepted by the receiver (or was
+/// still on its way when the run ended). A transmission failed when its
+/// first copy was dropped by the network or discarded by the receiver
+/// as out of window, and no extra copy (OR3's redundancy) was accepted;
+/// the extra copies are never retransmissions themselves (the sender
+/// counts them in `redundant_copies`).
+///
+/// Before the receiver's discards were told apart, a discarded copy
+/// counted as delivered; the resends that changes are
+/// `retransmissions_of_discarded`, so the old count is the sum of the two
+/// (`spurious_and_discarded_add_up_to_the_old_count`).
 fn spurious_retransmissions(n: &FlowNet) -> u64 {
     let mut total = 0;
-    for (seg, &max_tx) in &n.retransmitted {
-        let copies = n.copies_delivered.get(seg).copied().unwrap_or(0);
-        let mask = n.dropped.get(seg).copied().unwrap_or(0) & !copies;
-        let first_survivor = (0..max_tx.min(64)).find(|i| mask & (1 << i) == 0);
-        if let Some(i) = first_survivor {
-            total += (max_tx - 1 - i) as u64;
+    for (&seg, &max_tx) in &n.retransmitted {
+        if let Some(i) = first_accepted(n, seg, max_tx) {
+            total += u64::from(max_tx - 1 - i);
         }
     }
     total
+}
+
+/// Retransmissions sent before the first accepted transmission of their
+/// segment, after some earlier copy had reached the receiver and been
+/// discarded as out of window (OR3 paper section IV: opportunism
+/// overbooks the receive buffer, and what the buffer cannot take must be
+/// sent again). Not spurious: nothing before them was accepted.
+fn retransmissions_of_discarded(n: &FlowNet) -> u64 {
+    let mut total = 0;
+    for (&seg, &max_tx) in &n.retransmitted {
+        let reached = mask(&n.discarded, seg) | mask(&n.copies_discarded, seg);
+        let Some(first) = (0..max_tx.min(64)).find(|i| reached & (1 << i) != 0) else {
+            continue;
+        };
+        // 0-based transmissions first+1 ..= the first accepted one (or
+        // the last sent): every one follows the discarded copy and none
+        // follows an accepted one. A discard at or after the first
+        // accepted transmission leaves nothing here (until <= first).
+        let until = first_accepted(n, seg, max_tx).unwrap_or(max_tx - 1);
+        total += u64::from(until.saturating_sub(first));
+    }
+    total
+}
+
+fn mask(m: &BTreeMap<u64, u64>, seg: u64) -> u64 {
+    m.get(&seg).copied().unwrap_or(0)
+}
+
+/// The 0-based index of the first transmission of `seg` the receiver
+/// accepted (or that was still in flight), if any.
+fn first_accepted(n: &FlowNet, seg: u64, max_tx: u32) -> Option<u32> {
+    let failed =
+        (mask(&n.dropped, seg) | mask(&n.discarded, seg)) & !mask(&n.copies_delivered, seg);
+    (0..max_tx.min(64)).find(|i| failed & (1 << i) == 0)
 }
 
 /// A flow's congestion-controller seed: its own stream of the scenario
@@ -1461,8 +1516,12 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         sndbuf: spec.sndbuf,
         sndbuf_model: sndbuf_model(spec),
         limited_transmit: spec.limited_transmit,
-        // The handshake would have told the sender the peer's buffer.
-        initial_rwnd: spec.receiver.rcvbuf,
+        // The handshake would have told the sender the peer's window: its
+        // buffer, or the clamp on it (Receiver::send_syn).
+        initial_rwnd: spec
+            .receiver
+            .window_clamp
+            .map_or(spec.receiver.rcvbuf, |c| c.min(spec.receiver.rcvbuf)),
         dupthresh: 3,
         lost_retransmission_detection: spec.lost_retransmission_detection,
         dsack_undo: spec.dsack_undo,
@@ -1506,5 +1565,83 @@ mod tests {
         n.copies_delivered.insert(20, 0b010);
         n.retransmitted.insert(20, 3);
         assert_eq!(spurious_retransmissions(&n), 3);
+        assert_eq!(retransmissions_of_discarded(&n), 0);
+        let old = |n: &FlowNet| spurious_retransmissions(n) + retransmissions_of_discarded(n);
+        // Segment 30: original discarded at the right edge, 1st
+        // retransmission accepted, a 2nd sent after it: the 1st resent a
+        // discarded copy (not spurious), the 2nd is spurious. The old
+        // count called both spurious.
+        n.discarded.insert(30, 0b001);
+        n.retransmitted.insert(30, 3);
+        assert_eq!(spurious_retransmissions(&n), 4);
+        assert_eq!(retransmissions_of_discarded(&n), 1);
+        // Segment 40: original dropped, 1st and 2nd retransmissions
+        // discarded, 3rd still in flight at the end: the 2nd and 3rd
+        // follow a discard, nothing was accepted before them.
+        n.dropped.insert(40, 0b0001);
+        n.discarded.insert(40, 0b0110);
+        n.retransmitted.insert(40, 4);
+        assert_eq!(spurious_retransmissions(&n), 4);
+        assert_eq!(retransmissions_of_discarded(&n), 3);
+        // Segment 50: original dropped, but an OR3 copy of it reached the
+        // receiver and was discarded; the 1st retransmission is accepted.
+        // The old count took the copy for a delivery.
+        n.dropped.insert(50, 0b01);
+        n.copies_discarded.insert(50, 0b01);
+        n.retransmitted.insert(50, 2);
+        assert_eq!(spurious_retransmissions(&n), 4);
+        assert_eq!(retransmissions_of_discarded(&n), 4);
+        // Segment 60: original accepted, a later retransmission discarded
+        // and resent: all spurious, none counted as resending a discard.
+        n.discarded.insert(60, 0b010);
+        n.retransmitted.insert(60, 3);
+        assert_eq!(spurious_retransmissions(&n), 6);
+        assert_eq!(retransmissions_of_discarded(&n), 4);
+        // Segment 70: original discarded, but an OR3 copy of it accepted:
+        // the retransmission is spurious.
+        n.discarded.insert(70, 0b1);
+        n.copies_delivered.insert(70, 0b1);
+        n.retransmitted.insert(70, 2);
+        assert_eq!(spurious_retransmissions(&n), 7);
+        assert_eq!(retransmissions_of_discarded(&n), 4);
+        // The previous definition (a copy counts as delivered whenever it
+        // reached the receiver) on the same segments: 3 + 2 + 2 + 1 + 2 + 1.
+        assert_eq!(old(&n), 11);
+    }
+
+    /// The previous ground truth, verbatim: a transmission failed only when
+    /// the network dropped its first copy and no extra copy arrived.
+    fn old_spurious(n: &FlowNet) -> u64 {
+        let mut total = 0;
+        for (seg, &max_tx) in &n.retransmitted {
+            let copies = mask(&n.copies_delivered, *seg) | mask(&n.copies_discarded, *seg);
+            let failed = mask(&n.dropped, *seg) & !copies;
+            if let Some(i) = (0..max_tx.min(64)).find(|i| failed & (1 << i) == 0) {
+                total += u64::from(max_tx - 1 - i);
+            }
+        }
+        total
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn spurious_and_discarded_add_up_to_the_old_count(
+            segs in proptest::collection::vec((1u32..8, 0u64..256, 0u64..256, 0u64..256, 0u64..256), 0..20),
+        ) {
+            let mut n = FlowNet::default();
+            for (i, &(max_tx, fates, dropped, copies, copies_discarded)) in segs.iter().enumerate() {
+                let i = i as u64;
+                n.retransmitted.insert(i, max_tx);
+                // A first copy is dropped, discarded or neither, never both.
+                n.dropped.insert(i, dropped & fates);
+                n.discarded.insert(i, !dropped & fates & 0xFF);
+                n.copies_delivered.insert(i, copies);
+                n.copies_discarded.insert(i, copies_discarded);
+            }
+            proptest::prop_assert_eq!(
+                spurious_retransmissions(&n) + retransmissions_of_discarded(&n),
+                old_spurious(&n)
+            );
+        }
     }
 }

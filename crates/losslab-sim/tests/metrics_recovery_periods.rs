@@ -204,3 +204,57 @@ fn read_delay_is_a_receiver_duration() {
     );
     expect_parse_error(parse("\"soon\""), "flow.a.receiver.read_delay", &["soon"]);
 }
+
+#[test]
+fn window_clamp_is_a_receiver_size_or_none() {
+    let text = |v: &str| {
+        format!("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\nreceiver = {{ window_clamp = {v} }}\n")
+    };
+    let parse = |v: &str| losslab_sim::parse::parse_scenario("test.toml", &text(v), &[]);
+    assert_eq!(
+        parse("\"none\"").unwrap().flows[0].receiver,
+        ReceiverSpec::default()
+    );
+    assert_eq!(
+        parse("\"64KiB\"").unwrap().flows[0].receiver.window_clamp,
+        Some(65_536)
+    );
+    expect_parse_error(
+        parse("\"0B\""),
+        "flow.a.receiver.window_clamp",
+        &["at least 1B"],
+    );
+    expect_parse_error(
+        parse("\"wide\""),
+        "flow.a.receiver.window_clamp",
+        &["\"none\""],
+    );
+    expect_parse_error(parse("true"), "flow.a.receiver.window_clamp", &["expected"]);
+}
+
+#[test]
+fn window_clamp_bounds_a_window_bound_flow_below_its_buffer() {
+    // As `read_delay_slows_...`: a window-bound flow sends one window per
+    // RTT. A clamp of 64,000 B under a 1 MB buffer makes the window the
+    // clamp's (goodput near 64,000 B per 100 ms), and a clamp at or above
+    // the buffer changes nothing.
+    let run = |rcvbuf, clamp| {
+        let mut f = FlowSpec::new("a");
+        f.app = AppSpec::Bytes(4_000_000);
+        f.receiver.rcvbuf = rcvbuf;
+        f.receiver.window_clamp = clamp;
+        let sc = scenario("wc", 60, path(20_000_000, 50, LossModel::None), vec![f]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.run();
+        sim.results().flows[0].clone()
+    };
+    let clamped = run(1_000_000, Some(64_000));
+    let bound = 64_000.0 * 8.0 / 0.1;
+    let ratio = clamped.goodput_bps / bound;
+    assert!(
+        (0.9..=1.0).contains(&ratio),
+        "goodput {} is {ratio:.3} of {bound}",
+        clamped.goodput_bps
+    );
+    assert_eq!(run(64_000, Some(1_000_000)), run(64_000, None));
+}
