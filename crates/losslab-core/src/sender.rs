@@ -692,6 +692,8 @@ impl Sender {
             self.persist,
             self.alg.detect.poll_timeout(),
             self.app.next_write_time(),
+            // A writer woken with `wake_delay` refills then.
+            self.sndbuf.as_ref().and_then(SendBuffer::wake_at),
         ]
         .into_iter()
         .flatten()
@@ -713,7 +715,12 @@ impl Sender {
         }
         self.close_stall(now);
         self.close_starvation(now);
-        if self.app.next_write_time().is_some_and(|t| t <= now) {
+        let woken = self
+            .sndbuf
+            .as_ref()
+            .and_then(SendBuffer::wake_at)
+            .is_some_and(|t| t <= now);
+        if woken || self.app.next_write_time().is_some_and(|t| t <= now) {
             self.app_write(now);
         }
         if let Some(p) = &mut self.pacer {
@@ -1868,7 +1875,7 @@ impl Sender {
     /// allows, and (Linux model) sleeps if it wanted more.
     fn app_write(&mut self, now: Time) {
         if let Some(b) = &mut self.sndbuf {
-            b.refill(self.snd_una);
+            b.refill(self.snd_una, now);
         }
         let cap = self.sndbuf_cap();
         self.app.advance(now, self.snd_una, cap);
@@ -1887,6 +1894,7 @@ impl Sender {
                     .written_end()
                     .unwrap_or(self.snd_una + b.cap(self.snd_una));
                 b.on_ack_freed(FreedAck {
+                    now,
                     snd_una: self.snd_una,
                     written,
                     in_flight: self.board.pipe(),

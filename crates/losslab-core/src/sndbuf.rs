@@ -16,6 +16,11 @@
 //!   the buffer (sk_stream_write_space(): free >= queued / 2), and then
 //!   fills it again at once.
 //! - The paper's fix (section V.C, Theorem 11) is a grow factor of 3.
+//! - With `wake_delay` the woken writer is not instant: section V.A's
+//!   tcp_sendmsg() sleeps on SOCK_NOSPACE, tcp_write_space() /
+//!   sk_stream_write_space() wakes it, and the process must then be
+//!   scheduled and copy its data in. A wake-up decided at t fills the
+//!   buffer at t + wake_delay, to snd_una + size as they are then.
 //!
 //! Sizes are payload bytes: Linux counts each segment's truesize (payload
 //! plus headers and sk_buff, about 1.5 to 2 times a 1448-byte payload) in
@@ -23,6 +28,8 @@
 //! same; only tcp_wmem's limits, given here in payload bytes, differ from
 //! the sysctl values by that factor. The paper models it the same way
 //! (sndbuf = 2 CW).
+
+use crate::time::Time;
 
 /// The send-buffer model's parameters (scenario `sndbuf = { model =
 /// "linux", ... }`).
@@ -34,6 +41,9 @@ pub struct LinuxSndbuf {
     pub wmem_min: u64,
     pub wmem_default: u64,
     pub wmem_max: u64,
+    /// From the wake-up (free space a third of the buffer) until the
+    /// writer has refilled the buffer; 0 refills at once.
+    pub wake_delay: Time,
 }
 
 impl Default for LinuxSndbuf {
@@ -44,6 +54,7 @@ impl Default for LinuxSndbuf {
             wmem_min: 4096,
             wmem_default: 16384,
             wmem_max: 4 << 20,
+            wake_delay: 0,
         }
     }
 }
@@ -58,6 +69,11 @@ pub struct SendBuffer {
     fill_to: u64,
     /// The writer is asleep on a full buffer (SOCK_NOSPACE).
     asleep: bool,
+    /// A writer woken but not yet run (`wake_delay`): when it refills.
+    /// It is no longer asleep (sk_stream_write_space() cleared
+    /// SOCK_NOSPACE, so ACKs until then neither grow the buffer nor wake
+    /// it again), but it writes nothing before this time.
+    wake_at: Option<Time>,
 }
 
 impl SendBuffer {
@@ -71,6 +87,7 @@ impl SendBuffer {
                 .clamp(cfg.wmem_min, cfg.wmem_max.max(cfg.wmem_min)),
             fill_to: 0,
             asleep: false,
+            wake_at: None,
         };
         b.expand(init_cwnd, 0, mss, init_cwnd);
         b.fill_to = b.size;
@@ -89,6 +106,11 @@ impl SendBuffer {
     /// The writer is blocked on a full buffer.
     pub fn writer_asleep(&self) -> bool {
         self.asleep
+    }
+
+    /// When a woken writer refills the buffer, if it is waiting to run.
+    pub fn wake_at(&self) -> Option<Time> {
+        self.wake_at
     }
 
     fn expand(&mut self, cwnd: u64, reordering: u64, mss: u32, init_cwnd: u64) {
@@ -111,26 +133,41 @@ impl SendBuffer {
         let free = self.size.saturating_sub(queued);
         if 3 * free >= self.size {
             self.asleep = false;
+            if self.cfg.wake_delay > 0 {
+                self.wake_at = Some(a.now.saturating_add(self.cfg.wake_delay));
+            }
         }
     }
 
-    /// Before the application writes: a writer that is awake may fill the
-    /// buffer.
-    pub fn refill(&mut self, snd_una: u64) {
-        if !self.asleep {
-            self.fill_to = self.fill_to.max(snd_una + self.size);
+    /// Before the application writes at `now`: a writer that is awake, and
+    /// has run since its wake-up, may fill the buffer.
+    pub fn refill(&mut self, snd_una: u64, now: Time) {
+        if self.asleep {
+            return;
         }
+        match self.wake_at {
+            Some(t) if now < t => return,
+            Some(_) => self.wake_at = None,
+            None => {}
+        }
+        self.fill_to = self.fill_to.max(snd_una + self.size);
     }
 
     /// After the application wrote: it sleeps if it wanted more than fit.
+    /// A writer still waiting to run wrote nothing and cannot go back to
+    /// sleep before it has run.
     pub fn after_write(&mut self, wants_more: bool) {
-        self.asleep = wants_more;
+        if self.wake_at.is_none() {
+            self.asleep = wants_more;
+        }
     }
 }
 
 /// What `on_ack_freed` reads.
 #[derive(Clone, Copy, Debug)]
 pub struct FreedAck {
+    /// When the ACK arrived (a delayed wake-up runs from it).
+    pub now: Time,
     pub snd_una: u64,
     pub written: u64,
     pub in_flight: u64,
@@ -146,6 +183,7 @@ mod tests {
 
     fn freed(snd_una: u64, written: u64, in_flight: u64, cwnd: u64) -> FreedAck {
         FreedAck {
+            now: 0,
             snd_una,
             written,
             in_flight,
@@ -172,13 +210,56 @@ mod tests {
         // cwnd-limited (in flight = cwnd), so no growth either.
         b.on_ack_freed(freed(6_000, 20_000, 14, 14));
         assert!(b.writer_asleep());
-        b.refill(6_000);
+        b.refill(6_000, 0);
         assert_eq!(b.cap(6_000), 14_000);
         // 7,000 acknowledged: free 7,000 >= 6,667: wakes and fills.
         b.on_ack_freed(freed(7_000, 20_000, 13, 13));
         assert!(!b.writer_asleep());
-        b.refill(7_000);
+        b.refill(7_000, 0);
         assert_eq!(b.cap(7_000), 20_000);
+    }
+
+    #[test]
+    fn a_delayed_writer_fills_the_buffer_as_of_when_it_runs() {
+        use crate::time::{MS, US};
+        let cfg = LinuxSndbuf {
+            wake_delay: MS,
+            ..LinuxSndbuf::default()
+        };
+        let mut b = SendBuffer::new(cfg, 1000, 10);
+        b.after_write(true);
+        // At 10 ms, 7,000 of 20,000 acknowledged: free 7,000 >= 20,000 / 3,
+        // so the writer is woken, to run at 11 ms.
+        let at = |now, f: FreedAck| FreedAck { now, ..f };
+        b.on_ack_freed(at(10 * MS, freed(7_000, 20_000, 13, 13)));
+        assert!(!b.writer_asleep());
+        assert_eq!(b.wake_at(), Some(11 * MS));
+        // Until it runs it writes nothing and stays woken: the buffer still
+        // ends at 20,000, and the application's wanting more does not put
+        // it back to sleep.
+        b.refill(7_000, 10 * MS);
+        b.after_write(true);
+        assert_eq!(b.cap(7_000), 13_000);
+        // An ACK at 10.5 ms (9,000) that is not cwnd-limited would grow an
+        // asleep writer's buffer to 2 x 30 x 1000; a woken one's no more
+        // (SOCK_NOSPACE is clear).
+        b.on_ack_freed(at(10 * MS + 500 * US, freed(9_000, 20_000, 5, 30)));
+        assert_eq!(b.size(), 20_000);
+        b.refill(9_000, 10 * MS + 500 * US);
+        assert_eq!(b.cap(9_000), 11_000);
+        // At 11 ms it runs, with snd_una 9,500: the buffer ends at 9,500 +
+        // 20,000 = 29,500, and it may sleep again.
+        b.refill(9_500, 11 * MS);
+        assert_eq!((b.cap(9_500), b.wake_at()), (20_000, None));
+        b.after_write(true);
+        assert!(b.writer_asleep());
+        // Without the delay the same wake-up fills at 10 ms, to 27,000.
+        let mut now = SendBuffer::new(LinuxSndbuf::default(), 1000, 10);
+        now.after_write(true);
+        now.on_ack_freed(at(10 * MS, freed(7_000, 20_000, 13, 13)));
+        assert_eq!(now.wake_at(), None);
+        now.refill(7_000, 10 * MS);
+        assert_eq!(now.cap(7_000), 20_000);
     }
 
     #[test]

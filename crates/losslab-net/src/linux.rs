@@ -263,6 +263,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "the Linux receiver reads as soon as the data is in order",
             ));
         }
+        if let Some(m) = f.sndbuf_model.filter(|m| m.wake_delay > 0) {
+            return Err(refuse(
+                n,
+                "sndbuf.wake_delay",
+                &losslab_sim::units::format_duration(m.wake_delay),
+                "the Linux writer wakes when the kernel schedules it",
+            ));
+        }
         if let Some(c) = f.receiver.window_clamp {
             // Mapping it would need setsockopt(TCP_WINDOW_CLAMP) on the
             // receiving socket, which the agent does not set.
@@ -872,6 +880,13 @@ mod tests {
         let e = plan(&sc("receiver = { read_delay = \"5ms\" }")).unwrap_err();
         assert!(e.contains("flow a: receiver.read_delay = \"5ms\""), "{e}");
         assert!(plan(&sc("receiver = { read_delay = \"0ms\" }")).is_ok());
+    }
+
+    #[test]
+    fn a_sndbuf_wake_delay_is_refused() {
+        let e = plan(&sc("sndbuf = { model = \"linux\", wake_delay = \"1ms\" }")).unwrap_err();
+        assert!(e.contains("flow a: sndbuf.wake_delay = \"1ms\""), "{e}");
+        assert!(plan(&sc("sndbuf = { model = \"linux\", wake_delay = \"0ms\" }")).is_ok());
     }
 
     #[test]

@@ -881,7 +881,8 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
     Ok(format!("{{ {} }}", body.join(", ")))
 }
 
-/// `sndbuf = { model = "linux", ... }`, every parameter written.
+/// `sndbuf = { model = "linux", ... }`, every parameter written, except
+/// `wake_delay` when 0 (added later: exports without it read as before).
 fn linux_sndbuf_table(m: &LinuxSndbuf, at: &str) -> Res<String> {
     let w = [m.wmem_min, m.wmem_default, m.wmem_max];
     if w.contains(&0) || !(w[0] <= w[1] && w[1] <= w[2]) {
@@ -896,8 +897,13 @@ fn linux_sndbuf_table(m: &LinuxSndbuf, at: &str) -> Res<String> {
         ));
     }
     let sizes: Vec<String> = w.iter().map(|&b| string(&format_size(b))).collect();
+    let wake = if m.wake_delay > 0 {
+        format!(", wake_delay = {}", duration_value(m.wake_delay))
+    } else {
+        String::new()
+    };
     Ok(format!(
-        "{{ model = \"linux\", grow_factor = {:?}, wmem = [{}] }}",
+        "{{ model = \"linux\", grow_factor = {:?}, wmem = [{}]{wake} }}",
         m.grow_factor,
         sizes.join(", ")
     ))
@@ -1863,6 +1869,11 @@ app = { kind = "bulk" }
                 wmem_min: a,
                 wmem_default: b,
                 wmem_max: b + random_size(rng),
+                wake_delay: if rng.gen_bool(0.5) {
+                    random_time(rng)
+                } else {
+                    0
+                },
             });
         }
         if rng.gen_bool(0.5) {

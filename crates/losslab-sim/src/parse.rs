@@ -2237,7 +2237,12 @@ impl Cx<'_> {
     /// `sndbuf = { model = "linux", grow_factor = 2, wmem = ["4096B",
     /// "16kB", "4MB"] }` (sndbuf.rs; Linux 3.10's defaults).
     fn linux_sndbuf(&self, t: &Table, loc: &Loc) -> Res<LinuxSndbuf> {
-        self.only_keys(t, loc, &["model", "grow_factor", "wmem"], "in sndbuf")?;
+        self.only_keys(
+            t,
+            loc,
+            &["model", "grow_factor", "wmem", "wake_delay"],
+            "in sndbuf",
+        )?;
         let mloc = loc.key("model");
         match t.get("model") {
             Some(v) => {
@@ -2252,6 +2257,9 @@ impl Cx<'_> {
             None => return Err(self.missing(&mloc, "\"linux\"")),
         }
         let mut m = LinuxSndbuf::default();
+        if let Some(v) = t.get("wake_delay") {
+            m.wake_delay = self.duration(v, &loc.key("wake_delay"))?;
+        }
         if let Some(v) = t.get("grow_factor") {
             let gloc = loc.key("grow_factor");
             const EXPECTED: &str = "expected a number of at least 1 (sndbuf = factor x cwnd; Linux 2, the mobile paper 3)";
