@@ -173,10 +173,13 @@ enum Tweak {
     /// SO_RCVBUF and advertises part of it (`receiver.window_clamp`).
     Headroom125,
     Headroom2,
+    /// The writer woken on a third of the send buffer free runs 10 ms
+    /// later (`sndbuf.wake_delay`).
+    WakeDelay,
 }
 
 impl Tweak {
-    const ALL: [Tweak; 8] = [
+    const ALL: [Tweak; 9] = [
         Tweak::QarrPerRtt,
         Tweak::QarrPipe,
         Tweak::QarrTarget50,
@@ -185,6 +188,7 @@ impl Tweak {
         Tweak::AckLoss,
         Tweak::Headroom125,
         Tweak::Headroom2,
+        Tweak::WakeDelay,
     ];
 
     fn label(self) -> &'static str {
@@ -197,6 +201,7 @@ impl Tweak {
             Tweak::AckLoss => "ack-loss",
             Tweak::Headroom125 => "headroom-1.25",
             Tweak::Headroom2 => "headroom-2",
+            Tweak::WakeDelay => "wake-10ms",
         }
     }
 
@@ -233,6 +238,11 @@ impl Tweak {
                  SO_RCVBUF), so that SACKed data above a second hole does not hold the window \
                  back once the first is filled and segments sent past it are not discarded"
             }
+            Tweak::WakeDelay => {
+                "a writing application that is not instantaneous: section V.A's process, woken by \
+                 tcp_write_space() when a third of the send buffer is free, must be scheduled \
+                 before it refills it (10 ms, one jiffy at HZ = 100: ours, the paper gives none)"
+            }
         }
     }
 
@@ -247,6 +257,7 @@ impl Tweak {
             Tweak::AckLoss => "reverse-path Bernoulli loss at the data path's rate",
             Tweak::Headroom125 => "rcvbuf = 1.25 AW, window_clamp = AW",
             Tweak::Headroom2 => "rcvbuf = 2 AW, window_clamp = AW",
+            Tweak::WakeDelay => "sndbuf wake_delay = 10 ms",
         }
     }
 
@@ -268,6 +279,8 @@ impl Tweak {
             // Without opportunistic retransmission nothing is sent past the
             // window, and one hole's SACKed data stays within it.
             Tweak::Headroom125 | Tweak::Headroom2 => c.opt != Opt::Original,
+            // The stall rows are the bursts' (section V.B measures it there).
+            Tweak::WakeDelay => c.burst.is_some(),
         }
     }
 
@@ -282,6 +295,11 @@ impl Tweak {
             Tweak::AckLoss => sc.reverse.loss = LossModel::Bernoulli { p: c.loss },
             Tweak::Headroom125 => headroom(f, 5, 4),
             Tweak::Headroom2 => headroom(f, 2, 1),
+            Tweak::WakeDelay => {
+                if let Some(m) = f.sndbuf_model.as_mut() {
+                    m.wake_delay = 10 * MS;
+                }
+            }
         }
     }
 }
@@ -1446,6 +1464,10 @@ fn cond_text(ci: usize) -> String {
     format!("{}% loss, U = {u} ms", p * 100.0)
 }
 
+/// What a goodput row adds to its statement about the paper's cell (cc,
+/// rec, optimized, condition, our values).
+type CellNote = dyn Fn(usize, usize, bool, usize, &[f64]) -> String;
+
 /// Goodput tables: `cells` of (cc index, rec index, condition), each run
 /// original then optimized (runs[2i], runs[2i + 1]), over the same seeds;
 /// `paper(ci, ri, optimized, col)`. Each cell gives its two goodput rows
@@ -1460,7 +1482,7 @@ fn goodput_tables(
     duration: Time,
     tables: [u32; 4],
     paper: &dyn Fn(usize, usize, bool, usize) -> f64,
-    note: &dyn Fn(usize, usize, bool, usize, &[f64]) -> String,
+    note: &CellNote,
 ) -> Result<Vec<Vec<FlowResults>>, String> {
     let mut cases = Vec::new();
     for &(ci, ri, k) in cells {
@@ -1693,7 +1715,15 @@ fn adaptive_beats_standard(
 fn hspa_note(ci: usize, ri: usize, optimized: bool, k: usize, v: &[f64]) -> String {
     if !optimized && ci == 0 && ri == 2 && (k == 1 || k == 2) {
         let other = TABLE6[0][2][3 - k];
-        let alt = goodput_claim("hspa", "alt".into(), String::new(), other, HSPA, v, String::new());
+        let alt = goodput_claim(
+            "hspa",
+            "alt".into(),
+            String::new(),
+            other,
+            HSPA,
+            v,
+            String::new(),
+        );
         return format!(
             " [ambiguous cell: our copy prints 17.6 out of place; read as {} here, the other \
              reading gives {other}, under which this row is {}]",
