@@ -45,7 +45,7 @@ DOC = os.path.join(ROOT, "docs", "REPRODUCTIONS.md")
 VERDICTS = os.path.join(ROOT, "crates", "losslab", "tests", "verdicts.csv")
 ORDER = ["contradicted", "differs", "inconclusive", "same direction", "not measured", "reproduced"]
 # The scale of each paper's page run: "--full", or "" for the default.
-SCALE = {"prr": "--full", "tail": "--full", "mobile": "--full", "or3": "", "le": ""}
+SCALE = {"prr": "--full", "tail": "--full", "mobile": "", "or3": "", "le": ""}
 PAPERS = list(SCALE)
 
 

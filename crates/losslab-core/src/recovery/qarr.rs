@@ -61,12 +61,18 @@
 //!   estimators eq. 1 comes from) adjust once per RTT: the first ACK with
 //!   an RTT_i cuts, the next cut waits for an ACK at least that RTT_i
 //!   later (the time the cut takes to show in the queue).
-//! - `Pipe`: W_i = pipe_i - max(Q_i - Q_T, 0): the window is set to what
-//!   is in flight less the excess, the reading under which "regulates
-//!   the queue length around a target" holds without compounding (the
-//!   same excess read again on the next ACK gives the same window).
-//!   Floored at 2 segments as above; it may exceed W_{i-1} when pipe does
-//!   (opportunistic segments past the receive window).
+//! - `Pipe`: W_i = pipe_i - max(Q_i - Q_T, 0), pipe_i being what was in
+//!   flight when the ACK's RTT was measured, i.e. before this ACK (RFC
+//!   6675 pipe after it plus the segments it newly delivered): with no
+//!   excess the window keeps the flight as it was, one segment out per
+//!   segment delivered, and an excess takes that much off it once, not
+//!   on every ACK (the same excess read again gives the same window), the
+//!   reading under which QARR "regulates the queue length around a
+//!   target". (pipe after the ACK would leave cwnd at or below what is in
+//!   flight, so nothing would be sent and the window would drain to the
+//!   floor with no queue at all.) Floored at 2 segments as above; it may
+//!   exceed W_{i-1} when the flight does (opportunistic segments past the
+//!   receive window).
 //!
 //! Discrepancy in the paper: section VII.C says that when the flow-control
 //! bottleneck keeps QARR from sending, Q_i drains below Q_T and "QARR
@@ -217,7 +223,7 @@ impl RecoveryOps for Qarr {
         &mut self,
         w: &mut Window,
         ctx: &RecoveryCtx,
-        _newly_acked_sacked: u64,
+        newly_acked_sacked: u64,
         _fast_rexmit: bool,
     ) {
         let (Some(rtt), Some(base)) = (self.rtt_source.of(ctx), ctx.min_rtt) else {
@@ -236,7 +242,8 @@ impl RecoveryOps for Qarr {
                 self.next_cut = Some(ctx.now.saturating_add(rtt));
             }
             QarrUpdate::Pipe => {
-                self.set_to_pipe(w, ctx.pipe, excess);
+                let before = ctx.pipe.saturating_add(newly_acked_sacked);
+                self.set_to_pipe(w, before, excess);
                 return;
             }
         }
@@ -461,17 +468,19 @@ mod tests {
 
     #[test]
     fn pipe_sets_the_window_and_does_not_compound() {
-        // pipe 100, Q = 16.67: W = 100 - 11.67 = 88.33 on every such ACK,
+        // pipe 99 after an ACK that delivered 1 (100 before it), Q =
+        // 99 x 20 / 120 = 16.5: W = 100 - 11.5 = 88.5 on every such ACK,
         // however many.
         let mut q = Qarr::new(5, AckRtt::TsEcr).update(QarrUpdate::Pipe);
         let mut w = Window::new(200);
         q.init_cwnd_reduction(&mut w, &at(0, 200, 100, 100));
         for t in [0, 1, 2] {
-            q.cwnd_reduction(&mut w, &at(t, 100, 120, 100), 1, t == 0);
-            assert_eq!((w.cwnd, q.debt()), (89, 666_666));
+            q.cwnd_reduction(&mut w, &at(t, 99, 120, 100), 1, t == 0);
+            assert_eq!((w.cwnd, q.debt()), (89, 500_000));
         }
-        // No excess: W = pipe.
-        q.cwnd_reduction(&mut w, &at(3, 60, 100, 100), 1, false);
+        // No excess: W = the flight before the ACK, so one segment goes
+        // out for the one delivered (pipe 59 after it, cwnd 60).
+        q.cwnd_reduction(&mut w, &at(3, 59, 100, 100), 1, false);
         assert_eq!((w.cwnd, q.debt()), (60, 0));
         // W = pipe - Q + Q_T never falls below Q_T (Q < pipe), so only a
         // target below the floor reaches it: Q_T 0, pipe 10, Q = 9.

@@ -182,7 +182,10 @@ enum Tweak {
 }
 
 impl Tweak {
-    const ALL: [Tweak; 10] = [
+    /// The variants run against the rows. `Headroom2` is not among them:
+    /// a buffer of twice the window is more than our reading of the
+    /// paper's receiver (the "window" table, where it is shown).
+    const ALL: [Tweak; 9] = [
         Tweak::QarrPerRtt,
         Tweak::QarrPipe,
         Tweak::QarrTarget50,
@@ -190,7 +193,6 @@ impl Tweak {
         Tweak::AwndPayload,
         Tweak::AckLoss,
         Tweak::Headroom125,
-        Tweak::Headroom2,
         Tweak::WakeDelay,
         Tweak::BurstLate,
     ];
@@ -211,19 +213,28 @@ impl Tweak {
     }
 
     fn from_label(s: &str) -> Option<Tweak> {
-        Tweak::ALL.into_iter().find(|t| t.label() == s)
+        Tweak::ALL
+            .into_iter()
+            .chain([Tweak::Headroom2])
+            .find(|t| t.label() == s)
     }
 
     /// The cause the variant tests.
     fn cause(self) -> &'static str {
         match self {
             Tweak::QarrPerRtt => {
-                "QARR's eq. 2 applied once per round trip rather than on every ACK (the text says \
-                 every ACK/DUPACK, section II.D; a queue lasts about a round trip, so per ACK the \
-                 same excess is cut once per ACK)"
+                "a QARR other than the paper's (a reading of ours, not the text's: section II.D \
+                 applies eq. 2 on every ACK/DUPACK): eq. 2 once per round trip (a queue lasts \
+                 about a round trip, so per ACK the same excess is cut once per ACK)"
             }
-            Tweak::QarrPipe => "QARR's window set to pipe_i less the excess (W_i = pipe_i - max(Q_i - Q_T, 0)) rather than W_{i-1} less it",
-            Tweak::QarrTarget50 => "a larger target queue than the paper's Q_T = 5 (section VI)",
+            Tweak::QarrPipe => {
+                "a QARR other than the paper's (a reading of ours, not the text's): the window set \
+                 to the flight before the ACK less the excess (W_i = pipe_i - max(Q_i - Q_T, 0)) \
+                 rather than W_{i-1} less it"
+            }
+            Tweak::QarrTarget50 => {
+                "a target queue other than the paper's (Q_T = 5, section VI): Q_T = 50"
+            }
             Tweak::RttTsecr => {
                 "RTT_i read from the ACK's timestamp echo, as the paper words it, rather than our \
                  \"delivered\" reading (a choice of ours made after seeing that the echo put QARR \
@@ -232,16 +243,20 @@ impl Tweak {
             Tweak::AwndPayload => {
                 "AW = C x U counted in payload bytes rather than in whole 1515-byte packets (a \
                  choice of ours made after seeing QARR read the 6-12 packets of standing queue the \
-                 payload reading leaves as congestion)"
+                 payload reading leaves as congestion; run for every algorithm)"
             }
             Tweak::AckLoss => {
                 "loss on the ACK path too (\"the emulator randomly drops the outgoing packets\", \
                  section VII.A, which need not mean the data direction only)"
             }
-            Tweak::Headroom125 | Tweak::Headroom2 => {
-                "a receive buffer larger than the window it advertises (Linux 3.10 doubles \
-                 SO_RCVBUF), so that SACKed data above a second hole does not hold the window \
-                 back once the first is filled and segments sent past it are not discarded"
+            Tweak::Headroom125 => {
+                "a receive buffer larger than the window it advertises, as our reading of the \
+                 paper's Linux 3.10 receiver has it (about 1.25 times: the \"window\" table), so \
+                 that SACKed data above a second hole holds the window back less"
+            }
+            Tweak::Headroom2 => {
+                "a receive buffer twice the window it advertises (more than our reading of the \
+                 paper's receiver, 1.25 times: the \"window\" table)"
             }
             Tweak::WakeDelay => {
                 "a writing application that is not instantaneous: section V.A's process, woken by \
@@ -280,6 +295,17 @@ impl Tweak {
         matches!(self, Tweak::WakeDelay | Tweak::BurstLate) && exp == "bursts"
     }
 
+    /// Whether `--quick` runs it: the ones every kind of quick row needs
+    /// (QARR's per-round-trip and pipe readings, the ACK path, the larger
+    /// buffer, the writer and the burst), so that CI's quick runs stay
+    /// short; the default and full sizes run them all.
+    fn quick(self) -> bool {
+        !matches!(
+            self,
+            Tweak::QarrTarget50 | Tweak::RttTsecr | Tweak::AwndPayload
+        )
+    }
+
     /// Undoes a choice of ours made after seeing its effect.
     fn disclosed(self) -> bool {
         matches!(self, Tweak::RttTsecr | Tweak::AwndPayload)
@@ -288,16 +314,19 @@ impl Tweak {
     /// Whether the variant changes this case at all.
     fn applies(self, c: &Case) -> bool {
         match self {
-            Tweak::QarrPerRtt | Tweak::QarrPipe | Tweak::QarrTarget50 | Tweak::AwndPayload => {
-                c.rec == "qarr"
-            }
+            Tweak::QarrPerRtt | Tweak::QarrPipe | Tweak::QarrTarget50 => c.rec == "qarr",
+            // Every algorithm: rows comparing QARR with the others would
+            // otherwise mix two definitions of AW.
+            Tweak::AwndPayload => true,
             Tweak::RttTsecr => matches!(c.rec, "qarr" | "barr"),
             // Random loss only: the bursts and the downloads drop chosen
             // packets.
             Tweak::AckLoss => c.burst.is_none() && !c.download && c.loss > 0.0,
             // Without opportunistic retransmission nothing is sent past the
             // window, and one hole's SACKed data stays within it.
-            Tweak::Headroom125 | Tweak::Headroom2 => c.opt != Opt::Original,
+            // Original runs too: SACKed data above a second hole holds the
+            // window back without opportunistic retransmission as well.
+            Tweak::Headroom125 | Tweak::Headroom2 => true,
             // The stall rows are the bursts' (section V.B measures it there).
             Tweak::WakeDelay | Tweak::BurstLate => c.burst.is_some(),
         }
@@ -553,8 +582,8 @@ fn diagnosis(runs: &[FlowResults], rec: &str, opt: Opt) -> String {
         });
         parts.push(format!(
             "QARR ended {:.0}% of its fast recoveries at its 2-segment floor (eq. 2 read a queue \
-             above Q_T = 5 on a path whose RTT rises with the window: the queue of slow start's \
-             overshoot, which eq. 2 answers per ACK)",
+             above Q_T = 5, and per ACK cuts the same excess once per ACK for as long as the \
+             queue lasts)",
             100.0 * floor
         ));
     }
@@ -714,6 +743,9 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
     let mut main = experiments(ctx)?;
     let mut tried = Vec::new();
     for t in Tweak::ALL {
+        if ctx.quick && !t.quick() {
+            continue;
+        }
         let slug = t.label();
         let sub = Ctx {
             dir: ctx.dir.join("explain").join(slug),
@@ -756,6 +788,7 @@ fn touched(
     main.id == "hl1-share-of-pairs"
         && all_main.iter().any(|m| {
             m.id.starts_with("eff-tab")
+                && matches!(m.experiment.as_str(), "hspa" | "lte")
                 && all_variant
                     .get(m.id.as_str())
                     .is_some_and(|v| m.ours != v.ours)
@@ -780,7 +813,27 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
         .collect();
     let snapshot: Vec<Claim> = main.iter().flat_map(|e| e.claims.clone()).collect();
     let all_main: Vec<&Claim> = snapshot.iter().collect();
+    // Per tweak, the main arm's reproduced rows it does not reproduce: an
+    // explanation names what its variant costs elsewhere.
+    let lost: Vec<Vec<&str>> = index
+        .iter()
+        .map(|(t, m)| {
+            all_main
+                .iter()
+                .filter(|c| c.verdict == Verdict::Reproduced)
+                .filter(|c| {
+                    m.get(c.id.as_str())
+                        .is_some_and(|v| touched(*t, c, v, &all_main, m) && !supports(c, v))
+                })
+                .map(|c| c.id.as_str())
+                .collect()
+        })
+        .collect();
     for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
+        if c.verdict == Verdict::Reproduced {
+            flag_disclosed(c, &index, &all_main);
+            continue;
+        }
         if !c.verdict.needs_explanation() || c.ours.is_none() {
             continue;
         }
@@ -789,7 +842,7 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
         };
         let measured = measured.trim_start_matches("; ").to_string();
         let (mut yes, mut no) = (Vec::new(), Vec::new());
-        for (t, m) in &index {
+        for ((t, m), lost) in index.iter().zip(&lost) {
             let Some(v) = m.get(c.id.as_str()) else {
                 continue;
             };
@@ -804,7 +857,22 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
                 v.verdict.name()
             );
             if supports(c, v) {
-                yes.push(text);
+                let cost = if lost.is_empty() {
+                    "no row reproduced in the main arm is not under it".to_string()
+                } else {
+                    let shown: Vec<&str> = lost.iter().take(4).copied().collect();
+                    format!(
+                        "under it {} rows reproduced in the main arm are not ({}{})",
+                        lost.len(),
+                        shown.join(", "),
+                        if lost.len() > shown.len() {
+                            ", ..."
+                        } else {
+                            ""
+                        }
+                    )
+                };
+                yes.push(format!("{text}; {cost}"));
             } else {
                 no.push(text);
             }
@@ -832,6 +900,38 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
     }
 }
 
+/// A reproduced row that one of the disclosed tweaks (our readings chosen
+/// after seeing their effect) does not reproduce says so: the verdict
+/// rests on that choice.
+fn flag_disclosed(c: &mut Claim, index: &[(Tweak, BTreeMap<&str, &Claim>)], all_main: &[&Claim]) {
+    let mut notes = Vec::new();
+    for (t, m) in index.iter().filter(|(t, _)| t.disclosed()) {
+        let Some(v) = m.get(c.id.as_str()) else {
+            continue;
+        };
+        if touched(*t, c, v, all_main, m) && !supports(c, v) {
+            notes.push(format!(
+                "{} gives {}, {}",
+                t.how(),
+                v.ours.as_ref().map(summary_text).unwrap_or_default(),
+                v.verdict.name()
+            ));
+        }
+    }
+    if notes.is_empty() {
+        return;
+    }
+    let note = format!(
+        "Rests on a reading of ours chosen after seeing its effect (explain table, disclosed): {}",
+        notes.join("; ")
+    );
+    c.explanation = if c.explanation.is_empty() {
+        note
+    } else {
+        format!("{}; {note}", c.explanation)
+    };
+}
+
 /// The tweaks as a table: what each changes, why, and which verdicts move
 /// with it; the QARR cell the issue names (Table 10, CUBIC, 0.1%, 100 ms)
 /// under each.
@@ -843,10 +943,19 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
          otherwise) and is run on the cases it changes; every row is judged again on the \
          variant's runs. A differing or contradicted row is explained by a variant only if, so \
          judged, it is reproduced; the variants that changed its runs and did not reproduce it \
-         are listed in its explanation as tested and rejected. The main arm is the paper's text \
-         where it speaks (eq. 2 per ACK, section II.D) and our stated reading where it does \
-         not; two variants (marked disclosed) undo readings of ours chosen after seeing their \
-         effect.",
+         are listed in its explanation as tested and rejected, and an explanation names the \
+         rows its variant stops reproducing. The main arm is the paper's text where it speaks, \
+         with two exceptions, readings of ours chosen after seeing their effect (marked \
+         disclosed, each run as a variant): QARR's and BARR's RTT_i, which section II.D \
+         measures \"using the TCP timestamp option appended in the received ACK/DUPACK\" and \
+         the main arm takes from a segment the ACK newly delivered, and AW counted in whole \
+         1515-byte packets rather than payload bytes. Every reproduced row that either \
+         disclosed variant does not reproduce says so in its explanation. QARR's main reading \
+         is eq. 2 on every ACK, as section II.D has it: QARR \"adopts the Vegas/Veno method to \
+         estimate the queue length for every received ACK/DUPACK\" and \"Let W_i denote the \
+         CWnd after receiving the ith ACK/DUPACK, then W_i is determined as follows: W_i = \
+         W_{i-1} - max(Q_i - Q_T, 0)\". The once-per-round-trip and pipe readings are ours, \
+         not the paper's: a row they explain is explained by a different QARR than the text's.",
     );
     let before: BTreeMap<&str, &Claim> = main
         .iter()
@@ -933,6 +1042,15 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
             );
         }
     }
+    for t in Tweak::ALL {
+        if !tried.iter().any(|(x, _)| *x == t) {
+            e.row(
+                t.how(),
+                "not run under --quick (the default and full sizes run it)",
+                t.cause(),
+            );
+        }
+    }
     e
 }
 
@@ -940,10 +1058,12 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
 /// ms and 0.1% loss (the case a review traced), original, optimized and
 /// optimal, with the receive buffer 1, 1.25 and 2 times the window.
 fn window(ctx: &Ctx) -> Result<Experiment, String> {
+    let secs = if ctx.quick { 30 } else { 200 };
     let mut e = Experiment::new(
         "window",
         "Out-of-window discards and the receive buffer's headroom (section VIII)",
-        "CUBIC+BARR, 100 Mbit/s, U = 150 ms, 0.1% loss, 200 s (the Table 11/13 cell), original, \
+        &format!(
+        "CUBIC+BARR, 100 Mbit/s, U = 150 ms, 0.1% loss, {secs} s (the Table 11/13 cell), original, \
          optimized and optimal (no retransmission dropped), each with the receive buffer equal \
          to the window AW (the main arm), 1.25 AW and 2 AW, the window clamped to AW \
          (receiver.window_clamp). Section VIII says segments sent past the window \"will be \
@@ -952,9 +1072,13 @@ fn window(ctx: &Ctx) -> Result<Experiment, String> {
          Linux 3.10 receiver had is not given: it doubles SO_RCVBUF and, with tcp_adv_win_scale \
          = 1, advertises half of the buffer, while each segment is charged at its truesize \
          (about 1.6 times a 1448-byte payload), so the buffer holds about 1.25 times the window \
-         in payload: 1.25 is our reading of the paper's setup, 2 the buffer if segments cost \
-         their payload only. Per run means; discards are the receiver's out-of-window drops, \
-         resends of discarded segments the results' retransmissions_of_discarded.",
+         in payload: 1.25 is our reading of the paper's setup (and if anything generous: Linux \
+         narrows the window from the first out-of-order byte, where our receiver waits until \
+         the headroom is used), 2 the buffer if segments cost their payload only, which \
+         removes the discards by construction (out-of-order data never exceeds the window). \
+         Per run means; discards are the receiver's out-of-window drops, resends of discarded \
+         segments the results' retransmissions_of_discarded."
+        ),
     );
     let seeds = ctx.pick(2, 5, 10);
     let heads = [None, Some(Tweak::Headroom125), Some(Tweak::Headroom2)];
@@ -969,7 +1093,7 @@ fn window(ctx: &Ctx) -> Result<Experiment, String> {
                 cc: "cubic",
                 rec: "barr",
                 opt,
-                duration: if ctx.quick { 30 * SEC } else { 200 * SEC },
+                duration: secs * SEC,
                 burst: None,
                 download: false,
                 tweak: h,
@@ -1142,7 +1266,10 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
                 // time, so eq. 8 their most utilization) is an
                 // inconsistency of the paper.
                 let bound = matches!(alg, crate::model::Alg::Qarr | crate::model::Alg::Barr);
-                let above = if bound && paper > model + 0.0005 {
+                // Beyond the share band (0.10), not within what the
+                // measured period's own slack allows (our runs exceed the
+                // bound by a few thousandths too).
+                let above = if bound && paper > model + 0.10 {
                     format!(
                         " [the paper's cell exceeds its own maximum for {rname} here, {model:.3} \
                          (eq. 8 with Theorem {}'s least idle time)]",
@@ -1347,13 +1474,15 @@ fn bursts(ctx: &Ctx) -> Result<Experiment, String> {
 /// ms (Tables 6, 8), or U = 50, 150, 200 ms at 0.1% (Tables 7, 9).
 type Grid = [[[f64; 3]; 4]; 4];
 const TABLE6: Grid = [
-    // CUBIC+QARR's 0.1% cell is printed out of place in our copy of the
-    // paper ("17.6(88.0%)" between PRR's cells); we take it as this one,
-    // and its row and the 0.05% one say so (`hspa_note`).
+    // One of CUBIC+QARR's cells is printed out of place in our copy of
+    // the paper ("17.6(88.0%)" between PRR's cells, "18.8 15.6" in QARR's
+    // row); section VII.B says every QARR/BARR combination's throughput
+    // "still degrades as the loss rate is increased", so we read it as
+    // the 0.05% cell, and the two rows say so (`hspa_note`).
     [
         [17.0, 6.87, 5.2],
         [16.1, 7.89, 5.4],
-        [18.8, 15.6, 17.6],
+        [18.8, 17.6, 15.6],
         [18.7, 17.9, 16.6],
     ],
     [
@@ -1736,11 +1865,11 @@ fn adaptive_beats_standard(
 }
 
 /// What the paper's own tables leave in doubt about an HSPA+ cell, said
-/// in its row: Table 6's CUBIC+QARR cells at 0.05 and 0.1% (the 0.1% cell
-/// is printed out of place in our copy, between PRR's cells: "18.8 15.6"
-/// in QARR's row and "17.6" apart, so the row reads 18.8/15.6/17.6 as
-/// transcribed or 18.8/17.6/15.6, falling with loss as every other
-/// QARR and BARR row does; the text does not settle it), with our
+/// in its row: Table 6's CUBIC+QARR cells at 0.05 and 0.1% (one is
+/// printed out of place in our copy, between PRR's cells: "18.8 15.6" in
+/// QARR's row and "17.6" apart; we read 18.8/17.6/15.6, falling with
+/// loss as section VII.B says every QARR/BARR combination's throughput
+/// does, rather than 18.8/15.6/17.6 in the printed order), with our
 /// verdict under the other reading; and Table 9 rows that repeat Table
 /// 7's cell for cell (Vegas+RH and Vegas+PRR: the optimized rows equal
 /// the original ones, where every other controller's differ).
@@ -1757,8 +1886,9 @@ fn hspa_note(ci: usize, ri: usize, optimized: bool, k: usize, v: &[f64]) -> Stri
             String::new(),
         );
         return format!(
-            " [ambiguous cell: our copy prints 17.6 out of place; read as {} here, the other \
-             reading gives {other}, under which this row is {}]",
+            " [our copy prints 17.6 out of place; read as {} here, since section VII.B says the \
+             throughput \"still degrades as the loss rate is increased\"; in the printed order \
+             this cell is {other}, under which this row is {}]",
             TABLE6[0][2][k],
             alt.verdict.name()
         );
@@ -2481,11 +2611,17 @@ mod tests {
         explain(&mut main, &tried);
         let why = &main[0].claims[0].explanation;
         assert!(
-            why.starts_with("Explained by QARR's eq. 2 applied once per round trip"),
+            why.starts_with("Explained by a QARR other than the paper's"),
+            "{why}"
+        );
+        assert!(why.contains("eq. 2 once per round trip"), "{why}");
+        // The explanation names what its variant costs: nothing here.
+        assert!(
+            why.contains("no row reproduced in the main arm is not under it"),
             "{why}"
         );
         assert!(
-            why.contains("also tested and rejected: QARR's window set to pipe_i"),
+            why.contains("also tested and rejected: a QARR other than the paper's (a reading of ours, not the text's): the window set"),
             "{why}"
         );
         assert!(!why.contains("ACK path"), "{why}");
@@ -2495,7 +2631,9 @@ mod tests {
         explain(&mut main, &tried[1..]);
         let why = &main[0].claims[0].explanation;
         assert!(
-            why.starts_with("not yet explained; tested and rejected: QARR's window"),
+            why.starts_with(
+                "not yet explained; tested and rejected: a QARR other than the paper's"
+            ),
             "{why}"
         );
         // A row no tweak touched keeps saying nothing was tested.
