@@ -287,12 +287,25 @@ impl Tweak {
         }
     }
 
-    /// Whether the tweak changes every case of experiment `exp` (so every
-    /// row of it was judged on changed runs, even where the numbers come
-    /// out the same: a burst's recovery in the steady state is the same
-    /// wherever it falls).
-    fn changes_all(self, exp: &str) -> bool {
-        matches!(self, Tweak::WakeDelay | Tweak::BurstLate) && exp == "bursts"
+    /// Whether the tweak changes runs row `c` judges (so the row was
+    /// tested even where the numbers come out the same: a burst's
+    /// recovery in the steady state is the same wherever it falls). By
+    /// `applies`: the QARR readings change the QARR runs, whose rows name
+    /// QARR in their ids (tab*-qarr-*, eff-*-qarr-*, ord-*-qarr-over-*,
+    /// hl5-qarr-*, fig5-qarr-*, ...); the RTT source QARR's and BARR's;
+    /// the others every case of the experiments they apply to.
+    fn changes_row(self, c: &Claim) -> bool {
+        let exp = c.experiment.as_str();
+        match self {
+            Tweak::QarrPerRtt | Tweak::QarrPipe | Tweak::QarrTarget50 => c.id.contains("qarr"),
+            Tweak::RttTsecr => c.id.contains("qarr") || c.id.contains("barr"),
+            Tweak::AwndPayload | Tweak::Headroom125 | Tweak::Headroom2 => {
+                matches!(exp, "bursts" | "hspa" | "lte" | "limits" | "spikes")
+            }
+            // Random loss: not the loss-free run.
+            Tweak::AckLoss => matches!(exp, "hspa" | "lte" | "limits") && c.id != "sec7c-no-loss",
+            Tweak::WakeDelay | Tweak::BurstLate => exp == "bursts",
+        }
     }
 
     /// Whether `--quick` runs it: the ones every kind of quick row needs
@@ -773,8 +786,8 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
 /// that changes none of a row's runs leaves it bit for bit. Changed runs
 /// can still give the same numbers: a count over other rows
 /// (`hl1-share-of-pairs`, over the eff-tab rows) is touched when any row
-/// it counts is, and a row of an experiment whose every case the tweak
-/// changes (`Tweak::changes_all`) always is.
+/// it counts is, and a row whose runs the tweak changes
+/// (`Tweak::changes_row`) always is.
 fn touched(
     t: Tweak,
     main: &Claim,
@@ -782,7 +795,7 @@ fn touched(
     all_main: &[&Claim],
     all_variant: &BTreeMap<&str, &Claim>,
 ) -> bool {
-    if main.ours != variant.ours || t.changes_all(&main.experiment) {
+    if main.ours != variant.ours || t.changes_row(main) {
         return true;
     }
     main.id == "hl1-share-of-pairs"
