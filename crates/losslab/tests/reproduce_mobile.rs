@@ -49,6 +49,14 @@ fn mobile_quick_claims_pictures_and_model_rows() {
         })
     };
     assert!(table10("main arm") && table10("\"per-rtt\"") && table10("\"pipe\""));
+    // The variants --quick leaves to the larger sizes say so.
+    assert!(explain.iter().any(|r| {
+        r["metric"] == "rtt_source = \"tsecr\""
+            && r["ours"]
+                .as_str()
+                .unwrap()
+                .starts_with("not run under --quick")
+    }));
     let window = exps[8]["rows"].as_array().unwrap();
     assert_eq!(window.len(), 9);
     assert!(window
