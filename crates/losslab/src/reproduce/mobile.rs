@@ -784,6 +784,14 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
     })
 }
 
+/// The claims of `es` by id.
+fn by_id(es: &[Experiment]) -> BTreeMap<&str, &Claim> {
+    es.iter()
+        .flat_map(|e| &e.claims)
+        .map(|c| (c.id.as_str(), c))
+        .collect()
+}
+
 /// Whether a variant's row judged other runs than the main arm's: a tweak
 /// that changes none of a row's runs leaves it bit for bit. Changed runs
 /// can still give the same numbers: a count over other rows
@@ -815,17 +823,8 @@ fn touched(
 /// whose variant reproduces the row, the others listed as tested and
 /// rejected, then what the main runs measured.
 fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
-    let index: Vec<(Tweak, BTreeMap<&str, &Claim>)> = tried
-        .iter()
-        .map(|(t, es)| {
-            let m = es
-                .iter()
-                .flat_map(|e| &e.claims)
-                .map(|c| (c.id.as_str(), c))
-                .collect();
-            (*t, m)
-        })
-        .collect();
+    let index: Vec<(Tweak, BTreeMap<&str, &Claim>)> =
+        tried.iter().map(|(t, es)| (*t, by_id(es))).collect();
     let snapshot: Vec<Claim> = main.iter().flat_map(|e| e.claims.clone()).collect();
     let all_main: Vec<&Claim> = snapshot.iter().collect();
     // Per tweak, the main arm's reproduced rows it does not reproduce: an
@@ -979,11 +978,7 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
          W_{i-1} - max(Q_i - Q_T, 0)\". The once-per-round-trip and pipe readings are ours, \
          not the paper's: a row they explain is explained by a different QARR than the text's.",
     );
-    let before: BTreeMap<&str, &Claim> = main
-        .iter()
-        .flat_map(|x| &x.claims)
-        .map(|c| (c.id.as_str(), c))
-        .collect();
+    let before = by_id(main);
     let all_main: Vec<&Claim> = before.values().copied().collect();
     let cell = "tab10-cubic-qarr-p0.1";
     let show = |c: Option<&&Claim>| {
@@ -1001,11 +996,7 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
         "65.7",
     );
     for (t, es) in tried {
-        let after: BTreeMap<&str, &Claim> = es
-            .iter()
-            .flat_map(|x| &x.claims)
-            .map(|c| (c.id.as_str(), c))
-            .collect();
+        let after = by_id(es);
         let (mut moved, mut judged, mut explains) = (Vec::new(), 0, 0);
         for (id, b) in &before {
             let Some(a) = after.get(id) else { continue };
