@@ -17,7 +17,8 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// Our 95% CI overlaps the paper's tolerance band.
+    /// Our 95% CI lies inside the paper's tolerance band (`judge`;
+    /// version 1, kept as `verdict_v1`, asked only that it overlap).
     Reproduced,
     /// An effect the paper reports: ours is significant and has the
     /// paper's sign, but its CI misses the band.
