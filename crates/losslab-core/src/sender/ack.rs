@@ -7,7 +7,7 @@ use crate::scoreboard::{CumAcked, SegMeta};
 use crate::time::Time;
 use crate::wire::{Ack, Range};
 
-use super::{AckFacts, AckRead, Marks, Sender, State, TlpAckInfo, MAX_REORDERING};
+use super::{AckFacts, AckRead, AckRtts, Marks, Sender, State, TlpAckInfo, MAX_REORDERING};
 
 impl Sender {
     /// One ACK, in the order of Linux tcp_ack(): read it, detect losses,
@@ -43,6 +43,7 @@ impl Sender {
             entering,
             a.cum_advanced,
             new_loss,
+            a.rtts,
         );
         self.process_tlp_ack(
             now,
@@ -70,8 +71,6 @@ impl Sender {
                 state,
             });
         }
-        self.ack_rtt = None;
-        self.delivered_rtt = None;
     }
 
     /// Reads one ACK into facts and updates what it says directly: the
@@ -140,8 +139,10 @@ impl Sender {
         let rtt_sample = self.take_rtt_sample(now, ack, &cum);
 
         // RTT_i for QARR and BARR, whatever Karn's rule says above.
-        self.ack_rtt = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
-        self.delivered_rtt = self.board.delivered().latest_original.map(|d| now - d.sent);
+        let rtts = AckRtts {
+            ack: (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr),
+            delivered: self.board.delivered().latest_original.map(|d| now - d.sent),
+        };
 
         let mut a = AckRead {
             prior_una,
@@ -154,6 +155,7 @@ impl Sender {
             newly_acked: cum.segments,
             newly_sacked,
             rtt_sample,
+            rtts,
             delivered: 0,
             reno_dup: 0,
         };

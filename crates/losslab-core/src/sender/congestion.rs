@@ -7,7 +7,7 @@ use crate::event::Event;
 use crate::rate::Chosen;
 use crate::time::Time;
 
-use super::{AckFacts, Sender, State};
+use super::{AckFacts, AckRtts, Sender, State};
 
 impl Sender {
     /// What a congestion controller sees of this ACK, with its
@@ -75,6 +75,7 @@ impl Sender {
         entering: bool,
         cum_advanced: bool,
         new_loss: bool,
+        rtts: AckRtts,
     ) {
         let grows = !self.cc_owns_cwnd
             && cum_advanced
@@ -102,7 +103,7 @@ impl Sender {
             }
         }
         if !entering && matches!(self.state, State::Fast { .. }) {
-            let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+            let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
             self.alg
                 .recovery
                 .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);

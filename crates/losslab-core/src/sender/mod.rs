@@ -129,11 +129,23 @@ struct AckRead {
     newly_acked: u64,
     newly_sacked: u64,
     rtt_sample: Option<Time>,
+    rtts: AckRtts,
     /// Segments delivered (cumulatively, SACKed, or counted by a duplicate
     /// ACK without SACK).
     delivered: u64,
     /// A duplicate ACK without SACK counted as one delivered segment.
     reno_dup: u64,
+}
+
+/// The ACK being processed's own RTTs for QARR and BARR
+/// (`RecoveryCtx::ack_rtt`, `delivered_rtt`), handed down the ACK's steps
+/// into the recovery context: never kept, none outside an ACK.
+#[derive(Clone, Copy, Default)]
+struct AckRtts {
+    /// now - TSecr, whatever Karn's rule says.
+    ack: Option<Time>,
+    /// From the send time of the latest segment sent once and delivered.
+    delivered: Option<Time>,
 }
 
 /// What the TLP episode logic needs to know of an ACK.
@@ -223,10 +235,6 @@ pub struct Sender {
     rtt_since_probe: bool,
     /// Latest TSval seen from the peer, echoed in TSecr.
     ts_recent: Time,
-    /// The ACK being processed's own RTTs for QARR and BARR
-    /// (`RecoveryCtx::ack_rtt`, `delivered_rtt`); None between ACKs.
-    ack_rtt: Option<Time>,
-    delivered_rtt: Option<Time>,
     // Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only
     // when the flow actually used it.
     max_packets_out: u64,
@@ -325,8 +333,6 @@ impl Sender {
             tlp: None,
             rtt_since_probe: true,
             ts_recent: 0,
-            ack_rtt: None,
-            delivered_rtt: None,
             max_packets_out: 0,
             cwnd_usage_seq: 0,
             is_cwnd_limited: false,

@@ -9,7 +9,7 @@ use crate::frto::{FrtoAck, FrtoVerdict};
 use crate::recovery::{AwndCtx, RecoveryCtx};
 use crate::time::Time;
 
-use super::{AckRead, Sender, State, UndoEpisode};
+use super::{AckRead, AckRtts, Sender, State, UndoEpisode};
 
 impl Sender {
     /// Whether this ACK ends the recovery: the cumulative ACK reached
@@ -74,7 +74,7 @@ impl Sender {
         }
     }
 
-    pub(super) fn enter_fast_recovery(&mut self, now: Time, delivered: u64) {
+    pub(super) fn enter_fast_recovery(&mut self, now: Time, delivered: u64, rtts: AckRtts) {
         // RFC 8985 7.1: fast recovery ends a TLP episode.
         self.tlp = None;
         self.tlp_pending = false;
@@ -94,7 +94,7 @@ impl Sender {
         let event = self
             .alg
             .recovery
-            .congestion_event(&self.recovery_ctx(now, false, true), true);
+            .congestion_event(&self.recovery_ctx(now, false, true, rtts), true);
         if event && self.alg.recovery.sets_ssthresh() {
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, flight);
         }
@@ -108,7 +108,7 @@ impl Sender {
         self.partial_acks = 0;
         self.stats.fast_recoveries += 1;
         self.alg.cc.on_state(CaState::Recovery, &self.win);
-        let rctx = self.recovery_ctx(now, false, true);
+        let rctx = self.recovery_ctx(now, false, true, rtts);
         let owns = self.cc_owns_cwnd;
         if !owns {
             self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
@@ -126,11 +126,11 @@ impl Sender {
     /// a new congestion event (LE's once-per-RTT reduction): a new
     /// ssthresh and reduction, and RecoveryPoint = HighData, as on entry
     /// (RFC 6675 step 4.1), without leaving the recovery.
-    pub(super) fn repeat_congestion_event(&mut self, now: Time, cum_advanced: bool) {
+    pub(super) fn repeat_congestion_event(&mut self, now: Time, cum_advanced: bool, rtts: AckRtts) {
         if !matches!(self.state, State::Fast { .. }) || self.cc_owns_cwnd {
             return;
         }
-        let rctx = self.recovery_ctx(now, cum_advanced, true);
+        let rctx = self.recovery_ctx(now, cum_advanced, true, rtts);
         if !self.alg.recovery.congestion_event(&rctx, false) {
             return;
         }
@@ -145,8 +145,14 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
-    pub(super) fn exit_fast_recovery(&mut self, now: Time, cum_advanced: bool, new_loss: bool) {
-        let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+    pub(super) fn exit_fast_recovery(
+        &mut self,
+        now: Time,
+        cum_advanced: bool,
+        new_loss: bool,
+        rtts: AckRtts,
+    ) {
+        let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
         if let Some(r) = self.recoveries.last_mut().filter(|r| r.end.is_none()) {
             r.cwnd_before_exit = Some(self.win.cwnd);
         }
@@ -176,6 +182,7 @@ impl Sender {
         now: Time,
         una_advanced: bool,
         sacked_or_dupack: bool,
+        rtts: AckRtts,
     ) -> bool {
         let Some(mut f) = self.frto else {
             return false;
@@ -205,7 +212,7 @@ impl Sender {
         // Linux tcp_try_undo_loss(sk, true): the reduction is undone and
         // nothing is lost after all.
         self.board.unmark_lost();
-        self.undo_reduction(now, u, true, false, false);
+        self.undo_reduction(now, u, true, false, false, rtts);
         true
     }
 
@@ -227,7 +234,13 @@ impl Sender {
     /// reduction answered no loss. Restore cwnd and ssthresh (never
     /// lowering them, as tcp_undo_cwnd_reduction() does) and, when nothing
     /// else is lost or being retransmitted, leave recovery at once.
-    pub(super) fn try_undo_dsack(&mut self, now: Time, cum_advanced: bool, new_loss: bool) {
+    pub(super) fn try_undo_dsack(
+        &mut self,
+        now: Time,
+        cum_advanced: bool,
+        new_loss: bool,
+        rtts: AckRtts,
+    ) {
         let Some(u) = self.undo.filter(|_| self.cfg.dsack_undo) else {
             return;
         };
@@ -239,7 +252,7 @@ impl Sender {
             return;
         }
         self.undo = None;
-        self.undo_reduction(now, u, leaving, cum_advanced, new_loss);
+        self.undo_reduction(now, u, leaving, cum_advanced, new_loss, rtts);
     }
 
     /// Restores cwnd and ssthresh from before the episode's reduction
@@ -252,12 +265,13 @@ impl Sender {
         leaving: bool,
         cum_advanced: bool,
         new_loss: bool,
+        rtts: AckRtts,
     ) {
         if let State::Fast { .. } = self.state {
             // Let the recovery algorithm finish its bookkeeping; its cwnd
             // is replaced just below.
             if !self.cc_owns_cwnd {
-                let rctx = self.recovery_ctx(now, cum_advanced, new_loss);
+                let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
                 self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
             }
         }
@@ -286,6 +300,7 @@ impl Sender {
         now: Time,
         snd_una_advanced: bool,
         new_loss: bool,
+        rtts: AckRtts,
     ) -> RecoveryCtx {
         RecoveryCtx {
             now,
@@ -295,8 +310,8 @@ impl Sender {
             snd_una_advanced,
             new_loss,
             mss: self.cfg.mss,
-            ack_rtt: self.ack_rtt,
-            delivered_rtt: self.delivered_rtt,
+            ack_rtt: rtts.ack,
+            delivered_rtt: rtts.delivered,
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
             min_cwnd: Some(self.alg.cc.min_cwnd(&self.win)),
@@ -326,12 +341,17 @@ impl Sender {
         // An undone timeout leaves nothing lost: what the detector said
         // before the undo no longer holds (Linux returns from
         // tcp_fastretrans_alert() there).
-        let rto_undone = self.frto_on_ack(now, cum_advanced, a.newly_sacked > 0 || a.reno_dup > 0);
+        let rto_undone = self.frto_on_ack(
+            now,
+            cum_advanced,
+            a.newly_sacked > 0 || a.reno_dup > 0,
+            a.rtts,
+        );
         let wants_recovery = wants_recovery && !rto_undone;
 
         match self.state {
             State::Fast { .. } if self.recovery_over(cum_advanced) && !self.recovery_held() => {
-                self.exit_fast_recovery(now, cum_advanced, new_loss);
+                self.exit_fast_recovery(now, cum_advanced, new_loss, a.rtts);
             }
             State::Loss { recovery_point }
                 if self.snd_una >= recovery_point && !self.recovery_held() =>
@@ -347,12 +367,12 @@ impl Sender {
         // On every ACK, as Linux in Recovery: the last DSACK may have come
         // while a segment was still marked lost whose original has now
         // arrived.
-        self.try_undo_dsack(now, cum_advanced, new_loss);
+        self.try_undo_dsack(now, cum_advanced, new_loss, a.rtts);
         let entering = self.state == State::Open && wants_recovery;
         if entering {
-            self.enter_fast_recovery(now, a.delivered);
+            self.enter_fast_recovery(now, a.delivered, a.rtts);
         } else if new_loss {
-            self.repeat_congestion_event(now, cum_advanced);
+            self.repeat_congestion_event(now, cum_advanced, a.rtts);
         }
         entering
     }

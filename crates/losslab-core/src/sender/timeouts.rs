@@ -13,7 +13,7 @@ use crate::time::Time;
 use crate::timers::{Deadline, TimerCtx};
 use crate::wire::{Ack, Segment};
 
-use super::{Marks, Sender, State, TlpAckInfo, TlpEpisode};
+use super::{AckRtts, Marks, Sender, State, TlpAckInfo, TlpEpisode};
 
 impl Sender {
     /// The earliest time `on_timeout` must be called.
@@ -78,7 +78,8 @@ impl Sender {
                 r.on_lost(marks.marked);
             }
             if enter && self.state == State::Open {
-                self.enter_fast_recovery(now, 0);
+                // No ACK is being processed: no RTTs of one.
+                self.enter_fast_recovery(now, 0, AckRtts::default());
             }
         }
         if self.persist.is_some_and(|t| t <= now) {
