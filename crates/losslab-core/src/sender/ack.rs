@@ -14,7 +14,7 @@ impl Sender {
     /// run the recovery state machine, congestion control, then the probes
     /// and timers, and let the application write.
     pub fn on_ack(&mut self, now: Time, ack: &Ack) {
-        self.stats.acks_received += 1;
+        self.measure.stats.acks_received += 1;
         if self.opening.is_some() {
             self.opening_on_ack(now, ack);
             return;
@@ -22,7 +22,7 @@ impl Sender {
         self.close_stall(now);
         self.close_starvation(now);
         if ack.ack > self.snd_nxt {
-            self.stats.invalid_acks += 1;
+            self.measure.stats.invalid_acks += 1;
             return;
         }
         let a = self.read_ack(now, ack);
@@ -77,15 +77,15 @@ impl Sender {
     /// peer's window, the cumulative and selective acknowledgments, DSACKs,
     /// reordering, the RTT and the count of delivered segments.
     fn read_ack(&mut self, now: Time, ack: &Ack) -> AckRead {
-        if ack.ts_val > self.ts_recent {
-            self.ts_recent = ack.ts_val;
+        if ack.ts_val > self.peer.ts_recent {
+            self.peer.ts_recent = ack.ts_val;
         }
         let prior_una = self.snd_una;
         let prior_out = self.board.packets_out();
         // Only a controller that reads every ACK's context, and Linux
         // 3.10's cwnd validation, need it.
-        let prior_in_flight = if self.cc_owns_cwnd
-            || self.cc_observes_acks
+        let prior_in_flight = if self.cc_caps.owns_cwnd
+            || self.cc_caps.observes_acks
             || self.cfg.cwnd_validation != CwndValidation::Linux
         {
             self.pipe()
@@ -101,17 +101,17 @@ impl Sender {
             b0.end <= ack.ack || blocks.get(1).is_some_and(|b1| b1.contains_range(b0))
         });
         if dsack {
-            self.stats.dsacks_received += 1;
+            self.measure.stats.dsacks_received += 1;
         }
         let sack_blocks = if dsack { &blocks[1..] } else { blocks };
         if !sack_blocks.is_empty() || dsack {
-            self.sack_seen = true;
+            self.peer.sack_seen = true;
         }
 
-        let prior_rwnd = self.rwnd;
+        let prior_rwnd = self.peer.rwnd;
         if !old_ack {
-            self.rwnd = ack.window;
-            self.max_rwnd = self.max_rwnd.max(ack.window);
+            self.peer.rwnd = ack.window;
+            self.peer.max_rwnd = self.peer.max_rwnd.max(ack.window);
         }
         self.board.begin_ack();
         let prior_fack = self.board.fack();
@@ -120,7 +120,7 @@ impl Sender {
         let cum = if ack.ack > prior_una {
             self.snd_una = ack.ack;
             let c = self.board.on_cum_ack(ack.ack);
-            self.stats.bytes_acked += ack.ack - prior_una;
+            self.measure.stats.bytes_acked += ack.ack - prior_una;
             c
         } else {
             Default::default()
@@ -189,7 +189,7 @@ impl Sender {
         if let Some(u) = &mut self.undo {
             u.dsacked += unnecessary;
         }
-        self.stats.redundant_duplicates += copies;
+        self.measure.stats.redundant_duplicates += copies;
         dsack_reordering
     }
 
@@ -203,14 +203,14 @@ impl Sender {
             .lowest_original
             .is_some_and(|n| n < prior_fack);
         if sack_reordering || dsack_reordering {
-            self.stats.reordering_events += 1;
-            self.reordering_seen = true;
+            self.measure.stats.reordering_events += 1;
+            self.reorder.seen = true;
             // Linux tcp_check_sack_reordering() / tcp_update_reordering():
             // the degree is how far below the highest SACK the late segment
             // was, capped at sysctl_tcp_max_reordering (300).
             if let Some(low) = self.board.delivered().lowest_original {
                 let metric = prior_fack.saturating_sub(low).min(MAX_REORDERING);
-                self.reordering = self.reordering.max(metric as u32);
+                self.reorder.degree = self.reorder.degree.max(metric as u32);
             }
             self.events.emit(now, || Event::ReorderingDetected);
         }
@@ -224,8 +224,8 @@ impl Sender {
             // After snd_una moved, as tcp_clean_rtx_queue() follows
             // tcp_snd_una_update() in Linux's tcp_ack().
             self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
-            self.rtt_since_probe = true;
-            self.stats.rtt.record(r);
+            self.probes.rtt_since_probe = true;
+            self.measure.stats.rtt.record(r);
             self.watch_rtt_spike(ack.ts_ecr - 1, r);
             let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
             self.events
@@ -249,37 +249,42 @@ impl Sender {
             // them delivers its advance minus k (RFC 6937 section 3, RFC
             // 9937 section 6.2), and at least the hole it filled (Linux
             // tcp_remove_reno_sacks(): max(acked - sacked_out, 1)).
-            if self.reno_sacked > 0 {
-                cum_delivered = cum.newly_delivered.saturating_sub(self.reno_sacked).max(1);
+            if self.dupacks.reno_sacked > 0 {
+                cum_delivered = cum
+                    .newly_delivered
+                    .saturating_sub(self.dupacks.reno_sacked)
+                    .max(1);
             }
-            self.dupacks = 0;
-            self.limited_transmit_out = 0;
+            self.dupacks.count = 0;
+            self.dupacks.limited_transmit_out = 0;
             // Outside recovery a new ACK forgets the duplicates before it
             // (RFC 5681 section 2's counter; Linux tcp_reset_reno_sack() in
             // tcp_fastretrans_alert()'s Open/Disorder case); in recovery
             // the hole's ACK eats one and the rest stay counted (Linux
             // tcp_remove_reno_sacks()).
-            self.reno_sacked = match self.state {
+            self.dupacks.reno_sacked = match self.state {
                 State::Open => 0,
                 _ => self
+                    .dupacks
                     .reno_sacked
                     .saturating_sub(cum.segments.saturating_sub(1)),
             };
         } else if !a.old_ack && !self.board.is_empty() {
             if a.newly_sacked > 0 {
-                self.dupacks += 1;
-            } else if !self.sack_seen
+                self.dupacks.count += 1;
+            } else if !self.peer.sack_seen
                 && ack.sack.as_slice().is_empty()
                 && ack.window == a.prior_rwnd
             {
-                self.dupacks += 1;
-                if self.reno_sacked + 1 < self.board.packets_out() {
-                    self.reno_sacked += 1;
+                self.dupacks.count += 1;
+                if self.dupacks.reno_sacked + 1 < self.board.packets_out() {
+                    self.dupacks.reno_sacked += 1;
                     reno_dup = 1;
                 }
             }
         }
-        self.reno_sacked = self
+        self.dupacks.reno_sacked = self
+            .dupacks
             .reno_sacked
             .min(self.board.packets_out().saturating_sub(1));
         let delivered = cum_delivered + a.newly_sacked + reno_dup;
@@ -331,7 +336,7 @@ impl Sender {
             let mut on_mark = |n: u64, s: &SegMeta| marks.on_mark(events, now, n, s);
             self.alg.detect.on_ack(&ctx, &mut self.board, &mut on_mark)
         };
-        self.stats.lost_retransmissions += marks.lost_retransmissions;
+        self.measure.stats.lost_retransmissions += marks.lost_retransmissions;
         (marks, wants_recovery)
     }
 
@@ -343,8 +348,8 @@ impl Sender {
         let tctx = self.timer_ctx(now);
         let d = self.alg.timers.on_ack(&tctx, restarts, self.timer);
         self.timer = self.on_tick(now, d);
-        if self.rwnd > 0 || !self.board.is_empty() {
-            self.persist = None;
+        if self.peer.rwnd > 0 || !self.board.is_empty() {
+            self.probes.persist = None;
         }
     }
 
@@ -352,7 +357,7 @@ impl Sender {
         DetectCtx {
             now,
             dupacks: self.detector_dupacks(),
-            sack_seen: self.sack_seen,
+            sack_seen: self.peer.sack_seen,
             cum_advanced,
             in_fast_recovery: matches!(self.state, State::Fast { .. }),
             in_loss: matches!(self.state, State::Loss { .. }),
@@ -360,8 +365,8 @@ impl Sender {
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             rtt_sample: None,
-            reordering_seen: self.reordering_seen,
-            reordering: self.reordering.max(self.cfg.dupthresh),
+            reordering_seen: self.reorder.seen,
+            reordering: self.reorder.degree.max(self.cfg.dupthresh),
             cwnd: self.win.cwnd,
             can_send_new: self.new_data_len() > 0,
             ts_ecr: 0,
@@ -385,10 +390,10 @@ impl Sender {
     /// in bytes).
     pub(super) fn detector_dupacks(&self) -> u32 {
         let guarded = !self.alg.recovery.fast_retransmit_below_recover();
-        if guarded && self.state == State::Open && self.snd_una < self.recover {
+        if guarded && self.state == State::Open && self.snd_una < self.rexmit.recover {
             0
         } else {
-            self.dupacks
+            self.dupacks.count
         }
     }
 }

@@ -44,7 +44,7 @@ impl Sender {
                     written,
                     in_flight: self.board.pipe(),
                     cwnd: self.win.cwnd,
-                    reordering: u64::from(self.reordering.max(self.cfg.dupthresh)),
+                    reordering: u64::from(self.reorder.degree.max(self.cfg.dupthresh)),
                     mss: self.cfg.mss,
                     init_cwnd: self.cfg.init_cwnd,
                 });
@@ -58,7 +58,7 @@ impl Sender {
     /// retransmission).
     pub(super) fn peer_window_right(&self) -> u64 {
         let ext = self.alg.recovery.awnd_extension(&self.awnd_ctx());
-        self.snd_una + self.rwnd + ext * u64::from(self.cfg.mss)
+        self.snd_una + self.peer.rwnd + ext * u64::from(self.cfg.mss)
     }
 
     /// Length of the next new segment the application and the peer's
@@ -79,7 +79,7 @@ impl Sender {
         // RFC 1122 4.2.3.4 (sender SWS avoidance): a shorter segment only
         // when the usable window is at least half the largest window the
         // peer has offered, so a small receive buffer still moves data.
-        if usable > 0 && usable >= self.max_rwnd / 2 {
+        if usable > 0 && usable >= self.peer.max_rwnd / 2 {
             return usable as u32;
         }
         0

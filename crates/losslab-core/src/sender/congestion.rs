@@ -77,17 +77,17 @@ impl Sender {
         new_loss: bool,
         rtts: AckRtts,
     ) {
-        let grows = !self.cc_owns_cwnd
+        let grows = !self.cc_caps.owns_cwnd
             && cum_advanced
             && (matches!(self.state, State::Open | State::Loss { .. })
                 || (!entering && self.alg.recovery.grows_in_recovery()))
             && self.cwnd_limited_at(f.prior_in_flight);
-        if self.cc_owns_cwnd || self.cc_observes_acks || grows {
+        if self.cc_caps.owns_cwnd || self.cc_caps.observes_acks || grows {
             let cctx = self.cc_ctx(now, f);
-            if self.cc_observes_acks {
+            if self.cc_caps.observes_acks {
                 self.alg.cc.on_ack(&cctx);
             }
-            if self.cc_owns_cwnd {
+            if self.cc_caps.owns_cwnd {
                 self.alg.cc.cong_control(&mut self.win, &cctx);
                 self.win.cwnd = self.win.cwnd.max(1);
                 return;
@@ -122,22 +122,22 @@ impl Sender {
                 self.cfg.mss,
             );
         }
-        if self.is_cwnd_limited {
+        if self.cwnd_use.is_limited {
             return true;
         }
-        self.win.in_slow_start() && self.win.cwnd < 2 * self.max_packets_out
+        self.win.in_slow_start() && self.win.cwnd < 2 * self.cwnd_use.max_packets_out
     }
 
     /// Linux tcp_cwnd_validate(), called when a send burst ends.
     pub(super) fn validate_cwnd(&mut self, limited: bool) {
         let packets_out = self.board.packets_out();
-        if self.snd_una >= self.cwnd_usage_seq
+        if self.snd_una >= self.cwnd_use.usage_seq
             || limited
-            || (!self.is_cwnd_limited && packets_out > self.max_packets_out)
+            || (!self.cwnd_use.is_limited && packets_out > self.cwnd_use.max_packets_out)
         {
-            self.is_cwnd_limited = limited;
-            self.max_packets_out = packets_out;
-            self.cwnd_usage_seq = self.snd_nxt;
+            self.cwnd_use.is_limited = limited;
+            self.cwnd_use.max_packets_out = packets_out;
+            self.cwnd_use.usage_seq = self.snd_nxt;
         }
     }
 

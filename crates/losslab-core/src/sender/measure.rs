@@ -3,7 +3,7 @@
 //! after a recovery.
 
 use crate::event::{Event, RecoveryKind};
-use crate::recovery_log::RecoveryRecord;
+use crate::recovery_log::{RecoveryLog, RecoveryRecord};
 use crate::stats::Histogram;
 use crate::time::Time;
 
@@ -57,6 +57,20 @@ pub struct SenderStats {
     pub rcvbuf_starvation: Time,
 }
 
+/// What the sender measures: it observes and never steers.
+#[derive(Debug, Default)]
+pub(super) struct Measure {
+    pub(super) stats: SenderStats,
+    pub(super) recoveries: RecoveryLog,
+    /// Since when the sender has been starved by its send buffer.
+    pub(super) stall_since: Option<Time>,
+    /// The RTT-spike watch after a recovery: (record, end of recovery,
+    /// end of the RTT after it).
+    pub(super) spike_watch: Option<(u64, Time, Time)>,
+    /// Since when the receive buffer has starved the sender.
+    pub(super) starved_since: Option<Time>,
+}
+
 impl Sender {
     /// Application stall (mobile paper Definition 1), measured as the time
     /// in fast recovery during which cwnd and the peer's window (with any
@@ -65,7 +79,7 @@ impl Sender {
     /// the application wanted to write more. Checked when the sender stops
     /// sending; the stall lasts until the next ACK or timer.
     pub(super) fn note_stall(&mut self, now: Time) {
-        if self.stall_since.is_some() || self.sndbuf_cap().is_none() {
+        if self.measure.stall_since.is_some() || self.sndbuf_cap().is_none() {
             return;
         }
         let starved = matches!(self.state, State::Fast { .. })
@@ -78,15 +92,15 @@ impl Sender {
                 == 0
             && self.peer_window_right() >= self.snd_nxt + u64::from(self.cfg.mss);
         if starved {
-            self.stall_since = Some(now);
+            self.measure.stall_since = Some(now);
         }
     }
 
     pub(super) fn close_stall(&mut self, now: Time) {
-        if let Some(t) = self.stall_since.take() {
+        if let Some(t) = self.measure.stall_since.take() {
             let d = now.saturating_sub(t);
-            self.stats.app_stall += d;
-            if let Some(r) = self.recoveries.last_mut() {
+            self.measure.stats.app_stall += d;
+            if let Some(r) = self.measure.recoveries.last_mut() {
                 r.app_stall += d;
             }
         }
@@ -95,13 +109,13 @@ impl Sender {
     /// The RTT spike after a recovery (mobile paper section VII.E): the
     /// largest RTT of segments sent within one RTT after it ended.
     pub(super) fn watch_rtt_spike(&mut self, sent_at: Time, rtt: Time) {
-        let Some((i, from, until)) = self.spike_watch else {
+        let Some((i, from, until)) = self.measure.spike_watch else {
             return;
         };
         if sent_at > until {
-            self.spike_watch = None;
+            self.measure.spike_watch = None;
         } else if sent_at >= from {
-            if let Some(r) = self.recoveries.get_mut(i) {
+            if let Some(r) = self.measure.recoveries.get_mut(i) {
                 r.rtt_after_max = Some(r.rtt_after_max.map_or(rtt, |m| m.max(rtt)));
             }
         }
@@ -111,7 +125,7 @@ impl Sender {
     /// rwnd while bubbles wait for retransmissions"): checked when the
     /// sender stops sending; lasts until the next ACK or timer.
     pub(super) fn note_starvation(&mut self, now: Time) {
-        if self.starved_since.is_some() {
+        if self.measure.starved_since.is_some() {
             return;
         }
         let starved = self.board.sacked_out() > 0
@@ -122,19 +136,19 @@ impl Sender {
                 > 0
             && self.new_data_len() == 0;
         if starved {
-            self.starved_since = Some(now);
+            self.measure.starved_since = Some(now);
         }
     }
 
     pub(super) fn close_starvation(&mut self, now: Time) {
-        if let Some(t) = self.starved_since.take() {
-            self.stats.rcvbuf_starvation += now.saturating_sub(t);
+        if let Some(t) = self.measure.starved_since.take() {
+            self.measure.stats.rcvbuf_starvation += now.saturating_sub(t);
         }
     }
 
     pub(super) fn open_recovery_record(&mut self, now: Time, kind: RecoveryKind, cwnd_before: u64) {
         self.recovery_epoch += 1;
-        self.recoveries.push(RecoveryRecord {
+        self.measure.recoveries.push(RecoveryRecord {
             kind,
             start: now,
             end: None,
@@ -156,14 +170,14 @@ impl Sender {
     }
 
     pub(super) fn close_recovery_record(&mut self, now: Time) {
-        let last = self.recoveries.total().saturating_sub(1);
-        if let Some(r) = self.recoveries.last_mut() {
+        let last = self.measure.recoveries.total().saturating_sub(1);
+        if let Some(r) = self.measure.recoveries.last_mut() {
             if r.end.is_none() {
                 r.end = Some(now);
                 r.cwnd_after = Some(self.win.cwnd);
                 r.cwnd_before_exit = r.cwnd_before_exit.or(r.cwnd_after);
                 self.recovery_epoch += 1;
-                self.spike_watch = r.rtt_before.map(|rtt| (last, now, now + rtt));
+                self.measure.spike_watch = r.rtt_before.map(|rtt| (last, now, now + rtt));
                 let kind = r.kind;
                 let state = self.window_state();
                 self.events

@@ -57,9 +57,6 @@ mod redundancy;
 mod timeouts;
 mod transmit;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::app::AppState;
 use crate::config::Pacing;
 use crate::event::{Event, EventLog, Timed, WindowState};
@@ -77,7 +74,9 @@ use crate::timers::Deadline;
 use crate::window::Window;
 
 pub use config::{Algorithms, ExtensionParams, SenderConfig, EXTENSIONS};
+use measure::Measure;
 pub use measure::SenderStats;
+use redundancy::Replicas;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -184,18 +183,69 @@ pub struct Sender {
     /// When the handshake completed.
     established_at: Option<Time>,
     alg: Algorithms,
+    /// The controller's static answers, asked once.
+    cc_caps: CcCaps,
     app: AppState,
+    /// Linux's send buffer, when modelled.
+    sndbuf: Option<SendBuffer>,
     board: Scoreboard,
     rtt: RttEstimator,
     win: Window,
     state: State,
     snd_una: u64,
     snd_nxt: u64,
+    tx_order: u64,
+    /// Time of the latest transmission (TLPR's T_last and friends).
+    last_send: Time,
+    peer: Peer,
+    dupacks: DupAcks,
+    reorder: Reordering,
+    rexmit: Rexmit,
+    /// The current (or last) reduction that a DSACK may still undo.
+    undo: Option<UndoEpisode>,
+    /// An F-RTO episode after a timeout (frto.rs).
+    frto: Option<Frto>,
+    timer: Deadline,
+    probes: Probes,
+    cwnd_use: CwndUse,
+    /// Delivery-rate sampling, for controllers that ask for it (rate.rs).
+    rate: Option<RateSampler>,
+    /// Departure times, when the flow paces (pacing.rs).
+    pacer: Option<Pacer>,
+    /// OR3's extra copies waiting to leave (redundancy.rs).
+    replicas: Replicas,
+    /// Bumped on every recovery entry and exit, so a driver can notice
+    /// without tracing.
+    recovery_epoch: u64,
+    events: EventLog,
+    /// What is measured and never steers (measure.rs).
+    measure: Measure,
+}
+
+/// The controller's static answers (`owns_cwnd`, `observes_every_ack`).
+#[derive(Clone, Copy, Debug)]
+struct CcCaps {
+    owns_cwnd: bool,
+    observes_acks: bool,
+}
+
+/// What the peer has told the sender of itself.
+#[derive(Clone, Copy, Debug, Default)]
+struct Peer {
     /// Peer's receive window, relative to snd_una.
     rwnd: u64,
     /// Largest window the peer has offered (RFC 1122 4.2.3.4's Max(SND.WND)).
     max_rwnd: u64,
-    dupacks: u32,
+    /// Latest TSval seen from the peer, echoed in TSecr.
+    ts_recent: Time,
+    /// The peer has sent a SACK or DSACK block.
+    sack_seen: bool,
+}
+
+/// Duplicate ACKs and what they let the sender do.
+#[derive(Clone, Copy, Debug, Default)]
+struct DupAcks {
+    count: u32,
     /// Segments sent by RFC 3042 limited transmit since the cumulative ACK
     /// last advanced: they MUST NOT count in the FlightSize that sets
     /// ssthresh (RFC 5681 section 3.2 step 2).
@@ -203,6 +253,20 @@ pub struct Sender {
     /// Duplicate ACKs counted as delivered segments when the peer sends no
     /// SACK (Linux tcp_add_reno_sack()), so pipe still falls.
     reno_sacked: u64,
+}
+
+/// Reordering seen on this connection.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reordering {
+    /// Reordering has been seen on this connection.
+    seen: bool,
+    /// Linux tp->reordering (see `DetectCtx::reordering`).
+    degree: u32,
+}
+
+/// The retransmission variables of RFC 6675 and RFC 6582.
+#[derive(Clone, Copy, Debug, Default)]
+struct Rexmit {
     /// Partial ACKs (RFC 6582 section 2: new data acknowledged, RecoveryPoint
     /// not reached) in the current fast recovery, for the recovery
     /// algorithm's say on the retransmission timer.
@@ -211,71 +275,37 @@ pub struct Sender {
     /// fast retransmit or timeout began; read only for a recovery
     /// algorithm without `fast_retransmit_below_recover`.
     recover: u64,
-    sack_seen: bool,
     /// RFC 6675 HighRxt and RescueRxt (segment number / byte).
     high_rxt: Option<u64>,
     rescue_rxt: Option<u64>,
-    fast_rexmit_pending: bool,
+    fast_pending: bool,
     /// RFC 6298 (5.4): the RTO's retransmission of the earliest segment
     /// is due, whatever cwnd and pipe say (Linux tcp_retransmit_timer()
     /// retransmits the head directly).
-    rto_rexmit_pending: bool,
-    timer: Deadline,
+    rto_pending: bool,
+}
+
+/// Probes: the zero-window (persist) timer and the tail-loss probes.
+#[derive(Clone, Copy, Debug)]
+struct Probes {
     persist: Option<Time>,
-    tx_order: u64,
-    /// Time of the latest transmission (TLPR's T_last and friends).
-    last_send: Time,
     /// A zero-window probe is due on the next poll_transmit.
-    probe_pending: bool,
+    zero_window_pending: bool,
     /// A loss probe is due on the next poll_transmit (TLP and relatives).
     tlp_pending: bool,
     /// The current TLP episode: one probe per tail.
     tlp: Option<TlpEpisode>,
     /// An RTT sample was taken since the last loss probe (RFC 8985 7.3).
     rtt_since_probe: bool,
-    /// Latest TSval seen from the peer, echoed in TSecr.
-    ts_recent: Time,
-    // Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only
-    // when the flow actually used it.
+}
+
+/// Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only when
+/// the flow actually used it.
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUse {
     max_packets_out: u64,
-    cwnd_usage_seq: u64,
-    is_cwnd_limited: bool,
-    events: EventLog,
-    stats: SenderStats,
-    recoveries: RecoveryLog,
-    /// Bumped on every recovery entry and exit, so a driver can notice
-    /// without tracing.
-    recovery_epoch: u64,
-    /// Reordering has been seen on this connection.
-    reordering_seen: bool,
-    /// Linux tp->reordering (see `DetectCtx::reordering`).
-    reordering: u32,
-    /// The current (or last) reduction that a DSACK may still undo.
-    undo: Option<UndoEpisode>,
-    /// An F-RTO episode after a timeout (frto.rs).
-    frto: Option<Frto>,
-    /// Delivery-rate sampling, for controllers that ask for it (rate.rs).
-    rate: Option<RateSampler>,
-    /// Departure times, when the flow paces (pacing.rs).
-    pacer: Option<Pacer>,
-    /// The controller's static answers (`owns_cwnd`,
-    /// `observes_every_ack`), asked once.
-    cc_owns_cwnd: bool,
-    cc_observes_acks: bool,
-    /// Linux's send buffer, when modelled.
-    sndbuf: Option<SendBuffer>,
-    /// Since when the sender has been starved by its send buffer.
-    stall_since: Option<Time>,
-    /// The RTT-spike watch after a recovery: (record, end of recovery,
-    /// end of the RTT after it).
-    spike_watch: Option<(u64, Time, Time)>,
-    /// Extra copies waiting to leave: (due time, order queued, segment).
-    replicas: BinaryHeap<Reverse<(Time, u64, u64)>>,
-    replicas_queued: u64,
-    /// Scratch for `Redundancy::copies`.
-    replica_delays: Vec<u32>,
-    /// Since when the receive buffer has starved the sender.
-    starved_since: Option<Time>,
+    usage_seq: u64,
+    is_limited: bool,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -305,62 +335,52 @@ impl Sender {
         let mut s = Sender {
             opening: Opening::new(cfg.handshake),
             established_at: (cfg.handshake == Handshake::None).then_some(now),
+            cc_caps: CcCaps {
+                owns_cwnd: alg.cc.owns_cwnd(),
+                observes_acks: alg.cc.observes_every_ack(),
+            },
             app: AppState::new(cfg.app.clone()),
+            sndbuf: cfg
+                .sndbuf_model
+                .map(|m| SendBuffer::new(m, cfg.mss, cfg.init_cwnd)),
             board: Scoreboard::new(),
             rtt: RttEstimator::new(cfg.rto),
             win: Window::new(cfg.init_cwnd),
             state: State::Open,
             snd_una: 0,
             snd_nxt: 0,
-            rwnd: cfg.initial_rwnd,
-            max_rwnd: cfg.initial_rwnd,
-            dupacks: 0,
-            limited_transmit_out: 0,
-            reno_sacked: 0,
-            partial_acks: 0,
-            recover: 0,
-            sack_seen: false,
-            high_rxt: None,
-            rescue_rxt: None,
-            fast_rexmit_pending: false,
-            rto_rexmit_pending: false,
-            timer: None,
-            persist: None,
             tx_order: 0,
             last_send: 0,
-            probe_pending: false,
-            tlp_pending: false,
-            tlp: None,
-            rtt_since_probe: true,
-            ts_recent: 0,
-            max_packets_out: 0,
-            cwnd_usage_seq: 0,
-            is_cwnd_limited: false,
-            events: EventLog::default(),
-            stats: SenderStats::default(),
-            recoveries: RecoveryLog::default(),
-            recovery_epoch: 0,
-            reordering_seen: false,
-            reordering: 0,
-            frto: None,
+            peer: Peer {
+                rwnd: cfg.initial_rwnd,
+                max_rwnd: cfg.initial_rwnd,
+                ts_recent: 0,
+                sack_seen: false,
+            },
+            dupacks: DupAcks::default(),
+            reorder: Reordering::default(),
+            rexmit: Rexmit::default(),
             undo: None,
+            frto: None,
+            timer: None,
+            probes: Probes {
+                persist: None,
+                zero_window_pending: false,
+                tlp_pending: false,
+                tlp: None,
+                rtt_since_probe: true,
+            },
+            cwnd_use: CwndUse::default(),
             rate: alg.cc.wants_rate_samples().then(RateSampler::new),
             pacer: match cfg.pacing {
                 Pacing::Rate => Some(Pacer::default()),
                 Pacing::Auto => alg.cc.pacing_rate().map(|_| Pacer::default()),
                 Pacing::Off => None,
             },
-            cc_owns_cwnd: alg.cc.owns_cwnd(),
-            cc_observes_acks: alg.cc.observes_every_ack(),
-            sndbuf: cfg
-                .sndbuf_model
-                .map(|m| SendBuffer::new(m, cfg.mss, cfg.init_cwnd)),
-            stall_since: None,
-            spike_watch: None,
-            replicas: BinaryHeap::new(),
-            replicas_queued: 0,
-            replica_delays: Vec::new(),
-            starved_since: None,
+            replicas: Replicas::default(),
+            recovery_epoch: 0,
+            events: EventLog::default(),
+            measure: Measure::default(),
             cfg,
             alg,
         };
@@ -378,17 +398,17 @@ impl Sender {
     }
 
     pub fn stats(&self) -> &SenderStats {
-        &self.stats
+        &self.measure.stats
     }
 
     /// The first `recovery_log::KEEP` recovery episodes.
     pub fn recoveries(&self) -> &[RecoveryRecord] {
-        self.recoveries.kept()
+        self.measure.recoveries.kept()
     }
 
     /// Every recovery episode's count and time, beyond those kept.
     pub fn recovery_log(&self) -> &RecoveryLog {
-        &self.recoveries
+        &self.measure.recoveries
     }
 
     pub fn recovery_epoch(&self) -> u64 {
@@ -441,7 +461,7 @@ impl Sender {
     /// (2) is entered and left within one ACK here, so never seen.
     pub fn ca_state(&self) -> u8 {
         match self.state {
-            State::Open if self.dupacks > 0 || self.board.sacked_out() > 0 => 1,
+            State::Open if self.dupacks.count > 0 || self.board.sacked_out() > 0 => 1,
             State::Open => 0,
             State::Fast { .. } => 3,
             State::Loss { .. } => 4,
@@ -451,23 +471,23 @@ impl Sender {
     /// Linux's sacked_out: SACKed segments, or without SACK the duplicate
     /// ACKs counted as delivered segments (tcp_add_reno_sack()).
     pub fn sacked_out(&self) -> u64 {
-        self.board.sacked_out() + self.reno_sacked
+        self.board.sacked_out() + self.dupacks.reno_sacked
     }
 
     /// Linux's tp->reordering: DupThresh, or the largest reordering
     /// degree measured since.
     pub fn reordering(&self) -> u32 {
-        self.reordering.max(self.cfg.dupthresh)
+        self.reorder.degree.max(self.cfg.dupthresh)
     }
 
     /// Reordering has been detected on this connection.
     pub fn reordering_seen(&self) -> bool {
-        self.reordering_seen
+        self.reorder.seen
     }
 
     /// RFC 6675 pipe, in segments.
     pub fn pipe(&self) -> u64 {
-        self.board.pipe().saturating_sub(self.reno_sacked)
+        self.board.pipe().saturating_sub(self.dupacks.reno_sacked)
     }
 
     pub fn total_bytes(&self) -> Option<u64> {

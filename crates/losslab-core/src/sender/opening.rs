@@ -21,7 +21,7 @@ impl Sender {
         op.timer = Some(now + self.rtt.rto());
         let tx_count = op.sent;
         if tx_count > 1 {
-            self.stats.syn_retransmissions += 1;
+            self.measure.stats.syn_retransmissions += 1;
         }
         self.tx_order += 1;
         self.events.emit(now, || Event::Sent {
@@ -34,7 +34,7 @@ impl Sender {
             seq: 0,
             len: 0,
             ts_val: now + 1,
-            ts_ecr: self.ts_recent,
+            ts_ecr: self.peer.ts_recent,
             seg_no: 0,
             tx_count,
             tx_order: self.tx_order,
@@ -65,8 +65,8 @@ impl Sender {
         let Some(op) = self.opening.as_mut() else {
             return;
         };
-        if ack.ts_val > self.ts_recent {
-            self.ts_recent = ack.ts_val;
+        if ack.ts_val > self.peer.ts_recent {
+            self.peer.ts_recent = ack.ts_val;
         }
         match op.mode {
             Handshake::Active if ack.syn => self.establish(now, ack),
@@ -89,15 +89,15 @@ impl Sender {
         let retransmissions = op.retransmissions();
         let rules = self.cfg.handshake_rules;
         self.established_at = Some(now);
-        self.rwnd = ack.window;
-        self.max_rwnd = self.max_rwnd.max(ack.window);
+        self.peer.rwnd = ack.window;
+        self.peer.max_rwnd = self.peer.max_rwnd.max(ack.window);
         // The SYN (SYN-ACK) carried TSval = send time + 1 and the answer
         // echoes the transmission it answers.
         let sample = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
         match sample {
             Some(r) if retransmissions == 0 || rules.samples_after_retransmission() => {
                 self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
-                self.stats.rtt.record(r);
+                self.measure.stats.rtt.record(r);
                 let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
                 self.events
                     .emit(now, || Event::RttSample { rtt: r, srtt, rto });

@@ -35,12 +35,12 @@ impl Sender {
     pub(super) fn partial_ack_retransmission(&mut self, cum_advanced: bool) {
         let hole_lost = self.board.next_to_retransmit() == Some(self.board.base());
         if cum_advanced
-            && !self.sack_seen
+            && !self.peer.sack_seen
             && matches!(self.state, State::Fast { .. })
             && hole_lost
             && self.alg.recovery.partial_ack_retransmits_at_once()
         {
-            self.fast_rexmit_pending = true;
+            self.rexmit.fast_pending = true;
         }
     }
 
@@ -53,11 +53,11 @@ impl Sender {
         if !cum_advanced || !matches!(self.state, State::Fast { .. }) {
             return false;
         }
-        self.partial_acks += 1;
+        self.rexmit.partial_acks += 1;
         !self
             .alg
             .recovery
-            .rto_restart_on_partial_ack(self.partial_acks)
+            .rto_restart_on_partial_ack(self.rexmit.partial_acks)
     }
 
     /// A recovery that snd.una has reached the point of but that goes on
@@ -68,7 +68,7 @@ impl Sender {
             State::Open => false,
             State::Fast { recovery_point } | State::Loss { recovery_point } => {
                 self.cfg.recovery_exit == RecoveryExit::Linux
-                    && !self.sack_seen
+                    && !self.peer.sack_seen
                     && self.snd_una == recovery_point
             }
         }
@@ -76,8 +76,8 @@ impl Sender {
 
     pub(super) fn enter_fast_recovery(&mut self, now: Time, delivered: u64, rtts: AckRtts) {
         // RFC 8985 7.1: fast recovery ends a TLP episode.
-        self.tlp = None;
-        self.tlp_pending = false;
+        self.probes.tlp = None;
+        self.probes.tlp_pending = false;
         let cwnd_before = self.win.cwnd;
         self.begin_undo_episode(cwnd_before, self.win.ssthresh);
         // RFC 5681 section 3.2 step 2 and RFC 6675 section 5 step (4.2):
@@ -85,8 +85,8 @@ impl Sender {
         let flight = self
             .board
             .packets_out()
-            .saturating_sub(self.limited_transmit_out);
-        self.limited_transmit_out = 0;
+            .saturating_sub(self.dupacks.limited_transmit_out);
+        self.dupacks.limited_transmit_out = 0;
         // RFC 6675 step 4.1-4.2: RecoveryPoint = HighData; ssthresh from the
         // congestion controller (unless the RecoveryOps keeps it, or finds
         // this loss part of an earlier congestion event); the RecoveryOps
@@ -101,15 +101,15 @@ impl Sender {
         self.state = State::Fast {
             recovery_point: self.snd_nxt,
         };
-        self.recover = self.snd_nxt;
-        self.high_rxt = None;
-        self.rescue_rxt = None;
-        self.fast_rexmit_pending = true;
-        self.partial_acks = 0;
-        self.stats.fast_recoveries += 1;
+        self.rexmit.recover = self.snd_nxt;
+        self.rexmit.high_rxt = None;
+        self.rexmit.rescue_rxt = None;
+        self.rexmit.fast_pending = true;
+        self.rexmit.partial_acks = 0;
+        self.measure.stats.fast_recoveries += 1;
         self.alg.cc.on_state(CaState::Recovery, &self.win);
         let rctx = self.recovery_ctx(now, false, true, rtts);
-        let owns = self.cc_owns_cwnd;
+        let owns = self.cc_caps.owns_cwnd;
         if !owns {
             self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
         }
@@ -127,7 +127,7 @@ impl Sender {
     /// ssthresh and reduction, and RecoveryPoint = HighData, as on entry
     /// (RFC 6675 step 4.1), without leaving the recovery.
     pub(super) fn repeat_congestion_event(&mut self, now: Time, cum_advanced: bool, rtts: AckRtts) {
-        if !matches!(self.state, State::Fast { .. }) || self.cc_owns_cwnd {
+        if !matches!(self.state, State::Fast { .. }) || self.cc_caps.owns_cwnd {
             return;
         }
         let rctx = self.recovery_ctx(now, cum_advanced, true, rtts);
@@ -153,10 +153,15 @@ impl Sender {
         rtts: AckRtts,
     ) {
         let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
-        if let Some(r) = self.recoveries.last_mut().filter(|r| r.end.is_none()) {
+        if let Some(r) = self
+            .measure
+            .recoveries
+            .last_mut()
+            .filter(|r| r.end.is_none())
+        {
             r.cwnd_before_exit = Some(self.win.cwnd);
         }
-        if !self.cc_owns_cwnd {
+        if !self.cc_caps.owns_cwnd {
             self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
         }
         if self.alg.recovery.exits_on_partial_ack() {
@@ -164,13 +169,13 @@ impl Sender {
             // against the whole FlightSize: the duplicate ACKs stop
             // counting as delivered, or the inflation would outlive the
             // recovery.
-            self.reno_sacked = 0;
+            self.dupacks.reno_sacked = 0;
         }
         self.state = State::Open;
         self.alg.cc.on_state(CaState::Open, &self.win);
-        self.high_rxt = None;
-        self.rescue_rxt = None;
-        self.fast_rexmit_pending = false;
+        self.rexmit.high_rxt = None;
+        self.rexmit.rescue_rxt = None;
+        self.rexmit.fast_pending = false;
         self.close_recovery_record(now);
         self.emit_cwnd(now);
     }
@@ -205,7 +210,7 @@ impl Sender {
         if verdict != FrtoVerdict::Spurious {
             return false;
         }
-        self.stats.spurious_rtos += 1;
+        self.measure.stats.spurious_rtos += 1;
         let Some(u) = self.undo.take() else {
             return false;
         };
@@ -225,7 +230,7 @@ impl Sender {
             marker: self.tx_order,
             retransmissions: 0,
             dsacked: 0,
-            first_record: self.recoveries.total(),
+            first_record: self.measure.recoveries.total(),
         });
     }
 
@@ -270,7 +275,7 @@ impl Sender {
         if let State::Fast { .. } = self.state {
             // Let the recovery algorithm finish its bookkeeping; its cwnd
             // is replaced just below.
-            if !self.cc_owns_cwnd {
+            if !self.cc_caps.owns_cwnd {
                 let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
                 self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
             }
@@ -281,15 +286,15 @@ impl Sender {
         if leaving {
             self.state = State::Open;
             self.alg.cc.on_state(CaState::Open, &self.win);
-            self.high_rxt = None;
-            self.rescue_rxt = None;
-            self.fast_rexmit_pending = false;
+            self.rexmit.high_rxt = None;
+            self.rexmit.rescue_rxt = None;
+            self.rexmit.fast_pending = false;
             self.close_recovery_record(now);
         }
-        for r in self.recoveries.from_mut(u.first_record) {
+        for r in self.measure.recoveries.from_mut(u.first_record) {
             r.undone = true;
         }
-        self.stats.undos += 1;
+        self.measure.stats.undos += 1;
         let (cwnd, ssthresh) = (self.win.cwnd, self.win.ssthresh);
         self.events.emit(now, || Event::Undo { cwnd, ssthresh });
         self.emit_cwnd(now);
@@ -306,7 +311,7 @@ impl Sender {
             now,
             pipe: self.pipe(),
             packets_out: self.board.packets_out(),
-            sacked_out: self.board.sacked_out() + self.reno_sacked,
+            sacked_out: self.board.sacked_out() + self.dupacks.reno_sacked,
             snd_una_advanced,
             new_loss,
             mss: self.cfg.mss,
@@ -322,7 +327,7 @@ impl Sender {
         AwndCtx {
             in_recovery: matches!(self.state, State::Fast { .. }),
             board: &self.board,
-            reno_sacked: self.reno_sacked,
+            reno_sacked: self.dupacks.reno_sacked,
         }
     }
 
@@ -358,7 +363,7 @@ impl Sender {
             {
                 self.state = State::Open;
                 self.alg.cc.on_state(CaState::Open, &self.win);
-                self.high_rxt = None;
+                self.rexmit.high_rxt = None;
                 self.close_recovery_record(now);
             }
             _ => {}

@@ -23,7 +23,7 @@ impl Sender {
         }
         let earliest = [
             self.timer.map(|t| t.0),
-            self.persist,
+            self.probes.persist,
             self.alg.detect.poll_timeout(),
             self.app.next_write_time(),
             // A writer woken with `wake_delay` refills then.
@@ -35,7 +35,7 @@ impl Sender {
         match self.pacer.as_ref().and_then(Pacer::wake_at) {
             Some(p) => Some(earliest.map_or(p, |t| t.min(p))),
             // A copy due while the pacer waits leaves at its wake-up.
-            None => [earliest, self.replicas.peek().map(|r| r.0 .0)]
+            None => [earliest, self.replicas.queue.peek().map(|r| r.0 .0)]
                 .into_iter()
                 .flatten()
                 .min(),
@@ -73,7 +73,7 @@ impl Sender {
                     .detect
                     .on_timeout(&ctx, &mut self.board, &mut on_mark)
             };
-            self.stats.lost_retransmissions += marks.lost_retransmissions;
+            self.measure.stats.lost_retransmissions += marks.lost_retransmissions;
             if let Some(r) = &mut self.rate {
                 r.on_lost(marks.marked);
             }
@@ -82,15 +82,15 @@ impl Sender {
                 self.enter_fast_recovery(now, 0, AckRtts::default());
             }
         }
-        if self.persist.is_some_and(|t| t <= now) {
-            self.persist = None;
+        if self.probes.persist.is_some_and(|t| t <= now) {
+            self.probes.persist = None;
             self.events.emit(now, || Event::TimerFired {
                 kind: TimerKind::Persist,
             });
             self.rtt.back_off();
             // Zero-window probe: the peer's ACK carries its current window.
             if self.board.is_empty() {
-                self.probe_pending = true;
+                self.probes.zero_window_pending = true;
             }
         }
         if let Some((t, kind)) = self.timer {
@@ -117,8 +117,8 @@ impl Sender {
             return;
         }
         self.timer = self.on_tick(now, Some((now + self.rtt.rto(), TimerKind::Rto)));
-        if self.state == State::Open && self.tlp.is_none() {
-            self.tlp_pending = true;
+        if self.state == State::Open && self.probes.tlp.is_none() {
+            self.probes.tlp_pending = true;
         }
     }
 
@@ -127,10 +127,10 @@ impl Sender {
         if self.board.is_empty() {
             return;
         }
-        self.stats.timeouts += 1;
+        self.measure.stats.timeouts += 1;
         // RFC 8985 7.1: RTO recovery ends a TLP episode.
-        self.tlp = None;
-        self.tlp_pending = false;
+        self.probes.tlp = None;
+        self.probes.tlp_pending = false;
         self.close_recovery_record(now);
         // RFC 5681 equation (4) on a new loss episode. A repeated timeout
         // keeps ssthresh (RFC 5681 section 3.1: only a segment not yet
@@ -166,16 +166,16 @@ impl Sender {
         if let Some(r) = &mut self.rate {
             r.on_lost(self.board.lost_out().saturating_sub(lost_before));
         }
-        self.rto_rexmit_pending = true;
-        self.dupacks = 0;
-        self.reno_sacked = 0;
-        self.high_rxt = None;
-        self.rescue_rxt = None;
-        self.fast_rexmit_pending = false;
+        self.rexmit.rto_pending = true;
+        self.dupacks.count = 0;
+        self.dupacks.reno_sacked = 0;
+        self.rexmit.high_rxt = None;
+        self.rexmit.rescue_rxt = None;
+        self.rexmit.fast_pending = false;
         self.state = State::Loss {
             recovery_point: self.snd_nxt,
         };
-        self.recover = self.snd_nxt;
+        self.rexmit.recover = self.snd_nxt;
         self.alg.cc.on_state(CaState::Loss, &self.win);
         self.rtt.back_off();
         self.open_recovery_record(now, RecoveryKind::Timeout, cwnd_before);
@@ -206,21 +206,21 @@ impl Sender {
             newest_sent: (!self.board.is_empty()).then_some(self.last_send),
             has_unsent: self.new_data_len() > 0,
             in_recovery: self.state != State::Open,
-            probe_in_flight: self.tlp.is_some(),
-            rtt_since_probe: self.rtt_since_probe,
+            probe_in_flight: self.probes.tlp.is_some(),
+            rtt_since_probe: self.probes.rtt_since_probe,
         }
     }
 
     pub(super) fn maybe_arm_persist(&mut self, now: Time) {
         if self.board.is_empty()
-            && self.persist.is_none()
+            && self.probes.persist.is_none()
             && self.new_data_len() == 0
             && self
                 .app
                 .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
                 > 0
         {
-            self.persist = Some(now + self.rtt.rto());
+            self.probes.persist = Some(now + self.rtt.rto());
         }
     }
 
@@ -234,7 +234,7 @@ impl Sender {
     /// while the window stays shut, fires and collapses cwnd (our earlier
     /// probe did that; docs/ALGORITHMS.md).
     pub(super) fn send_probe(&mut self, now: Time) -> Option<Segment> {
-        self.probe_pending = false;
+        self.probes.zero_window_pending = false;
         let avail = self
             .app
             .available(self.snd_nxt, self.snd_una, self.sndbuf_cap());
@@ -247,7 +247,7 @@ impl Sender {
             seq: self.snd_una.saturating_sub(1),
             len: 0,
             ts_val: now + 1,
-            ts_ecr: self.ts_recent,
+            ts_ecr: self.peer.ts_recent,
             seg_no: self.board.next_seg_no(),
             tx_count: 1,
             tx_order: self.tx_order,
@@ -278,12 +278,12 @@ impl Sender {
             (s, Some((s.seq, s.seq + s.len as u64)))
         };
         seg.probe = true;
-        self.stats.tail_probes += 1;
-        self.tlp = Some(TlpEpisode {
+        self.measure.stats.tail_probes += 1;
+        self.probes.tlp = Some(TlpEpisode {
             end_seq: self.snd_nxt,
             retrans,
         });
-        self.rtt_since_probe = false;
+        self.probes.rtt_since_probe = false;
         self.check_invariants();
         let tctx = self.timer_ctx(now);
         let d = self.alg.timers.on_send(&tctx, self.timer);
@@ -312,12 +312,12 @@ impl Sender {
             window_update,
             prior_out,
         } = a;
-        let Some(ep) = self.tlp else {
+        let Some(ep) = self.probes.tlp else {
             return;
         };
         if self.state != State::Open {
             // RFC 8985 7.1: fast or RTO recovery resets the episode.
-            self.tlp = None;
+            self.probes.tlp = None;
             return;
         }
         if ack.ack < ep.end_seq {
@@ -327,27 +327,27 @@ impl Sender {
             .retrans
             .filter(|_| self.alg.timers.infers_loss_from_probe())
         else {
-            self.tlp = None;
+            self.probes.tlp = None;
             return;
         };
         let blocks = ack.sack.as_slice();
         let dsack_for_probe = dsack && blocks[0].start < hi && blocks[0].end > lo;
         if dsack_for_probe {
-            self.tlp = None;
+            self.probes.tlp = None;
         } else if ack.ack > ep.end_seq {
-            self.tlp = None;
+            self.probes.tlp = None;
             // Linux enters and leaves CWR at once; a controller that owns
             // cwnd keeps it (tcp_end_cwnd_reduction() returns early).
             self.win.ssthresh = self.alg.cc.ssthresh(&self.win, prior_out);
             self.alg.cc.on_state(CaState::Cwr, &self.win);
-            if !self.cc_owns_cwnd {
+            if !self.cc_caps.owns_cwnd {
                 self.win.cwnd = self.win.ssthresh.max(1);
                 self.win.cwnd_cnt = 0;
             }
             self.alg.cc.on_state(CaState::Open, &self.win);
             self.emit_cwnd(now);
         } else if !cum_advanced && newly_sacked == 0 && !window_update {
-            self.tlp = None;
+            self.probes.tlp = None;
         }
     }
 }

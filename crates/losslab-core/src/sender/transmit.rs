@@ -20,8 +20,8 @@ impl Sender {
         if !self.pacing_allows(now) {
             return None;
         }
-        if self.tlp_pending {
-            self.tlp_pending = false;
+        if self.probes.tlp_pending {
+            self.probes.tlp_pending = false;
             if self.state == State::Open && !self.board.is_empty() {
                 if let Some(seg) = self.send_loss_probe(now) {
                     self.on_paced_send(now, seg.len);
@@ -75,7 +75,7 @@ impl Sender {
                 self.note_stall(now);
                 self.note_starvation(now);
                 self.maybe_arm_persist(now);
-                if self.probe_pending {
+                if self.probes.zero_window_pending {
                     return self.send_probe(now);
                 }
                 None
@@ -93,7 +93,7 @@ impl Sender {
         if p.may_send(now) {
             return true;
         }
-        if self.tlp_pending || self.window_open() {
+        if self.probes.tlp_pending || self.window_open() {
             p.block(now);
             self.pacer = Some(p);
         }
@@ -102,17 +102,17 @@ impl Sender {
 
     /// Whether the sending rules would let a segment out now.
     pub(super) fn window_open(&self) -> bool {
-        if self.rto_rexmit_pending || self.fast_rexmit_pending {
+        if self.rexmit.rto_pending || self.rexmit.fast_pending {
             return true;
         }
-        if self.replicas.peek().is_some() {
+        if self.replicas.queue.peek().is_some() {
             // A copy may be due; the pacer's wake-up will tell.
             return true;
         }
         let room = match self.state {
             State::Open => {
                 let allowance = if self.cfg.limited_transmit {
-                    self.dupacks.min(2) as u64
+                    self.dupacks.count.min(2) as u64
                 } else {
                     0
                 };
@@ -178,7 +178,7 @@ impl Sender {
         // RFC 5681: FlightSize < cwnd; RFC 3042 allows one more segment on
         // each of the first two duplicate ACKs.
         let allowance = if self.cfg.limited_transmit {
-            self.dupacks.min(2) as u64
+            self.dupacks.count.min(2) as u64
         } else {
             0
         };
@@ -190,7 +190,7 @@ impl Sender {
             self.restart_if_idle(now);
         }
         if len > 0 && self.board.packets_out() >= self.win.cwnd {
-            self.limited_transmit_out += 1;
+            self.dupacks.limited_transmit_out += 1;
         }
         (len > 0).then(|| self.send_new(now, len))
     }
@@ -212,7 +212,7 @@ impl Sender {
     }
 
     pub(super) fn next_loss(&mut self, now: Time) -> Option<Segment> {
-        if std::mem::take(&mut self.rto_rexmit_pending) {
+        if std::mem::take(&mut self.rexmit.rto_pending) {
             if let Some(n) = self.board.next_to_retransmit() {
                 return Some(self.retransmit(now, n));
             }
@@ -235,46 +235,46 @@ impl Sender {
 
     /// RFC 6675 section 5 step (C) with NextSeg() of section 4.
     pub(super) fn next_fast(&mut self, now: Time) -> Option<Segment> {
-        if self.fast_rexmit_pending {
+        if self.rexmit.fast_pending {
             // Step 4.3: the first lost segment goes out regardless of cwnd.
-            self.fast_rexmit_pending = false;
+            self.rexmit.fast_pending = false;
             if let Some(n) = self.board.next_to_retransmit() {
-                self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
+                self.rexmit.high_rxt = Some(self.rexmit.high_rxt.map_or(n, |h| h.max(n)));
                 let seg = self.retransmit(now, n);
                 // "To prevent repeated retransmission of the same data or a
                 // premature rescue retransmission, set both HighRxt and
                 // RescueRxt to the highest sequence number in the
                 // retransmitted segment": rule 4 waits until the fast
                 // retransmit itself is acknowledged.
-                self.rescue_rxt = Some(seg.seq + u64::from(seg.len) - 1);
+                self.rexmit.rescue_rxt = Some(seg.seq + u64::from(seg.len) - 1);
                 return Some(seg);
             }
         }
         if self.pipe() >= self.win.cwnd {
             let n = self.lost_beyond_cwnd()?;
-            self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
+            self.rexmit.high_rxt = Some(self.rexmit.high_rxt.map_or(n, |h| h.max(n)));
             return Some(self.retransmit(now, n));
         }
         let vars = RecoveryVars {
-            high_rxt: self.high_rxt,
-            rescue_rxt: self.rescue_rxt,
+            high_rxt: self.rexmit.high_rxt,
+            rescue_rxt: self.rexmit.rescue_rxt,
             high_ack: self.snd_una,
             // Rule 4 is defined on SACK scoreboards only.
-            rescue_enabled: self.sack_seen && self.alg.recovery.rescue_retransmission(),
+            rescue_enabled: self.peer.sack_seen && self.alg.recovery.rescue_retransmission(),
         };
         let new_len = self.new_data_len();
         match next_seg(&self.board, &vars, new_len > 0) {
             NextSeg::Lost(n) | NextSeg::Unsacked(n) => {
-                self.high_rxt = Some(self.high_rxt.map_or(n, |h| h.max(n)));
+                self.rexmit.high_rxt = Some(self.rexmit.high_rxt.map_or(n, |h| h.max(n)));
                 Some(self.retransmit(now, n))
             }
             NextSeg::NewData => Some(self.send_new(now, new_len)),
             NextSeg::Rescue(n) => {
                 // RescueRxt = RecoveryPoint; HighRxt is not updated.
                 if let State::Fast { recovery_point } = self.state {
-                    self.rescue_rxt = Some(recovery_point);
+                    self.rexmit.rescue_rxt = Some(recovery_point);
                 }
-                self.stats.rescue_retransmissions += 1;
+                self.measure.stats.rescue_retransmissions += 1;
                 Some(self.retransmit(now, n))
             }
             NextSeg::Nothing => None,
@@ -283,8 +283,8 @@ impl Sender {
 
     pub(super) fn send_new(&mut self, now: Time, len: u32) -> Segment {
         let seq = self.snd_nxt;
-        if seq + u64::from(len) > self.snd_una + self.rwnd {
-            self.stats.beyond_window_segments += 1;
+        if seq + u64::from(len) > self.snd_una + self.peer.rwnd {
+            self.measure.stats.beyond_window_segments += 1;
         }
         self.tx_order += 1;
         self.last_send = now;
@@ -295,8 +295,8 @@ impl Sender {
             r.on_sent(seg_no, now, packets_out, false);
         }
         self.snd_nxt += len as u64;
-        self.stats.segments_sent += 1;
-        self.stats.max_tx_count = self.stats.max_tx_count.max(1);
+        self.measure.stats.segments_sent += 1;
+        self.measure.stats.max_tx_count = self.measure.stats.max_tx_count.max(1);
         self.events.emit(now, || Event::Sent {
             seq,
             len,
@@ -307,7 +307,7 @@ impl Sender {
             seq,
             len,
             ts_val: now + 1,
-            ts_ecr: self.ts_recent,
+            ts_ecr: self.peer.ts_recent,
             seg_no,
             tx_count: 1,
             tx_order: self.tx_order,
@@ -325,12 +325,12 @@ impl Sender {
         if let Some(r) = &mut self.rate {
             r.on_sent(seg_no, now, self.board.packets_out(), true);
         }
-        self.stats.segments_sent += 1;
-        self.stats.retransmissions += 1;
+        self.measure.stats.segments_sent += 1;
+        self.measure.stats.retransmissions += 1;
         if let Some(u) = &mut self.undo {
             u.retransmissions += 1;
         }
-        self.stats.max_tx_count = self.stats.max_tx_count.max(s.tx_count);
+        self.measure.stats.max_tx_count = self.measure.stats.max_tx_count.max(s.tx_count);
         self.events.emit(now, || Event::Sent {
             seq: s.seq,
             len: s.len,
@@ -348,7 +348,7 @@ impl Sender {
             seq: s.seq,
             len: s.len,
             ts_val: now + 1,
-            ts_ecr: self.ts_recent,
+            ts_ecr: self.peer.ts_recent,
             seg_no,
             tx_count: s.tx_count,
             tx_order: self.tx_order,
