@@ -19,8 +19,8 @@ impl Sender {
             self.opening_on_ack(now, ack);
             return;
         }
-        self.close_stall(now);
-        self.close_starvation(now);
+        self.measure.close_stall(now);
+        self.measure.close_starvation(now);
         if ack.ack > self.snd_nxt {
             self.measure.stats.invalid_acks += 1;
             return;
@@ -226,7 +226,7 @@ impl Sender {
             self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
             self.probes.rtt_since_probe = true;
             self.measure.stats.rtt.record(r);
-            self.watch_rtt_spike(ack.ts_ecr - 1, r);
+            self.measure.watch_rtt_spike(ack.ts_ecr - 1, r);
             let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
             self.events
                 .emit(now, || Event::RttSample { rtt: r, srtt, rto });

@@ -69,6 +69,46 @@ pub(super) struct Measure {
     pub(super) spike_watch: Option<(u64, Time, Time)>,
     /// Since when the receive buffer has starved the sender.
     pub(super) starved_since: Option<Time>,
+    /// Bumped on every recovery entry and exit, so a driver can notice
+    /// without tracing.
+    pub(super) recovery_epoch: u64,
+}
+
+impl Measure {
+    /// Ends an application stall (`Sender::note_stall`) at the next ACK or
+    /// timer.
+    pub(super) fn close_stall(&mut self, now: Time) {
+        if let Some(t) = self.stall_since.take() {
+            let d = now.saturating_sub(t);
+            self.stats.app_stall += d;
+            if let Some(r) = self.recoveries.last_mut() {
+                r.app_stall += d;
+            }
+        }
+    }
+
+    /// The RTT spike after a recovery (mobile paper section VII.E): the
+    /// largest RTT of segments sent within one RTT after it ended.
+    pub(super) fn watch_rtt_spike(&mut self, sent_at: Time, rtt: Time) {
+        let Some((i, from, until)) = self.spike_watch else {
+            return;
+        };
+        if sent_at > until {
+            self.spike_watch = None;
+        } else if sent_at >= from {
+            if let Some(r) = self.recoveries.get_mut(i) {
+                r.rtt_after_max = Some(r.rtt_after_max.map_or(rtt, |m| m.max(rtt)));
+            }
+        }
+    }
+
+    /// Ends a receive-buffer starvation (`Sender::note_starvation`) at the
+    /// next ACK or timer.
+    pub(super) fn close_starvation(&mut self, now: Time) {
+        if let Some(t) = self.starved_since.take() {
+            self.stats.rcvbuf_starvation += now.saturating_sub(t);
+        }
+    }
 }
 
 impl Sender {
@@ -96,31 +136,6 @@ impl Sender {
         }
     }
 
-    pub(super) fn close_stall(&mut self, now: Time) {
-        if let Some(t) = self.measure.stall_since.take() {
-            let d = now.saturating_sub(t);
-            self.measure.stats.app_stall += d;
-            if let Some(r) = self.measure.recoveries.last_mut() {
-                r.app_stall += d;
-            }
-        }
-    }
-
-    /// The RTT spike after a recovery (mobile paper section VII.E): the
-    /// largest RTT of segments sent within one RTT after it ended.
-    pub(super) fn watch_rtt_spike(&mut self, sent_at: Time, rtt: Time) {
-        let Some((i, from, until)) = self.measure.spike_watch else {
-            return;
-        };
-        if sent_at > until {
-            self.measure.spike_watch = None;
-        } else if sent_at >= from {
-            if let Some(r) = self.measure.recoveries.get_mut(i) {
-                r.rtt_after_max = Some(r.rtt_after_max.map_or(rtt, |m| m.max(rtt)));
-            }
-        }
-    }
-
     /// Receive-buffer starvation (OR3 paper III-B, "the sender blocked by
     /// rwnd while bubbles wait for retransmissions"): checked when the
     /// sender stops sending; lasts until the next ACK or timer.
@@ -140,14 +155,8 @@ impl Sender {
         }
     }
 
-    pub(super) fn close_starvation(&mut self, now: Time) {
-        if let Some(t) = self.measure.starved_since.take() {
-            self.measure.stats.rcvbuf_starvation += now.saturating_sub(t);
-        }
-    }
-
     pub(super) fn open_recovery_record(&mut self, now: Time, kind: RecoveryKind, cwnd_before: u64) {
-        self.recovery_epoch += 1;
+        self.measure.recovery_epoch += 1;
         self.measure.recoveries.push(RecoveryRecord {
             kind,
             start: now,
@@ -176,7 +185,7 @@ impl Sender {
                 r.end = Some(now);
                 r.cwnd_after = Some(self.win.cwnd);
                 r.cwnd_before_exit = r.cwnd_before_exit.or(r.cwnd_after);
-                self.recovery_epoch += 1;
+                self.measure.recovery_epoch += 1;
                 self.measure.spike_watch = r.rtt_before.map(|rtt| (last, now, now + rtt));
                 let kind = r.kind;
                 let state = self.window_state();

@@ -214,9 +214,6 @@ pub struct Sender {
     pacer: Option<Pacer>,
     /// OR3's extra copies waiting to leave (redundancy.rs).
     replicas: Replicas,
-    /// Bumped on every recovery entry and exit, so a driver can notice
-    /// without tracing.
-    recovery_epoch: u64,
     events: EventLog,
     /// What is measured and never steers (measure.rs).
     measure: Measure,
@@ -378,7 +375,6 @@ impl Sender {
                 Pacing::Off => None,
             },
             replicas: Replicas::default(),
-            recovery_epoch: 0,
             events: EventLog::default(),
             measure: Measure::default(),
             cfg,
@@ -412,7 +408,7 @@ impl Sender {
     }
 
     pub fn recovery_epoch(&self) -> u64 {
-        self.recovery_epoch
+        self.measure.recovery_epoch
     }
 
     pub fn scoreboard(&self) -> &Scoreboard {

@@ -47,8 +47,8 @@ impl Sender {
             self.opening_on_timeout(now);
             return;
         }
-        self.close_stall(now);
-        self.close_starvation(now);
+        self.measure.close_stall(now);
+        self.measure.close_starvation(now);
         let woken = self
             .sndbuf
             .as_ref()
