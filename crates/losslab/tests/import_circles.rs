@@ -9,6 +9,11 @@
 //! followed to the module that defines the name. Comments, strings and
 //! character literals are skipped.
 //!
+//! Not seen: a bare path through a glob import of an ancestor
+//! (`use super::*;` then `sibling::f()`; no module of the workspace
+//! glob-imports its parent). A re-export below a crate root counts as the
+//! re-exporting module (`crate::sim::Tracer` is an edge to `sim`).
+//!
 //! `cargo test --test import_circles -- --nocapture` prints the graph's
 //! circles (none) and its size.
 

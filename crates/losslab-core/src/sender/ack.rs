@@ -21,6 +21,7 @@ impl Sender {
         }
         self.measure.close_stall(now);
         self.measure.close_starvation(now);
+        // An ACK for data never sent is ignored (RFC 793, RFC 5961).
         if ack.ack > self.snd_nxt {
             self.measure.stats.invalid_acks += 1;
             return;
@@ -45,6 +46,8 @@ impl Sender {
             new_loss,
             a.rtts,
         );
+        // Probes and timers: the TLP episode's outcome (RFC 8985 7.4), then
+        // the timer policy (RFC 6298 section 5).
         self.process_tlp_ack(
             now,
             ack,
@@ -57,6 +60,8 @@ impl Sender {
             },
         );
         self.rearm_timers(now, a.cum_advanced);
+        // The application writes into what the ACK freed (Linux
+        // tcp_new_space()).
         self.application(now, a.cum_advanced);
 
         self.check_invariants();
