@@ -211,7 +211,7 @@ pub enum Pacing {
     Off,
     /// Linux's internal/fq pacing: each burst of segments (one TSO-sized
     /// skb) leaves at the departure time its predecessors earned at the
-    /// pacing rate (sender.rs `Pacer`).
+    /// pacing rate (sender/transmit.rs `Pacer`).
     Rate,
 }
 

@@ -20,7 +20,9 @@ pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod timeseries;
+pub mod trace;
 pub mod units;
+pub(crate) mod view;
 
 pub use results::RunResults;
 pub use scenario::Scenario;

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use losslab_core::time::Time;
 
-use crate::sim::{Body, Packet, PacketFate, Tracer};
+use crate::trace::{Body, Packet, PacketFate, Tracer};
 
 pub const HEADER: &str = "time_s,flow,dir,event,seq,len,tx,ack,win,sack,dsack";
 

@@ -47,7 +47,7 @@ use losslab_core::time::{Time, SEC, US};
 use losslab_core::{Ack, Segment};
 
 use crate::scenario::FlowSpec;
-use crate::sim::{Body, Packet, PacketFate, Tracer};
+use crate::trace::{Body, Packet, PacketFate, Tracer};
 
 /// Bytes of each frame written by default: every header this module
 /// writes fits, plus some zero payload so that a truncated frame is

@@ -13,7 +13,7 @@ use std::path::Path;
 use losslab_core::time::Time;
 use serde::Serialize;
 
-use crate::sim::Tracer;
+use crate::trace::Tracer;
 
 /// One flow's samples, taken every `period` from its start.
 #[derive(Clone, Debug, Default)]

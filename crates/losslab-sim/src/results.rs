@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use losslab_core::time::{Time, MS, SEC};
 
-use crate::sim::Simulation;
+use crate::view::{RecoveryPeriod, RunView};
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RunResults {
@@ -328,7 +328,7 @@ pub struct RecoveryPeriodResult {
 }
 
 impl RecoveryPeriodResult {
-    fn of(p: &crate::sim::RecoveryPeriod) -> Self {
+    fn of(p: &RecoveryPeriod) -> Self {
         let closed = p.end.map(|e| (e - p.start, p.busy));
         RecoveryPeriodResult {
             start_s: secs(p.start),
@@ -411,11 +411,11 @@ fn ms(t: Time) -> f64 {
     t as f64 / MS as f64
 }
 
-pub(crate) fn collect(sim: &Simulation) -> RunResults {
-    let sc = sim.scenario();
-    let end = sim.now();
-    let link = sim.link_stats();
-    let first_start = sim.flow_views().map(|f| f.start).min().unwrap_or(0);
+pub(crate) fn collect(sim: &RunView) -> RunResults {
+    let sc = sim.scenario;
+    let end = sim.now;
+    let link = &sim.link;
+    let first_start = sim.flows.iter().map(|f| f.start).min().unwrap_or(0);
     let active = end.saturating_sub(first_start);
     let capacity_bytes = |dt: Time| link.rate_bps as f64 / 8.0 * secs(dt);
     let utilization = if active > 0 {
@@ -424,7 +424,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
         0.0
     };
     let flows = sim
-        .flow_views()
+        .flows
+        .iter()
         .map(|f| {
             let (cc, recovery, detection, timers) = f
                 .sender
@@ -450,8 +451,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
             };
             let stats = f.sender.map(|s| s.stats());
             let rtt = stats.map(|s| &s.rtt);
-            let stall_measured =
-                f.spec.sndbuf.is_some() || crate::sim::sndbuf_model(f.spec).is_some();
+            let stall_measured = f.spec.sndbuf.is_some() || f.spec.linux_sndbuf().is_some();
             let fast_time: Time = f.sender.map_or(0, |s| s.recovery_log().fast_time(end));
             let recoveries = f
                 .sender
@@ -596,7 +596,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
         })
         .collect::<Vec<FlowResults>>();
     let files = sim
-        .files()
+        .files
         .iter()
         .map(|file| {
             let ccts: Vec<Time> = file
@@ -632,7 +632,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResults {
         seed: sc.seed,
         sim_time_s: secs(end),
         wall_time_s: 0.0,
-        events: sim.events(),
+        events: sim.events,
         interrupted: false,
         path: PathResults {
             utilization,

@@ -406,6 +406,19 @@ pub struct EarlyRetransmitSpec {
 }
 
 impl FlowSpec {
+    /// The Linux send buffer a flow asked for, directly or through the
+    /// `sndbuf-factor-3` extension (which implies it, with grow factor 3).
+    pub(crate) fn linux_sndbuf(&self) -> Option<LinuxSndbuf> {
+        let factor_3 = self.extensions.iter().any(|e| e == "sndbuf-factor-3");
+        match (self.sndbuf_model, factor_3) {
+            (m, false) => m,
+            (m, true) => Some(LinuxSndbuf {
+                grow_factor: 3.0,
+                ..m.unwrap_or_default()
+            }),
+        }
+    }
+
     /// A bulk NewReno flow with the engine's defaults: PRR (RFC 9937)
     /// recovery, DupThresh detection, the RFC 6298 timer.
     pub fn new(name: &str) -> Self {

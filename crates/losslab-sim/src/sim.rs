@@ -14,8 +14,6 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
 use losslab_core::detect::LeOrder;
-use losslab_core::event::Timed;
-use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::{Time, SEC};
 use losslab_core::{Ack, Algorithms, App, Handshake, Receiver, Segment, Sender, SenderConfig};
 
@@ -25,6 +23,8 @@ use crate::loss::{LossRt, PacketView, SynLoss};
 use crate::rbb::RbbMeter;
 use crate::rng::Stream;
 use crate::scenario::{AckSpec, AppSpec, FlowSpec, QueueLimit, Scenario};
+pub use crate::trace::{Body, Packet, PacketFate, Side, Tee, Tracer};
+use crate::view::{FlowView, LinkStats, ObjectsView, RecoveryPeriod, RunView};
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes on every packet.
 pub const HEADER_BYTES: u32 = 52;
@@ -32,94 +32,6 @@ pub const HEADER_BYTES: u32 = 52;
 /// scale (3) and padding (RFC 9293, RFC 2018, RFC 7323): 8 bytes more, as
 /// a Linux SYN (60 bytes of TCP header).
 pub const SYN_OPTION_BYTES: u32 = 8;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Body {
-    Data(Segment),
-    Ack(Ack),
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct Packet {
-    pub flow: u32,
-    /// 1-based index among this flow's packets in this direction.
-    pub index: u64,
-    pub wire_bytes: u32,
-    pub body: Body,
-}
-
-/// What happened to a packet, for tracers (pcap, plots).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PacketFate {
-    /// Handed to the path by its sender (data: into the bottleneck queue).
-    Sent,
-    /// Dropped at the tail of a full queue.
-    QueueDrop,
-    /// Dropped by the loss model.
-    LossDrop,
-    /// Reached the other end.
-    Delivered,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Sender,
-    Receiver,
-}
-
-/// Observes a run. Every method has an empty default; a run without a
-/// tracer pays nothing for it.
-pub trait Tracer {
-    fn packet(&mut self, _at: Time, _pkt: &Packet, _fate: PacketFate) {}
-    fn endpoint(&mut self, _flow: usize, _side: Side, _ev: &Timed) {}
-    /// A flow's receive-buffer bubbles and occupancy, sampled once per
-    /// base RTT (crate::rbb).
-    fn rbb_sample(&mut self, _at: Time, _flow: usize, _bubbles: u64, _rcvbuf_bytes: u64) {}
-    /// Whether endpoint events (cwnd, loss marks, ...) are wanted.
-    fn wants_endpoint_events(&self) -> bool {
-        false
-    }
-    /// The run is over: flush what was buffered.
-    fn finish(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Several tracers observing one run.
-#[derive(Default)]
-pub struct Tee(pub Vec<Box<dyn Tracer>>);
-
-impl Tracer for Tee {
-    fn packet(&mut self, at: Time, pkt: &Packet, fate: PacketFate) {
-        for t in &mut self.0 {
-            t.packet(at, pkt, fate);
-        }
-    }
-    fn endpoint(&mut self, flow: usize, side: Side, ev: &Timed) {
-        for t in &mut self.0 {
-            if t.wants_endpoint_events() {
-                t.endpoint(flow, side, ev);
-            }
-        }
-    }
-    fn rbb_sample(&mut self, at: Time, flow: usize, bubbles: u64, rcvbuf_bytes: u64) {
-        for t in &mut self.0 {
-            t.rbb_sample(at, flow, bubbles, rcvbuf_bytes);
-        }
-    }
-    fn wants_endpoint_events(&self) -> bool {
-        self.0.iter().any(|t| t.wants_endpoint_events())
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        let mut first_err = None;
-        for t in &mut self.0 {
-            if let Err(e) = t.finish() {
-                first_err.get_or_insert(e);
-            }
-        }
-        first_err.map_or(Ok(()), Err)
-    }
-}
 
 /// Per-flow state of the network side: counters and ground truth.
 #[derive(Debug, Default)]
@@ -150,25 +62,6 @@ struct FlowNet {
     copies_discarded: BTreeMap<u64, u64>,
     periods: PeriodMeter,
     reports: AckReports,
-}
-
-/// A loss-recovery period as the mobile paper measures it at the
-/// bottleneck (section III, Fig. 1; section IV.B measures Tables 1-2 this
-/// way): from T2, when the flow's first retransmission starts
-/// serialisation, until the first segment of new data, above everything
-/// the flow had sent through the link before T2, has been serialised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RecoveryPeriod {
-    pub start: Time,
-    /// None while still open.
-    pub end: Option<Time>,
-    /// Time the link spent serialising packets of any flow inside the
-    /// period (eq. 8's numerator, as time).
-    pub busy: Time,
-    /// Packets of any flow the link finished inside the period.
-    pub packets: u64,
-    /// Of those, the flow's own retransmissions.
-    pub retransmissions: u64,
 }
 
 /// What an open period needs to close: the link's counters when it
@@ -1290,11 +1183,22 @@ impl Simulation {
 
     /// Results of the run so far (a partial run gives partial results).
     pub fn results(&self) -> crate::results::RunResults {
-        crate::results::collect(self)
+        crate::results::collect(&self.view())
     }
 
-    // Accessors for results.rs.
-    pub(crate) fn flow_views(&self) -> impl Iterator<Item = FlowView<'_>> {
+    /// What results.rs reads of the run.
+    fn view(&self) -> RunView<'_> {
+        RunView {
+            scenario: self.scenario(),
+            now: self.now(),
+            events: self.events(),
+            link: self.link_stats(),
+            flows: self.flow_views().collect(),
+            files: &self.files,
+        }
+    }
+
+    fn flow_views(&self) -> impl Iterator<Item = FlowView<'_>> {
         self.flows
             .iter()
             .zip(&self.net.flows)
@@ -1308,7 +1212,11 @@ impl Simulation {
                 epoch_link_bytes: &f.epoch_link_bytes,
                 spurious: spurious_retransmissions(n),
                 retransmissions_of_discarded: retransmissions_of_discarded(n),
-                objects: f.objects.as_ref(),
+                objects: f.objects.as_ref().map(|o| ObjectsView {
+                    sizes: &o.sizes,
+                    requested: &o.requested,
+                    completed: &o.completed,
+                }),
                 periods: &n.periods.closed,
                 periods_omitted: n.periods.omitted,
                 open_period: n.periods.open.map(|o| RecoveryPeriod {
@@ -1326,10 +1234,7 @@ impl Simulation {
                 spurious_unreported: n.reports.unreported,
             })
     }
-    pub(crate) fn files(&self) -> &[FileRt] {
-        &self.files
-    }
-    pub(crate) fn link_stats(&self) -> LinkStats {
+    fn link_stats(&self) -> LinkStats {
         LinkStats {
             rate_bps: self.net.rate_bps,
             link_bytes: self.net.link_bytes,
@@ -1339,39 +1244,6 @@ impl Simulation {
             max_queue_bytes: self.net.max_queue_bytes,
         }
     }
-}
-
-pub(crate) struct FlowView<'a> {
-    pub name: &'a str,
-    pub spec: &'a FlowSpec,
-    pub start: Time,
-    pub sender: Option<&'a Sender>,
-    pub receiver: &'a Receiver,
-    pub fct_at: Option<Time>,
-    pub epoch_link_bytes: &'a [(Time, u64)],
-    pub spurious: u64,
-    pub retransmissions_of_discarded: u64,
-    pub objects: Option<&'a ObjectsRt>,
-    /// Closed loss-recovery periods (listed ones), how many more closed,
-    /// the one still open, and the busy and total time of all closed ones.
-    pub periods: &'a [RecoveryPeriod],
-    pub periods_omitted: u64,
-    pub open_period: Option<RecoveryPeriod>,
-    pub period_busy: Time,
-    pub period_time: Time,
-    pub rbb: &'a RbbMeter,
-    pub spurious_after_ack_loss: u64,
-    pub spurious_unreported: u64,
-    pub discard_head: [u64; 2],
-}
-
-pub(crate) struct LinkStats {
-    pub rate_bps: u64,
-    pub link_bytes: u64,
-    pub queue_drops: u64,
-    pub loss_drops: u64,
-    pub ack_drops: u64,
-    pub max_queue_bytes: u64,
 }
 
 /// Ground truth: a retransmission is spurious when an earlier
@@ -1485,19 +1357,6 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
     Ok(alg)
 }
 
-/// The Linux send buffer a flow asked for, directly or through the
-/// `sndbuf-factor-3` extension (which implies it, with grow factor 3).
-pub(crate) fn sndbuf_model(spec: &FlowSpec) -> Option<LinuxSndbuf> {
-    let factor_3 = spec.extensions.iter().any(|e| e == "sndbuf-factor-3");
-    match (spec.sndbuf_model, factor_3) {
-        (m, false) => m,
-        (m, true) => Some(LinuxSndbuf {
-            grow_factor: 3.0,
-            ..m.unwrap_or_default()
-        }),
-    }
-}
-
 pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
     SenderConfig {
         mss: spec.mss,
@@ -1514,7 +1373,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         },
         app: app_of(spec),
         sndbuf: spec.sndbuf,
-        sndbuf_model: sndbuf_model(spec),
+        sndbuf_model: spec.linux_sndbuf(),
         limited_transmit: spec.limited_transmit,
         // The handshake would have told the sender the peer's window: its
         // buffer, or the clamp on it (Receiver::send_syn).

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use losslab_core::event::{Event, Timed};
 
-use crate::sim::{Side, Tracer};
+use crate::trace::{Side, Tracer};
 
 pub struct TimeSeries {
     out: BufWriter<File>,

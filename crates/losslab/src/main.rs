@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use losslab::{
-    bench, compare, drill, emulate, linux, memory, model_cmd, plot, reproduce, run, sweep, Failure,
+    bench, compare, drill, emulate, linux, memory, model_cmd, plot, reproduce, run, seeds, sweep,
+    Failure,
 };
 
 /// A laboratory for TCP loss recovery.
@@ -75,7 +76,7 @@ fn main() -> ExitCode {
 
 fn dispatch(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(a, seeds::run_seeds),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Compare(a) => compare::compare(a),
         Command::Reproduce(a) => reproduce::reproduce(a),

@@ -118,7 +118,12 @@ pub fn all_writers(
     ])))
 }
 
-pub fn run(a: RunArgs) -> Result<(), Failure> {
+/// `run --seeds`: how a run of many seeds is done once the scenario is
+/// checked and the folder claimed (seeds.rs's `run_seeds`, which main.rs
+/// passes in: a single run does not need to know it).
+pub type ManySeeds = fn(&RunArgs, &str, &[u64], OutDir, &Guard) -> Result<(), Failure>;
+
+pub fn run(a: RunArgs, many_seeds: ManySeeds) -> Result<(), Failure> {
     let (scenario, original) = a.overrides.load_text(&a.file)?;
     // The scenario's name is a label: the default folder is made from it,
     // always one level below out/ (outdir::folder_name).
@@ -226,7 +231,7 @@ pub fn run(a: RunArgs) -> Result<(), Failure> {
     )
     .map_err(|e| cannot(&scenario_copy, e))?;
     if let Some(seeds) = &seeds {
-        return crate::seeds::run_seeds(&a, &original, seeds, dir, &guard);
+        return many_seeds(&a, &original, seeds, dir, &guard);
     }
 
     let stop = Arc::new(AtomicBool::new(false));

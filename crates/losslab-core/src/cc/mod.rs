@@ -130,7 +130,7 @@ pub trait CongestionControl {
     }
     /// Pacing rate in bits per second, for algorithms that set their own
     /// (BBR). Others pace, when the flow asks for pacing, at Linux's
-    /// tcp_update_pacing_rate() rate (sender.rs).
+    /// tcp_update_pacing_rate() rate (sender/transmit.rs).
     fn pacing_rate(&self) -> Option<u64> {
         None
     }

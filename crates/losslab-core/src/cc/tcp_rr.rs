@@ -25,7 +25,7 @@
 //!
 //! Telling a timeout from a fast-recovery entry: the sender asks
 //! `ssthresh` on both (and on a TLP-repaired loss), and only on a timeout
-//! then calls `on_timeout` and `ssthresh_after_timeout` (sender.rs on_rto;
+//! then calls `on_timeout` and `ssthresh_after_timeout` (sender/timeouts.rs on_rto;
 //! enter_fast_recovery does neither). `ssthresh` remembers the FlightSize
 //! and answers "random loss"; `ssthresh_after_timeout` replaces that
 //! answer with the congestion one before cwnd drops to the loss window
@@ -114,7 +114,7 @@ mod tests {
     use super::super::testing::window;
     use super::*;
 
-    /// What sender.rs on_rto does with the controller on a timeout that
+    /// What sender/timeouts.rs on_rto does with the controller on a timeout that
     /// starts an episode.
     fn timeout(cc: &mut TcpRr, w: &mut Window, flight: u64) {
         w.ssthresh = cc.ssthresh(w, flight);

@@ -7,7 +7,7 @@
 //! Steps 4 and 5 inflate cwnd by one SMSS per duplicate ACK, and the
 //! sender may send while FlightSize < ssthresh + dupacks. This engine
 //! keeps cwnd = ssthresh and counts each duplicate ACK as one delivered
-//! segment instead (sender.rs `reno_sacked`, Linux tcp_add_reno_sack()),
+//! segment instead (sender/ack.rs `reno_sacked`, Linux tcp_add_reno_sack()),
 //! so it sends while pipe = FlightSize - dupacks < ssthresh: the same
 //! inequality, hence no inflation here.
 //!

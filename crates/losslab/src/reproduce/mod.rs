@@ -18,6 +18,7 @@ mod le;
 mod mobile;
 mod or3;
 mod prr;
+mod prr_common;
 mod prr_er;
 mod prr_web;
 mod setup;

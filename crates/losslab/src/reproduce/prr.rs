@@ -18,6 +18,7 @@ use losslab_sim::scenario::*;
 
 use super::claims::{exact, judge, Band, Claim, Expect, Verdict};
 use super::common::{self, ms, path, scenario, FlowTrace, Run};
+use super::prr_common::{largest_burst, linux32};
 use super::setup::Choice;
 use super::{prr_er, prr_web, Ctx, Experiment, PaperResult};
 
@@ -133,16 +134,6 @@ const SEC43_REORDER: Reorder = Reorder {
 const SEC43_SEEDS: (usize, usize, usize) = (10, 20, 40);
 const SEC43_FIRST_SEED: u64 = 100;
 
-/// A flow of the paper's Linux 3.2-era sender (profile `linux-3.2`) with
-/// congestion control `cc` and recovery `recovery`.
-pub(super) fn linux32(name: &str, cc: &str, recovery: &str) -> FlowSpec {
-    let mut f = FlowSpec::new(name);
-    assert!(losslab_sim::profile::apply("linux-3.2", &mut f));
-    f.cc = CcSpec::Named(cc.into());
-    f.recovery = recovery.into();
-    f
-}
-
 /// The section 4 testbed with the given drops (1-based segment numbers).
 fn testbed(name: &str, recovery: &str, drops: Vec<u64>, writes: Vec<(Time, u64)>) -> Scenario {
     let loss = LossModel::Drop {
@@ -231,16 +222,6 @@ fn second_retransmission_gap(t: &FlowTrace) -> Option<Time> {
     let a = r.next()?.t;
     let b = r.next()?.t;
     Some(b - a)
-}
-
-/// Largest number of segments released at one instant in [from, to].
-pub(super) fn largest_burst(t: &FlowTrace, from: Time, to: Time) -> usize {
-    t.sent
-        .iter()
-        .filter(|x| x.t >= from && x.t <= to)
-        .map(|x| t.sent_at(x.t))
-        .max()
-        .unwrap_or(0)
 }
 
 /// Segments each ACK in [from, to] released.

@@ -28,7 +28,7 @@ use losslab_sim::scenario::*;
 
 use super::claims::{paired_difference, paired_relative, Band, Claim, Expect};
 use super::common::{path, quantile, scenario, FlowTrace, Gen, Responses, Run};
-use super::prr::linux32;
+use super::prr_common::linux32;
 use super::{Ctx, Experiment};
 use losslab_sim::stats::summarize;
 

@@ -8,7 +8,7 @@ use losslab_sim::scenario::*;
 
 use super::claims::{ours_text, paired_difference, paired_relative, supports, Band, Claim, Expect};
 use super::common::{par_map, path, quantile, scenario, Gen, Responses};
-use super::prr::linux32;
+use super::prr_common::linux32;
 use super::{Ctx, Experiment};
 use losslab_sim::stats::summarize;
 
@@ -307,7 +307,7 @@ fn largest_burst_in(
     tr: &super::common::FlowTrace,
 ) -> usize {
     x.end_s.map_or(0, |end_s| {
-        super::prr::largest_burst(
+        super::prr_common::largest_burst(
             tr,
             (x.start_s * SEC as f64) as Time,
             (end_s * SEC as f64) as Time,

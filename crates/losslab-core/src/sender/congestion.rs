@@ -1,0 +1,149 @@
+//! Congestion control on each ACK (Linux tcp_cong_control()) and cwnd
+//! validation (RFC 7661 spirit, Linux tcp_cwnd_validate()).
+
+use crate::cc::{CaState, CcCtx};
+use crate::config::CwndValidation;
+use crate::event::Event;
+use crate::rate::Chosen;
+use crate::time::Time;
+
+use super::{AckFacts, AckRtts, Sender, State};
+
+impl Sender {
+    /// What a congestion controller sees of this ACK, with its
+    /// delivery-rate sample when the controller takes them.
+    #[inline]
+    pub(super) fn cc_ctx(&mut self, now: Time, f: AckFacts) -> CcCtx {
+        let rate = self.rate.as_mut().map(|r| {
+            // The most recently sent of the newly delivered segments
+            // (Linux tcp_rate_skb_delivered()); one still on the
+            // scoreboard was SACKed.
+            let d = self.board.delivered();
+            let chosen: Option<Chosen> = [d.latest_original, d.latest_retransmitted]
+                .into_iter()
+                .flatten()
+                .max_by_key(|x| x.tx_order)
+                .and_then(|x| r.choose(x.seg_no, x.seg_no >= self.board.base()));
+            r.on_lost(f.losses);
+            r.generate(
+                now,
+                f.delivered,
+                f.losses,
+                chosen,
+                self.rtt.min_rtt(),
+                self.board.base(),
+            )
+        });
+        CcCtx {
+            now,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            packets_out: self.board.packets_out(),
+            rtt_sample: f.rtt_sample,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            bytes_acked: f.bytes_acked,
+            delivered: f.delivered,
+            losses: f.losses,
+            prior_in_flight: f.prior_in_flight,
+            in_flight: self.pipe(),
+            state: self.cc_state(),
+            cwnd_limited: self.cwnd_limited_at(f.prior_in_flight),
+            mss: self.cfg.mss,
+            rate,
+        }
+    }
+
+    pub(super) fn cc_state(&self) -> CaState {
+        match self.state {
+            State::Open => CaState::Open,
+            State::Fast { .. } => CaState::Recovery,
+            State::Loss { .. } => CaState::Loss,
+        }
+    }
+
+    /// The controller's samples, then cwnd on this ACK: a controller that
+    /// owns cwnd sets it (Linux cong_control()); otherwise the
+    /// RecoveryOps during fast recovery (the entering ACK was handled by
+    /// enter_fast_recovery), and the controller's growth outside it while
+    /// the flow is cwnd-limited. The context is built only when someone
+    /// reads it.
+    pub(super) fn congestion_control(
+        &mut self,
+        now: Time,
+        f: AckFacts,
+        entering: bool,
+        cum_advanced: bool,
+        new_loss: bool,
+        rtts: AckRtts,
+    ) {
+        let grows = !self.cc_caps.owns_cwnd
+            && cum_advanced
+            && (matches!(self.state, State::Open | State::Loss { .. })
+                || (!entering && self.alg.recovery.grows_in_recovery()))
+            && self.cwnd_limited_at(f.prior_in_flight);
+        if self.cc_caps.owns_cwnd || self.cc_caps.observes_acks || grows {
+            let cctx = self.cc_ctx(now, f);
+            if self.cc_caps.observes_acks {
+                self.alg.cc.on_ack(&cctx);
+            }
+            if self.cc_caps.owns_cwnd {
+                self.alg.cc.cong_control(&mut self.win, &cctx);
+                self.win.cwnd = self.win.cwnd.max(1);
+                return;
+            }
+            if grows {
+                // What this ACK delivered, less the duplicates that
+                // already counted (Linux tcp_cong_control()'s acked_sacked
+                // from tcp_newly_delivered()).
+                self.alg.cc.cong_avoid(&mut self.win, cctx.delivered, &cctx);
+                // Linux tcp_cong_avoid_ai() and tcp_slow_start() stop at
+                // snd_cwnd_clamp.
+                self.win.cwnd = self.win.cwnd.min(self.cfg.max_cwnd.max(1));
+            }
+        }
+        if !entering && matches!(self.state, State::Fast { .. }) {
+            let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
+            self.alg
+                .recovery
+                .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);
+        }
+    }
+
+    /// Linux tcp_is_cwnd_limited(): in slow start, cwnd may grow while it is
+    /// below twice what was in flight; otherwise only if cwnd was filled.
+    /// Linux 3.10's variant (`cwnd_validation`) judges the flight before
+    /// the ACK instead.
+    pub(super) fn cwnd_limited_at(&self, prior_in_flight: u64) -> bool {
+        if self.cfg.cwnd_validation != CwndValidation::Linux {
+            return self.cfg.cwnd_validation.limited_310(
+                self.win.cwnd,
+                prior_in_flight,
+                self.cfg.mss,
+            );
+        }
+        if self.cwnd_use.is_limited {
+            return true;
+        }
+        self.win.in_slow_start() && self.win.cwnd < 2 * self.cwnd_use.max_packets_out
+    }
+
+    /// Linux tcp_cwnd_validate(), called when a send burst ends.
+    pub(super) fn validate_cwnd(&mut self, limited: bool) {
+        let packets_out = self.board.packets_out();
+        if self.snd_una >= self.cwnd_use.usage_seq
+            || limited
+            || (!self.cwnd_use.is_limited && packets_out > self.cwnd_use.max_packets_out)
+        {
+            self.cwnd_use.is_limited = limited;
+            self.cwnd_use.max_packets_out = packets_out;
+            self.cwnd_use.usage_seq = self.snd_nxt;
+        }
+    }
+
+    pub(super) fn emit_cwnd(&mut self, now: Time) {
+        let (cwnd, ssthresh) = (self.win.cwnd, self.win.ssthresh);
+        self.events
+            .emit(now, || Event::CwndChanged { cwnd, ssthresh });
+    }
+}
