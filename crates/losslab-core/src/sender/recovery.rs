@@ -171,13 +171,20 @@ impl Sender {
             // recovery.
             self.dupacks.reno_sacked = 0;
         }
+        self.back_to_open(now);
+        self.emit_cwnd(now);
+    }
+
+    /// Fast recovery is over, by its end or an undo (Linux
+    /// tcp_set_ca_state(TCP_CA_Open)): the controller is told, the RFC 6675
+    /// retransmission marks go and the recovery's record closes.
+    fn back_to_open(&mut self, now: Time) {
         self.state = State::Open;
         self.alg.cc.on_state(CaState::Open, &self.win);
         self.rexmit.high_rxt = None;
         self.rexmit.rescue_rxt = None;
         self.rexmit.fast_pending = false;
         self.close_recovery_record(now);
-        self.emit_cwnd(now);
     }
 
     /// F-RTO's verdict on an ACK after a timeout (frto.rs); a spurious
@@ -284,12 +291,7 @@ impl Sender {
         self.win.ssthresh = self.win.ssthresh.max(u.prior_ssthresh);
         self.win.cwnd_cnt = 0;
         if leaving {
-            self.state = State::Open;
-            self.alg.cc.on_state(CaState::Open, &self.win);
-            self.rexmit.high_rxt = None;
-            self.rexmit.rescue_rxt = None;
-            self.rexmit.fast_pending = false;
-            self.close_recovery_record(now);
+            self.back_to_open(now);
         }
         for r in self.measure.recoveries.from_mut(u.first_record) {
             r.undone = true;
