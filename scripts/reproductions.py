@@ -421,12 +421,13 @@ def paper_section(p, quick_rows):
     # A reproduced row that rests on a reading of ours chosen after seeing
     # its effect (mobile.rs flag_disclosed) is counted apart, so the count
     # above does not pass for a plain reproduction.
-    leaning = [c for c in cs if verdict(c) == "reproduced" and c["explanation"].startswith("Rests on")]
+    reproduced = [c for c in cs if verdict(c) == "reproduced"]
+    leaning = [c for c in reproduced if c["explanation"].startswith("Rests on")]
     if leaning:
-        out.append(f"Of the {sum(verdict(c) == 'reproduced' for c in cs)} reproduced rows, "
+        out.append(f"Of the {len(reproduced)} reproduced rows, "
                    f"{len(leaning)} rest on a reading of ours chosen after seeing its effect and are "
                    "not reproduced under the disclosed alternative (each row says which); "
-                   f"{sum(verdict(c) == 'reproduced' for c in cs) - len(leaning)} do not.\n")
+                   f"{len(reproduced) - len(leaning)} do not.\n")
     exps = p["experiments"]
     if exps and exps[0]["id"] == "headline":
         experiment_table(exps[0], out)
