@@ -85,6 +85,11 @@ impl Band {
     /// Relative effects (B / A - 1): within 25% of the paper's effect,
     /// so that a small effect is not matched by no effect at all.
     pub const EFFECT: Band = Band::Relative { r: 0.25 };
+    /// A paper effect of exactly zero (a table repeating a cell): a
+    /// relative band around zero has no width, so no run could reproduce
+    /// it; within 0.05 either way (5% of the baseline), fixed before any
+    /// run was judged with it (issue 30's audit, S3).
+    pub const NO_EFFECT: Band = Band::Absolute { d: 0.05 };
 
     pub fn around(self, x: f64) -> [f64; 2] {
         match self {
