@@ -306,6 +306,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         cwnd_validation,
         hystart,
         tcp_rr_rto_factor,
+        westwood_complete_cwr,
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
         recovery_rtt_source,
@@ -563,6 +564,16 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             HyStartMode::Linux => out.kv("hystart", true),
             HyStartMode::PlusPlus => out.kv("hystart", string("hystart++")),
         }
+    }
+    if *westwood_complete_cwr != base.westwood_complete_cwr {
+        if cc.name() != "westwood" {
+            return Err(format!(
+                "{at}.westwood_complete_cwr: {westwood_complete_cwr} cannot be written: [flow.westwood] is read only with cc = \"westwood\", and this flow's cc is {:?}",
+                cc.name()
+            ));
+        }
+        out.line("[flow.westwood]");
+        out.kv("complete_cwr", *westwood_complete_cwr);
     }
     // Bitwise: a NaN differs from the default and is refused below.
     if tcp_rr_rto_factor.to_bits() != base.tcp_rr_rto_factor.to_bits() {
@@ -1744,6 +1755,9 @@ app = { kind = "bulk" }
                     &[HyStartMode::Off, HyStartMode::Linux, HyStartMode::PlusPlus]
                 )
             );
+        }
+        if f.cc.name() == "westwood" {
+            maybe!(f.westwood_complete_cwr, rng.gen::<bool>());
         }
         if f.cc.name() == "tcp-rr" {
             // (0, 1]: 1 - [0, 1) never draws 0.

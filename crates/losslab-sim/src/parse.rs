@@ -714,6 +714,7 @@ const PARAMETER_TABLES: &[&str] = &[
     "tlp",
     "tlpr",
     "cubic",
+    "westwood",
     "tcp-rr",
     "qarr",
     "barr",
@@ -1879,6 +1880,15 @@ impl Cx<'_> {
                 f.hystart = self.hystart(h, &cloc.key("hystart"))?;
             }
             self.parameters_read(&cloc, "cubic", "cc", &f.cc.name())?;
+        }
+        if let Some(v) = t.get("westwood") {
+            let wloc = loc.key("westwood");
+            let wt = self.table(v, &wloc, "a table like [flow.westwood] complete_cwr = true")?;
+            self.only_keys(wt, &wloc, &["complete_cwr"], "in [flow.westwood]")?;
+            if let Some(x) = wt.get("complete_cwr") {
+                f.westwood_complete_cwr = self.boolean(x, &wloc.key("complete_cwr"))?;
+            }
+            self.parameters_read(&wloc, "westwood", "cc", &f.cc.name())?;
         }
         if let Some(v) = t.get("tcp-rr") {
             let rloc = loc.key("tcp-rr");

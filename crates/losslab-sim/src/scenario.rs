@@ -339,6 +339,12 @@ pub struct FlowSpec {
     /// `cc = "tcp-rr"`, 0 < f <= 1 (default
     /// `losslab_core::cc::tcp_rr::DEFAULT_RTO_FACTOR`, 0.5).
     pub tcp_rr_rto_factor: f64,
+    /// `[flow.westwood] complete_cwr = true` (added): Westwood takes
+    /// Linux's CA_EVENT_COMPLETE_CWR itself, cwnd = ssthresh = BWE x
+    /// RTTmin at the end of every window reduction, also after QARR and
+    /// BARR, which never ask for ssthresh; false by default (the value
+    /// of ssthresh at the start of recovery stands in for it, as before).
+    pub westwood_complete_cwr: bool,
     /// `[flow.qarr] queue_len_threshold` (alias `target_queue`, the
     /// contract's name): QARR's target queue Q_T, segments, at least 1
     /// (default `losslab_core::recovery::QUEUE_LEN_THRESHOLD`, 5).
@@ -444,6 +450,7 @@ impl FlowSpec {
             slow_start_after_idle: false,
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
+            westwood_complete_cwr: false,
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,
             recovery_rtt_source: AckRtt::Delivered,

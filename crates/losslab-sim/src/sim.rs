@@ -1325,6 +1325,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,
         tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
+        westwood_complete_cwr: spec.westwood_complete_cwr,
         seed,
     };
     let recovery = losslab_core::recovery::RecoveryParams {

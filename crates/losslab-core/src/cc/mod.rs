@@ -140,6 +140,11 @@ pub trait CongestionControl {
     fn on_ack(&mut self, _ctx: &CcCtx) {}
     /// The recovery state changed (Linux set_state()).
     fn on_state(&mut self, _state: CaState, _w: &Window) {}
+    /// Linux's CA_EVENT_COMPLETE_CWR, raised by tcp_end_cwnd_reduction()
+    /// once a window reduction (Recovery or CWR) has set cwnd, and before
+    /// the state goes back to Open; not on an undo. The controller may
+    /// set the window (Westwood does).
+    fn complete_cwr(&mut self, _w: &mut Window) {}
     /// The controller sets cwnd itself on every ACK, in recovery too, and
     /// the RecoveryOps leaves cwnd alone (Linux cong_control(): when a
     /// controller has one, tcp_cong_control() skips tcp_cwnd_reduction()
@@ -215,6 +220,11 @@ pub struct CcParams {
     /// `tcp-rr` only: the factor on every RTO (`[flow.tcp-rr]
     /// rto_factor`, 0 < f <= 1; `tcp_rr::DEFAULT_RTO_FACTOR`).
     pub tcp_rr_rto_factor: f64,
+    /// `westwood` only: Linux's CA_EVENT_COMPLETE_CWR (`[flow.westwood]
+    /// complete_cwr = true`): cwnd = ssthresh = BWE x RTTmin at the end
+    /// of every window reduction, whatever set the window during it
+    /// (westwood.rs, `complete_cwr`); off by default.
+    pub westwood_complete_cwr: bool,
     /// A per-flow seed for controllers that draw random numbers (BBR's
     /// random gain-cycle phase, Linux get_random_u32_below()); the
     /// simulator derives it from the scenario seed and the flow, so runs
@@ -227,6 +237,7 @@ impl Default for CcParams {
         CcParams {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: tcp_rr::DEFAULT_RTO_FACTOR,
+            westwood_complete_cwr: false,
             seed: 0,
         }
     }
@@ -243,6 +254,9 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
             (f > 0.0 && f <= 1.0).then(|| Box::new(TcpRr::new(f)) as Box<dyn CongestionControl>)
         }
         "bbr" => Some(Box::new(Bbr::new(p.seed))),
+        "westwood" => Some(Box::new(
+            Westwood::new().with_complete_cwr(p.westwood_complete_cwr),
+        )),
         _ => by_name(name),
     }
 }

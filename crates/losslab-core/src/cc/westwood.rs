@@ -54,7 +54,10 @@
 //!   replaces it at the end of the reduction; ours returns BWE x RTTmin
 //!   from `ssthresh` already, which the RecoveryOps' end_cwnd_reduction
 //!   (cwnd = ssthresh) turns into the same cwnd = ssthresh = BWE x RTTmin
-//!   at the end of recovery. What differs: the estimate is the one at the
+//!   at the end of recovery. `with_complete_cwr(true)` (`[flow.westwood]
+//!   complete_cwr = true`) takes the event itself through the
+//!   `complete_cwr` hook, for recoveries that never ask for ssthresh
+//!   (QARR, BARR), where the stand-in leaves Westwood inert. What differs: the estimate is the one at the
 //!   start of recovery, not at its end, and PRR steers toward BWE x RTTmin
 //!   during the recovery rather than toward cwnd / 2. This is also what the
 //!   MobiCom paper specifies (ssthresh = BWE x RTTmin / seg_size on three
@@ -162,6 +165,9 @@ pub struct Westwood {
     /// Linux CA_EVENT_LOSS, from a repeated one).
     ssthresh_asked: bool,
     per_ack: PerAckFilter,
+    /// Linux's CA_EVENT_COMPLETE_CWR taken as Linux takes it
+    /// (`with_complete_cwr`).
+    complete_cwr: bool,
 }
 
 impl Default for Westwood {
@@ -198,7 +204,21 @@ impl Westwood {
             mss: 1448,
             ssthresh_asked: false,
             per_ack: PerAckFilter::default(),
+            complete_cwr: false,
         }
+    }
+
+    /// With `on`, the end of every window reduction sets cwnd = ssthresh
+    /// = BWE x RTTmin from the estimate at that moment, as Linux 3.10+'s
+    /// tcp_westwood_event() does on CA_EVENT_COMPLETE_CWR. Off (the
+    /// default), `ssthresh` at the start stands in for it (module notes);
+    /// the two differ where the recovery does not ask for ssthresh at all
+    /// (QARR and BARR, `RecoveryOps::sets_ssthresh`), which Linux's
+    /// event does not care about: it fires at tcp_end_cwnd_reduction()
+    /// whichever rule steered the window during the recovery.
+    pub fn with_complete_cwr(mut self, on: bool) -> Self {
+        self.complete_cwr = on;
+        self
     }
 
     /// The bandwidth estimate, bytes per second.
@@ -320,6 +340,16 @@ impl CongestionControl for Westwood {
 
     fn on_state(&mut self, _state: CaState, _w: &Window) {
         self.ssthresh_asked = false;
+    }
+
+    /// tcp_westwood_event(), CA_EVENT_COMPLETE_CWR: `tp->snd_cwnd =
+    /// tp->snd_ssthresh = tcp_westwood_bw_rttmin(sk)`.
+    fn complete_cwr(&mut self, w: &mut Window) {
+        if self.complete_cwr {
+            let win = self.bw_rttmin();
+            w.cwnd = win;
+            w.ssthresh = win;
+        }
     }
 
     fn on_tx_start(&mut self, now: Time) {
@@ -458,6 +488,26 @@ mod tests {
         // An ACK of exactly one MSS never touches the credit.
         w.on_ack(&ack(11, 10_000, 1_000, None));
         assert_eq!((w.bk, w.accounted), (13_000, 2_000));
+    }
+
+    #[test]
+    fn complete_cwr_sets_both_to_the_estimate_at_the_end_only_when_asked() {
+        let mut w = Westwood::new();
+        w.bw_est = 2_500_000; // 20 Mbit/s
+        w.rtt_min = 100 * MS;
+        w.mss = 1448;
+        // 2 500 000 B/s x 0.100 s = 250 000 B; / 1448 = 172.65 -> 172.
+        let mut win = Window::new(300);
+        win.ssthresh = 1000;
+        w.complete_cwr(&mut win);
+        assert_eq!((win.cwnd, win.ssthresh), (300, 1000), "off by default");
+        let mut w = w.with_complete_cwr(true);
+        w.complete_cwr(&mut win);
+        assert_eq!((win.cwnd, win.ssthresh), (172, 172));
+        // It lowers and raises alike: Linux assigns.
+        let mut win = Window::new(50);
+        w.complete_cwr(&mut win);
+        assert_eq!((win.cwnd, win.ssthresh), (172, 172));
     }
 
     #[test]

@@ -163,6 +163,9 @@ impl Sender {
         }
         if !self.cc_caps.owns_cwnd {
             self.alg.recovery.end_cwnd_reduction(&mut self.win, &rctx);
+            // tcp_end_cwnd_reduction() raises CA_EVENT_COMPLETE_CWR after
+            // the recovery's own last word, whichever recovery it was.
+            self.alg.cc.complete_cwr(&mut self.win);
         }
         if self.alg.recovery.exits_on_partial_ack() {
             // RFC 5681 section 3.2 step 6 deflates the window to ssthresh

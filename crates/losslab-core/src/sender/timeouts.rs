@@ -343,6 +343,7 @@ impl Sender {
             if !self.cc_caps.owns_cwnd {
                 self.win.cwnd = self.win.ssthresh.max(1);
                 self.win.cwnd_cnt = 0;
+                self.alg.cc.complete_cwr(&mut self.win);
             }
             self.alg.cc.on_state(CaState::Open, &self.win);
             self.emit_cwnd(now);

@@ -183,6 +183,9 @@ enum Tweak {
     /// The burst placed between the 20,000th and 23,000th packet rather
     /// than the 3000th and 6000th (the run 12 s longer).
     BurstLate,
+    /// Westwood under QARR and BARR takes Linux's CA_EVENT_COMPLETE_CWR
+    /// (`[flow.westwood] complete_cwr = true`).
+    WestwoodCompleteCwr,
 }
 
 impl Tweak {
@@ -190,7 +193,7 @@ impl Tweak {
     /// although it is more than our reading of the Linux arithmetic
     /// (1.25): the "window" table's optimal cells reproduce only at 2 AW,
     /// so the rows must say what a buffer that large does to them.
-    const ALL: [Tweak; 11] = [
+    const ALL: [Tweak; 12] = [
         Tweak::QarrPerRtt,
         Tweak::QarrPipe,
         Tweak::QarrTarget50,
@@ -202,6 +205,7 @@ impl Tweak {
         Tweak::Headroom2,
         Tweak::WakeDelay,
         Tweak::BurstLate,
+        Tweak::WestwoodCompleteCwr,
     ];
 
     fn label(self) -> &'static str {
@@ -217,6 +221,7 @@ impl Tweak {
             Tweak::Headroom2 => "headroom-2",
             Tweak::WakeDelay => "wake-10ms",
             Tweak::BurstLate => "burst-late",
+            Tweak::WestwoodCompleteCwr => "westwood-complete-cwr",
         }
     }
 
@@ -280,6 +285,15 @@ impl Tweak {
                  where the flow, its window and its send buffer may not yet be in the steady \
                  state the model of section III assumes)"
             }
+            Tweak::WestwoodCompleteCwr => {
+                "Westwood not inert under QARR and BARR: our main arm follows section VII.B (their \
+                 \"CWnd/ssthreshs are unaffected by packet losses\"), so no controller is asked for \
+                 a window on a loss and Veno, Westwood and Vegas run alike; the paper's Linux 3.10 \
+                 still raised CA_EVENT_COMPLETE_CWR at tcp_end_cwnd_reduction(), on which \
+                 tcp_westwood_event() sets cwnd = ssthresh = BWE x RTTmin whatever recovery ran \
+                 (its Westwood+QARR cells are 5-10% below CUBIC's; Veno's and Vegas's Linux \
+                 modules have no such event)"
+            }
         }
     }
 
@@ -297,6 +311,7 @@ impl Tweak {
             Tweak::Headroom2 => "rcvbuf = 2 AW, window_clamp = AW",
             Tweak::WakeDelay => "sndbuf wake_delay = 10 ms",
             Tweak::BurstLate => "the burst at the 20,000th to 23,000th packet",
+            Tweak::WestwoodCompleteCwr => "[flow.westwood] complete_cwr = true",
         }
     }
 
@@ -320,6 +335,9 @@ impl Tweak {
             // Random loss: not the loss-free run.
             Tweak::AckLoss => matches!(exp, "hspa" | "lte" | "limits") && c.id != "sec7c-no-loss",
             Tweak::WakeDelay | Tweak::BurstLate => exp == "bursts",
+            Tweak::WestwoodCompleteCwr => {
+                c.id.contains("westwood") && (c.id.contains("qarr") || c.id.contains("barr"))
+            }
         }
     }
 
@@ -361,6 +379,7 @@ impl Tweak {
             Tweak::Headroom125 | Tweak::Headroom2 => true,
             // The stall rows are the bursts' (section V.B measures it there).
             Tweak::WakeDelay | Tweak::BurstLate => c.burst.is_some(),
+            Tweak::WestwoodCompleteCwr => c.cc == "westwood" && matches!(c.rec, "qarr" | "barr"),
         }
     }
 
@@ -384,6 +403,7 @@ impl Tweak {
             // `drops` and `build` read the tweak themselves: the drop list
             // and the duration are made there.
             Tweak::BurstLate => {}
+            Tweak::WestwoodCompleteCwr => f.westwood_complete_cwr = true,
         }
     }
 }
