@@ -307,6 +307,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
+        hack1_refire,
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
         recovery_rtt_source,
@@ -564,6 +565,15 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             HyStartMode::Linux => out.kv("hystart", true),
             HyStartMode::PlusPlus => out.kv("hystart", string("hystart++")),
         }
+    }
+    if *hack1_refire != base.hack1_refire {
+        if !extensions.iter().any(|e| e == "hack1") {
+            return Err(format!(
+                "{at}.hack1_refire: {hack1_refire} cannot be written: [flow.hack1] is read only with the \"hack1\" extension, and this flow's extensions are {extensions:?}"
+            ));
+        }
+        out.line("[flow.hack1]");
+        out.kv("refire", *hack1_refire);
     }
     if *westwood_complete_cwr != base.westwood_complete_cwr {
         if cc.name() != "westwood" {
@@ -1375,6 +1385,31 @@ app = { kind = "bulk" }
         sc.flows[0].tcp_rr_rto_factor = 1.0;
         round_trip(&sc);
         let f = &mut sc.flows[0];
+        f.tcp_rr_rto_factor = losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR;
+        f.cc = CcSpec::Named("westwood".into());
+        f.westwood_complete_cwr = true;
+        let text = round_trip(&sc);
+        assert!(
+            text.contains("[flow.westwood]\ncomplete_cwr = true\n"),
+            "{text}"
+        );
+        let f = &mut sc.flows[0];
+        f.extensions = vec!["hack1".into()];
+        f.hack1_refire = false;
+        let text = round_trip(&sc);
+        assert!(text.contains("[flow.hack1]\nrefire = false\n"), "{text}");
+        let f = &mut sc.flows[0];
+        f.extensions = vec![];
+        assert_err(&sc, "flow.a.hack1_refire:");
+        let f = &mut sc.flows[0];
+        f.hack1_refire = true;
+        f.cc = CcSpec::Named("reno".into());
+        assert_err(&sc, "flow.a.westwood_complete_cwr:");
+        let f = &mut sc.flows[0];
+        f.westwood_complete_cwr = false;
+        f.cc = CcSpec::Named("tcp-rr".into());
+        f.tcp_rr_rto_factor = 1.0;
+        let f = &mut sc.flows[0];
         f.recovery = "qarr".into();
         f.qarr_queue_len_threshold = 1;
         let text = round_trip(&sc);
@@ -1758,6 +1793,9 @@ app = { kind = "bulk" }
         }
         if f.cc.name() == "westwood" {
             maybe!(f.westwood_complete_cwr, rng.gen::<bool>());
+        }
+        if f.extensions.iter().any(|e| e == "hack1") {
+            maybe!(f.hack1_refire, rng.gen::<bool>());
         }
         if f.cc.name() == "tcp-rr" {
             // (0, 1]: 1 - [0, 1) never draws 0.

@@ -715,6 +715,7 @@ const PARAMETER_TABLES: &[&str] = &[
     "tlpr",
     "cubic",
     "westwood",
+    "hack1",
     "tcp-rr",
     "qarr",
     "barr",
@@ -1898,6 +1899,20 @@ impl Cx<'_> {
                 f.tcp_rr_rto_factor = self.rto_factor(x, &rloc.key("rto_factor"))?;
             }
             self.parameters_read(&rloc, "tcp-rr", "cc", &f.cc.name())?;
+        }
+        if let Some(v) = t.get("hack1") {
+            let hloc = loc.key("hack1");
+            let ht = self.table(v, &hloc, "a table like [flow.hack1] refire = false")?;
+            self.only_keys(ht, &hloc, &["refire"], "in [flow.hack1]")?;
+            if let Some(x) = ht.get("refire") {
+                f.hack1_refire = self.boolean(x, &hloc.key("refire"))?;
+            }
+            if !f.extensions.iter().any(|e| e == "hack1") {
+                return Err(self.err(
+                    &hloc,
+                    "parameters for hack1 given but this flow's extensions do not include \"hack1\"; add it or remove [flow.hack1]".to_string(),
+                ));
+            }
         }
         if let Some(v) = t.get("or3") {
             f.or3 = self.or3(v, &loc.key("or3"), f.or3)?;

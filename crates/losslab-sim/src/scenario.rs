@@ -345,6 +345,12 @@ pub struct FlowSpec {
     /// BARR, which never ask for ssthresh; false by default (the value
     /// of ssthresh at the start of recovery stands in for it, as before).
     pub westwood_complete_cwr: bool,
+    /// `[flow.hack1] refire = true | false` (added; only with the `hack1`
+    /// extension): after Hack 1 fires, its count of duplicate ACKs
+    /// without new SACK information starts over (true, the default and
+    /// the behaviour before the key), or it fires once per run of them
+    /// (false); losslab-core detect/hack1.rs.
+    pub hack1_refire: bool,
     /// `[flow.qarr] queue_len_threshold` (alias `target_queue`, the
     /// contract's name): QARR's target queue Q_T, segments, at least 1
     /// (default `losslab_core::recovery::QUEUE_LEN_THRESHOLD`, 5).
@@ -451,6 +457,7 @@ impl FlowSpec {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
+            hack1_refire: true,
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,
             recovery_rtt_source: AckRtt::Delivered,

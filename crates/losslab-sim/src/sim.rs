@@ -1348,6 +1348,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
     )?;
     let ext = losslab_core::sender::ExtensionParams {
         dupthresh: detect.dupthresh,
+        hack1_refire: spec.hack1_refire,
         or3: spec.or3,
         // OR3's own stream, so its draws leave the controller's alone.
         seed: crate::rng::Stream::new(seed, "or3").below(u64::MAX),

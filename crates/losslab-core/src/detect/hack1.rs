@@ -12,6 +12,18 @@
 //! segment the discarded data waits for is the first unacknowledged one,
 //! and that is what is retransmitted here.
 //!
+//! After it fires, the paper does not say when it may fire again. Two
+//! readings, named apart (`[flow.hack1] refire`):
+//! - `refire = true` (the default, our first reading): the count starts
+//!   over, so every further dupthresh + 1 such ACKs retransmit the head
+//!   again. A window of discards answers with hundreds of them within one
+//!   round trip, while the retransmission is still in flight, so one
+//!   segment can be sent hundreds of times.
+//! - `refire = false`: once per run of such ACKs, as classic fast
+//!   retransmit fires once when the duplicate ACKs reach DupThresh (RFC
+//!   5681 section 3.2); only new SACK information, a cumulative ACK or
+//!   leaving recovery starts a new count.
+//!
 //! A wrapper, so that it works with every detector.
 
 use super::{DetectCtx, LossDetector};
@@ -24,6 +36,8 @@ pub struct Hack1 {
     /// Duplicate ACKs without new SACK information since the cumulative
     /// ACK or the SACK scoreboard last moved.
     count: u32,
+    /// The count starts over after firing (module notes).
+    refire: bool,
 }
 
 impl Hack1 {
@@ -32,7 +46,15 @@ impl Hack1 {
             inner,
             dupthresh,
             count: 0,
+            refire: true,
         }
+    }
+
+    /// `refire = false`: fires once per run of duplicate ACKs without new
+    /// SACK information.
+    pub fn refire(mut self, refire: bool) -> Self {
+        self.refire = refire;
+        self
     }
 
     fn count_dupack(&mut self, ctx: &DetectCtx, board: &mut Scoreboard) -> Option<u64> {
@@ -43,12 +65,14 @@ impl Hack1 {
         if !ctx.duplicate_ack || ctx.dsack {
             return None;
         }
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         // "if the count exceeds dupthresh"
-        if self.count <= self.dupthresh {
+        if self.count != self.dupthresh + 1 {
             return None;
         }
-        self.count = 0;
+        if self.refire {
+            self.count = 0;
+        }
         let head = board.base();
         let s = board.get(head)?;
         let marked = if s.is(RETRANS) {
@@ -126,6 +150,47 @@ mod tests {
         h.on_ack(&c, &mut b, &mut |n, _| marked.push(n));
         assert_eq!(marked, vec![0]);
         assert_eq!(b.next_to_retransmit(), Some(0));
+    }
+
+    #[test]
+    fn refire_false_fires_once_until_new_sack_information() {
+        let mut h = Hack1::new(Box::new(DupThresh::new(3)), 3).refire(false);
+        let mut b = board(12);
+        sack(&mut b, 1, 11);
+        assert!(b.mark_lost(0));
+        b.on_retransmit(0, 0, 13);
+        let mut c = ctx(10);
+        c.in_fast_recovery = true;
+        c.duplicate_ack = true;
+        let mut marked = vec![];
+        for _ in 0..20 {
+            h.on_ack(&c, &mut b, &mut |n, _| marked.push(n));
+        }
+        assert_eq!(marked, vec![0], "once: the 4th of 20");
+        // The retransmission goes out again; new SACK information starts a
+        // new count, and the 4th empty duplicate ACK after it fires again.
+        b.on_retransmit(0, 0, 14);
+        c.newly_sacked = 1;
+        h.on_ack(&c, &mut b, &mut |n, _| marked.push(n));
+        c.newly_sacked = 0;
+        for _ in 0..4 {
+            h.on_ack(&c, &mut b, &mut |n, _| marked.push(n));
+        }
+        assert_eq!(marked, vec![0, 0]);
+        // The default fires every 4th: 20 ACKs, 5 marks (each marks the
+        // head again once its retransmission has gone out).
+        b.on_retransmit(0, 0, 15);
+        let mut h = Hack1::new(Box::new(DupThresh::new(3)), 3);
+        let mut fired = 0;
+        for i in 0..20 {
+            let mut now = false;
+            h.on_ack(&c, &mut b, &mut |_, _| now = true);
+            if now {
+                fired += 1;
+                b.on_retransmit(0, 0, 20 + i);
+            }
+        }
+        assert_eq!(fired, 5);
     }
 
     #[test]

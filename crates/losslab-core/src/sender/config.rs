@@ -100,6 +100,8 @@ pub const EXTENSIONS: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1", "
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExtensionParams {
     pub dupthresh: u32,
+    /// `hack1`: the count starts over after firing (detect/hack1.rs).
+    pub hack1_refire: bool,
     pub or3: crate::recovery::Or3Params,
     /// Seed of the extension's own random draws (OR3's randomisation).
     pub seed: u64,
@@ -175,7 +177,9 @@ impl Algorithms {
                 self.recovery = Box::new(crate::recovery::Opportunistic::new(self.recovery));
             }
             "hack1" => {
-                self.detect = Box::new(crate::detect::Hack1::new(self.detect, p.dupthresh));
+                self.detect = Box::new(
+                    crate::detect::Hack1::new(self.detect, p.dupthresh).refire(p.hack1_refire),
+                );
             }
             "or3" => {
                 if p.or3.opportunism {

@@ -186,6 +186,9 @@ enum Tweak {
     /// Westwood under QARR and BARR takes Linux's CA_EVENT_COMPLETE_CWR
     /// (`[flow.westwood] complete_cwr = true`).
     WestwoodCompleteCwr,
+    /// Hack 1 fires once per run of duplicate ACKs without new SACK
+    /// (`[flow.hack1] refire = false`) rather than every dupthresh + 1.
+    Hack1Once,
 }
 
 impl Tweak {
@@ -193,7 +196,7 @@ impl Tweak {
     /// although it is more than our reading of the Linux arithmetic
     /// (1.25): the "window" table's optimal cells reproduce only at 2 AW,
     /// so the rows must say what a buffer that large does to them.
-    const ALL: [Tweak; 12] = [
+    const ALL: [Tweak; 13] = [
         Tweak::QarrPerRtt,
         Tweak::QarrPipe,
         Tweak::QarrTarget50,
@@ -206,6 +209,7 @@ impl Tweak {
         Tweak::WakeDelay,
         Tweak::BurstLate,
         Tweak::WestwoodCompleteCwr,
+        Tweak::Hack1Once,
     ];
 
     fn label(self) -> &'static str {
@@ -222,6 +226,7 @@ impl Tweak {
             Tweak::WakeDelay => "wake-10ms",
             Tweak::BurstLate => "burst-late",
             Tweak::WestwoodCompleteCwr => "westwood-complete-cwr",
+            Tweak::Hack1Once => "hack1-once",
         }
     }
 
@@ -267,8 +272,10 @@ impl Tweak {
             }
             Tweak::Headroom125 => {
                 "a receive buffer larger than the window it advertises, as our reading of the \
-                 paper's Linux 3.10 receiver has it (about 1.25 times: the \"window\" table), so \
-                 that SACKed data above a second hole holds the window back less"
+                 paper's Linux 3.10 receiver has it (about 1.25 times, by SO_RCVBUF doubled, \
+                 tcp_adv_win_scale = 1 and truesize), so that SACKed data above a second hole \
+                 holds the window back less; the \"window\" table's optimal cells reproduce only \
+                 at 2 times (headroom-2)"
             }
             Tweak::Headroom2 => {
                 "a receive buffer twice the window it advertises (more than our reading of the \
@@ -294,6 +301,14 @@ impl Tweak {
                  (its Westwood+QARR cells are 5-10% below CUBIC's; Veno's and Vegas's Linux \
                  modules have no such event)"
             }
+            Tweak::Hack1Once => {
+                "a Hack 1 other than ours (section VIII says it \"triggers fast retransmit\" when \
+                 the count of DUPACKs without new SACKs exceeds dupthresh, not when it may fire \
+                 again; ours starts the count over and fires every dupthresh + 1 of them, which \
+                 can resend one segment hundreds of times within a round trip of discards): \
+                 once per run of such DUPACKs, as classic fast retransmit fires once at \
+                 DupThresh"
+            }
         }
     }
 
@@ -312,6 +327,7 @@ impl Tweak {
             Tweak::WakeDelay => "sndbuf wake_delay = 10 ms",
             Tweak::BurstLate => "the burst at the 20,000th to 23,000th packet",
             Tweak::WestwoodCompleteCwr => "[flow.westwood] complete_cwr = true",
+            Tweak::Hack1Once => "[flow.hack1] refire = false",
         }
     }
 
@@ -338,6 +354,7 @@ impl Tweak {
             Tweak::WestwoodCompleteCwr => {
                 c.id.contains("westwood") && (c.id.contains("qarr") || c.id.contains("barr"))
             }
+            Tweak::Hack1Once => c.id.contains("hack1"),
         }
     }
 
@@ -380,6 +397,7 @@ impl Tweak {
             // The stall rows are the bursts' (section V.B measures it there).
             Tweak::WakeDelay | Tweak::BurstLate => c.burst.is_some(),
             Tweak::WestwoodCompleteCwr => c.cc == "westwood" && matches!(c.rec, "qarr" | "barr"),
+            Tweak::Hack1Once => c.opt == Opt::Hack1,
         }
     }
 
@@ -404,6 +422,7 @@ impl Tweak {
             // and the duration are made there.
             Tweak::BurstLate => {}
             Tweak::WestwoodCompleteCwr => f.westwood_complete_cwr = true,
+            Tweak::Hack1Once => f.hack1_refire = false,
         }
     }
 }
