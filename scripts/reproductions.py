@@ -423,12 +423,18 @@ def variant_gives(c, how):
 def moved_to_reproduced(p, how):
     """Ids of the differing or contradicted rows the explain table lists
     as reproduced under the variant `how`."""
-    for e in p["experiments"]:
-        for r in e.get("rows", []) if e["id"] == "explain" else []:
-            if r.get("metric") == how:
-                return set(re.findall(r"([a-z0-9.-]+) \((?:differs|contradicted) -> reproduced\)",
-                                      str(r.get("ours", ""))))
-    return set()
+    rows = [r for e in p["experiments"] if e["id"] == "explain" for r in e.get("rows", [])
+            if r.get("metric") == how]
+    if not rows:
+        return set()
+    return set(re.findall(r"([a-z0-9.-]+) \((?:differs|contradicted) -> reproduced\)",
+                          str(rows[0].get("ours", ""))))
+
+
+def rests_on_disclosed(c):
+    """A reproduced row that is not reproduced under a disclosed reading
+    (mobile.rs flag_disclosed writes its explanation so)."""
+    return c["explanation"].startswith("Rests on")
 
 
 def open_review_mobile(p, cs):
@@ -468,7 +474,7 @@ def open_review_mobile(p, cs):
                    "are reproduced as well with eq. 2 all but off (Q_T = 1000), so for them the reading "
                    "explains only that QARR cuts its window less; their explanations do not say so yet.")
     lean = [c for c in cs if c.get("headline") and verdict(c) == "reproduced"
-            and c["explanation"].startswith("Rests on")]
+            and rests_on_disclosed(c)]
     if lean:
         out.append("- **Reproduced headline rows that rest on a disclosed reading of ours:** "
                    + ", ".join(f"`{c['id']}`" for c in lean)
@@ -501,7 +507,7 @@ def paper_section(p, quick_rows):
     # its effect (mobile.rs flag_disclosed) is counted apart, so the count
     # above does not pass for a plain reproduction.
     reproduced = [c for c in cs if verdict(c) == "reproduced"]
-    leaning = [c for c in reproduced if c["explanation"].startswith("Rests on")]
+    leaning = [c for c in reproduced if rests_on_disclosed(c)]
     if leaning:
         out.append(f"Of the {len(reproduced)} reproduced rows, "
                    f"{len(leaning)} rest on a reading of ours chosen after seeing its effect and are "

@@ -1791,12 +1791,6 @@ app = { kind = "bulk" }
                 )
             );
         }
-        if f.cc.name() == "westwood" {
-            maybe!(f.westwood_complete_cwr, rng.gen::<bool>());
-        }
-        if f.extensions.iter().any(|e| e == "hack1") {
-            maybe!(f.hack1_refire, rng.gen::<bool>());
-        }
         if f.cc.name() == "tcp-rr" {
             // (0, 1]: 1 - [0, 1) never draws 0.
             maybe!(f.tcp_rr_rto_factor, 1.0 - rng.gen::<f64>());

@@ -57,8 +57,9 @@
 //!   at the end of recovery. `with_complete_cwr(true)` (`[flow.westwood]
 //!   complete_cwr = true`) takes the event itself through the
 //!   `complete_cwr` hook, for recoveries that never ask for ssthresh
-//!   (QARR, BARR), where the stand-in leaves Westwood inert. What differs: the estimate is the one at the
-//!   start of recovery, not at its end, and PRR steers toward BWE x RTTmin
+//!   (QARR, BARR), where the stand-in leaves Westwood inert. What
+//!   differs: the estimate is the one at the start of recovery, not at
+//!   its end, and PRR steers toward BWE x RTTmin
 //!   during the recovery rather than toward cwnd / 2. This is also what the
 //!   MobiCom paper specifies (ssthresh = BWE x RTTmin / seg_size on three
 //!   duplicate ACKs).

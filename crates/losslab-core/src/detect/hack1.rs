@@ -67,7 +67,9 @@ impl Hack1 {
         }
         self.count = self.count.saturating_add(1);
         // "if the count exceeds dupthresh"
-        if self.count != self.dupthresh + 1 {
+        // count >= 1 here, so `count - 1` cannot wrap (nor can dupthresh
+        // + 1 overflow for a library caller's u32::MAX).
+        if self.count - 1 != self.dupthresh {
             return None;
         }
         if self.refire {

@@ -87,8 +87,10 @@ impl Band {
     pub const EFFECT: Band = Band::Relative { r: 0.25 };
     /// A paper effect of exactly zero (a table repeating a cell): a
     /// relative band around zero has no width, so no run could reproduce
-    /// it; within 0.05 either way (5% of the baseline), fixed before any
-    /// run was judged with it (issue 30's audit, S3).
+    /// it; within 0.05 either way (5% of the baseline). Chosen after an
+    /// earlier run had shown the mobile paper's zero-effect rows near
+    /// zero, so not fixed before the run: docs/REPRODUCTIONS.md ("Open
+    /// review findings") says so, and it is to be replaced (ROADMAP).
     pub const NO_EFFECT: Band = Band::Absolute { d: 0.05 };
 
     pub fn around(self, x: f64) -> [f64; 2] {

@@ -1321,14 +1321,15 @@ fn window(ctx: &Ctx) -> Result<Experiment, String> {
             })
             .collect();
         e.row(
-        format!(
-            "The {} CUBIC+{} optimal cells above, judged as the limits experiment judges them: reproduced / inconclusive / other, with the buffer 1 AW; 1.25 AW; 2 AW",
-            cells.iter().filter(|c| c.6 == alg).count(),
-            alg.to_uppercase()
-        ),
-        counts.join("; "),
-        "the paper's receiver: whichever buffer reproduces its cells",
-    );
+            format!(
+                "The {} CUBIC+{} optimal cells above, judged as the limits experiment judges \
+                 them: reproduced / inconclusive / other, with the buffer 1 AW; 1.25 AW; 2 AW",
+                cells.iter().filter(|c| c.6 == alg).count(),
+                alg.to_uppercase()
+            ),
+            counts.join("; "),
+            "the paper's receiver: whichever buffer reproduces its cells",
+        );
     }
     Ok(e)
 }
