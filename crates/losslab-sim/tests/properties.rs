@@ -372,3 +372,43 @@ fn thirty_percent_loss_in_both_directions_with_lost_retransmissions() {
         run(&c).unwrap();
     }
 }
+
+/// Found by the property above: ns-2's Sack1 held in Linux's non-SACK
+/// recovery exit (the ACK of exactly the recovery point holds Recovery)
+/// sets cwnd 0 from its own pipe estimate with nothing in flight; no ACK
+/// can come, and before the probe timer's data wake-up (Linux
+/// tcp_write_wakeup()) the flow stopped at 43 of 48 bytes.
+#[test]
+fn a_shut_cwnd_with_nothing_in_flight_is_woken_by_the_probe_timer() {
+    let c = Case {
+        segments: 48,
+        mss: 1,
+        data_loss: (0, 0.0),
+        ack_loss: (2, 0.19578867308866174),
+        reorder: (0.1545984992459627, 29),
+        ack_reorder: (0.0, 0),
+        dup: 0.0,
+        ack_dup: 0.010519868782792518,
+        quick: false,
+        sack_blocks: 0,
+        rcvbuf_bytes: 300,
+        read_rate: None,
+        fixed: None,
+        seed: 522889474851744318,
+        detection: "dupthresh",
+        er_mitigation: ErMitigation::None,
+        lost_retransmission_detection: false,
+        dsack_undo: false,
+        timers: "rto",
+        er_variant: ErVariant::Rfc5827,
+        linux_rto: false,
+        restart_after_idle: false,
+        objects: 0,
+        flow_delay: 0,
+        cc: "vegas",
+        recovery: "ns2-sack1",
+    };
+    // Linux's recovery exit and F-RTO are drawn from the seed's bits.
+    assert_ne!(c.seed & 8, 0);
+    run(&c).unwrap();
+}

@@ -13,7 +13,10 @@ fn mobile_quick_claims_pictures_and_model_rows() {
     let (dir, exps) = reproduce_quick("mobile", &[]);
     assert_eq!(
         ids(&exps),
-        ["headline", "bursts", "hspa", "lte", "limits", "spikes", "fig3", "explain", "window"]
+        [
+            "headline", "bursts", "hspa", "lte", "limits", "spikes", "fig3", "explain", "setup",
+            "window"
+        ]
     );
     assert_headlines_first(&exps, 5);
     let heads = exps[0]["claims"].as_array().unwrap();
@@ -57,7 +60,22 @@ fn mobile_quick_claims_pictures_and_model_rows() {
                 .unwrap()
                 .starts_with("not run under --quick")
     }));
-    let window = exps[8]["rows"].as_array().unwrap();
+    // The setup choices, one row each; under --quick the variants it
+    // needs beyond the quick ones say they were not run.
+    let setup = exps[8]["rows"].as_array().unwrap();
+    assert_eq!(setup.len(), 6);
+    assert!(setup.iter().any(|r| {
+        r["metric"].as_str().unwrap().starts_with("writer wake-up")
+            && r["ours"].as_str().unwrap().contains("rows)")
+    }));
+    // Headline 5 is judged as an order, with per-cell Table 6 orders.
+    let order = |c: &serde_json::Value| c["expect"]["kind"] == "order";
+    let hl5: Vec<_> = heads
+        .iter()
+        .filter(|c| c["id"].as_str().unwrap().starts_with("hl5-"))
+        .collect();
+    assert!(!hl5.is_empty() && hl5.iter().all(|c| order(c)));
+    let window = exps[9]["rows"].as_array().unwrap();
     assert_eq!(window.len(), 9);
     assert!(window
         .iter()

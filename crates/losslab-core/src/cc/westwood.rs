@@ -344,7 +344,10 @@ impl CongestionControl for Westwood {
     }
 
     /// tcp_westwood_event(), CA_EVENT_COMPLETE_CWR: `tp->snd_cwnd =
-    /// tp->snd_ssthresh = tcp_westwood_bw_rttmin(sk)`.
+    /// tp->snd_ssthresh = tcp_westwood_bw_rttmin(sk)`. The `cwnd =
+    /// ssthresh` that tcp_end_cwnd_reduction() does just before raising
+    /// the event is overwritten here, both values, so Westwood's result
+    /// does not depend on whether the recovery took that step.
     fn complete_cwr(&mut self, w: &mut Window) {
         if self.complete_cwr {
             let win = self.bw_rttmin();

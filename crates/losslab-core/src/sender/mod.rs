@@ -286,7 +286,8 @@ struct Rexmit {
 #[derive(Clone, Copy, Debug)]
 struct Probes {
     persist: Option<Time>,
-    /// A zero-window probe is due on the next poll_transmit.
+    /// The probe timer fired: a zero-window probe, or new data if only
+    /// cwnd holds it back, is due on the next poll_transmit.
     zero_window_pending: bool,
     /// A loss probe is due on the next poll_transmit (TLP and relatives).
     tlp_pending: bool,

@@ -211,17 +211,38 @@ impl Sender {
         }
     }
 
+    /// Linux tcp_check_probe_timer() (tcp.h), from
+    /// __tcp_push_pending_frames() when nothing could be sent: nothing in
+    /// flight, no timer pending, and data waiting arms the probe timer.
+    /// Two cases reach it: the receive window is shut, or it is open and
+    /// cwnd is 0 (a recovery whose own pipe estimate exceeds cwnd with
+    /// nothing in flight, as ns-2's Sack1 held in Linux's non-SACK
+    /// recovery exit can be). Without the timer either would wait
+    /// forever: no ACK is coming.
     pub(super) fn maybe_arm_persist(&mut self, now: Time) {
-        if self.board.is_empty()
-            && self.probes.persist.is_none()
-            && self.new_data_len() == 0
+        if !self.board.is_empty() || self.probes.persist.is_some() {
+            return;
+        }
+        let window_shut = self.new_data_len() == 0
             && self
                 .app
                 .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
-                > 0
-        {
+                > 0;
+        let cwnd_shut = self.new_data_len() > 0 && !self.window_open();
+        if window_shut || cwnd_shut {
             self.probes.persist = Some(now + self.rtt.rto());
         }
+    }
+
+    /// The probe timer's data-carrying probe (Linux tcp_write_wakeup(),
+    /// from tcp_send_probe0()): with the receive window open, the next
+    /// new segment goes out whatever cwnd says; its ACK restarts the ACK
+    /// clock.
+    pub(super) fn wakeup_due(&self) -> bool {
+        self.probes.zero_window_pending
+            && self.board.is_empty()
+            && self.new_data_len() > 0
+            && !self.window_open()
     }
 
     /// A zero-window probe as Linux sends it (tcp_xmit_probe_skb(), from

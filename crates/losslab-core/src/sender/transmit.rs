@@ -34,6 +34,11 @@ impl Sender {
             return Some(seg);
         }
         let seg = match self.state {
+            _ if self.wakeup_due() => {
+                self.probes.zero_window_pending = false;
+                let len = self.new_data_len();
+                Some(self.send_new(now, len))
+            }
             State::Open => self.next_open(now),
             State::Fast { .. } => self.next_fast(now),
             State::Loss { .. } => self.next_loss(now),

@@ -85,13 +85,23 @@ impl Band {
     /// Relative effects (B / A - 1): within 25% of the paper's effect,
     /// so that a small effect is not matched by no effect at all.
     pub const EFFECT: Band = Band::Relative { r: 0.25 };
-    /// A paper effect of exactly zero (a table repeating a cell): a
-    /// relative band around zero has no width, so no run could reproduce
-    /// it; within 0.05 either way (5% of the baseline). Chosen after an
-    /// earlier run had shown the mobile paper's zero-effect rows near
-    /// zero, so not fixed before the run: docs/REPRODUCTIONS.md ("Open
-    /// review findings") says so, and it is to be replaced (ROADMAP).
-    pub const NO_EFFECT: Band = Band::Absolute { d: 0.05 };
+    /// A paper effect of exactly zero (two printed cells alike): a
+    /// relative band around zero has no width, so the band is what the
+    /// paper's printing leaves open, fixed by its digits before any run:
+    /// each cell is exact to half a unit of its last printed digit
+    /// (`printed_unit`), so the true effect of cells printed alike as `x`
+    /// is within ±u / (x - u/2). (This replaces a flat ±0.05 chosen after
+    /// seeing rows near zero; docs/CHANGELOG.md.)
+    pub fn printed_zero(x: f64) -> Band {
+        let u = printed_unit(x);
+        let d = u / (x.abs() - u / 2.0);
+        // Rounded up at four significant digits, so the page prints the
+        // band it judged by (never narrower).
+        let scale = 10f64.powi(3 - d.log10().floor() as i32);
+        Band::Absolute {
+            d: (d * scale).ceil() / scale,
+        }
+    }
 
     pub fn around(self, x: f64) -> [f64; 2] {
         match self {
@@ -101,6 +111,18 @@ impl Band {
             }
             Band::Absolute { d } => [x - d, x + d],
         }
+    }
+}
+
+/// The unit of the last digit a paper printed `x` with: the shortest
+/// decimal that reads back as `x` (0.74 -> 0.01, 0.057 -> 0.001), or,
+/// for a whole number, three significant digits (18.0, printed "18.0",
+/// -> 0.1), as the mobile paper prints its tables.
+pub fn printed_unit(x: f64) -> f64 {
+    let text = format!("{}", x.abs());
+    match text.split_once('.') {
+        Some((_, frac)) => 10f64.powi(-(frac.len() as i32)),
+        None => 10f64.powi(x.abs().log10().floor() as i32 - 2).min(1.0),
     }
 }
 
@@ -901,6 +923,23 @@ pub fn to_csv<'a>(claims: impl IntoIterator<Item = &'a Claim>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// By hand: 19.1 and 19.1 are each within 0.05, so the effect is
+    /// within 0.1 / 19.05 = 0.005249..., printed up to 0.005250; 0.057
+    /// twice: 0.001 / 0.0565 = 0.017699... -> 0.01770; 18.0 is "18"
+    /// to the machine, three digits to the paper: 0.1 / 17.95 = 0.0055710...
+    /// -> 0.005572.
+    #[test]
+    fn a_zero_effect_is_judged_within_the_papers_rounding() {
+        assert_eq!(printed_unit(19.1), 0.1);
+        assert_eq!(printed_unit(0.74), 0.01);
+        assert_eq!(printed_unit(0.057), 0.001);
+        assert_eq!(printed_unit(18.0), 0.1);
+        assert_eq!(printed_unit(929.0), 1.0);
+        assert_eq!(Band::printed_zero(19.1), Band::Absolute { d: 0.005250 });
+        assert_eq!(Band::printed_zero(0.057), Band::Absolute { d: 0.01770 });
+        assert_eq!(Band::printed_zero(18.0), Band::Absolute { d: 0.005572 });
+    }
 
     fn ours(mean: f64, lo: f64, hi: f64) -> Summary {
         Summary {
