@@ -481,7 +481,7 @@ def open_review_mobile(p, cs):
     ord6 = [c for c in cs if c["id"].startswith("ord-tab6-")]
     out.append(f"- **Headline 5 is an order claim.** Its {len(hl5)} headline rows are now orders "
                f"({counts(hl5)}), with {len(ord6)} per-cell Table 6 order rows ({counts(ord6)}); "
-               "the size of the gap is kept as `eff-tab6-*` rows, not headline.")
+               "the size of the gap is kept as `gap-tab6-*` rows, not headline.")
     out.append("- **Order rows a variant reproduces** now read \"Explained by\" and count as "
                "explained.")
     out.append("- **Westwood's `complete_cwr` variant** omits the `cwnd = ssthresh` of "

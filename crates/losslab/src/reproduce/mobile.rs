@@ -2322,7 +2322,7 @@ fn adaptive_beats_standard(
         );
         e.claims.push(effect_claim(
             &exp,
-            &format!("eff-tab6-{over}"),
+            &format!("gap-tab6-{over}"),
             &format!(
                 "Table 6: {an} against {sn}, total goodput over Table 6's cells with {} at 0.01, \
                  0.05 and 0.1% loss, U = 100 ms, paired by cell and seed (the size of headline \
