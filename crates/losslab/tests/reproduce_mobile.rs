@@ -63,7 +63,7 @@ fn mobile_quick_claims_pictures_and_model_rows() {
     // The setup choices, one row each; under --quick the variants it
     // needs beyond the quick ones say they were not run.
     let setup = exps[8]["rows"].as_array().unwrap();
-    assert_eq!(setup.len(), 6);
+    assert_eq!(setup.len(), 8);
     let setup_row = |key: &str| {
         let r = setup
             .iter()
@@ -77,6 +77,8 @@ fn mobile_quick_claims_pictures_and_model_rows() {
         "{wake}"
     );
     assert!(setup_row("receive buffer").contains("not run under --quick"));
+    let periods = setup_row("recovery period measured");
+    assert!(!periods.contains("not run under --quick"), "{periods}");
     // Headline 5 is judged as an order, with per-cell Table 6 orders.
     let order = |c: &serde_json::Value| c["expect"]["kind"] == "order";
     let hl5: Vec<_> = heads

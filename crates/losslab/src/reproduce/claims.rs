@@ -88,12 +88,13 @@ impl Band {
     /// A paper effect of exactly zero (two printed cells alike): a
     /// relative band around zero has no width, so the band is what the
     /// paper's printing leaves open, fixed by its digits before any run:
-    /// each cell is exact to half a unit of its last printed digit
-    /// (`printed_unit`), so the true effect of cells printed alike as `x`
-    /// is within ±u / (x - u/2). (This replaces a flat ±0.05 chosen after
-    /// seeing rows near zero; docs/CHANGELOG.md.)
-    pub fn printed_zero(x: f64) -> Band {
-        let u = printed_unit(x);
+    /// each cell is exact to half a unit of its last printed digit, `u`
+    /// for a cell printed with `significant` digits (`printed_unit`), so
+    /// the true effect of cells printed alike as `x` is within
+    /// ±u / (x - u/2). (This replaces a flat ±0.05 chosen after seeing
+    /// rows near zero; CHANGELOG.md.)
+    pub fn printed_zero(x: f64, significant: i32) -> Band {
+        let u = printed_unit(x, significant);
         let d = u / (x.abs() - u / 2.0);
         // Rounded up at four significant digits, so the page prints the
         // band it judged by (never narrower).
@@ -114,16 +115,12 @@ impl Band {
     }
 }
 
-/// The unit of the last digit a paper printed `x` with: the shortest
-/// decimal that reads back as `x` (0.74 -> 0.01, 0.057 -> 0.001), or,
-/// for a whole number, three significant digits (18.0, printed "18.0",
-/// -> 0.1), as the mobile paper prints its tables.
-pub fn printed_unit(x: f64) -> f64 {
-    let text = format!("{}", x.abs());
-    match text.split_once('.') {
-        Some((_, frac)) => 10f64.powi(-(frac.len() as i32)),
-        None => 10f64.powi(x.abs().log10().floor() as i32 - 2).min(1.0),
-    }
+/// The unit of the last digit of `x` printed with `significant`
+/// digits: 9.60 (three) -> 0.01, 17.0 -> 0.1, 0.057 (two) -> 0.001. The
+/// digits are the paper's, given by the caller: an f64 has lost the
+/// trailing zero of "9.60" (the third review's M1).
+pub fn printed_unit(x: f64, significant: i32) -> f64 {
+    10f64.powi(x.abs().log10().floor() as i32 + 1 - significant)
 }
 
 /// A goodput the paper reports near the link's capacity, as the rule
@@ -925,20 +922,19 @@ mod tests {
     use super::*;
 
     /// By hand: 19.1 and 19.1 are each within 0.05, so the effect is
-    /// within 0.1 / 19.05 = 0.005249..., printed up to 0.005250; 0.057
-    /// twice: 0.001 / 0.0565 = 0.017699... -> 0.01770; 18.0 is "18"
-    /// to the machine, three digits to the paper: 0.1 / 17.95 = 0.0055710...
-    /// -> 0.005572.
+    /// within 0.1 / 19.05 = 0.005249..., printed up to 0.005250; "9.60"
+    /// twice: 0.01 / 9.595 = 0.0010422... -> 0.001043; 0.057 at two
+    /// digits: 0.001 / 0.0565 = 0.017699... -> 0.01770.
     #[test]
     fn a_zero_effect_is_judged_within_the_papers_rounding() {
-        assert_eq!(printed_unit(19.1), 0.1);
-        assert_eq!(printed_unit(0.74), 0.01);
-        assert_eq!(printed_unit(0.057), 0.001);
-        assert_eq!(printed_unit(18.0), 0.1);
-        assert_eq!(printed_unit(929.0), 1.0);
-        assert_eq!(Band::printed_zero(19.1), Band::Absolute { d: 0.005250 });
-        assert_eq!(Band::printed_zero(0.057), Band::Absolute { d: 0.01770 });
-        assert_eq!(Band::printed_zero(18.0), Band::Absolute { d: 0.005572 });
+        assert_eq!(printed_unit(19.1, 3), 0.1);
+        assert_eq!(printed_unit(9.6, 3), 0.01);
+        assert_eq!(printed_unit(17.0, 3), 0.1);
+        assert_eq!(printed_unit(929.0, 3), 1.0);
+        assert_eq!(printed_unit(0.057, 2), 0.001);
+        assert_eq!(Band::printed_zero(19.1, 3), Band::Absolute { d: 0.005250 });
+        assert_eq!(Band::printed_zero(9.6, 3), Band::Absolute { d: 0.001043 });
+        assert_eq!(Band::printed_zero(0.057, 2), Band::Absolute { d: 0.01770 });
     }
 
     fn ours(mean: f64, lo: f64, hi: f64) -> Summary {
