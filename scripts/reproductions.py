@@ -10,7 +10,7 @@ from the claims tables of `losslab reproduce` (results.json per paper).
 The page shows each paper at the scale SCALE gives: the PRR and
 tail-loss papers at --full (about 4 minutes together on 2 cores), the
 mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
-its thirteen variants: 39 min on 2 cores, docs/BENCHMARKS.md), the
+its fifteen variants: 43 min on 2 cores, docs/BENCHMARKS.md), the
 others at the default scale (the OR3 paper, whose --full is the paper's
 100 runs of 120 s at 1 Gbit/s per point; the LE paper, whose --full
 runs Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
@@ -218,10 +218,10 @@ numbers. The code is `crates/losslab/src/reproduce/`.
 
 Scales: `--quick` (seconds; its own smaller seed set, what CI asserts),
 the default (about 3 minutes on 2 cores for the PRR and tail-loss papers,
-about 36 for the mobile paper with eleven of the thirteen variants that
+about 36 for the mobile paper with eleven of its variants that
 test its explanations (measured under load), 6 for the LE paper) and `--full` (the run counts below). This
 page shows the `--full` run (for the mobile paper, ten seeds of 200 s
-runs at up to 1 Gbit/s and its thirteen variants: 39 min on 2
+runs at up to 1 Gbit/s and its fifteen variants: 43 min on 2
 cores, measured 2026-11-28), except for the OR3 and LE papers, shown at the
 default scale (the OR3 paper's `--full` is its 100 runs of 120 s at
 1 Gbit/s per point; the LE paper's runs Figure 6's eleven loss rates
