@@ -497,8 +497,11 @@ fn flow(c: &Case) -> FlowSpec {
     // window (section III), as Linux 3.10's tcp_is_cwnd_limited() has it.
     f.cwnd_validation = CwndValidation::Linux310NoGso;
     f.receiver.rcvbuf = awnd(c.rate, c.u_ms);
-    // Linux's send buffer. The paper gives no tcp_wmem; its 1 Gbit/s
-    // results need far more than Linux's default maximum of 4 MB.
+    // Linux's send buffer. The paper gives no tcp_wmem. 64 MiB was taken
+    // on the belief that its 1 Gbit/s results need far more than Linux's
+    // default maximum of 4 MB; the `wmem-4m` variant contradicts it (the
+    // Table 15 BARR rows gain at 4 MiB: the fifth review, on the page),
+    // and the next full rerun is to take the kernel's default.
     f.sndbuf = None;
     f.sndbuf_model = Some(LinuxSndbuf {
         wmem_max: 64 << 20,
