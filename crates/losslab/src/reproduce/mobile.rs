@@ -953,6 +953,33 @@ fn touched(
         })
 }
 
+/// The main arm's rows whose runs the variant `t` changed (`touched`),
+/// each with its id and the variant's judgement of it: what the explain
+/// and setup tables count and compare.
+fn rejudged<'a>(
+    t: Tweak,
+    before: &BTreeMap<&'a str, &'a Claim>,
+    after: &BTreeMap<&'a str, &'a Claim>,
+    all_main: &[&Claim],
+) -> Vec<(&'a str, &'a Claim, &'a Claim)> {
+    before
+        .iter()
+        .filter_map(|(id, b)| {
+            let a = after.get(id)?;
+            touched(t, b, a, all_main, after).then_some((*id, *b, *a))
+        })
+        .collect()
+}
+
+/// Whether the Q_T = 1000 control (its rows, when it was run) reproduces
+/// main row `c`: then a QARR reading that does too explains no more than
+/// a smaller cut of the window (`Tweak::controlled`).
+fn control_reproduces(control: Option<&BTreeMap<&str, &Claim>>, c: &Claim) -> bool {
+    control
+        .and_then(|m| m.get(c.id.as_str()))
+        .is_some_and(|v| supports(c, v))
+}
+
 /// Each main row that needs an explanation and still says none was
 /// tested gets the tweaks that changed its runs: "Explained by" the first
 /// whose variant reproduces the row, the others listed as tested and
@@ -998,11 +1025,13 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
         // The control (Q_T = 1000: eq. 2 all but off) reproduces the row
         // too: a QARR reading then explains it no better than cutting the
         // window less does, and says so.
-        let control = index
-            .iter()
-            .find(|(t, _)| *t == Tweak::QarrTarget1000)
-            .and_then(|(_, m)| m.get(c.id.as_str()))
-            .is_some_and(|v| supports(c, v));
+        let control = control_reproduces(
+            index
+                .iter()
+                .find(|(t, _)| *t == Tweak::QarrTarget1000)
+                .map(|(_, m)| m),
+            c,
+        );
         let (mut yes, mut no) = (Vec::new(), Vec::new());
         for ((t, m), lost) in index.iter().zip(&lost) {
             let Some(v) = m.get(c.id.as_str()) else {
@@ -1176,18 +1205,11 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
         .map(|(_, es)| by_id(es));
     for (t, es) in tried {
         let after = by_id(es);
-        let (mut moved, mut judged, mut explains) = (Vec::new(), 0, 0);
-        for (id, b) in &before {
-            let Some(a) = after.get(id) else { continue };
-            if !touched(*t, b, a, &all_main, &after) {
-                continue;
-            }
-            judged += 1;
-            let controlled = t.controlled()
-                && control
-                    .as_ref()
-                    .and_then(|m| m.get(id))
-                    .is_some_and(|v| supports(b, v));
+        let rows = rejudged(*t, &before, &after, &all_main);
+        let judged = rows.len();
+        let (mut moved, mut explains) = (Vec::new(), 0);
+        for (id, b, a) in rows {
+            let controlled = t.controlled() && control_reproduces(control.as_ref(), b);
             if b.verdict.needs_explanation() && supports(b, a) && !controlled {
                 explains += 1;
             }
@@ -1351,13 +1373,10 @@ fn setup_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
                 continue;
             };
             let after = by_id(es);
-            let (mut n, mut heads, mut others) = (0, Vec::new(), Vec::new());
-            for (id, b) in &before {
-                let Some(a) = after.get(id) else { continue };
-                if !touched(*t, b, a, &all_main, &after) {
-                    continue;
-                }
-                n += 1;
+            let rows = rejudged(*t, &before, &after, &all_main);
+            let n = rows.len();
+            let (mut heads, mut others) = (Vec::new(), Vec::new());
+            for (id, b, a) in rows {
                 if a.verdict != b.verdict {
                     let moved = format!("{id} ({} -> {})", b.verdict.name(), a.verdict.name());
                     if b.headline {
