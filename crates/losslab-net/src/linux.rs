@@ -297,6 +297,14 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "the emulator gives every flow the path's delay; a flow's own delay is simulator-only",
             ));
         }
+        if let Some(r) = f.nic_rate {
+            return Err(refuse(
+                n,
+                "nic_rate",
+                &losslab_sim::units::format_rate(r),
+                "the emulator's veth interfaces have no rate of their own; a host interface rate is simulator-only",
+            ));
+        }
         if matches!(f.app, AppSpec::Objects { .. }) {
             return Err(refuse(
                 n,

@@ -296,6 +296,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         tlp_loss_inference,
         tlpr_rtor_cap,
         delay,
+        nic_rate,
         slow_start_after_idle,
         handshake,
         handshake_rules,
@@ -395,6 +396,21 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *delay != base.delay {
         out.kv("delay", duration_value(*delay));
+    }
+    if *nic_rate != base.nic_rate {
+        match nic_rate {
+            Some(r) if *r > 0 => out.kv("nic_rate", string(&format_rate(*r))),
+            Some(_) => {
+                return Err(format!(
+                    "{at}.nic_rate: 0 cannot be written (a rate must be above 0)"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "{at}.nic_rate: its profile's rate cannot be removed in a file (leave the profile out)"
+                ))
+            }
+        }
     }
     if *slow_start_after_idle != base.slow_start_after_idle {
         out.kv("slow_start_after_idle", slow_start_after_idle);
@@ -1842,6 +1858,7 @@ app = { kind = "bulk" }
             );
         }
         maybe!(f.delay, random_time(rng));
+        maybe!(f.nic_rate, Some(rng.gen_range(1..1 << 40)));
         maybe!(f.slow_start_after_idle, rng.gen_bool(0.5));
         maybe!(f.handshake, rng.gen_bool(0.5));
         maybe!(

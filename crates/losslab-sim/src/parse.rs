@@ -698,6 +698,7 @@ const FLOW_KEYS: &[&str] = &[
     "rto_formula",
     "timer_hz",
     "delay",
+    "nic_rate",
     "slow_start_after_idle",
     "handshake",
     "handshake_rules",
@@ -1860,6 +1861,9 @@ impl Cx<'_> {
         self.set_named(t, loc, "rto_formula", &mut f.rto_formula)?;
         if let Some(v) = t.get("delay") {
             f.delay = self.duration(v, &loc.key("delay"))?;
+        }
+        if let Some(v) = t.get("nic_rate") {
+            f.nic_rate = Some(self.rate(v, &loc.key("nic_rate"))?);
         }
         if let Some(v) = t.get("handshake") {
             f.handshake = self.boolean(v, &loc.key("handshake"))?;

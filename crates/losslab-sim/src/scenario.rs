@@ -306,6 +306,15 @@ pub struct FlowSpec {
     /// in both directions (added key `delay`): flows of different RTTs
     /// sharing one bottleneck.
     pub delay: Time,
+    /// `nic_rate` (added, default none): the rate of the sending host's
+    /// interface. Each segment leaves the host no sooner than the last has
+    /// finished serialising at this rate, waiting in the host meanwhile in
+    /// one unbounded FIFO (not Linux's TCP Small Queues, which keeps the
+    /// excess unsent and untimestamped in the socket), before it reaches
+    /// the bottleneck; without it a window's segments reach the
+    /// bottleneck at the instant they are sent. The flow's own
+    /// interface: flows do not share it.
+    pub nic_rate: Option<u64>,
     /// RFC 5681 section 4.1 restart window after an idle RTO (added key
     /// `slow_start_after_idle`, default false; Linux has it on).
     pub slow_start_after_idle: bool,
@@ -453,6 +462,7 @@ impl FlowSpec {
             tlp_loss_inference: true,
             tlpr_rtor_cap: false,
             delay: 0,
+            nic_rate: None,
             slow_start_after_idle: false,
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,

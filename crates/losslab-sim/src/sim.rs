@@ -45,6 +45,10 @@ struct FlowNet {
     mss: u32,
     /// The flow's own one-way access delay, both directions.
     extra_delay: Time,
+    /// The sending host's interface rate (`nic_rate`), and when it is
+    /// next free.
+    nic_rate: Option<u64>,
+    nic_free: Time,
     /// seg_no -> bitmask of dropped transmissions (bit i: transmission i+1).
     dropped: BTreeMap<u64, u64>,
     /// seg_no -> highest transmission count sent, for retransmitted ones.
@@ -110,6 +114,10 @@ struct Net {
     rev_line: VecDeque<(Time, Packet)>,
     held: BTreeMap<(Time, u64), Packet>,
     held_seq: u64,
+    /// Segments serialising on their sender's interface, by the time they
+    /// reach the bottleneck (`nic_rate`).
+    nic_line: BTreeMap<(Time, u64), (usize, Segment)>,
+    nic_seq: u64,
     fwd_loss: LossRt,
     rev_loss: LossRt,
     fwd_syn_loss: SynLoss,
@@ -223,6 +231,23 @@ impl Net {
                 .entry(s.seg_no)
                 .or_default() |= bit;
         }
+    }
+
+    /// A segment flow `f`'s sender hands to its host at `now`: it reaches
+    /// the bottleneck once the host's interface has serialised it after
+    /// every earlier one (`nic_rate`), or at once without one.
+    fn send_from_host(&mut self, now: Time, f: usize, seg: Segment) {
+        let fl = &mut self.flows[f];
+        let Some(rate) = fl.nic_rate else {
+            self.send_data(now, f, seg);
+            return;
+        };
+        let bytes = seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 };
+        let ser = (bytes as u128 * 8 * SEC as u128).div_ceil(rate.max(1) as u128) as Time;
+        let exit = fl.nic_free.max(now) + ser;
+        fl.nic_free = exit;
+        self.nic_seq += 1;
+        self.nic_line.insert((exit, self.nic_seq), (f, seg));
     }
 
     /// A data segment from flow `f` enters the bottleneck.
@@ -630,6 +655,7 @@ impl Simulation {
                 total,
                 mss: spec.mss,
                 extra_delay: spec.delay,
+                nic_rate: spec.nic_rate,
                 periods: PeriodMeter {
                     min_len: base_rtt(&spec),
                     ..Default::default()
@@ -674,6 +700,8 @@ impl Simulation {
             rev_line: VecDeque::new(),
             held: BTreeMap::new(),
             held_seq: 0,
+            nic_line: BTreeMap::new(),
+            nic_seq: 0,
             fwd_loss,
             rev_loss,
             fwd_syn_loss,
@@ -806,6 +834,12 @@ impl Simulation {
                     src = 5;
                 }
             }
+            if let Some((&(a, _), _)) = self.net.nic_line.first_key_value() {
+                if a < t {
+                    t = a;
+                    src = 6;
+                }
+            }
             if t > until || src == 0 {
                 break;
             }
@@ -827,6 +861,10 @@ impl Simulation {
                 4 => {
                     let (_, p) = self.net.held.pop_first().expect("head");
                     self.deliver(p);
+                }
+                6 => {
+                    let (_, (f, seg)) = self.net.nic_line.pop_first().expect("head");
+                    self.net.send_data(t, f, seg);
                 }
                 _ => {
                     let Reverse((_, f, side)) = self.timers.pop().expect("head");
@@ -1026,7 +1064,7 @@ impl Simulation {
                         c.on_first_transmission(now, seg.end(), &mut self.files[c.file]);
                     }
                 }
-                self.net.send_data(now, f, seg);
+                self.net.send_from_host(now, f, seg);
             }
             // A connection of a chunked file that has sent all it claimed
             // takes the next chunk at once, and sends again.

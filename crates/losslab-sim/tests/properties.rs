@@ -199,6 +199,12 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     }
     f.slow_start_after_idle = c.restart_after_idle;
     f.delay = c.flow_delay * MS;
+    // A host interface (`nic_rate`) on a quarter of the cases, from the
+    // seed's bits so the saved cases keep their shape: slower than, as
+    // fast as, or faster than the bottleneck.
+    if c.seed % 4 == 3 {
+        f.nic_rate = Some(p.rate / 2 * (1 + (c.seed >> 2) % 4));
+    }
     f.mss = c.mss;
     f.receiver.ack = if c.quick {
         AckSpec::Quick

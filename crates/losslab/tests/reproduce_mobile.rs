@@ -52,6 +52,32 @@ fn mobile_quick_claims_pictures_and_model_rows() {
         })
     };
     assert!(table10("main arm") && table10("\"per-rtt\"") && table10("\"pipe\""));
+    // The Q_T = 1000 control runs under --quick too, so the quick run
+    // credits a QARR reading as the full one does.
+    assert!(table10("queue_len_threshold = 1000"));
+    // A setup alternative that meets the paper decides a row, never
+    // explains it.
+    for e in &exps[1..7] {
+        for c in e["claims"].as_array().unwrap() {
+            let why = c["explanation"].as_str().unwrap();
+            if why.starts_with("Explained by") {
+                let credited = why
+                    .split("; also tested and rejected")
+                    .next()
+                    .unwrap()
+                    .split("; Decided by")
+                    .next()
+                    .unwrap();
+                for how in [
+                    "sndbuf wake_delay",
+                    "the burst at the 20,000th",
+                    "every recovery period",
+                ] {
+                    assert!(!credited.contains(how), "{}: {why}", c["id"]);
+                }
+            }
+        }
+    }
     // The variants --quick leaves to the larger sizes say so.
     assert!(explain.iter().any(|r| {
         r["metric"] == "rtt_source = \"tsecr\""
@@ -63,7 +89,7 @@ fn mobile_quick_claims_pictures_and_model_rows() {
     // The setup choices, one row each; under --quick the variants it
     // needs beyond the quick ones say they were not run.
     let setup = exps[8]["rows"].as_array().unwrap();
-    assert_eq!(setup.len(), 8);
+    assert_eq!(setup.len(), 9);
     let setup_row = |key: &str| {
         let r = setup
             .iter()

@@ -541,6 +541,8 @@ pub fn underpowered_explanation(c: &Claim) -> Option<String> {
 
 pub const BY_CONSTRUCTION: &str = "Not evidence: holds by construction in these runs";
 
+pub const PAPER_IN_DOUBT: &str = "Not judged: the paper's own value is in doubt";
+
 pub const UNEXPLAINED: &str = "not yet explained";
 
 /// The explanation of `c` that a variant of its runs (`variant`: `c`
@@ -739,6 +741,16 @@ impl Claim {
         self.verdict = Verdict::NotMeasured;
         self.seeds_to_decide = None;
         self.explanation = format!("{BY_CONSTRUCTION}: {why}");
+        self
+    }
+
+    /// A row whose paper value the paper itself puts in doubt (a table
+    /// that repeats another cell for cell): it keeps our numbers but is
+    /// judged against nothing and counts as `not measured`, with why.
+    pub fn paper_in_doubt(mut self, why: &str) -> Claim {
+        self.verdict = Verdict::NotMeasured;
+        self.seeds_to_decide = None;
+        self.explanation = format!("{PAPER_IN_DOUBT}: {why}");
         self
     }
 

@@ -1,0 +1,68 @@
+//! `flow.nic_rate` (docs/SCENARIO.md): the sending host's interface rate.
+//! A window sent at once reaches the bottleneck spaced by the interface,
+//! so a bottleneck as fast as the interface never queues it; without the
+//! key the whole window arrives at the same instant.
+
+mod common;
+
+use losslab_sim::parse::{parse_scenario, ScenarioError};
+use losslab_sim::scenario::Scenario;
+use losslab_sim::Simulation;
+
+fn scenario(nic: &str) -> String {
+    // A bulk flow whose initial window of 100 segments and every later
+    // window is sent in one instant; a 20-packet queue cannot hold it.
+    format!(
+        "duration = \"3s\"\n[path]\nrate = \"100Mbps\"\ndelay = \"20ms\"\nqueue = \"20pkt\"\n\n\
+         [[flow]]\nname = \"a\"\ninit_cwnd = 100\napp = {{ kind = \"bytes\", size = \"2MB\" }}\n{nic}\n"
+    )
+}
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    parse_scenario("test.toml", text, &[])
+}
+
+fn run(sc: &Scenario) -> losslab_sim::results::RunResults {
+    let mut sim = Simulation::new(sc).unwrap();
+    sim.run();
+    sim.results()
+}
+
+#[test]
+fn the_interface_spaces_a_window_so_an_equal_bottleneck_does_not_queue_it() {
+    let without = run(&parse(&scenario("")).unwrap());
+    assert!(
+        without.path.queue_drops > 0,
+        "a window of 100 segments at once overflows 20 packets: {:?}",
+        without.path
+    );
+    let with = run(&parse(&scenario("nic_rate = \"100Mbps\"")).unwrap());
+    assert_eq!(with.path.queue_drops, 0, "{:?}", with.path);
+    // One packet in service, at most one waiting while the next arrives.
+    assert!(with.path.max_queue_bytes <= 2 * 1500, "{:?}", with.path);
+    let f = &with.flows[0];
+    assert_eq!(f.bytes_delivered, 2_000_000, "every byte arrives");
+    // A faster interface still queues at the bottleneck, less than none.
+    let fast = run(&parse(&scenario("nic_rate = \"1Gbps\"")).unwrap());
+    assert!(fast.path.max_queue_bytes > with.path.max_queue_bytes);
+}
+
+#[test]
+fn nic_rate_reads_writes_and_refuses_zero() {
+    let sc = parse(&scenario("nic_rate = \"950Mbps\"")).unwrap();
+    assert_eq!(sc.flows[0].nic_rate, Some(950_000_000));
+    assert_eq!(parse(&scenario("")).unwrap().flows[0].nic_rate, None);
+    let text = losslab_sim::emit::to_toml(&sc).unwrap();
+    assert!(text.contains("nic_rate = \"950Mbps\""), "{text}");
+    assert_eq!(parse(&text).unwrap().flows[0].nic_rate, Some(950_000_000));
+    common::expect_parse_error(
+        parse(&scenario("nic_rate = \"0Mbps\"")),
+        "flow.a.nic_rate",
+        &["greater than 0"],
+    );
+    common::expect_parse_error(
+        parse(&scenario("nic_rate = 5")),
+        "flow.a.nic_rate",
+        &["unit"],
+    );
+}
