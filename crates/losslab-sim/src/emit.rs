@@ -297,6 +297,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         tlpr_rtor_cap,
         delay,
         nic_rate,
+        tsq_limit,
         slow_start_after_idle,
         handshake,
         handshake_rules,
@@ -408,6 +409,18 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             None => {
                 return Err(format!(
                     "{at}.nic_rate: its profile's rate cannot be removed in a file (leave the profile out)"
+                ))
+            }
+        }
+    }
+    if *tsq_limit != base.tsq_limit {
+        match tsq_limit {
+            Some(b) if *b > 0 && nic_rate.is_some() => {
+                out.kv("tsq_limit", string(&format_size(*b)))
+            }
+            _ => {
+                return Err(format!(
+                    "{at}.tsq_limit: {tsq_limit:?} cannot be written (a size of at least 1B, with nic_rate)"
                 ))
             }
         }
@@ -1859,6 +1872,9 @@ app = { kind = "bulk" }
         }
         maybe!(f.delay, random_time(rng));
         maybe!(f.nic_rate, Some(rng.gen_range(1..1 << 40)));
+        if f.nic_rate.is_some() {
+            maybe!(f.tsq_limit, Some(random_size(rng).max(1)));
+        }
         maybe!(f.slow_start_after_idle, rng.gen_bool(0.5));
         maybe!(f.handshake, rng.gen_bool(0.5));
         maybe!(

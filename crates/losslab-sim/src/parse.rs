@@ -699,6 +699,7 @@ const FLOW_KEYS: &[&str] = &[
     "timer_hz",
     "delay",
     "nic_rate",
+    "tsq_limit",
     "slow_start_after_idle",
     "handshake",
     "handshake_rules",
@@ -1864,6 +1865,16 @@ impl Cx<'_> {
         }
         if let Some(v) = t.get("nic_rate") {
             f.nic_rate = Some(self.rate(v, &loc.key("nic_rate"))?);
+        }
+        if let Some(v) = t.get("tsq_limit") {
+            let at = loc.key("tsq_limit");
+            f.tsq_limit = Some(self.positive_size(v, &at, "tsq_limit")?);
+            if f.nic_rate.is_none() {
+                return Err(self.err(
+                    &at,
+                    "tsq_limit needs nic_rate: without a host interface nothing waits in the host",
+                ));
+            }
         }
         if let Some(v) = t.get("handshake") {
             f.handshake = self.boolean(v, &loc.key("handshake"))?;

@@ -315,6 +315,12 @@ pub struct FlowSpec {
     /// bottleneck at the instant they are sent. The flow's own
     /// interface: flows do not share it.
     pub nic_rate: Option<u64>,
+    /// `tsq_limit` (added, default none; needs `nic_rate`): Linux's TCP
+    /// Small Queues (tcp_write_xmit(), `tcp_limit_output_bytes`, 128 KB in
+    /// 3.10): the sender hands its host no segment while this many bytes
+    /// of its own (on the wire) wait there, and is woken when one leaves,
+    /// so the rest waits unsent and its clock has not started.
+    pub tsq_limit: Option<u64>,
     /// RFC 5681 section 4.1 restart window after an idle RTO (added key
     /// `slow_start_after_idle`, default false; Linux has it on).
     pub slow_start_after_idle: bool,
@@ -463,6 +469,7 @@ impl FlowSpec {
             tlpr_rtor_cap: false,
             delay: 0,
             nic_rate: None,
+            tsq_limit: None,
             slow_start_after_idle: false,
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,

@@ -49,6 +49,11 @@ struct FlowNet {
     /// next free.
     nic_rate: Option<u64>,
     nic_free: Time,
+    /// Bytes of the flow's own waiting in its host, its TCP Small Queues
+    /// limit (`tsq_limit`), and whether the limit stopped its sender.
+    host_bytes: u64,
+    tsq_limit: Option<u64>,
+    tsq_blocked: bool,
     /// seg_no -> bitmask of dropped transmissions (bit i: transmission i+1).
     dropped: BTreeMap<u64, u64>,
     /// seg_no -> highest transmission count sent, for retransmitted ones.
@@ -116,7 +121,7 @@ struct Net {
     held_seq: u64,
     /// Segments serialising on their sender's interface, by the time they
     /// reach the bottleneck (`nic_rate`).
-    nic_line: BTreeMap<(Time, u64), (usize, Segment)>,
+    nic_line: BTreeMap<(Time, u64), (usize, Segment, u32)>,
     nic_seq: u64,
     fwd_loss: LossRt,
     rev_loss: LossRt,
@@ -246,8 +251,31 @@ impl Net {
         let ser = (bytes as u128 * 8 * SEC as u128).div_ceil(rate.max(1) as u128) as Time;
         let exit = fl.nic_free.max(now) + ser;
         fl.nic_free = exit;
+        fl.host_bytes += u64::from(bytes);
         self.nic_seq += 1;
-        self.nic_line.insert((exit, self.nic_seq), (f, seg));
+        self.nic_line.insert((exit, self.nic_seq), (f, seg, bytes));
+    }
+
+    /// TCP Small Queues (Linux tcp_write_xmit()): flow `f`'s sender may
+    /// hand its host nothing more; noted, so that a segment leaving the
+    /// host wakes it.
+    fn host_full(&mut self, f: usize) -> bool {
+        let fl = &mut self.flows[f];
+        let full = fl.tsq_limit.is_some_and(|l| fl.host_bytes >= l);
+        fl.tsq_blocked |= full;
+        full
+    }
+
+    /// A segment of flow `f` left its host: whether its sender, stopped by
+    /// its TCP Small Queues limit, may send again.
+    fn left_host(&mut self, f: usize, bytes: u32) -> bool {
+        let fl = &mut self.flows[f];
+        fl.host_bytes -= u64::from(bytes);
+        let wake = fl.tsq_blocked && fl.tsq_limit.is_some_and(|l| fl.host_bytes < l);
+        if wake {
+            fl.tsq_blocked = false;
+        }
+        wake
     }
 
     /// A data segment from flow `f` enters the bottleneck.
@@ -656,6 +684,7 @@ impl Simulation {
                 mss: spec.mss,
                 extra_delay: spec.delay,
                 nic_rate: spec.nic_rate,
+                tsq_limit: spec.tsq_limit,
                 periods: PeriodMeter {
                     min_len: base_rtt(&spec),
                     ..Default::default()
@@ -863,8 +892,11 @@ impl Simulation {
                     self.deliver(p);
                 }
                 6 => {
-                    let (_, (f, seg)) = self.net.nic_line.pop_first().expect("head");
+                    let (_, (f, seg, bytes)) = self.net.nic_line.pop_first().expect("head");
                     self.net.send_data(t, f, seg);
+                    if self.net.left_host(f, bytes) {
+                        self.service_sender(f);
+                    }
                 }
                 _ => {
                     let Reverse((_, f, side)) = self.timers.pop().expect("head");
@@ -1053,7 +1085,11 @@ impl Simulation {
             c.on_snd_una(now, s.snd_una(), &mut self.files[c.file]);
         }
         loop {
-            while let Some(seg) = s.poll_transmit(now) {
+            // TCP Small Queues: nothing more while the host holds enough.
+            while !self.net.host_full(f) {
+                let Some(seg) = s.poll_transmit(now) else {
+                    break;
+                };
                 if counts_as_retransmission(&seg) {
                     self.net.flows[f]
                         .reports
@@ -1065,6 +1101,11 @@ impl Simulation {
                     }
                 }
                 self.net.send_from_host(now, f, seg);
+            }
+            // Stopped by TCP Small Queues: a segment leaving the host
+            // resumes it (`left_host`).
+            if self.net.flows[f].tsq_blocked {
+                break;
             }
             // A connection of a chunked file that has sent all it claimed
             // takes the next chunk at once, and sends again.
@@ -1108,7 +1149,16 @@ impl Simulation {
         let fl = &mut self.flows[f];
         let s = fl.sender.as_ref().expect("present");
         if let Some(d) = s.poll_timeout() {
-            let d = d.max(now);
+            let mut d = d.max(now);
+            // Stopped by TCP Small Queues, a deadline already due (a
+            // segment waiting for the host) is taken once the host has
+            // sent what it holds, not now, where it would fire again and
+            // again at this instant; a segment leaving wakes the sender
+            // sooner (`left_host`).
+            let host = &self.net.flows[f];
+            if host.tsq_blocked && d <= now {
+                d = host.nic_free.max(now + 1);
+            }
             if fl.sched[0].is_none_or(|x| d < x) {
                 fl.sched[0] = Some(d);
                 self.timers.push(Reverse((d, f as u32, SIDE_SENDER)));

@@ -66,3 +66,47 @@ fn nic_rate_reads_writes_and_refuses_zero() {
         &["unit"],
     );
 }
+
+/// `tsq_limit`: with an interface slower than the bottleneck, the host
+/// holds what the sender hands it; TCP Small Queues keeps all but the
+/// limit unsent, so the RTT samples no longer carry the host's queue.
+#[test]
+fn tcp_small_queues_keep_the_host_queue_out_of_the_rtt() {
+    let slow =
+        |extra: &str| run(&parse(&scenario(&format!("nic_rate = \"10Mbps\"\n{extra}"))).unwrap());
+    let without = slow("");
+    let with = slow("tsq_limit = \"16KB\"");
+    for r in [&without, &with] {
+        assert_eq!(r.flows[0].bytes_delivered, 2_000_000, "every byte arrives");
+    }
+    let p99 = |r: &losslab_sim::results::RunResults| r.flows[0].rtt_ms.p99.unwrap();
+    // 100 segments at 10 Mbit/s are 120 ms in the host; 16 KB is 13 ms.
+    assert!(p99(&without) > 40.0 + 100.0, "{}", p99(&without));
+    assert!(p99(&with) < 40.0 + 20.0, "{}", p99(&with));
+    // The interface stays as busy: the transfer takes as long.
+    let g = |r: &losslab_sim::results::RunResults| r.flows[0].goodput_bps;
+    assert!(
+        (g(&with) / g(&without) - 1.0).abs() < 0.05,
+        "{} {}",
+        g(&with),
+        g(&without)
+    );
+}
+
+#[test]
+fn tsq_limit_reads_writes_and_needs_an_interface() {
+    let sc = parse(&scenario("nic_rate = \"1Gbps\"\ntsq_limit = \"128KiB\"")).unwrap();
+    assert_eq!(sc.flows[0].tsq_limit, Some(131_072));
+    let text = losslab_sim::emit::to_toml(&sc).unwrap();
+    assert_eq!(parse(&text).unwrap().flows[0].tsq_limit, Some(131_072));
+    common::expect_parse_error(
+        parse(&scenario("tsq_limit = \"128KiB\"")),
+        "flow.a.tsq_limit",
+        &["needs nic_rate"],
+    );
+    common::expect_parse_error(
+        parse(&scenario("nic_rate = \"1Gbps\"\ntsq_limit = \"0B\"")),
+        "flow.a.tsq_limit",
+        &["at least 1B"],
+    );
+}

@@ -204,6 +204,11 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     // fast as, or faster than the bottleneck.
     if c.seed % 4 == 3 {
         f.nic_rate = Some(p.rate / 2 * (1 + (c.seed >> 2) % 4));
+        // and TCP Small Queues on half of those, from one to a few
+        // segments' worth.
+        if (c.seed >> 4) % 2 == 1 {
+            f.tsq_limit = Some(1500 * (1 + (c.seed >> 5) % 4));
+        }
     }
     f.mss = c.mss;
     f.receiver.ack = if c.quick {
