@@ -484,14 +484,6 @@ def rests_on_disclosed(c):
     return "Rests on a reading of ours" in c["explanation"]
 
 
-def explained_by(cs, how):
-    """Ids of the contradicted or differing rows an explanation credits to
-    the variant whose `how` text is given."""
-    return [c["id"] for c in cs if verdict(c) in ("contradicted", "differs")
-            and c["explanation"].startswith("Explained by")
-            and f"tested by {how}," in c["explanation"].split("; also tested and rejected")[0]]
-
-
 def decided_under(cs, how):
     """Ids of the contradicted or differing rows a setup alternative (named
     by its `how` text) reproduces without explaining (mobile.rs explain:

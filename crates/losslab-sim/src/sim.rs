@@ -105,6 +105,18 @@ struct PeriodMeter {
     total_time: Time,
 }
 
+/// A data segment's bytes on the wire: payload, headers, and a SYN's
+/// options (the bottleneck and a host interface serialise the same).
+fn data_wire_bytes(seg: &Segment) -> u32 {
+    seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 }
+}
+
+/// How long `bytes` take to serialise at `rate_bps` (> 0), rounded up to
+/// whole nanoseconds.
+fn serialisation(bytes: u32, rate_bps: u64) -> Time {
+    ((bytes as u128 * 8 * SEC as u128).div_ceil(rate_bps as u128)) as Time
+}
+
 struct Net {
     rate_bps: u64,
     fwd_delay: Time,
@@ -148,7 +160,7 @@ struct Net {
 
 impl Net {
     fn ser_time(&self, bytes: u32) -> Time {
-        ((bytes as u128 * 8 * SEC as u128).div_ceil(self.rate_bps as u128)) as Time
+        serialisation(bytes, self.rate_bps)
     }
 
     /// The link starts serialising `p` at `now`.
@@ -247,9 +259,8 @@ impl Net {
             self.send_data(now, f, seg);
             return;
         };
-        let bytes = seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 };
-        let ser = (bytes as u128 * 8 * SEC as u128).div_ceil(rate.max(1) as u128) as Time;
-        let exit = fl.nic_free.max(now) + ser;
+        let bytes = data_wire_bytes(&seg);
+        let exit = fl.nic_free.max(now) + serialisation(bytes, rate.max(1));
         fl.nic_free = exit;
         fl.host_bytes += u64::from(bytes);
         self.nic_seq += 1;
@@ -294,7 +305,7 @@ impl Net {
             flow: f as u32,
             // A SYN is not a data packet: index 0 (drop lists are 1-based).
             index: if seg.syn { 0 } else { fl.data_index },
-            wire_bytes: seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 },
+            wire_bytes: data_wire_bytes(&seg),
             body: Body::Data(seg),
         };
         self.trace(now, &p, PacketFate::Sent);

@@ -737,20 +737,22 @@ impl Claim {
     /// comparison cannot move in these runs) is no evidence whatever its
     /// numbers say: it keeps them but counts as `not measured`, with why.
     /// Only for a cause shown in the code or the runs, named in `why`.
-    pub fn by_construction(mut self, why: &str) -> Claim {
-        self.verdict = Verdict::NotMeasured;
-        self.seeds_to_decide = None;
-        self.explanation = format!("{BY_CONSTRUCTION}: {why}");
-        self
+    pub fn by_construction(self, why: &str) -> Claim {
+        self.not_judged(BY_CONSTRUCTION, why)
     }
 
     /// A row whose paper value the paper itself puts in doubt (a table
     /// that repeats another cell for cell): it keeps our numbers but is
     /// judged against nothing and counts as `not measured`, with why.
-    pub fn paper_in_doubt(mut self, why: &str) -> Claim {
+    pub fn paper_in_doubt(self, why: &str) -> Claim {
+        self.not_judged(PAPER_IN_DOUBT, why)
+    }
+
+    /// Our numbers kept, the verdict `not measured`, and `marker: why`.
+    fn not_judged(mut self, marker: &str, why: &str) -> Claim {
         self.verdict = Verdict::NotMeasured;
         self.seeds_to_decide = None;
-        self.explanation = format!("{PAPER_IN_DOUBT}: {why}");
+        self.explanation = format!("{marker}: {why}");
         self
     }
 

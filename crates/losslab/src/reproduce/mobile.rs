@@ -404,8 +404,9 @@ impl Tweak {
 
     /// Whether `--quick` runs it: QARR's per-round-trip and pipe readings
     /// with their control (Q_T = 1000, so the quick run credits a QARR
-    /// reading as the page does) and the burst runs' two, enough to exercise every path of `explain`
-    /// (a row explained, a row with variants rejected) while
+    /// reading as the page does) and the burst runs' two, enough to
+    /// exercise every path of `explain` (a row explained, a row with
+    /// variants rejected) while
     /// CI's two quick runs stay within its time (the others rerun the
     /// 100 Mbit/s cells, most of the quick run's cost); the default and
     /// full sizes, which the page shows, run them all.
@@ -1081,14 +1082,18 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
                 .collect()
         })
         .collect();
+    let control_map = index
+        .iter()
+        .find(|(t, _)| *t == Tweak::QarrTarget1000)
+        .map(|(_, m)| m);
     for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
         if c.verdict == Verdict::Reproduced {
             flag_disclosed(c, &index, &all_main);
             continue;
         }
-        // A row not judged (by construction, or on a paper value in
-        // doubt) has nothing for a variant to explain.
-        if !c.verdict.needs_explanation() || c.ours.is_none() || c.verdict == Verdict::NotMeasured {
+        // Only a measured difference needs a variant: a row not judged
+        // (by construction, or on a paper value in doubt) has none.
+        if !matches!(c.verdict, Verdict::Differs | Verdict::Contradicted) || c.ours.is_none() {
             continue;
         }
         // A row another rule already speaks for (the order rows' sign
@@ -1103,13 +1108,7 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
         // The control (Q_T = 1000: eq. 2 all but off) reproduces the row
         // too: a QARR reading then explains it no better than cutting the
         // window less does, and says so.
-        let control = control_reproduces(
-            index
-                .iter()
-                .find(|(t, _)| *t == Tweak::QarrTarget1000)
-                .map(|(_, m)| m),
-            c,
-        );
+        let control = control_reproduces(control_map, c);
         let (mut yes, mut no, mut setting) = (Vec::new(), Vec::new(), Vec::new());
         for ((t, m), lost) in index.iter().zip(&lost) {
             let Some(v) = m.get(c.id.as_str()) else {
