@@ -89,7 +89,7 @@ fn mobile_quick_claims_pictures_and_model_rows() {
     // The setup choices, one row each; under --quick the variants it
     // needs beyond the quick ones say they were not run.
     let setup = exps[8]["rows"].as_array().unwrap();
-    assert_eq!(setup.len(), 9);
+    assert_eq!(setup.len(), 10);
     let setup_row = |key: &str| {
         let r = setup
             .iter()

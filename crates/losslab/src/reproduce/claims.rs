@@ -438,6 +438,15 @@ pub fn heavy_tail_explanation(expect: &Expect, d: &[f64], what: &str) -> String 
     let Expect::Order { paper_positive } = *expect else {
         return String::new();
     };
+    let ties = d.iter().filter(|x| **x == 0.0).count();
+    if ties == d.len() {
+        // No pair differs: there is no majority to test (a share of
+        // nothing would print as NaN; the sixth review of issue 30).
+        return format!(
+            "{UNEXPLAINED}; a sign test cannot say whether heavy tails hide the paper's order: \
+             all {ties} {what} tie"
+        );
+    }
     let s = positive_share(d);
     let [lo, hi] = s.ci95.unwrap_or([f64::NAN, f64::NAN]);
     let (share, lo, hi) = if paper_positive {
@@ -445,7 +454,6 @@ pub fn heavy_tail_explanation(expect: &Expect, d: &[f64], what: &str) -> String 
     } else {
         (1.0 - s.mean, 1.0 - hi, 1.0 - lo)
     };
-    let ties = d.iter().filter(|x| **x == 0.0).count();
     let mut sorted = d.to_vec();
     sorted.sort_by(f64::total_cmp);
     let median = if sorted.is_empty() {
