@@ -204,10 +204,11 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     // fast as, or faster than the bottleneck.
     if c.seed % 4 == 3 {
         f.nic_rate = Some(p.rate / 2 * (1 + (c.seed >> 2) % 4));
-        // and TCP Small Queues on half of those, from one to a few
-        // segments' worth.
-        if (c.seed >> 4) % 2 == 1 {
-            f.tsq_limit = Some(1500 * (1 + (c.seed >> 5) % 4));
+        // and TCP Small Queues on half of those, from its own bits (the
+        // pacing bits below would otherwise never leave it unpaced): one
+        // segment's worth, a few, or Linux's 128 KiB.
+        if c.seed & (1 << 26) != 0 {
+            f.tsq_limit = Some([1500, 4500, 16 << 10, 128 << 10][((c.seed >> 27) % 4) as usize]);
         }
     }
     f.mss = c.mss;
