@@ -309,8 +309,8 @@ pub struct FlowSpec {
     /// `nic_rate` (added, default none): the rate of the sending host's
     /// interface. Each segment leaves the host no sooner than the last has
     /// finished serialising at this rate, waiting in the host meanwhile in
-    /// one unbounded FIFO (not Linux's TCP Small Queues, which keeps the
-    /// excess unsent and untimestamped in the socket), before it reaches
+    /// one FIFO, unbounded unless `tsq_limit` keeps the excess unsent and
+    /// untimestamped in the sender, as Linux's TCP Small Queues does, before it reaches
     /// the bottleneck; without it a window's segments reach the
     /// bottleneck at the instant they are sent. The flow's own
     /// interface: flows do not share it.

@@ -5,9 +5,8 @@
 
 mod common;
 
-use losslab_sim::parse::{parse_scenario, ScenarioError};
-use losslab_sim::scenario::Scenario;
-use losslab_sim::Simulation;
+use common::parse;
+use common::run;
 
 fn scenario(nic: &str) -> String {
     // A bulk flow whose initial window of 100 segments and every later
@@ -16,16 +15,6 @@ fn scenario(nic: &str) -> String {
         "duration = \"3s\"\n[path]\nrate = \"100Mbps\"\ndelay = \"20ms\"\nqueue = \"20pkt\"\n\n\
          [[flow]]\nname = \"a\"\ninit_cwnd = 100\napp = {{ kind = \"bytes\", size = \"2MB\" }}\n{nic}\n"
     )
-}
-
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_scenario("test.toml", text, &[])
-}
-
-fn run(sc: &Scenario) -> losslab_sim::results::RunResults {
-    let mut sim = Simulation::new(sc).unwrap();
-    sim.run();
-    sim.results()
 }
 
 #[test]

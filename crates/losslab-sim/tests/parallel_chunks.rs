@@ -5,11 +5,13 @@
 
 mod common;
 
+use common::parse;
+use common::run;
 use common::*;
 use losslab_sim::parse::parse_scenario;
 use losslab_sim::results::FileResults;
 use losslab_sim::scenario::*;
-use losslab_sim::{RunResults, Simulation};
+use losslab_sim::RunResults;
 
 const RATE: u64 = 100_000_000;
 /// One way; the base RTT is 20 ms.
@@ -31,12 +33,6 @@ fn scenario_of(n: u32, window: u64, file: u64, loss: LossModel, secs: u64) -> Sc
     f.app = AppSpec::Chunks { file, chunk: CHUNK };
     f.count = n;
     scenario("chunks", secs, (p, r), vec![f])
-}
-
-fn run(sc: &Scenario) -> RunResults {
-    let mut sim = Simulation::new(sc).unwrap();
-    sim.run();
-    sim.results()
 }
 
 fn file_of(r: &RunResults) -> &FileResults {
@@ -206,10 +202,6 @@ fn flow_with(app: &str, extra: &str) -> String {
     format!(
         "[path]\nrate = \"10Mbps\"\ndelay = \"20ms\"\n\n[[flow]]\nname = \"a\"\napp = {app}\n{extra}\n"
     )
-}
-
-fn parse(text: &str) -> Result<Scenario, losslab_sim::parse::ScenarioError> {
-    parse_scenario("test.toml", text, &[])
 }
 
 #[test]

@@ -8,16 +8,11 @@ use common::*;
 use losslab_core::detect::ErVariant;
 use losslab_core::time::SEC;
 use losslab_core::RtoFormula;
-use losslab_sim::parse::{parse_scenario, ScenarioError};
 use losslab_sim::scenario::*;
 use losslab_sim::Simulation;
 
 fn flow(extra: &str) -> String {
     format!("[path]\nrate = \"10Mbps\"\ndelay = \"20ms\"\n\n[[flow]]\nname = \"a\"\n{extra}\n")
-}
-
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_scenario("test.toml", text, &[])
 }
 
 #[test]

@@ -5,19 +5,15 @@
 
 mod common;
 
+use common::parse;
+use common::run;
 use losslab_core::detect::ErVariant;
 use losslab_core::time::{Time, MS, SEC};
 use losslab_core::RtoFormula;
-use losslab_sim::parse::{parse_scenario, ScenarioError};
 use losslab_sim::scenario::*;
-use losslab_sim::Simulation;
 
 fn flow(extra: &str) -> String {
     format!("[path]\nrate = \"10Mbps\"\ndelay = \"20ms\"\n\n[[flow]]\nname = \"a\"\n{extra}\n")
-}
-
-fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    parse_scenario("test.toml", text, &[])
 }
 
 #[track_caller]
@@ -179,12 +175,6 @@ fn rto_formula_reaches_the_estimator() {
     let fct = |formula: RtoFormula| tail_fct(5 * MS, |f| f.rto_formula = formula);
     let gap = fct(RtoFormula::Linux) - fct(RtoFormula::Rfc6298);
     assert!((gap - 0.010).abs() < 0.001, "gap {gap}");
-}
-
-fn run(sc: &Scenario) -> losslab_sim::results::RunResults {
-    let mut sim = Simulation::new(sc).unwrap();
-    sim.run();
-    sim.results()
 }
 
 #[test]

@@ -24,6 +24,19 @@ pub fn scenario(
     }
 }
 
+/// Parses `text` as the file test.toml (the name `expect_parse_error`
+/// checks), with no command-line settings.
+pub fn parse(text: &str) -> Result<Scenario, losslab_sim::parse::ScenarioError> {
+    losslab_sim::parse::parse_scenario("test.toml", text, &[])
+}
+
+/// Runs `sc` to its end and returns its results.
+pub fn run(sc: &Scenario) -> losslab_sim::RunResults {
+    let mut sim = losslab_sim::Simulation::new(sc).unwrap();
+    sim.run();
+    sim.results()
+}
+
 /// Asserts that parsing failed in test.toml at `key`, with every needle in
 /// the message.
 #[track_caller]

@@ -58,10 +58,13 @@ impl Verdict {
 
     /// A row with this verdict must say why.
     pub fn needs_explanation(self) -> bool {
-        matches!(
-            self,
-            Verdict::Differs | Verdict::Contradicted | Verdict::NotMeasured
-        )
+        self.is_a_difference() || self == Verdict::NotMeasured
+    }
+
+    /// A measured difference from the paper: what a variant of the runs
+    /// can explain (a row not measured has no runs to vary).
+    pub fn is_a_difference(self) -> bool {
+        matches!(self, Verdict::Differs | Verdict::Contradicted)
     }
 }
 

@@ -1126,7 +1126,7 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
         }
         // Only a measured difference needs a variant: a row not judged
         // (by construction, or on a paper value in doubt) has none.
-        if !matches!(c.verdict, Verdict::Differs | Verdict::Contradicted) || c.ours.is_none() {
+        if !c.verdict.is_a_difference() || c.ours.is_none() {
             continue;
         }
         // A row another rule already speaks for (the order rows' sign
@@ -1173,7 +1173,7 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
                 // shows the verdict rests on a setting of ours; choosing
                 // it row by row would be moving a setting until a check
                 // passes, so it explains nothing (the fifth review).
-                setting.push(format!("{} gives {vo}, {})", t.how(), v.verdict.name()));
+                setting.push(format!("{} gives {vo}, {}", t.how(), v.verdict.name()));
             } else if supports(c, v) {
                 let cost = if lost.is_empty() {
                     "no row reproduced in the main arm is not under it".to_string()
@@ -1212,7 +1212,7 @@ fn explain(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
                 "; {DECIDED}, not explained by it: reproduced under {} (the setup table)",
                 setting
                     .iter()
-                    .map(|s| format!("({s}"))
+                    .map(|s| format!("({s})"))
                     .collect::<Vec<_>>()
                     .join(" and under ")
             )
@@ -1351,10 +1351,7 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
         let (mut moved, mut explains) = (Vec::new(), 0);
         for (id, b, a) in rows {
             let controlled = t.controlled() && control_matches(control.as_ref(), b, Some(a));
-            if matches!(b.verdict, Verdict::Differs | Verdict::Contradicted)
-                && supports(b, a)
-                && !controlled
-            {
+            if b.verdict.is_a_difference() && supports(b, a) && !controlled {
                 explains += 1;
             }
             if a.verdict != b.verdict {
