@@ -25,7 +25,7 @@
 //!   segments acknowledged throughout (`cubic`: alpha 9/17, then 1 past
 //!   cwnd_prior);
 //! - slow start ends by Linux's HyStart, on by default (`hystart = 1`),
-//!   measured on every ACK (`pkts_acked`), its ACK-train threshold
+//!   measured on every ACK (`on_ack`, Linux pkts_acked()), its ACK-train threshold
 //!   depending on pacing.
 //!
 //! Clocks: the engine's `Time` is nanoseconds since the run began.
@@ -469,7 +469,7 @@ impl CongestionControl for CubicLinux {
     }
 
     /// cubictcp_acked(), on every ACK.
-    fn pkts_acked(&mut self, w: &mut Window, ctx: &CcCtx) {
+    fn on_ack(&mut self, w: &mut Window, ctx: &CcCtx) {
         // The snd_nxt of the timeout's bictcp_hystart_reset(), from the
         // first ACK after it (with or without an RTT sample: the
         // retransmissions' ACKs have none, and new data may follow them).
@@ -500,7 +500,7 @@ impl CongestionControl for CubicLinux {
         }
     }
 
-    /// The sender calls `pkts_acked` on every ACK.
+    /// The sender calls `on_ack` on every ACK.
     fn observes_every_ack(&self) -> bool {
         true
     }
@@ -524,7 +524,7 @@ impl CongestionControl for CubicLinux {
     /// cubictcp_cwnd_event(CA_EVENT_TX_START): after idle, shift the
     /// epoch by `delta = now - tcp_sk(sk)->lsndtime` jiffies, not past
     /// now.
-    fn on_tx_start_after(&mut self, now: Time, last_send: Time) {
+    fn on_tx_start(&mut self, now: Time, last_send: Time) {
         let now = jiffies32(now);
         let delta = now.wrapping_sub(jiffies32(last_send)) as i32;
         if self.epoch_start != 0 && delta > 0 {
@@ -752,7 +752,7 @@ mod tests {
             while w.cwnd < 5 {
                 n += 1;
                 let ctx = ack(now, rtt, n * 1000, 1_000_000);
-                cc.pkts_acked(&mut w, &ctx);
+                cc.on_ack(&mut w, &ctx);
                 cc.cong_avoid(&mut w, 1, &ctx);
                 if w.cwnd >= 4 {
                     now += spacing_ms * MS;
@@ -835,7 +835,7 @@ mod tests {
                 let mut ctx = ack(t0 + k * MS, Some(40 * MS), 1 + k, 100_000);
                 ctx.paced = paced;
                 ctx.pacing_rate = rate;
-                cc.pkts_acked(&mut w, &ctx);
+                cc.on_ack(&mut w, &ctx);
                 if cc.found() {
                     exit = Some(k);
                     break;
@@ -853,13 +853,13 @@ mod tests {
     fn rounds_and_the_timeout_reset() {
         let mut cc = CubicLinux::new();
         let mut w = window(8, u64::MAX / 4);
-        cc.pkts_acked(&mut w, &ack(10 * SEC, Some(40 * MS), 1, 5000));
+        cc.on_ack(&mut w, &ack(10 * SEC, Some(40 * MS), 1, 5000));
         assert_eq!((cc.round_start, cc.end_seq), (10_000_000, 5000));
         assert_eq!(cc.delay_min(), 40_000);
         // Not past end_seq: the round goes on.
-        cc.pkts_acked(&mut w, &ack(10 * SEC + MS, Some(40 * MS), 5000, 9000));
+        cc.on_ack(&mut w, &ack(10 * SEC + MS, Some(40 * MS), 5000, 9000));
         assert_eq!(cc.round_start, 10_000_000);
-        cc.pkts_acked(&mut w, &ack(10 * SEC + 2 * MS, Some(40 * MS), 5001, 9000));
+        cc.on_ack(&mut w, &ack(10 * SEC + 2 * MS, Some(40 * MS), 5001, 9000));
         assert_eq!((cc.round_start, cc.end_seq), (10_002_000, 9000));
 
         w.cwnd = 50;
@@ -874,7 +874,7 @@ mod tests {
         // The next ACK supplies end_seq = snd_nxt: snd_una 9500 is not
         // past 20000, so the round from the timeout goes on.
         w.cwnd = 1;
-        cc.pkts_acked(&mut w, &ack(12 * SEC + 50 * MS, Some(30 * MS), 9500, 20000));
+        cc.on_ack(&mut w, &ack(12 * SEC + 50 * MS, Some(30 * MS), 9500, 20000));
         assert_eq!((cc.round_start, cc.end_seq), (12_000_000, 20000));
         assert_eq!(cc.delay_min(), 30_000);
     }
@@ -892,15 +892,15 @@ mod tests {
         cc.cong_avoid(&mut w, 1, &ack(t0, None, 0, 0));
         let start = cc.epoch_start;
         assert_eq!(start, jiffies32(t0));
-        cc.on_tx_start_after(t0 + 600 * MS, t0 + 100 * MS);
+        cc.on_tx_start(t0 + 600 * MS, t0 + 100 * MS);
         assert_eq!(cc.epoch_start, start + 500);
         // Never past now: the epoch is now at T + 500 ms; a last send
         // before it (T + 200 ms) and a send at T + 1000 ms shift it by 800
         // jiffies to T + 1300 ms, after now: it stops at now.
-        cc.on_tx_start_after(t0 + 1000 * MS, t0 + 200 * MS);
+        cc.on_tx_start(t0 + 1000 * MS, t0 + 200 * MS);
         assert_eq!(cc.epoch_start, jiffies32(t0 + 1000 * MS));
         let mut fresh = CubicLinux::new();
-        fresh.on_tx_start_after(t0, 0);
+        fresh.on_tx_start(t0, 0);
         assert_eq!(fresh.epoch_start, 0);
     }
 

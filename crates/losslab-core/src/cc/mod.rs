@@ -149,16 +149,10 @@ pub trait CongestionControl {
     }
     /// Every ACK, before cwnd changes: RTT and delivery samples (Linux
     /// pkts_acked() and in_ack_event(); Vegas, Veno and Westwood measure
-    /// here, in recovery too).
-    fn on_ack(&mut self, _ctx: &CcCtx) {}
-    /// `on_ack` with the window, for controllers that set ssthresh on
-    /// any ACK (Linux pkts_acked(), which runs in tcp_clean_rtx_queue()
-    /// before tcp_cong_avoid(): cubic-linux's HyStart ends slow start
-    /// there). The sender calls this, not `on_ack`; by default it is
-    /// `on_ack`.
-    fn pkts_acked(&mut self, _w: &mut Window, ctx: &CcCtx) {
-        self.on_ack(ctx);
-    }
+    /// here, in recovery too). The window is there because Linux's
+    /// pkts_acked() may set ssthresh (cubic-linux's HyStart ends slow
+    /// start here, before tcp_cong_avoid()).
+    fn on_ack(&mut self, _w: &mut Window, _ctx: &CcCtx) {}
     /// The recovery state changed (Linux set_state()).
     fn on_state(&mut self, _state: CaState, _w: &Window) {}
     /// Linux's CA_EVENT_COMPLETE_CWR, raised by tcp_end_cwnd_reduction()
@@ -181,15 +175,10 @@ pub trait CongestionControl {
         w.cwnd.max(prior_cwnd)
     }
     /// The first transmission after nothing was in flight (Linux
-    /// cwnd_event(CA_EVENT_TX_START)).
-    fn on_tx_start(&mut self, _now: Time) {}
-    /// `on_tx_start` with the time of the transmission before this one
-    /// (Linux tp->lsndtime, which cubictcp_cwnd_event() reads before
-    /// tcp_event_data_sent() moves it to now). The sender calls this, not
-    /// `on_tx_start`; by default it is `on_tx_start`.
-    fn on_tx_start_after(&mut self, now: Time, _last_send: Time) {
-        self.on_tx_start(now);
-    }
+    /// cwnd_event(CA_EVENT_TX_START)); `last_send` is the transmission
+    /// before it (Linux tp->lsndtime, which cubictcp_cwnd_event() reads
+    /// before tcp_event_data_sent() moves it to now).
+    fn on_tx_start(&mut self, _now: Time, _last_send: Time) {}
     /// Whether `on_ack` must see every ACK. Controllers that only grow cwnd
     /// in `cong_avoid` say no, and the sender then builds their context
     /// only on the ACKs that grow cwnd (a cost every ACK would pay).

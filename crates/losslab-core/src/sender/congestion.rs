@@ -87,7 +87,7 @@ impl Sender {
         if self.cc_caps.owns_cwnd || self.cc_caps.observes_acks || grows {
             let cctx = self.cc_ctx(now, f);
             if self.cc_caps.observes_acks {
-                self.alg.cc.pkts_acked(&mut self.win, &cctx);
+                self.alg.cc.on_ack(&mut self.win, &cctx);
             }
             if self.cc_caps.owns_cwnd {
                 self.alg.cc.cong_control(&mut self.win, &cctx);

@@ -55,7 +55,7 @@ impl Sender {
                 // empty pipe (Linux tcp_event_data_sent(): TX_START when
                 // nothing was in flight).
                 if self.pipe() == 1 {
-                    self.alg.cc.on_tx_start_after(now, last_send);
+                    self.alg.cc.on_tx_start(now, last_send);
                 }
                 if self.pacer.is_some() {
                     self.on_paced_send(now, s.len);
