@@ -45,7 +45,7 @@ pub struct Pacer {
 /// Data segments Linux leaves unpaced at the start of a connection.
 const UNPACED_SEGMENTS: u64 = 10;
 /// GSO's largest skb (sk_gso_max_size).
-const GSO_MAX_SIZE: u64 = 65_536;
+pub(crate) const GSO_MAX_SIZE: u64 = 65_536;
 
 impl Pacer {
     /// Whether a segment may leave at `now`. When not, the sender should

@@ -190,6 +190,7 @@ fn contract_congestion_controllers_all_parse() {
         "reno",
         "newreno",
         "cubic",
+        "cubic-linux",
         "westwood",
         "westwood-original",
         "veno",

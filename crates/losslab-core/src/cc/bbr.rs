@@ -935,7 +935,7 @@ impl CongestionControl for Bbr {
     }
 
     /// bbr_cwnd_event_tx_start(): restarting from app-limited idle.
-    fn on_tx_start(&mut self, now: Time) {
+    fn on_tx_start(&mut self, now: Time, _last_send: Time) {
         let app_limited = self.tp.app_limited || self.bubble.is_some_and(|b| b.active);
         if !app_limited {
             return;

@@ -370,7 +370,7 @@ impl CongestionControl for Cubic {
     /// the last ACK to now) never counts. Without this, `update` would
     /// still count one RTT of the gap (its cap for application-limited
     /// spells).
-    fn on_tx_start(&mut self, now: Time) {
+    fn on_tx_start(&mut self, now: Time, _last_send: Time) {
         if let Some(e) = &mut self.epoch {
             e.last = e.last.max(now);
         }
@@ -590,12 +590,12 @@ mod tests {
             ..Default::default()
         };
         cc.cong_avoid(&mut w, 1, &ctx(SEC));
-        cc.on_tx_start(11 * SEC);
+        cc.on_tx_start(11 * SEC, 0);
         cc.cong_avoid(&mut w, 1, &ctx(11 * SEC + 50 * MS));
         assert_eq!(cc.epoch.as_ref().unwrap().elapsed, 50 * MS);
         // Without a stage there is nothing to shift.
         let mut fresh = Cubic::new();
-        fresh.on_tx_start(SEC);
+        fresh.on_tx_start(SEC, 0);
         assert!(fresh.epoch.is_none());
     }
 

@@ -3,6 +3,7 @@
 
 mod bbr;
 mod cubic;
+mod cubic_linux;
 mod fixed;
 mod hystart;
 mod hystart_plus_plus;
@@ -15,6 +16,7 @@ mod westwood;
 
 pub use bbr::Bbr;
 pub use cubic::Cubic;
+pub use cubic_linux::CubicLinux;
 pub use fixed::Fixed;
 pub use hystart::HyStart;
 pub use hystart_plus_plus::HyStartPlusPlus;
@@ -34,6 +36,7 @@ pub const NAMES: &[&str] = &[
     "reno",
     "newreno",
     "cubic",
+    "cubic-linux",
     "westwood",
     "westwood-original",
     "veno",
@@ -90,6 +93,16 @@ pub struct CcCtx {
     /// The delivery-rate sample of this ACK (rate.rs), for controllers
     /// that ask for samples (`wants_rate_samples`).
     pub rate: Option<RateSample>,
+    /// The flow paces its transmissions (the sender has a pacer:
+    /// `pacing = "rate"`, or `"auto"` with a controller that sets a rate).
+    /// Linux's `sk->sk_pacing_status != SK_PACING_NONE` (fq or internal
+    /// pacing), which cubic-linux's HyStart reads.
+    pub paced: bool,
+    /// The pacing rate the sender computes, bits per second, whether or
+    /// not the flow paces (sender/transmit.rs `pacing_rate()`; Linux's
+    /// sk_pacing_rate, which tcp_update_pacing_rate() keeps for every
+    /// flow); None before the first RTT sample.
+    pub pacing_rate: Option<u64>,
 }
 
 /// The analogue of Linux's `struct tcp_congestion_ops`. Every method but
@@ -136,8 +149,10 @@ pub trait CongestionControl {
     }
     /// Every ACK, before cwnd changes: RTT and delivery samples (Linux
     /// pkts_acked() and in_ack_event(); Vegas, Veno and Westwood measure
-    /// here, in recovery too).
-    fn on_ack(&mut self, _ctx: &CcCtx) {}
+    /// here, in recovery too). The window is there because Linux's
+    /// pkts_acked() may set ssthresh (cubic-linux's HyStart ends slow
+    /// start here, before tcp_cong_avoid()).
+    fn on_ack(&mut self, _w: &mut Window, _ctx: &CcCtx) {}
     /// The recovery state changed (Linux set_state()).
     fn on_state(&mut self, _state: CaState, _w: &Window) {}
     /// Linux's CA_EVENT_COMPLETE_CWR, raised by tcp_end_cwnd_reduction()
@@ -160,8 +175,10 @@ pub trait CongestionControl {
         w.cwnd.max(prior_cwnd)
     }
     /// The first transmission after nothing was in flight (Linux
-    /// cwnd_event(CA_EVENT_TX_START)).
-    fn on_tx_start(&mut self, _now: Time) {}
+    /// cwnd_event(CA_EVENT_TX_START)); `last_send` is the transmission
+    /// before it (Linux tp->lsndtime, which cubictcp_cwnd_event() reads
+    /// before tcp_event_data_sent() moves it to now).
+    fn on_tx_start(&mut self, _now: Time, _last_send: Time) {}
     /// Whether `on_ack` must see every ACK. Controllers that only grow cwnd
     /// in `cong_avoid` say no, and the sender then builds their context
     /// only on the ACKs that grow cwnd (a cost every ACK would pay).
@@ -271,6 +288,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
         "newreno" => Some(Box::new(NewReno)),
         "reno" => Some(Box::new(Reno)),
         "cubic" => Some(Box::new(Cubic::new())),
+        "cubic-linux" => Some(Box::new(CubicLinux::new())),
         "bbr" => Some(Box::new(Bbr::new(0))),
         "westwood" => Some(Box::new(Westwood::new())),
         "westwood-original" => Some(Box::new(Westwood::original())),

@@ -172,7 +172,7 @@ impl CongestionControl for Vegas {
     }
 
     /// Linux tcp_vegas_pkts_acked().
-    fn on_ack(&mut self, ctx: &CcCtx) {
+    fn on_ack(&mut self, _w: &mut Window, ctx: &CcCtx) {
         if let Some(r) = ctx.rtt_sample {
             let vrtt = vrtt_us(r);
             self.base_rtt = self.base_rtt.min(vrtt);
@@ -197,7 +197,7 @@ impl CongestionControl for Vegas {
 
     /// Linux tcp_vegas_cwnd_event(CA_EVENT_TX_START) -> tcp_vegas_init():
     /// forget BaseRTT and start a round at the idle snd.nxt.
-    fn on_tx_start(&mut self, _now: Time) {
+    fn on_tx_start(&mut self, _now: Time, _last_send: Time) {
         self.base_rtt = NO_RTT;
         self.enable_pending = false;
         self.enable(self.last_snd_una);
@@ -215,11 +215,11 @@ mod tests {
         let beg = v.beg_snd_nxt;
         for _ in 0..n {
             let a = ack(Some(rtt_ms), beg, beg + 500);
-            v.on_ack(&a);
+            v.on_ack(&mut Window::new(10), &a);
             v.cong_avoid(w, 1, &a);
         }
         let a = ack(Some(rtt_ms), beg + 1, beg + 1000);
-        v.on_ack(&a);
+        v.on_ack(&mut Window::new(10), &a);
         v.cong_avoid(w, 1, &a);
         assert_eq!(v.beg_snd_nxt, beg + 1000);
         w.cwnd
@@ -230,7 +230,7 @@ mod tests {
     fn primed() -> Vegas {
         let mut v = Vegas::new();
         v.beg_snd_nxt = 1000;
-        v.on_ack(&ack(Some(100), 0, 1000));
+        v.on_ack(&mut Window::new(10), &ack(Some(100), 0, 1000));
         v.cnt_rtt = 0;
         v.min_rtt = NO_RTT;
         v
@@ -289,11 +289,11 @@ mod tests {
         // A huge queue (RTT 300 ms) would make Vegas decrease.
         for k in 0..1 {
             let a = ack(Some(300), k, 1000);
-            v.on_ack(&a);
+            v.on_ack(&mut Window::new(10), &a);
             v.cong_avoid(&mut w, 1, &a);
         }
         let a = ack(Some(300), 1001, 2000);
-        v.on_ack(&a);
+        v.on_ack(&mut Window::new(10), &a);
         v.cong_avoid(&mut w, 1, &a);
         Reno.cong_avoid(&mut r, 1, &a);
         assert_eq!((w.cwnd, w.cwnd_cnt), (r.cwnd, r.cwnd_cnt));
@@ -304,7 +304,7 @@ mod tests {
         let mut v = Vegas::new();
         let mut w = window(4, 100);
         let a = ack(None, 1000, 5000);
-        v.on_ack(&a);
+        v.on_ack(&mut Window::new(10), &a);
         v.cong_avoid(&mut w, 2, &a);
         assert_eq!(w.cwnd, 6);
     }
@@ -318,13 +318,13 @@ mod tests {
         // Out of Open (e.g. in Loss) growth is Reno's.
         v.on_state(CaState::Loss, &w);
         let a = ack(Some(100), 5000, 9000);
-        v.on_ack(&a);
+        v.on_ack(&mut Window::new(10), &a);
         v.cong_avoid(&mut w, 20, &a);
         assert_eq!(w.cwnd, 21);
         // Back in Open: the enable waits for the ACK's sample, then wipes
         // the round and starts the next at this ACK's snd.nxt.
         v.on_state(CaState::Open, &w);
-        v.on_ack(&ack(Some(100), 9000, 12_000));
+        v.on_ack(&mut Window::new(10), &ack(Some(100), 9000, 12_000));
         assert!(v.doing_vegas_now);
         assert_eq!((v.cnt_rtt, v.min_rtt, v.beg_snd_nxt), (0, NO_RTT, 12_000));
     }
@@ -332,11 +332,11 @@ mod tests {
     #[test]
     fn tx_start_forgets_base_rtt() {
         let mut v = primed();
-        v.on_ack(&ack(Some(100), 7000, 7000));
-        v.on_tx_start(0);
+        v.on_ack(&mut Window::new(10), &ack(Some(100), 7000, 7000));
+        v.on_tx_start(0, 0);
         assert_eq!(v.base_rtt_us(), None);
         assert_eq!(v.beg_snd_nxt, 7000);
-        v.on_ack(&ack(Some(80), 8000, 9000));
+        v.on_ack(&mut Window::new(10), &ack(Some(80), 8000, 9000));
         assert_eq!(v.base_rtt_us(), Some(80_001));
         // Custom parameters.
         let v = Vegas::with_params(1, 3, 2);

@@ -159,7 +159,7 @@ impl CongestionControl for Veno {
     }
 
     /// Linux tcp_veno_pkts_acked().
-    fn on_ack(&mut self, ctx: &CcCtx) {
+    fn on_ack(&mut self, _w: &mut Window, ctx: &CcCtx) {
         if let Some(r) = ctx.rtt_sample {
             let vrtt = vrtt_us(r);
             self.basertt = self.basertt.min(vrtt);
@@ -184,7 +184,7 @@ impl CongestionControl for Veno {
     /// Linux tcp_veno_cwnd_event(CA_EVENT_TX_START): fresh samples after
     /// idle. (CA_EVENT_CWND_RESTART, the restart after idle, comes with
     /// it in the engine's terms: the first transmission after idle.)
-    fn on_tx_start(&mut self, _now: Time) {
+    fn on_tx_start(&mut self, _now: Time, _last_send: Time) {
         self.init();
     }
 }
@@ -206,7 +206,7 @@ mod tests {
     fn primed() -> Veno {
         let mut v = Veno::new();
         for _ in 0..3 {
-            v.on_ack(&sample(100));
+            v.on_ack(&mut Window::new(10), &sample(100));
         }
         // As after a cong_avoid: the per-call minimum starts afresh.
         v.minrtt = NO_RTT;
@@ -221,14 +221,14 @@ mod tests {
         // random loss, ssthresh = 40 x 4 / 5 = 32.
         let mut v = primed();
         let mut w = window(40, 30);
-        v.on_ack(&sample(104));
+        v.on_ack(&mut Window::new(10), &sample(104));
         v.cong_avoid(&mut w, 1, &CcCtx::default());
         assert_eq!(v.diff, 4);
         assert_eq!(v.ssthresh(&w, 40), 32);
         // RTT 110 ms (110 001 us): target = 8 000 080 / 110 001 = 72
         // (72.73), diff = 8 = 4 segments >= 3: congestion, cwnd / 2.
         let mut w = window(40, 30);
-        v.on_ack(&sample(110));
+        v.on_ack(&mut Window::new(10), &sample(110));
         v.cong_avoid(&mut w, 1, &CcCtx::default());
         assert_eq!(v.diff, 8);
         assert_eq!(v.backlog(), 4.0);
@@ -251,7 +251,7 @@ mod tests {
         let mut w = window(10, 5);
         let mut cwnds = vec![];
         for _ in 0..44 {
-            v.on_ack(&sample(200));
+            v.on_ack(&mut Window::new(10), &sample(200));
             v.cong_avoid(&mut w, 1, &CcCtx::default());
             cwnds.push(w.cwnd);
         }
@@ -273,7 +273,7 @@ mod tests {
         let mut a = window(10, 5);
         let mut b = window(10, 5);
         for _ in 0..40 {
-            v.on_ack(&sample(100));
+            v.on_ack(&mut Window::new(10), &sample(100));
             v.cong_avoid(&mut a, 1, &CcCtx::default());
             Reno.cong_avoid(&mut b, 1, &CcCtx::default());
             assert_eq!(a, b);
@@ -287,7 +287,7 @@ mod tests {
         let mut v = Veno::new();
         let (mut a, mut b) = (window(10, 5), window(10, 5));
         for _ in 0..2 {
-            v.on_ack(&sample(300));
+            v.on_ack(&mut Window::new(10), &sample(300));
             v.cong_avoid(&mut a, 1, &CcCtx::default());
             Reno.cong_avoid(&mut b, 1, &CcCtx::default());
         }
@@ -300,7 +300,7 @@ mod tests {
         assert!(!v.doing_veno_now);
         // Enabled after the ACK's sample, which the enable wipes (as
         // Linux's set_state after pkts_acked does).
-        v.on_ack(&sample(100));
+        v.on_ack(&mut Window::new(10), &sample(100));
         assert!(v.doing_veno_now);
         assert_eq!(v.minrtt, NO_RTT);
         assert_eq!(v.cntrtt, 4);
@@ -309,9 +309,9 @@ mod tests {
     #[test]
     fn tx_start_forgets_the_base_rtt() {
         let mut v = primed();
-        v.on_tx_start(0);
+        v.on_tx_start(0, 0);
         assert_eq!(v.basertt, NO_RTT);
-        v.on_ack(&sample(150));
+        v.on_ack(&mut Window::new(10), &sample(150));
         assert_eq!(v.basertt, 150_001);
         // cntrtt is never reset: Veno decides at once.
         assert_eq!(v.cntrtt, 4);

@@ -356,13 +356,13 @@ impl CongestionControl for Westwood {
         }
     }
 
-    fn on_tx_start(&mut self, now: Time) {
+    fn on_tx_start(&mut self, now: Time, _last_send: Time) {
         self.rtt_win_sx.get_or_insert(now);
     }
 
     /// Linux tcp_westwood_ack() (slow path), then
     /// tcp_westwood_pkts_acked().
-    fn on_ack(&mut self, ctx: &CcCtx) {
+    fn on_ack(&mut self, _w: &mut Window, ctx: &CcCtx) {
         self.ssthresh_asked = false;
         self.mss = ctx.mss.max(1);
         if self.snd_una.is_none() {
@@ -414,34 +414,37 @@ mod tests {
         // first ACK more than 100 ms after it opened, before that ACK's
         // bytes are added.
         let mut w = Westwood::new();
-        w.on_tx_start(0);
+        w.on_tx_start(0, 0);
         let mut una = 0;
         // t = 10..100 ms: ten ACKs, 100 000 bytes. The t = 10 ms ACK
         // carries the first RTT sample; until then the 20 s initial RTT
         // keeps the interval open.
         for k in 1..=10 {
             una += 10_000;
-            w.on_ack(&ack(10 * k, una, 10_000, Some(100)));
+            w.on_ack(&mut Window::new(10), &ack(10 * k, una, 10_000, Some(100)));
         }
         assert_eq!(w.bw_est(), 0);
         // t = 110 ms: delta 110 ms > 100 ms: the first sample, 100 000 B /
         // 0.110 s = 909 090 B/s, fills both stages.
         una += 10_000;
-        w.on_ack(&ack(110, una, 10_000, Some(100)));
+        w.on_ack(&mut Window::new(10), &ack(110, una, 10_000, Some(100)));
         assert_eq!((w.bw_ns_est, w.bw_est), (909_090, 909_090));
         // Next interval: 110 ms .. 220 ms. Slower ACKs: 5 000 bytes every
         // 10 ms, t = 120..210 (plus the 10 000 of t = 110 counted into this
         // interval): 10 000 + 10 x 5 000 = 60 000 bytes.
         for k in 1..=10 {
             una += 5_000;
-            w.on_ack(&ack(110 + 10 * k, una, 5_000, Some(100)));
+            w.on_ack(
+                &mut Window::new(10),
+                &ack(110 + 10 * k, una, 5_000, Some(100)),
+            );
         }
         // t = 221 ms: delta 111 ms. Sample 60 000 / 0.111 = 540 540 B/s.
         // bw_ns_est = (7 x 909 090 + 540 540) >> 3 = 6 904 170 >> 3
         //           = 863 021; bw_est = (7 x 909 090 + 863 021) >> 3
         //           = 7 226 651 >> 3 = 903 331.
         una += 5_000;
-        w.on_ack(&ack(221, una, 5_000, Some(100)));
+        w.on_ack(&mut Window::new(10), &ack(221, una, 5_000, Some(100)));
         assert_eq!(w.bw_ns_est, 863_021);
         assert_eq!(w.bw_est, 903_331);
     }
@@ -450,16 +453,16 @@ mod tests {
     fn intervals_are_at_least_50_ms() {
         // RTT 20 ms: the interval still runs to just past 50 ms.
         let mut w = Westwood::new();
-        w.on_tx_start(0);
+        w.on_tx_start(0, 0);
         let mut una = 0;
         for k in 1..=5 {
             una += 1_000;
-            w.on_ack(&ack(10 * k, una, 1_000, Some(20)));
+            w.on_ack(&mut Window::new(10), &ack(10 * k, una, 1_000, Some(20)));
         }
         // t = 50 ms: delta = 50 ms, not > 50 ms.
         assert_eq!(w.bw_est(), 0);
         una += 1_000;
-        w.on_ack(&ack(51, una, 1_000, Some(20)));
+        w.on_ack(&mut Window::new(10), &ack(51, una, 1_000, Some(20)));
         // 5 000 bytes / 0.051 s = 98 039 B/s.
         assert_eq!(w.bw_est(), 98_039);
     }
@@ -467,30 +470,30 @@ mod tests {
     #[test]
     fn duplicate_acks_count_one_segment_and_are_not_counted_twice() {
         let mut w = Westwood::new();
-        w.on_tx_start(0);
+        w.on_tx_start(0, 0);
         // First ACK: 2 segments.
-        w.on_ack(&ack(1, 2_000, 2_000, Some(50)));
+        w.on_ack(&mut Window::new(10), &ack(1, 2_000, 2_000, Some(50)));
         assert_eq!(w.bk, 2_000);
         // Three duplicate ACKs: one MSS each, remembered in `accounted`.
         for t in 2..=4 {
-            w.on_ack(&ack(t, 2_000, 0, None));
+            w.on_ack(&mut Window::new(10), &ack(t, 2_000, 0, None));
         }
         assert_eq!((w.bk, w.accounted), (5_000, 3_000));
         // The retransmission fills the hole: snd.una jumps 5 segments
         // (the lost one and the 3 dupacked ones, plus one more). Of the
         // 5 000 bytes, 3 000 were credited: 2 000 count.
-        w.on_ack(&ack(5, 7_000, 5_000, None));
+        w.on_ack(&mut Window::new(10), &ack(5, 7_000, 5_000, None));
         assert_eq!((w.bk, w.accounted), (7_000, 0));
         // A partial ACK smaller than the credit: one MSS counts, the
         // rest of the credit stays.
         for t in 6..=9 {
-            w.on_ack(&ack(t, 7_000, 0, None));
+            w.on_ack(&mut Window::new(10), &ack(t, 7_000, 0, None));
         }
         assert_eq!(w.accounted, 4_000);
-        w.on_ack(&ack(10, 9_000, 2_000, None));
+        w.on_ack(&mut Window::new(10), &ack(10, 9_000, 2_000, None));
         assert_eq!((w.bk, w.accounted), (7_000 + 4_000 + 1_000, 2_000));
         // An ACK of exactly one MSS never touches the credit.
-        w.on_ack(&ack(11, 10_000, 1_000, None));
+        w.on_ack(&mut Window::new(10), &ack(11, 10_000, 1_000, None));
         assert_eq!((w.bk, w.accounted), (13_000, 2_000));
     }
 
@@ -534,25 +537,25 @@ mod tests {
         let mut w = Westwood::new();
         // Linux's order: the interval and RTT-min use the sample of the
         // ACK before (INIT_RTT on the first).
-        w.on_ack(&ack(0, 1_000, 1_000, Some(60)));
+        w.on_ack(&mut Window::new(10), &ack(0, 1_000, 1_000, Some(60)));
         assert_eq!(w.rtt_min(), INIT_RTT);
-        w.on_ack(&ack(1, 2_000, 1_000, Some(40)));
+        w.on_ack(&mut Window::new(10), &ack(1, 2_000, 1_000, Some(40)));
         assert_eq!(w.rtt_min(), 60 * MS);
-        w.on_ack(&ack(2, 3_000, 1_000, Some(90)));
+        w.on_ack(&mut Window::new(10), &ack(2, 3_000, 1_000, Some(90)));
         assert_eq!(w.rtt_min(), 40 * MS);
-        w.on_ack(&ack(3, 4_000, 1_000, None));
+        w.on_ack(&mut Window::new(10), &ack(3, 4_000, 1_000, None));
         assert_eq!(w.rtt_min(), 40 * MS);
         // A timeout that opens an episode (ssthresh asked first):
         // RTT-min restarts from the latest sample, 90 ms.
         let win = Window::new(10);
         w.ssthresh(&win, 10);
         w.on_timeout(0);
-        w.on_ack(&ack(4, 4_000, 0, None));
+        w.on_ack(&mut Window::new(10), &ack(4, 4_000, 0, None));
         assert_eq!(w.rtt_min(), 90 * MS);
         // A repeated timeout (no ssthresh asked) keeps it.
-        w.on_ack(&ack(5, 5_000, 1_000, Some(70)));
+        w.on_ack(&mut Window::new(10), &ack(5, 5_000, 1_000, Some(70)));
         w.on_timeout(0);
-        w.on_ack(&ack(6, 5_000, 0, None));
+        w.on_ack(&mut Window::new(10), &ack(6, 5_000, 0, None));
         assert_eq!(w.rtt_min(), 70 * MS);
     }
 
@@ -574,9 +577,9 @@ mod tests {
         // tau = 0.5 s. ACKs of 1000 bytes 10 ms apart: b_k = 100 000 B/s,
         // a = (1 - 0.01) / (1 + 0.01) = 0.99 / 1.01.
         let mut w = Westwood::original();
-        w.on_ack(&ack(0, 1_000, 1_000, Some(50))); // starts the clock
+        w.on_ack(&mut Window::new(10), &ack(0, 1_000, 1_000, Some(50))); // starts the clock
         assert_eq!(w.bw_est(), 0);
-        w.on_ack(&ack(10, 2_000, 1_000, Some(50)));
+        w.on_ack(&mut Window::new(10), &ack(10, 2_000, 1_000, Some(50)));
         // b^_1 = (1 - a)/2 x (100 000 + 0) = (0.02/1.01)/2 x 100 000
         //      = 990.099...
         let a: f64 = 0.99 / 1.01;
@@ -585,7 +588,7 @@ mod tests {
         assert_eq!(w.bw_est(), 990);
         // b^_2 = a b^_1 + (1 - a)/2 x (100 000 + 100 000)
         //      = 970.49 + 1980.20 = 2950.69.
-        w.on_ack(&ack(20, 3_000, 1_000, Some(50)));
+        w.on_ack(&mut Window::new(10), &ack(20, 3_000, 1_000, Some(50)));
         let e2 = a * e1 + (1.0 - a) * 100_000.0;
         assert!((w.per_ack.est - e2).abs() < 1e-6);
         assert_eq!(w.bw_est(), 2950);
@@ -593,7 +596,7 @@ mod tests {
         let mut una = 3_000;
         for k in 3..=1000 {
             una += 1_000;
-            w.on_ack(&ack(10 * k, una, 1_000, Some(50)));
+            w.on_ack(&mut Window::new(10), &ack(10 * k, una, 1_000, Some(50)));
         }
         assert!((w.bw_est() as f64 - 100_000.0).abs() < 10.0);
         assert_eq!(w.name(), "westwood-original");

@@ -51,6 +51,8 @@ impl Sender {
             cwnd_limited: self.cwnd_limited_at(f.prior_in_flight),
             mss: self.cfg.mss,
             rate,
+            paced: self.pacer.is_some(),
+            pacing_rate: self.pacing_rate(),
         }
     }
 
@@ -85,13 +87,18 @@ impl Sender {
         if self.cc_caps.owns_cwnd || self.cc_caps.observes_acks || grows {
             let cctx = self.cc_ctx(now, f);
             if self.cc_caps.observes_acks {
-                self.alg.cc.on_ack(&cctx);
+                self.alg.cc.on_ack(&mut self.win, &cctx);
             }
             if self.cc_caps.owns_cwnd {
                 self.alg.cc.cong_control(&mut self.win, &cctx);
                 self.win.cwnd = self.win.cwnd.max(1);
                 return;
             }
+            // pkts_acked may have ended slow start (cubic-linux's HyStart
+            // sets ssthresh = cwnd); Linux judges tcp_is_cwnd_limited() in
+            // tcp_cong_avoid(), after it. For every other controller the
+            // window is unchanged and so is the answer.
+            let grows = grows && self.cwnd_limited_at(f.prior_in_flight);
             if grows {
                 // What this ACK delivered, less the duplicates that
                 // already counted (Linux tcp_cong_control()'s acked_sacked

@@ -33,6 +33,8 @@ impl Sender {
             self.on_paced_send(now, seg.len);
             return Some(seg);
         }
+        // Linux tp->lsndtime before this transmission moves it.
+        let last_send = self.last_send;
         let seg = match self.state {
             _ if self.wakeup_due() => {
                 self.probes.zero_window_pending = false;
@@ -53,7 +55,7 @@ impl Sender {
                 // empty pipe (Linux tcp_event_data_sent(): TX_START when
                 // nothing was in flight).
                 if self.pipe() == 1 {
-                    self.alg.cc.on_tx_start(now);
+                    self.alg.cc.on_tx_start(now, last_send);
                 }
                 if self.pacer.is_some() {
                     self.on_paced_send(now, s.len);
