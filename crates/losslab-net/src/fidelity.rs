@@ -455,6 +455,10 @@ pub struct SeqComparison {
     /// A side sent more than [`MAX_TX`] transmissions: only the first
     /// ones were kept and compared.
     pub truncated: bool,
+    /// Where Linux's `snd_una` comes from: `pcap` (the ACKs a.pcap shows
+    /// delivered to the sender, with `--pcap`) or `tcp_info` (the last
+    /// sample, as its `cwnd` always does). Set by the caller.
+    pub linux_snd_una_from: String,
     pub first_divergence: Option<Divergence>,
 }
 
@@ -521,6 +525,7 @@ pub fn compare_sequences(linux: &[Tx], sim: &[Tx], tolerance_ns: u64) -> SeqComp
         seq_matched_share: (n > 0).then(|| seq_matched as f64 / n as f64),
         tolerance_s: tolerance_ns as f64 / 1e9,
         truncated: linux.len() >= MAX_TX || sim.len() >= MAX_TX,
+        linux_snd_una_from: "tcp_info".into(),
         first_divergence: first,
     }
 }
@@ -657,6 +662,85 @@ pub fn kernel_transmissions(csv: &Path) -> io::Result<HashMap<String, Vec<Tx>>> 
         });
     }
     Ok(out)
+}
+
+/// The cumulative ACKs delivered to A, per flow (flow i's receiver
+/// listens on `base_port + i`), from the emulator's a.pcap: (time on
+/// emulator.csv's clock, ACK number counted from the flow's first data
+/// byte), in order. The pcap's clock is the wall clock at the emulator's
+/// start plus emulator.csv's: `first_ab_ns`, emulator.csv's time of the
+/// first packet A sent (the first `ab` `enqueue` row, whatever its flow),
+/// is the first A-sent frame of a.pcap, which gives the offset.
+pub fn kernel_acks(
+    a_pcap: &Path,
+    first_ab_ns: u64,
+    base_port: u16,
+    flows: usize,
+) -> io::Result<Vec<Vec<(u64, u64)>>> {
+    let frames = crate::log::read_pcap(a_pcap)?;
+    let mut out = vec![Vec::new(); flows];
+    let mut una: Vec<Option<Unwrap>> = (0..flows).map(|_| None).collect();
+    let mut offset = None;
+    for (ts, _, b) in &frames {
+        if b.len() < 20 || b[0] >> 4 != 4 || b[9] != 6 {
+            continue;
+        }
+        let ihl = usize::from(b[0] & 0xf) * 4;
+        if b.len() < ihl + 14 {
+            continue;
+        }
+        let (src, dst) = (&b[12..16], &b[16..20]);
+        let t = &b[ihl..];
+        let be16 = |o: usize| u16::from_be_bytes([t[o], t[o + 1]]);
+        let be32 = |o: usize| u32::from_be_bytes([t[o], t[o + 1], t[o + 2], t[o + 3]]);
+        let flags = t[13];
+        if src == crate::netns::ADDR_A {
+            offset.get_or_insert(ts.saturating_sub(first_ab_ns));
+            let i = usize::from(be16(2).wrapping_sub(base_port));
+            if flags & 0x02 != 0 && i < flows {
+                una[i] = Some(Unwrap {
+                    base: be32(4).wrapping_add(1),
+                    high: 0,
+                });
+            }
+        } else if src == crate::netns::ADDR_B && dst == crate::netns::ADDR_A && flags & 0x10 != 0 {
+            let i = usize::from(be16(0).wrapping_sub(base_port));
+            let (Some(off), Some(Some(u))) = (offset, una.get_mut(i)) else {
+                continue;
+            };
+            let ack = u.rel(be32(8));
+            out[i].push((ts.saturating_sub(off), ack));
+        }
+    }
+    Ok(out)
+}
+
+/// Replaces each transmission's `snd_una` with the highest ACK delivered
+/// at or before it (`acks` in time order, as [`kernel_acks`] gives them).
+pub fn attach_acks(tx: &mut [Tx], acks: &[(u64, u64)]) {
+    let mut j = 0;
+    let mut high: Option<u64> = None;
+    for x in tx.iter_mut() {
+        while j < acks.len() && acks[j].0 <= x.t_ns {
+            high = Some(high.map_or(acks[j].1, |h| h.max(acks[j].1)));
+            j += 1;
+        }
+        x.snd_una = high;
+    }
+}
+
+/// The time of emulator.csv's first `ab` `enqueue` row.
+pub fn first_ab_enqueue(csv: &Path) -> io::Result<Option<u64>> {
+    let f = std::fs::File::open(csv)?;
+    for line in io::BufReader::new(f).lines().skip(1) {
+        let line = line?;
+        let mut c = line.split(',');
+        let (t, dir, ev) = (c.next(), c.next(), c.next());
+        if dir == Some("ab") && ev == Some("enqueue") {
+            return Ok(t.and_then(parse_ns));
+        }
+    }
+    Ok(None)
 }
 
 /// "12.000345678" -> nanoseconds.
@@ -883,6 +967,94 @@ mod tests {
             (v[2].snd_una, v[2].cwnd, v[2].state_age_ns),
             (Some(2896), Some(12), Some(0))
         );
+    }
+
+    /// An IPv4 + TCP frame (20 + 20 bytes, no payload).
+    fn frame(
+        src: [u8; 4],
+        dst: [u8; 4],
+        ports: (u16, u16),
+        seq: u32,
+        ack: u32,
+        flags: u8,
+    ) -> Vec<u8> {
+        let mut b = vec![0u8; 40];
+        b[0] = 0x45;
+        b[2..4].copy_from_slice(&40u16.to_be_bytes());
+        b[9] = 6;
+        b[12..16].copy_from_slice(&src);
+        b[16..20].copy_from_slice(&dst);
+        b[20..22].copy_from_slice(&ports.0.to_be_bytes());
+        b[22..24].copy_from_slice(&ports.1.to_be_bytes());
+        b[24..28].copy_from_slice(&seq.to_be_bytes());
+        b[28..32].copy_from_slice(&ack.to_be_bytes());
+        b[32] = 5 << 4;
+        b[33] = flags;
+        b
+    }
+
+    #[test]
+    fn acks_come_from_a_pcap_on_the_emulators_clock() {
+        use crate::netns::{ADDR_A, ADDR_B};
+        // Wall clock at the emulator's start: 1000 s; emulator.csv's first
+        // `ab` row at 2 ms, so A's SYN is stamped 1000.002 s.
+        let r0 = 1_000 * SEC;
+        let isn = u32::MAX - 10; // the ACK numbers wrap
+        let frames = [
+            (
+                r0 + 2_000_000,
+                frame(ADDR_A, ADDR_B, (40000, 5201), isn, 0, 0x02),
+            ),
+            (
+                r0 + 3_000_000,
+                frame(ADDR_B, ADDR_A, (5201, 40000), 7, isn.wrapping_add(1), 0x12),
+            ),
+            (
+                r0 + 9_000_000,
+                frame(
+                    ADDR_B,
+                    ADDR_A,
+                    (5201, 40000),
+                    8,
+                    isn.wrapping_add(1 + 2896),
+                    0x10,
+                ),
+            ),
+            // Another flow's ACK before its SYN was seen, and one of a
+            // port no flow has.
+            (
+                r0 + 9_500_000,
+                frame(ADDR_B, ADDR_A, (5202, 40001), 8, 77, 0x10),
+            ),
+            (
+                r0 + 9_600_000,
+                frame(ADDR_B, ADDR_A, (5299, 40002), 8, 77, 0x10),
+            ),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.pcap");
+        let mut b = Vec::new();
+        for x in [0xa1b2_3c4du32, 0x0004_0002, 0, 0, 128, 101] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for (t, f) in &frames {
+            for x in [
+                (t / SEC) as u32,
+                (t % SEC) as u32,
+                f.len() as u32,
+                f.len() as u32,
+            ] {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+            b.extend_from_slice(f);
+        }
+        std::fs::write(&p, b).unwrap();
+        let acks = kernel_acks(&p, 2_000_000, 5201, 2).unwrap();
+        assert_eq!(acks, vec![vec![(3_000_000, 0), (9_000_000, 2896)], vec![]]);
+        let mut v = vec![tx(2_500, 0), tx(3_000, 1448), tx(9_100, 2896)];
+        attach_acks(&mut v, &acks[0]);
+        let una: Vec<Option<u64>> = v.iter().map(|x| x.snd_una).collect();
+        assert_eq!(una, [None, Some(0), Some(2896)]);
     }
 
     #[test]

@@ -191,6 +191,20 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
             .ok(),
         None => None,
     };
+    // With --pcap, the exact ACKs delivered to the sender (a.pcap).
+    let acks = match (&kernel, &pcap_dir) {
+        (Some(_), Some(d)) => fidelity::first_ab_enqueue(&csv)
+            .ok()
+            .flatten()
+            .and_then(|t0| {
+                fidelity::kernel_acks(&d.join("a.pcap"), t0, linux::BASE_PORT, sim_names.len())
+                    .map_err(|e| {
+                        eprintln!("warning: cannot read a.pcap: {e}; snd_una from TCP_INFO")
+                    })
+                    .ok()
+            }),
+        _ => None,
+    };
     let divergence = if let Some(mut kernel) = kernel {
         let mss: Vec<u32> = losslab_sim::sim::expand_flows(&scenario.flows)
             .iter()
@@ -206,10 +220,18 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
                 .map(|x| (x.1, x.2, x.3))
                 .collect();
             fidelity::attach_samples(&mut l, &samples);
+            let from_pcap = acks.as_ref().and_then(|a| a.get(i));
+            if let Some(a) = from_pcap {
+                fidelity::attach_acks(&mut l, a);
+            }
             let tol =
                 fidelity::packet_time_ns(mss.get(i).copied().unwrap_or(1448), scenario.path.rate);
             let s_tx = sim_tx.get(i).map_or(&[][..], |x| &x[..]);
-            v.push((name.clone(), fidelity::compare_sequences(&l, s_tx, tol)));
+            let mut c = fidelity::compare_sequences(&l, s_tx, tol);
+            if from_pcap.is_some() {
+                c.linux_snd_una_from = "pcap".into();
+            }
+            v.push((name.clone(), c));
         }
         v
     } else {
@@ -360,6 +382,15 @@ pub fn divergence_text(flow: &str, c: &SeqComparison) -> String {
                 d.reason,
                 side(&d.linux),
                 side(&d.sim)
+            );
+            let _ = writeln!(
+                t,
+                "  (linux: snd_una from {}, cwnd from TCP_INFO; sim: the last ACK processed)",
+                if c.linux_snd_una_from == "pcap" {
+                    "the ACKs in a.pcap"
+                } else {
+                    "TCP_INFO (--pcap gives the exact ACKs)"
+                }
             );
         }
     }

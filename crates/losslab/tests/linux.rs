@@ -215,7 +215,8 @@ fn compare_names_the_differences_and_reports_the_first_divergence() {
         .arg(write(dir.path(), SCENARIO))
         .arg("--out")
         .arg(dir.path().join("out"))
-        .args(["--compare", "--json"])
+        .args(["--compare", "--json", "--pcap"])
+        .arg(dir.path().join("out/pcap"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -243,6 +244,9 @@ fn compare_names_the_differences_and_reports_the_first_divergence() {
         let share = d[k].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&share), "{k} {share}");
     }
+    // With --pcap the kernel's ACK point comes from the ACKs themselves:
+    // whole segments here (1,000 of 1,448 bytes).
+    assert_eq!(d["linux_snd_una_from"], "pcap");
     let first = d.get("first_divergence").expect("first_divergence");
     if !first.is_null() {
         assert!(
@@ -255,6 +259,9 @@ fn compare_names_the_differences_and_reports_the_first_divergence() {
                 x.is_null() || (x["seq"].is_u64() && x["time_s"].is_f64()),
                 "{x}"
             );
+            if let Some(una) = x["snd_una"].as_u64() {
+                assert_eq!(una % 1448, 0, "{side}: {x}");
+            }
         }
     }
     assert!((d["tolerance_s"].as_f64().unwrap() - 0.0006).abs() < 1e-9);
