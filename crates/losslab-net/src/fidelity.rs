@@ -842,6 +842,70 @@ mod tests {
         assert_eq!(differences(&f), []);
     }
 
+    /// The top-level `field: value` pairs of a struct's Debug output.
+    fn fields(debug: &str) -> Vec<(String, String)> {
+        let body = &debug[debug.find('{').unwrap() + 1..debug.rfind('}').unwrap()];
+        let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0);
+        for c in body.chars() {
+            match c {
+                '{' | '(' | '[' => depth += 1,
+                '}' | ')' | ']' => depth -= 1,
+                _ => {}
+            }
+            if c == ',' && depth == 0 {
+                out.push(std::mem::take(&mut cur));
+            } else {
+                cur.push(c);
+            }
+        }
+        out.push(cur);
+        out.iter()
+            .filter_map(|f| f.trim().split_once(": "))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn every_field_the_profile_sets_is_compared_or_followed() {
+        // The fields linux-6 changes on the default flow. A profile that
+        // comes to set another must have it compared in differences() (or
+        // named in FOLLOWED when losslab linux hands it to the kernel).
+        let d = FlowSpec::new("a");
+        let mut p = d.clone();
+        losslab_sim::profile::apply("linux-6", &mut p);
+        let (a, b) = (fields(&format!("{d:?}")), fields(&format!("{p:?}")));
+        assert_eq!(a.len(), b.len());
+        let changed: Vec<&str> = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, y)| x != y)
+            .map(|(x, _)| x.0.as_str())
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "profile",
+                "cc",
+                "detection",
+                "timers",
+                "slow_start_after_idle",
+                "frto",
+                "recovery_exit",
+                "hystart",
+                "rto_rearm_on_head_retransmit"
+            ]
+        );
+        // profile is a name; detection, timers, slow_start_after_idle and
+        // frto are followed (sysctls); recovery_exit matters only without SACK, and is
+        // compared there; the rest are differences of the default flow
+        // (hystart with cc = "cubic").
+        for k in ["detection", "timers", "slow_start_after_idle", "frto"] {
+            assert!(FOLLOWED.contains(&k), "{k}");
+        }
+        let no_sack = scenario("receiver = { sack_blocks = 0 }", &[]);
+        assert!(keys(&differences(&no_sack)).contains(&"recovery_exit"));
+    }
+
     #[test]
     fn the_offered_sets_and_the_profile_remove_the_differences() {
         for flow in [
