@@ -9,11 +9,15 @@
 //!   TCP_INFO sampling, for running scenarios through real Linux TCP.
 //! - `linux`: runs a scenario's flows through the emulator with the agent
 //!   and reports in the simulator's results shape.
+//! - `fidelity`: what `losslab linux --compare` reports beside the
+//!   results: the settings the two sides do not share, and where their
+//!   data transmissions part.
 //!
 //! Linux only; the emulator needs root and /dev/net/tun.
 
 pub mod agent;
 pub mod emu;
+pub mod fidelity;
 pub mod linux;
 pub mod log;
 pub mod netns;

@@ -467,6 +467,11 @@ pub struct LinuxOutcome {
     /// Netstat counters of namespace A that changed: (name, delta).
     pub counters: Vec<(String, u64)>,
     pub notes: Vec<String>,
+    /// TCP_INFO samples per flow: (flow, nanoseconds since the emulator
+    /// started, as emulator.csv's time_s; data bytes acked, the
+    /// cumulative ACK point from 0; cwnd in segments),
+    /// in time order within a flow.
+    pub state_samples: Vec<(String, u64, u64, u64)>,
 }
 
 pub const TIMESERIES_HEADER: &str =
@@ -503,6 +508,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
         cfg.threads = t;
     }
     let emu = Emulator::start(cfg)?;
+    let emu_t0 = emu.t0();
     let rt = |what: &str, e: io::Error| EmuError::Runtime(format!("{what}: {e}"));
     for h in [Host::A, Host::B] {
         for (k, v) in &p.sysctls {
@@ -612,6 +618,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
 
     let mut flows = Vec::new();
     let mut ts_rows: Vec<(u64, String)> = Vec::new();
+    let mut state_samples = Vec::new();
     for ((f, cc), (s, r)) in p.flows.iter().zip(&p.cc).zip(outcomes) {
         let s = s.map_err(|e| EmuError::Runtime(format!("flow {}: sender: {e}", f.name)))?;
         let r = r.map_err(|e| EmuError::Runtime(format!("flow {}: receiver: {e}", f.name)))?;
@@ -713,6 +720,13 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
         });
         for x in &s.samples {
             let i = &x.info;
+            state_samples.push((
+                f.name.clone(),
+                x.t_ns.saturating_sub(emu_t0),
+                // tcpi_bytes_acked counts the SYN's sequence number too.
+                i.bytes_acked.saturating_sub(1),
+                u64::from(i.cwnd),
+            ));
             let mut row = String::new();
             let ssthresh = if i.ssthresh >= 0x7fff_ffff {
                 String::new()
@@ -774,6 +788,7 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
         timeseries: ts_rows.into_iter().map(|r| r.1).collect(),
         counters,
         notes,
+        state_samples,
     })
 }
 

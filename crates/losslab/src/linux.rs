@@ -8,9 +8,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use losslab_net::fidelity::{self, Difference, SendRecorder, SeqComparison};
 use losslab_net::linux::{self, LinuxOptions, TIMESERIES_HEADER};
 use losslab_net::{sys, EmuError};
 use losslab_sim::timeseries::TimeSeries;
+use losslab_sim::trace::Tee;
 use losslab_sim::{RunResults, Simulation};
 
 use crate::scenario_args::{real_path_out, Overrides};
@@ -29,9 +31,15 @@ pub struct LinuxArgs {
     /// --compare: {"linux": ..., "sim": ...}).
     #[arg(long)]
     pub json: bool,
-    /// Also simulate the scenario and print both with ratios.
+    /// Also simulate the scenario and print both with ratios, the
+    /// settings the two sides do not share, and where their data
+    /// transmissions part.
     #[arg(long)]
     pub compare: bool,
+    /// With --compare: refuse (exit 2) when the simulator's flow differs
+    /// from what the kernel runs in a setting a key can change.
+    #[arg(long, requires = "compare")]
+    pub strict: bool,
     /// Write a.pcap and b.pcap into DIR.
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
@@ -58,6 +66,28 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     let scenario = a.overrides.load(&a.file)?;
     // Refuse what Linux cannot express before asking for root.
     linux::plan(&scenario).map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
+    // What the two sides of --compare do not share, named before the run.
+    let (diffs, model_diffs) = if a.compare {
+        (
+            fidelity::differences(&scenario),
+            fidelity::model_differences(&scenario),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if a.strict && !diffs.is_empty() {
+        let keys: Vec<String> = diffs
+            .iter()
+            .map(|d| format!("flow {}: {}", d.flow, d.key))
+            .collect();
+        return Err(Failure::BadInput(format!(
+            "{}: --strict: the simulator and the kernel would run different settings ({}):\n{}fix: {}",
+            a.file.display(),
+            keys.join(", "),
+            fidelity::render(&diffs),
+            fidelity::fix_hint(&scenario)
+        )));
+    }
     let inputs = [a.file.as_path()];
     let dir = real_path_out("linux", a.out.as_deref(), &scenario, a.force, &inputs)?;
     dir.claim(&[
@@ -75,18 +105,35 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     let cannot = |p: &Path, e: std::io::Error| {
         Failure::Runtime(format!("cannot write {}: {e}", p.display()))
     };
+    if a.compare {
+        let text = differences_text(&scenario, &diffs, &model_diffs);
+        if a.json {
+            if !diffs.is_empty() {
+                eprint!("warning: {text}");
+            }
+        } else {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    }
     // The simulated twin, with its own time series beside Linux's
-    // (sim-timeseries.csv) so the two can be overlaid.
+    // (sim-timeseries.csv) so the two can be overlaid, and its data
+    // transmissions kept for the divergence report.
+    let mut sim_names = Vec::new();
+    let mut sim_tx = Vec::new();
     let sim = if a.compare {
         let mut s = Simulation::new(&scenario)
             .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
         let p = out.join("sim-timeseries.csv");
+        sim_names = s.flow_names();
         let ts = TimeSeries::create(&p, s.flow_names()).map_err(|e| cannot(&p, e))?;
-        s.set_tracer(Box::new(ts));
+        let rec = SendRecorder::new(sim_names.len());
+        s.set_tracer(Box::new(Tee(vec![Box::new(ts), Box::new(rec.clone())])));
         s.run();
         if let Some(mut t) = s.take_tracer() {
             t.finish().map_err(|e| cannot(&p, e))?;
         }
+        sim_tx = rec.take();
         Some(s.results())
     } else {
         None
@@ -129,19 +176,99 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         )
         .map_err(|e| cannot(&p, e))?;
     }
+    // Where the two runs' data transmissions part, from emulator.csv
+    // (read before the stage moves into place). Not reading it costs the
+    // report, not the results.
+    let csv = out.join("emulator.csv");
+    let kernel = match sim {
+        Some(_) => fidelity::kernel_transmissions(&csv)
+            .map_err(|e| {
+                eprintln!(
+                    "warning: cannot read {}: {e}; no divergence report",
+                    csv.display()
+                )
+            })
+            .ok(),
+        None => None,
+    };
+    // With --pcap, the exact ACKs delivered to the sender (a.pcap).
+    let acks = match (&kernel, &pcap_dir) {
+        (Some(_), Some(d)) => fidelity::first_ab_enqueue(&csv)
+            .ok()
+            .flatten()
+            .and_then(|t0| {
+                fidelity::kernel_acks(&d.join("a.pcap"), t0, linux::BASE_PORT, sim_names.len())
+                    .map_err(|e| {
+                        eprintln!("warning: cannot read a.pcap: {e}; snd_una from TCP_INFO")
+                    })
+                    .ok()
+            }),
+        _ => None,
+    };
+    let divergence = if let Some(mut kernel) = kernel {
+        let mss: Vec<u32> = losslab_sim::sim::expand_flows(&scenario.flows)
+            .iter()
+            .map(|f| f.mss)
+            .collect();
+        let mut v = Vec::new();
+        for (i, name) in sim_names.iter().enumerate() {
+            let mut l = kernel.remove(name).unwrap_or_default();
+            let samples: Vec<(u64, u64, u64)> = o
+                .state_samples
+                .iter()
+                .filter(|x| &x.0 == name)
+                .map(|x| (x.1, x.2, x.3))
+                .collect();
+            fidelity::attach_samples(&mut l, &samples);
+            let from_pcap = acks.as_ref().and_then(|a| a.get(i));
+            if let Some(a) = from_pcap {
+                fidelity::attach_acks(&mut l, a);
+            }
+            let tol =
+                fidelity::packet_time_ns(mss.get(i).copied().unwrap_or(1448), scenario.path.rate);
+            let s_tx = sim_tx.get(i).map_or(&[][..], |x| &x[..]);
+            let mut c = fidelity::compare_sequences(&l, s_tx, tol);
+            if from_pcap.is_some() {
+                c.linux_snd_una_from = "pcap".into();
+            }
+            v.push((name.clone(), c));
+        }
+        v
+    } else {
+        Vec::new()
+    };
     dir.commit_with(pcap_own)?;
     if a.json {
         let doc = match &sim {
             Some(s) => {
-                serde_json::to_string_pretty(&serde_json::json!({"linux": o.results, "sim": s}))
-                    .expect("json")
+                let div: Vec<serde_json::Value> = divergence
+                    .iter()
+                    .map(|(n, c)| {
+                        let mut v = serde_json::to_value(c).expect("json");
+                        v["flow"] = serde_json::json!(n);
+                        v
+                    })
+                    .collect();
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "linux": o.results,
+                    "sim": s,
+                    "differences": diffs,
+                    "model_differences": model_diffs,
+                    "divergence": div,
+                }))
+                .expect("json")
             }
             None => json,
         };
         let _ = writeln!(std::io::stdout().lock(), "{doc}");
     } else {
         match &sim {
-            Some(s) => print!("{}", compare_table(&o.results, s)),
+            Some(s) => {
+                print!("{}", compare_table(&o.results, s));
+                for (n, c) in &divergence {
+                    print!("{}", divergence_text(n, c));
+                }
+            }
             None => print!("{}", crate::table::render(&o.results)),
         }
         print!("{}", o.emulator.render());
@@ -174,6 +301,100 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         return Err(Failure::Interrupted);
     }
     Ok(())
+}
+
+/// The differences list printed before a --compare run.
+pub fn differences_text(sc: &losslab_sim::Scenario, d: &[Difference], m: &[Difference]) -> String {
+    let mut t = String::new();
+    if d.is_empty() {
+        t.push_str("the simulator runs the settings the kernel runs (no differences; --strict would run)\n");
+    } else {
+        let _ = writeln!(
+            t,
+            "the simulator and the kernel differ in {} setting(s); the comparison is of unlike stacks:",
+            d.len()
+        );
+        t.push_str(&fidelity::render(d));
+        let _ = writeln!(t, "fix: {}", fidelity::fix_hint(sc));
+        t.push_str("(--strict refuses to run while any of these remain)\n");
+    }
+    if !m.is_empty() {
+        t.push_str("model differences no key removes (or the profile keeps):\n");
+        t.push_str(&fidelity::render(m));
+    }
+    let _ = writeln!(
+        t,
+        "followed by the kernel (sysctls, route, socket options): {}",
+        fidelity::FOLLOWED.join(", ")
+    );
+    t
+}
+
+/// The first divergence and the matched share, for the text output.
+pub fn divergence_text(flow: &str, c: &SeqComparison) -> String {
+    let mut t = String::new();
+    let share = c
+        .matched_share
+        .map_or("-".into(), |x| format!("{:.1}%", x * 100.0));
+    let _ = writeln!(
+        t,
+        "flow {flow}: data transmissions linux {} / sim {}; {} match position by position (same seq, within {:.0} us): {share}; same seq at the same position: {} ({})",
+        c.linux_transmissions,
+        c.sim_transmissions,
+        c.matched,
+        c.tolerance_s * 1e6,
+        c.seq_matched,
+        c.seq_matched_share
+            .map_or("-".into(), |x| format!("{:.1}%", x * 100.0))
+    );
+    if c.truncated {
+        let _ = writeln!(
+            t,
+            "flow {flow}: compared over the first {} transmissions of each side only",
+            fidelity::MAX_TX
+        );
+    }
+    match &c.first_divergence {
+        None => {
+            let _ = writeln!(t, "flow {flow}: no divergence");
+        }
+        Some(d) => {
+            let side = |x: &Option<fidelity::TxAt>| match x {
+                None => "sent no more".to_string(),
+                Some(x) => {
+                    let opt = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+                    format!(
+                        "t {:.6} s seq {} len {} (snd_una {}, cwnd {}, state {} ms old)",
+                        x.time_s,
+                        x.seq,
+                        x.len,
+                        opt(x.snd_una),
+                        opt(x.cwnd),
+                        x.state_age_s
+                            .map_or("-".into(), |a| format!("{:.1}", a * 1e3))
+                    )
+                }
+            };
+            let _ = writeln!(
+                t,
+                "flow {flow}: first divergence at transmission {} ({}):\n  linux {}\n  sim   {}",
+                d.index,
+                d.reason,
+                side(&d.linux),
+                side(&d.sim)
+            );
+            let _ = writeln!(
+                t,
+                "  (linux: snd_una from {}, cwnd from TCP_INFO; sim: the last ACK processed)",
+                if c.linux_snd_una_from == "pcap" {
+                    "the ACKs in a.pcap"
+                } else {
+                    "TCP_INFO (--pcap gives the exact ACKs)"
+                }
+            );
+        }
+    }
+    t
 }
 
 fn ratio(l: f64, s: f64) -> String {

@@ -53,6 +53,38 @@ fn what_linux_cannot_express_is_exit_2_with_the_reason() {
     }
 }
 
+#[test]
+fn strict_refuses_a_comparison_of_unlike_stacks_by_key_and_offers_the_profile() {
+    // Refused before anything needs root: this runs everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), SCENARIO);
+    let o = bin()
+        .arg("linux")
+        .arg(&file)
+        .args(["--compare", "--strict"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--strict")
+            && err.contains("flow a: cubic.hystart")
+            && err.contains("rto_rearm_on_head_retransmit")
+            && err.contains("add profile = \"linux-6\"")
+            && err.contains("--set flow.a.profile=linux-6"),
+        "{err}"
+    );
+    // --strict is a --compare flag.
+    let o = bin()
+        .arg("linux")
+        .arg(&file)
+        .arg("--strict")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--compare"));
+}
+
 /// Every key path of a JSON document (array elements merged).
 fn keys(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
     match v {
@@ -155,7 +187,84 @@ fn compare_prints_linux_and_the_simulator_side_by_side() {
         s.contains("linux/sim") && s.contains("goodput Mbit/s") && s.contains("retransmissions"),
         "{s}"
     );
+    // The differences before the results, the divergence after them.
+    let (diffs, rest) = s.split_once("scenario linux-cli").unwrap();
+    assert!(
+        diffs.contains("differ in 2 setting(s)")
+            && diffs.contains("flow a: cubic.hystart: sim off"),
+        "{diffs}"
+    );
+    assert!(
+        rest.contains("flow a: data transmissions linux ")
+            && (rest.contains("first divergence at transmission")
+                || rest.contains("no divergence")),
+        "{rest}"
+    );
     assert!(dir.path().join("out/sim-summary.json").exists());
+}
+
+#[test]
+fn compare_names_the_differences_and_reports_the_first_divergence() {
+    if let Some(why) = losslab_net::unavailable() {
+        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = bin()
+        .arg("linux")
+        .arg(write(dir.path(), SCENARIO))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--compare", "--json", "--pcap"])
+        .arg(dir.path().join("out/pcap"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Without --strict the differences are a warning on stderr.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning") && err.contains("cubic.hystart"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["linux"].is_object() && v["sim"].is_object());
+    let keys: Vec<&str> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"cubic.hystart"), "{keys:?}");
+    assert!(v["model_differences"].is_array());
+    let d = &v["divergence"][0];
+    assert_eq!(d["flow"], "a");
+    assert!(d["linux_transmissions"].as_u64().unwrap() >= 1000, "{d}");
+    assert!(d["sim_transmissions"].as_u64().unwrap() >= 1000, "{d}");
+    for k in ["matched_share", "seq_matched_share"] {
+        let share = d[k].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&share), "{k} {share}");
+    }
+    // With --pcap the kernel's ACK point comes from the ACKs themselves:
+    // whole segments here (1,000 of 1,448 bytes).
+    assert_eq!(d["linux_snd_una_from"], "pcap");
+    let first = d.get("first_divergence").expect("first_divergence");
+    if !first.is_null() {
+        assert!(
+            first["index"].is_u64() && first["reason"].is_string(),
+            "{first}"
+        );
+        for side in ["linux", "sim"] {
+            let x = &first[side];
+            assert!(
+                x.is_null() || (x["seq"].is_u64() && x["time_s"].is_f64()),
+                "{x}"
+            );
+            if let Some(una) = x["snd_una"].as_u64() {
+                assert_eq!(una % 1448, 0, "{side}: {x}");
+            }
+        }
+    }
+    assert!((d["tolerance_s"].as_f64().unwrap() - 0.0006).abs() < 1e-9);
 }
 
 #[test]
