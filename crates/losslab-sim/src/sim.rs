@@ -8,8 +8,11 @@
 //! by reordering (rare), and a heap of endpoint timers holding at most a
 //! few entries per flow. The next event is the minimum of five heads; ties
 //! go in that fixed order, which keeps runs bit-for-bit reproducible.
+//! A sixth source, last in that order: the segments in their senders'
+//! hosts (`nic_rate`), one FIFO per flow (`NicLine`).
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
@@ -117,6 +120,69 @@ fn serialisation(bytes: u32, rate_bps: u64) -> Time {
     ((bytes as u128 * 8 * SEC as u128).div_ceil(rate_bps as u128)) as Time
 }
 
+/// Segments serialising on their senders' interfaces (`nic_rate`), by
+/// the time they reach the bottleneck. Each flow has its own interface,
+/// which takes a segment only after every earlier one (exit = max(free,
+/// now) + serialisation, at least 1 ns after the previous exit), so each
+/// flow's line is a FIFO in exit order. The next segment to leave is the
+/// least of the flows' heads by (exit time, order handed over): a tie in
+/// time goes to the segment handed over first, whichever its flow, as an
+/// ordered map keyed by (exit, counter) would give, without the map's
+/// per-segment node work.
+#[derive(Debug, Default)]
+struct NicLine {
+    /// Per flow: (exit time, order handed over, segment, wire bytes).
+    lines: Vec<VecDeque<(Time, u64, Segment, u32)>>,
+    /// Every non-empty line's head: (exit time, order handed over, flow).
+    /// The counter is unique, so the heap's order is total.
+    heads: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    /// Segments handed over so far, all flows.
+    seq: u64,
+}
+
+impl NicLine {
+    fn new(flows: usize) -> Self {
+        NicLine {
+            lines: (0..flows).map(|_| VecDeque::new()).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// Flow `f`'s interface takes `seg` (`bytes` on the wire); it leaves
+    /// at `exit`, after every segment the flow handed over before.
+    fn push(&mut self, f: usize, exit: Time, seg: Segment, bytes: u32) {
+        self.seq += 1;
+        let line = &mut self.lines[f];
+        debug_assert!(line.back().is_none_or(|&(t, ..)| t < exit));
+        if line.is_empty() {
+            self.heads.push(Reverse((exit, self.seq, f as u32)));
+        }
+        line.push_back((exit, self.seq, seg, bytes));
+    }
+
+    /// When the next segment leaves its host.
+    #[inline]
+    fn next_exit(&self) -> Option<Time> {
+        self.heads.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    /// The next segment to leave its host: (flow, segment, wire bytes).
+    fn pop(&mut self) -> Option<(usize, Segment, u32)> {
+        let mut head = self.heads.peek_mut()?;
+        let f = head.0 .2 as usize;
+        let line = &mut self.lines[f];
+        let (_, _, seg, bytes) = line.pop_front().expect("a head's line holds it");
+        match line.front() {
+            // The flow's next segment takes its place among the heads.
+            Some(&(t, n, _, _)) => *head = Reverse((t, n, f as u32)),
+            None => {
+                PeekMut::pop(head);
+            }
+        }
+        Some((f, seg, bytes))
+    }
+}
+
 struct Net {
     rate_bps: u64,
     fwd_delay: Time,
@@ -131,10 +197,8 @@ struct Net {
     rev_line: VecDeque<(Time, Packet)>,
     held: BTreeMap<(Time, u64), Packet>,
     held_seq: u64,
-    /// Segments serialising on their sender's interface, by the time they
-    /// reach the bottleneck (`nic_rate`).
-    nic_line: BTreeMap<(Time, u64), (usize, Segment, u32)>,
-    nic_seq: u64,
+    /// Segments serialising on their sender's interface (`nic_rate`).
+    nic_line: NicLine,
     fwd_loss: LossRt,
     rev_loss: LossRt,
     fwd_syn_loss: SynLoss,
@@ -167,7 +231,7 @@ impl Net {
     fn start_service(&mut self, now: Time, p: Packet) {
         let done = now + self.ser_time(p.wire_bytes);
         self.service_start = now;
-        if let Body::Data(s) = p.body {
+        if let Body::Data(s) = &p.body {
             // Mobile paper Fig. 1, T2: the first retransmission reaches the
             // link. A zero-window probe carries no segment.
             if s.tx_count > 1 && !s.syn && s.len > 0 {
@@ -237,7 +301,7 @@ impl Net {
 
     fn record_drop(&mut self, p: &Packet) {
         // A zero-window probe carries no segment of the flow.
-        if let Body::Data(s) = p.body {
+        if let Body::Data(s) = &p.body {
             // A copy's fate is told apart (`copies_delivered`).
             if s.len == 0 || s.replica {
                 return;
@@ -263,8 +327,7 @@ impl Net {
         let exit = fl.nic_free.max(now) + serialisation(bytes, rate.max(1));
         fl.nic_free = exit;
         fl.host_bytes += u64::from(bytes);
-        self.nic_seq += 1;
-        self.nic_line.insert((exit, self.nic_seq), (f, seg, bytes));
+        self.nic_line.push(f, exit, seg, bytes);
     }
 
     /// TCP Small Queues (Linux tcp_write_xmit()): flow `f`'s sender may
@@ -336,9 +399,9 @@ impl Net {
         if !self.fwd_loss.has_timed_bursts() {
             return;
         }
-        if let Body::Data(s) = p.body {
+        if let Body::Data(s) = &p.body {
             if !s.syn {
-                let view = self.view(p, &s);
+                let view = self.view(p, s);
                 self.fwd_loss.note_entry(now, &view);
             }
         }
@@ -363,13 +426,13 @@ impl Net {
         self.link_bytes += p.wire_bytes as u64;
         self.link_busy += now - self.service_start;
         self.link_packets += 1;
-        let Body::Data(s) = p.body else {
+        let Body::Data(s) = &p.body else {
             unreachable!("only data crosses the bottleneck")
         };
         // Before the next packet starts: a period this packet closes must
         // be closed when that one, a retransmission, may open the next.
         if !s.syn && s.len > 0 {
-            self.period_departure(now, p.flow as usize, &s);
+            self.period_departure(now, p.flow as usize, s);
         }
         if let Some(next) = self.queue.pop_front() {
             self.queue_bytes -= next.wire_bytes as u64;
@@ -385,7 +448,7 @@ impl Net {
         }
         let protected = self.protect_rtx && s.tx_count > 1;
         if !s.syn && !protected && !self.fwd_loss.is_none() {
-            let view = self.view(&p, &s);
+            let view = self.view(&p, s);
             if self.fwd_loss.drops(&view) {
                 self.loss_drops += 1;
                 self.record_drop(&p);
@@ -740,8 +803,7 @@ impl Simulation {
             rev_line: VecDeque::new(),
             held: BTreeMap::new(),
             held_seq: 0,
-            nic_line: BTreeMap::new(),
-            nic_seq: 0,
+            nic_line: NicLine::new(specs.len()),
             fwd_loss,
             rev_loss,
             fwd_syn_loss,
@@ -874,7 +936,7 @@ impl Simulation {
                     src = 5;
                 }
             }
-            if let Some((&(a, _), _)) = self.net.nic_line.first_key_value() {
+            if let Some(a) = self.net.nic_line.next_exit() {
                 if a < t {
                     t = a;
                     src = 6;
@@ -903,7 +965,7 @@ impl Simulation {
                     self.deliver(p);
                 }
                 6 => {
-                    let (_, (f, seg, bytes)) = self.net.nic_line.pop_first().expect("head");
+                    let (f, seg, bytes) = self.net.nic_line.pop().expect("head");
                     self.net.send_data(t, f, seg);
                     if self.net.left_host(f, bytes) {
                         self.service_sender(f);
@@ -971,11 +1033,11 @@ impl Simulation {
         let now = self.now;
         let f = p.flow as usize;
         self.net.trace(now, &p, PacketFate::Delivered);
-        match p.body {
+        match &p.body {
             Body::Data(seg) => {
                 let fl = &mut self.flows[f];
                 let drops = fl.receiver.stats().out_of_window_drops;
-                fl.receiver.on_segment(now, &seg);
+                fl.receiver.on_segment(now, seg);
                 let discarded = fl.receiver.stats().out_of_window_drops > drops;
                 if !seg.syn && seg.len > 0 {
                     // Ground truth for `spurious_retransmissions`: a copy the
@@ -1011,12 +1073,12 @@ impl Simulation {
             }
             Body::Ack(ack) => {
                 if !ack.syn {
-                    self.net.flows[f].reports.on_delivered(&ack);
+                    self.net.flows[f].reports.on_delivered(ack);
                 }
                 let Some(s) = self.flows[f].sender.as_mut() else {
                     return;
                 };
-                s.on_ack(now, &ack);
+                s.on_ack(now, ack);
                 self.service_sender(f);
             }
         }
@@ -1567,6 +1629,103 @@ mod tests {
         // The previous definition (a copy counts as delivered whenever it
         // reached the receiver) on the same segments: 3 + 2 + 2 + 1 + 2 + 1.
         assert_eq!(old(&n), 11);
+    }
+
+    fn seg(seg_no: u64) -> Segment {
+        Segment {
+            seq: 0,
+            len: 1448,
+            ts_val: 0,
+            ts_ecr: 0,
+            seg_no,
+            tx_count: 1,
+            tx_order: 0,
+            probe: false,
+            syn: false,
+            replica: false,
+        }
+    }
+
+    /// Pops every segment: (flow, seg_no) in leaving order.
+    fn drain(l: &mut NicLine) -> Vec<(usize, u64)> {
+        std::iter::from_fn(|| l.pop().map(|(f, s, _)| (f, s.seg_no))).collect()
+    }
+
+    /// Ties in exit time go to the segment handed over first, whichever
+    /// its flow (the order the map keyed by (exit, counter) gave), not to
+    /// the lower flow index.
+    #[test]
+    fn nic_line_ties_leave_in_the_order_handed_over() {
+        let mut l = NicLine::new(3);
+        assert_eq!(l.next_exit(), None);
+        // Handed over, in this order (counter in brackets):
+        // flow 1 exits 10 [1], 20 [2]; flow 0 exits 10 [3], 20 [4], 30 [5];
+        // flow 2 exits 5 [6], 20 [7].
+        l.push(1, 10, seg(100), 1500);
+        l.push(1, 20, seg(101), 1500);
+        l.push(0, 10, seg(0), 1500);
+        l.push(0, 20, seg(1), 1500);
+        l.push(0, 30, seg(2), 1500);
+        l.push(2, 5, seg(200), 1500);
+        l.push(2, 20, seg(201), 1500);
+        assert_eq!(l.next_exit(), Some(5));
+        // 5 [6]; 10: [1] flow 1 before [3] flow 0; 20: [2], [4], [7]; 30.
+        assert_eq!(
+            drain(&mut l),
+            [
+                (2, 200),
+                (1, 100),
+                (0, 0),
+                (1, 101),
+                (0, 1),
+                (2, 201),
+                (0, 2)
+            ]
+        );
+        assert_eq!(l.next_exit(), None);
+        // Hand-overs between departures: at 40, flow 0's [8] leaves before
+        // flow 1's [9]; flow 2's [11], handed over after flow 0's [10],
+        // leaves before it (40 < 41) but after flow 1's [9] (same time).
+        l.push(0, 40, seg(3), 1500); // [8]
+        l.push(1, 40, seg(102), 1500); // [9]
+        assert_eq!(
+            l.pop().map(|(f, s, b)| (f, s.seg_no, b)),
+            Some((0, 3, 1500))
+        );
+        l.push(0, 40 + 1, seg(4), 1500); // [10]
+        l.push(2, 40, seg(202), 1500); // [11]
+        assert_eq!(drain(&mut l), [(1, 102), (2, 202), (0, 4)]);
+    }
+
+    proptest::proptest! {
+        /// The per-flow lines give the order of the ordered map they
+        /// replaced, keyed by (exit time, counter), for any interleaving of
+        /// hand-overs (each flow's exits increasing) and departures.
+        #[test]
+        fn nic_line_leaves_in_the_maps_order(
+            ops in proptest::collection::vec((0usize..4, 0u64..3, proptest::bool::ANY), 0..200),
+        ) {
+            let mut l = NicLine::new(4);
+            let mut map = BTreeMap::new();
+            let mut seq = 0u64;
+            let mut free = [0u64; 4];
+            for (k, &(f, gap, pop)) in ops.iter().enumerate() {
+                if pop {
+                    let want = map.pop_first().map(|(_, v)| v);
+                    proptest::prop_assert_eq!(l.pop().map(|(f, s, _)| (f, s.seg_no)), want);
+                } else {
+                    // Equal exits across flows are frequent: small gaps.
+                    let exit = free[f] + 1 + gap;
+                    free[f] = exit;
+                    seq += 1;
+                    map.insert((exit, seq), (f, k as u64));
+                    l.push(f, exit, seg(k as u64), 1500);
+                }
+                proptest::prop_assert_eq!(l.next_exit(), map.first_key_value().map(|(&(t, _), _)| t));
+            }
+            let rest: Vec<_> = std::iter::from_fn(|| map.pop_first().map(|(_, v)| v)).collect();
+            proptest::prop_assert_eq!(drain(&mut l), rest);
+        }
     }
 
     /// The previous ground truth, verbatim: a transmission failed only when

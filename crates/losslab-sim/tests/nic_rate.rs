@@ -7,6 +7,8 @@ mod common;
 
 use common::parse;
 use common::run;
+use losslab_core::time::Time;
+use losslab_sim::sim::{Body, Packet, PacketFate, Tracer};
 
 fn scenario(nic: &str) -> String {
     // A bulk flow whose initial window of 100 segments and every later
@@ -97,5 +99,56 @@ fn tsq_limit_reads_writes_and_needs_an_interface() {
         parse(&scenario("nic_rate = \"1Gbps\"\ntsq_limit = \"0B\"")),
         "flow.a.tsq_limit",
         &["at least 1B"],
+    );
+}
+
+/// Records the flow and segment number of each data segment entering the
+/// bottleneck.
+struct Entries(std::rc::Rc<std::cell::RefCell<Vec<(u32, u64)>>>);
+
+impl Tracer for Entries {
+    fn packet(&mut self, _at: Time, p: &Packet, fate: PacketFate) {
+        if let (Body::Data(s), PacketFate::Sent) = (&p.body, fate) {
+            self.0.borrow_mut().push((p.flow, s.seg_no));
+        }
+    }
+}
+
+/// Two hosts whose interfaces finish segments at the same instants: the
+/// segment handed to its host first reaches the bottleneck first, not
+/// the one of the lower flow index (issue 33 kept this order when the
+/// ordered map of segments in hosts became one FIFO per flow).
+#[test]
+fn equal_exit_times_from_two_hosts_keep_the_order_handed_over() {
+    // 1448 + 52 bytes at 1 Gbit/s: 12 us per segment. Flow b (index 1)
+    // hands over its 4 segments at 0, leaving at 12, 24, 36 and 48 us;
+    // flow a (index 0) hands over its 4 at 12 us, leaving at 24, 36, 48
+    // and 60 us. At 24, 36 and 48 us b's segment, handed over first,
+    // goes first.
+    let text =
+        "duration = \"100ms\"\n[path]\nrate = \"10Gbps\"\ndelay = \"20ms\"\nqueue = \"100pkt\"\n\n\
+         [[flow]]\nname = \"a\"\nstart = \"12us\"\nhandshake = false\ninit_cwnd = 4\n\
+         nic_rate = \"1Gbps\"\napp = { kind = \"bytes\", size = \"100KB\" }\n\n\
+         [[flow]]\nname = \"b\"\nhandshake = false\ninit_cwnd = 4\n\
+         nic_rate = \"1Gbps\"\napp = { kind = \"bytes\", size = \"100KB\" }\n";
+    let sc = parse(text).unwrap();
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut sim = losslab_sim::Simulation::new(&sc).unwrap();
+    sim.set_tracer(Box::new(Entries(seen.clone())));
+    // Before any ACK returns (40 ms): only the initial windows.
+    sim.run_until(losslab_core::time::MS);
+    let (a, b) = (0, 1);
+    assert_eq!(
+        *seen.borrow(),
+        [
+            (b, 0),
+            (b, 1),
+            (a, 0),
+            (b, 2),
+            (a, 1),
+            (b, 3),
+            (a, 2),
+            (a, 3)
+        ]
     );
 }
