@@ -61,7 +61,9 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
         cc.push(match &f.cc {
             CcSpec::NewReno => "reno".to_string(),
             CcSpec::Named(x) if x == "reno" || x == "newreno" => "reno".into(),
-            CcSpec::Named(x) if x == "cubic" => "cubic".into(),
+            // cubic-linux is the simulator's port of tcp_cubic.c, so
+            // the kernel runs its own.
+            CcSpec::Named(x) if x == "cubic" || x == "cubic-linux" => "cubic".into(),
             CcSpec::Named(x) if x == "tcp-rr" => {
                 return Err(refuse(
                     n,
@@ -839,6 +841,12 @@ mod tests {
         assert_eq!(get("net/ipv4/tcp_sack"), "1");
         assert_eq!(get("net/ipv4/tcp_rmem"), "4096 131072 32000000");
         assert!(p.route.is_empty());
+    }
+
+    #[test]
+    fn cubic_linux_runs_the_kernel_s_cubic() {
+        let p = plan(&sc("cc = \"cubic-linux\"")).unwrap();
+        assert_eq!(p.cc, vec!["cubic"]);
     }
 
     #[test]
