@@ -23,6 +23,31 @@ cc = "cubic"
 app = { kind = "bytes", size = "1448000B" }
 "#;
 
+/// The runs need root and /dev/net/tun; without them a test says so
+/// loudly and passes.
+fn skipped() -> bool {
+    match losslab_net::unavailable() {
+        Some(why) => {
+            eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+            true
+        }
+        None => false,
+    }
+}
+
+/// `losslab linux` on SCENARIO in `dir`, results in `dir/out`, with the
+/// extra arguments.
+fn run_linux(dir: &Path, extra: &[&str]) -> std::process::Output {
+    bin()
+        .arg("linux")
+        .arg(write(dir, SCENARIO))
+        .arg("--out")
+        .arg(dir.join("out"))
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 fn write(dir: &Path, text: &str) -> std::path::PathBuf {
     let p = dir.join("s.toml");
     std::fs::write(&p, text).unwrap();
@@ -106,26 +131,17 @@ fn keys(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
 
 #[test]
 fn a_sized_flow_runs_through_linux_and_reports_in_the_run_shape() {
-    if let Some(why) = losslab_net::unavailable() {
-        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+    if skipped() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let file = write(dir.path(), SCENARIO);
     let out = dir.path().join("out");
-    let o = bin()
-        .arg("linux")
-        .arg(&file)
-        .arg("--out")
-        .arg(&out)
-        .arg("--json")
-        .output()
-        .unwrap();
+    let o = run_linux(dir.path(), &["--json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let linux: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let sim = bin()
         .arg("run")
-        .arg(&file)
+        .arg(dir.path().join("s.toml"))
         .arg("--out")
         .arg(dir.path().join("sim"))
         .arg("--json")
@@ -168,19 +184,11 @@ fn a_sized_flow_runs_through_linux_and_reports_in_the_run_shape() {
 
 #[test]
 fn compare_prints_linux_and_the_simulator_side_by_side() {
-    if let Some(why) = losslab_net::unavailable() {
-        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+    if skipped() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let o = bin()
-        .arg("linux")
-        .arg(write(dir.path(), SCENARIO))
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .arg("--compare")
-        .output()
-        .unwrap();
+    let o = run_linux(dir.path(), &["--compare"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -205,20 +213,15 @@ fn compare_prints_linux_and_the_simulator_side_by_side() {
 
 #[test]
 fn compare_names_the_differences_and_reports_the_first_divergence() {
-    if let Some(why) = losslab_net::unavailable() {
-        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+    if skipped() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let o = bin()
-        .arg("linux")
-        .arg(write(dir.path(), SCENARIO))
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .args(["--compare", "--json", "--pcap"])
-        .arg(dir.path().join("out/pcap"))
-        .output()
-        .unwrap();
+    let pcap = dir.path().join("out/pcap");
+    let o = run_linux(
+        dir.path(),
+        &["--compare", "--json", "--pcap", pcap.to_str().unwrap()],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // Without --strict the differences are a warning on stderr.
     let err = String::from_utf8_lossy(&o.stderr);
@@ -269,8 +272,7 @@ fn compare_names_the_differences_and_reports_the_first_divergence() {
 
 #[test]
 fn ctrl_c_writes_partial_results_exits_130_and_removes_the_namespaces() {
-    if let Some(why) = losslab_net::unavailable() {
-        eprintln!("!!!!!! SKIPPED: losslab linux needs root and /dev/net/tun ({why}) !!!!!!");
+    if skipped() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
