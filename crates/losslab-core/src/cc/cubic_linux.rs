@@ -505,6 +505,11 @@ impl CongestionControl for CubicLinux {
         true
     }
 
+    /// hystart_ack_delay() reads sk_pacing_rate.
+    fn wants_pacing_rate(&self) -> bool {
+        true
+    }
+
     /// Remembers the time for `on_state(Loss)`; ssthresh was asked
     /// already (cubictcp_recalc_ssthresh()) unless this timeout repeats.
     fn on_timeout(&mut self, now: Time) {

@@ -101,7 +101,8 @@ pub struct CcCtx {
     /// The pacing rate the sender computes, bits per second, whether or
     /// not the flow paces (sender/transmit.rs `pacing_rate()`; Linux's
     /// sk_pacing_rate, which tcp_update_pacing_rate() keeps for every
-    /// flow); None before the first RTT sample.
+    /// flow); None before the first RTT sample, and for controllers that
+    /// do not ask for it (`wants_pacing_rate`).
     pub pacing_rate: Option<u64>,
 }
 
@@ -188,6 +189,11 @@ pub trait CongestionControl {
     /// Whether the sender should compute delivery-rate samples (rate.rs).
     /// Off by default so controllers without them pay nothing.
     fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// Whether the sender should fill in `CcCtx::pacing_rate` (a call and
+    /// a division on every ACK that only cubic-linux's HyStart reads).
+    fn wants_pacing_rate(&self) -> bool {
         false
     }
     /// Fewest segments a paced burst carries (Linux min_tso_segs();

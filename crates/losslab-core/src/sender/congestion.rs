@@ -52,7 +52,11 @@ impl Sender {
             mss: self.cfg.mss,
             rate,
             paced: self.pacer.is_some(),
-            pacing_rate: self.pacing_rate(),
+            pacing_rate: if self.cc_caps.wants_pacing_rate {
+                self.pacing_rate()
+            } else {
+                None
+            },
         }
     }
 

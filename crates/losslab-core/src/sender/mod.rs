@@ -224,6 +224,7 @@ pub struct Sender {
 struct CcCaps {
     owns_cwnd: bool,
     observes_acks: bool,
+    wants_pacing_rate: bool,
 }
 
 /// What the peer has told the sender of itself.
@@ -336,6 +337,7 @@ impl Sender {
             cc_caps: CcCaps {
                 owns_cwnd: alg.cc.owns_cwnd(),
                 observes_acks: alg.cc.observes_every_ack(),
+                wants_pacing_rate: alg.cc.wants_pacing_rate(),
             },
             app: AppState::new(cfg.app.clone()),
             sndbuf: cfg
