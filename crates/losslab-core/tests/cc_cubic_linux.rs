@@ -21,25 +21,16 @@
 
 use std::collections::VecDeque;
 
-use losslab_core::app::App;
 use losslab_core::time::{Time, MS};
-use losslab_core::{Algorithms, Sender, SenderConfig};
+use losslab_core::Sender;
 
 mod common;
 
-use common::{ack, MSS};
+use common::{ack, bytes_sender, MSS};
 
 /// Runs `segments` segments; returns the sender at the end.
 fn run(cc: &str, segments: u64) -> Sender {
-    let cfg = SenderConfig {
-        mss: MSS as u32,
-        init_cwnd: 10,
-        app: App::Bytes(segments * MSS),
-        initial_rwnd: 1 << 20,
-        ..SenderConfig::default()
-    };
-    let alg = Algorithms::by_name(cc, "prr", "dupthresh", "rto", 3).unwrap();
-    let mut s = Sender::new(cfg, alg, 0);
+    let mut s = bytes_sender(segments, 10, cc, "prr", "dupthresh");
     // (arrival time of the ACK, cumulative segment, ts_ecr)
     let mut acks: VecDeque<(Time, u64, u64)> = VecDeque::new();
     let mut link_free: Time = 0;

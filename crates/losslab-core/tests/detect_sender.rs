@@ -7,18 +7,10 @@ use losslab_core::{Algorithms, Sender, SenderConfig};
 
 mod common;
 
-use common::{ack, send_all, MSS};
+use common::{ack, bytes_sender, send_all, MSS};
 
 fn sender(segments: u64, detection: &str) -> Sender {
-    let cfg = SenderConfig {
-        mss: MSS as u32,
-        init_cwnd: 20,
-        app: App::Bytes(segments * MSS),
-        initial_rwnd: 1 << 20,
-        ..SenderConfig::default()
-    };
-    let alg = Algorithms::by_name("newreno", "rfc6675", detection, "rto", 3).unwrap();
-    Sender::new(cfg, alg, 0)
+    bytes_sender(segments, 20, "newreno", "rfc6675", detection)
 }
 
 #[test]

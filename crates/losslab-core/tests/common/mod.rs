@@ -1,11 +1,32 @@
 //! Hand-made ACKs and transmission helpers shared by the sender tests.
 #![allow(dead_code)]
 
+use losslab_core::app::App;
 use losslab_core::wire::{Ack, Range, SackBlocks, Segment};
-use losslab_core::Sender;
+use losslab_core::{Algorithms, Sender, SenderConfig};
 
 /// Segment size of the hand-worked examples.
 pub const MSS: u64 = 1000;
+
+/// A sender of `segments` segments of MSS bytes with the given initial
+/// window and algorithms (RTO timers, DupThresh 3), a 1 MB peer window.
+pub fn bytes_sender(
+    segments: u64,
+    init_cwnd: u64,
+    cc: &str,
+    recovery: &str,
+    detection: &str,
+) -> Sender {
+    let cfg = SenderConfig {
+        mss: MSS as u32,
+        init_cwnd,
+        app: App::Bytes(segments * MSS),
+        initial_rwnd: 1 << 20,
+        ..SenderConfig::default()
+    };
+    let alg = Algorithms::by_name(cc, recovery, detection, "rto", 3).unwrap();
+    Sender::new(cfg, alg, 0)
+}
 
 /// Everything the sender wants to send now.
 pub fn send_all(s: &mut Sender, now: u64) -> Vec<Segment> {
