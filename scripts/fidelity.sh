@@ -18,16 +18,22 @@ for rate in 20 100; do
   queue=$((rate * 1000000 / 8 / 10))
   for loss in 0.0001 0.0005 0.001 0.01; do
     for cc in ${CCS:-cubic reno}; do
-      # Linux's CUBIC leaves slow start with HyStart; so does the
-      # simulator's when asked ([flow.cubic] hystart).
+      # The kernel's CUBIC is tcp_cubic.c with HyStart; the simulator's
+      # port of it is `cubic-linux` (the profile's controller since issue
+      # 32). CC=cubic-rfc runs RFC 9438's `cubic` with Linux's HyStart
+      # instead, as the grid did before issue 32.
       extra=()
-      if [ "$cc" = cubic ]; then extra=(--set flow.a.cubic.hystart=true); fi
+      simcc=$cc
+      case "$cc" in
+        cubic) simcc=cubic-linux ;;
+        cubic-rfc) simcc=cubic; extra=(--set flow.a.cubic.hystart=true) ;;
+      esac
       for seed in $seeds; do
         cell="$rate-$loss-$cc-$seed"
         echo "== $cell" >&2
         "$bin" linux examples/fidelity.toml --compare --json --out "$out/$cell" \
           --seed "$seed" --set "duration=${secs}s" --set "path.rate=${rate}Mbps" \
-          --set "path.queue=${queue}B" --set "path.loss.p=$loss" --set "flow.a.cc=$cc" \
+          --set "path.queue=${queue}B" --set "path.loss.p=$loss" --set "flow.a.cc=$simcc" \
           "${extra[@]}" > "$out/$cell.json"
       done
     done

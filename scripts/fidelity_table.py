@@ -10,7 +10,8 @@ from collections import defaultdict
 out = sys.argv[1] if len(sys.argv) > 1 else "out/fidelity"
 cells = defaultdict(list)
 for p in glob.glob(os.path.join(out, "*.json")):
-    rate, loss, cc, seed = os.path.basename(p)[:-5].split("-")
+    parts = os.path.basename(p)[:-5].split("-")
+    rate, loss, cc, seed = parts[0], parts[1], "-".join(parts[2:-1]), parts[-1]
     try:
         with open(p) as f:
             d = json.load(f)
