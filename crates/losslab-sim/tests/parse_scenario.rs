@@ -418,7 +418,7 @@ fn prr_linux_parses_and_its_near_misses_name_the_key() {
     file_error(
         &minimal_with("", "recovery = 1"),
         "flow.a.recovery",
-        &["string"],
+        &["expected a recovery algorithm name, got the integer 1"],
     );
 }
 

@@ -9,8 +9,8 @@
 //! 1. The proportional part divides by `tp->prior_cwnd`, cwnd when recovery
 //!    began, where RFC 9937 divides by RecoverFS (the flight). When the
 //!    application or the receive window held the flight below cwnd, Linux
-//!    aims at ssthresh/prior_cwnd of what is delivered and so sends less
-//!    than the RFC while in_flight > ssthresh.
+//!    releases ssthresh/prior_cwnd of what is delivered, less than the
+//!    RFC's ssthresh/RecoverFS, for as long as in_flight > ssthresh.
 //! 2. Recovery entered by RACK's reordering timer (tcp_rack_reo_timeout()
 //!    in net/ipv4/tcp_recovery.c) calls tcp_cwnd_reduction(sk, 1,
 //!    tp->lost - lost, 0): prr_delivered starts at 1 though nothing was
@@ -244,7 +244,11 @@ mod tests {
         assert_eq!(linux, (vec![1, 1, 1, 0, 0], 14));
         assert_eq!(rfc, (vec![1, 1, 1, 1, 1], 16));
         assert_eq!(
-            (linux_alg.prior_cwnd(), linux_alg.prr_delivered(), linux_alg.prr_out()),
+            (
+                linux_alg.prior_cwnd(),
+                linux_alg.prr_delivered(),
+                linux_alg.prr_out()
+            ),
             (20, 5, 3)
         );
     }
@@ -257,12 +261,9 @@ mod tests {
         // Next ACK delivers 1, in_flight 4: prr_delivered 2,
         // max(2 - 1, 1) = 1, + 1 only if FLAG_SND_UNA_ADVANCED and
         // newly_lost == 0, then min(10 - 4 = 6, .): 2 or 1; cwnd 6 or 5.
-        for (advanced, newly_lost, want) in [
-            (false, 0, 1),
-            (true, 0, 2),
-            (true, 1, 1),
-            (false, 1, 1),
-        ] {
+        for (advanced, newly_lost, want) in
+            [(false, 0, 1), (true, 0, 2), (true, 1, 1), (false, 1, 1)]
+        {
             let mut p = PrrLinux::new();
             let mut w = Window::new(20);
             w.ssthresh = 10;
