@@ -1,5 +1,6 @@
-//! Properties of PRR (RFC 9937, `prr`) and PRR-SSRB as RFC 6937 has it
-//! (`prr-6937`), checked over random delivery sequences by driving the
+//! Properties of PRR (RFC 9937, `prr`), PRR-SSRB as RFC 6937 has it
+//! (`prr-6937`) and Linux 6.x's tcp_cwnd_reduction() (`prr-linux`, whose
+//! divisor prior_cwnd is the flight here: the window was full), checked over random delivery sequences by driving the
 //! RecoveryOps directly and keeping pipe the way the sender does: it falls
 //! by what each ACK delivers and by what the detector marks lost, and rises
 //! by what is sent; the sender sends min(cwnd - pipe, what it has), and the
@@ -21,7 +22,7 @@
 //!   up exactly with a run that never stalled (paper section 4.3 property 3
 //!   and figure 4; RFC 9937 section 7).
 
-use losslab_core::recovery::{Prr, Prr6937, RateHalving, RecoveryCtx, RecoveryOps};
+use losslab_core::recovery::{Prr, Prr6937, PrrLinux, RateHalving, RecoveryCtx, RecoveryOps};
 use losslab_core::Window;
 use proptest::prelude::*;
 
@@ -38,6 +39,14 @@ impl Counters for Prr {
     }
 }
 impl Counters for Prr6937 {
+    fn delivered(&self) -> u64 {
+        self.prr_delivered()
+    }
+    fn out(&self) -> u64 {
+        self.prr_out()
+    }
+}
+impl Counters for PrrLinux {
     fn delivered(&self) -> u64 {
         self.prr_delivered()
     }
@@ -100,6 +109,8 @@ impl<'a> Episode<'a> {
             sacked_out: sacked + entry.delivered,
             snd_una_advanced: false,
             new_loss: true,
+            newly_lost: entry.newly_lost,
+            ack_una_advanced: entry.una_advanced,
             mss: 1000,
             ..Default::default()
         };
@@ -163,6 +174,8 @@ impl<'a> Episode<'a> {
             pipe: self.pipe,
             snd_una_advanced: a.una_advanced,
             new_loss: a.newly_lost > 0,
+            newly_lost: a.newly_lost,
+            ack_una_advanced: a.una_advanced,
             mss: 1000,
             ..Default::default()
         };
@@ -298,6 +311,11 @@ proptest! {
     fn prr_6937_sends_at_most_twice_what_was_delivered(g in general()) {
         check_twice(&mut Prr6937::ssrb(), &g)?;
     }
+
+    #[test]
+    fn prr_linux_sends_at_most_twice_what_was_delivered(g in general()) {
+        check_twice(&mut PrrLinux::new(), &g)?;
+    }
 }
 
 // ---- convergence and banking ----------------------------------------------
@@ -393,7 +411,11 @@ proptest! {
 
     #[test]
     fn prr_converges_to_ssthresh_for_losses_within_the_reduction(r in round()) {
-        for ops in [&mut Prr::new() as &mut dyn RecoveryOps, &mut Prr6937::ssrb()] {
+        for ops in [
+            &mut Prr::new() as &mut dyn RecoveryOps,
+            &mut Prr6937::ssrb(),
+            &mut PrrLinux::new(),
+        ] {
             let name = ops.name();
             let (last_cwnd, pipe, _, _, exit_cwnd) = run_round(ops, &r, 0..0);
             prop_assert_eq!(pipe, r.ssthresh, "{} pipe at the end of the round", name);
@@ -416,6 +438,7 @@ proptest! {
         for (stalled, steady) in [
             (&mut Prr::new() as &mut dyn RecoveryOps, &mut Prr::new() as &mut dyn RecoveryOps),
             (&mut Prr6937::ssrb(), &mut Prr6937::ssrb()),
+            (&mut PrrLinux::new(), &mut PrrLinux::new()),
         ] {
             let name = stalled.name();
             let (_, pipe, out, steps, _) = run_round(stalled, &r, a..b);

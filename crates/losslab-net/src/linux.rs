@@ -121,12 +121,15 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "Linux has no RFC 5681 / RFC 6582 window inflation: its recovery without SACK is NewReno's hole-per-partial-ACK with PRR's cwnd (tcp_cwnd_reduction); use recovery = \"prr\" with receiver.sack_blocks = 0",
             ));
         }
-        if f.recovery != "prr" {
+        // `prr-linux` is tcp_cwnd_reduction() itself; `prr` (RFC 9937)
+        // differs from it only in its divisor (RecoverFS for prior_cwnd)
+        // and the reordering-timer entry, and stays accepted as before.
+        if !matches!(f.recovery.as_str(), "prr" | "prr-linux") {
             return Err(refuse(
                 n,
                 "recovery",
                 &f.recovery,
-                "Linux reduces cwnd in recovery only with PRR (tcp_cwnd_reduction); use recovery = \"prr\"",
+                "Linux reduces cwnd in recovery only with PRR (tcp_cwnd_reduction); use recovery = \"prr-linux\" or \"prr\"",
             ));
         }
         match f.detection.as_str() {
@@ -829,6 +832,16 @@ mod tests {
             vec![true]
         );
         assert_eq!(plan(&sc("cc = \"cubic\"")).unwrap().pace, vec![false]);
+    }
+
+    #[test]
+    fn prr_linux_is_what_linux_runs() {
+        // tcp_cwnd_reduction() is the only reduction Linux has: both PRR
+        // names plan, and the plan is the same kernel either way.
+        let linux = plan(&sc("recovery = \"prr-linux\"")).unwrap();
+        let rfc = plan(&sc("recovery = \"prr\"")).unwrap();
+        assert_eq!(linux.sysctls, rfc.sysctls);
+        assert_eq!(linux.cc, rfc.cc);
     }
 
     #[test]

@@ -799,6 +799,7 @@ const RECOVERY_CONTRACT: &[&str] = &[
     "rate-halving",
     "prr",
     "prr-6937",
+    "prr-linux",
     "qarr",
     "barr",
     "le",

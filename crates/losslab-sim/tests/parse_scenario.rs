@@ -399,6 +399,30 @@ fn implemented_algorithm_names_are_accepted() {
 }
 
 #[test]
+fn prr_linux_parses_and_its_near_misses_name_the_key() {
+    // Issue 32: `prr-linux` is Linux 6.x's tcp_cwnd_reduction(); `prr`
+    // stays RFC 9937's and remains the default.
+    let s = parse(&minimal_with("", "recovery = \"prr-linux\""));
+    assert_eq!(s.flows[0].recovery, "prr-linux");
+    assert_eq!(parse(&minimal_with("", "")).flows[0].recovery, "prr");
+    for bad in ["prr_linux", "PRR-linux", "prr-linux-6", "linux-prr", ""] {
+        file_error(
+            &minimal_with("", &format!("recovery = {bad:?}")),
+            "flow.a.recovery",
+            &[
+                &format!("unknown recovery algorithm {bad:?}"),
+                "prr, prr-linux,",
+            ],
+        );
+    }
+    file_error(
+        &minimal_with("", "recovery = 1"),
+        "flow.a.recovery",
+        &["expected a recovery algorithm name, got the integer 1"],
+    );
+}
+
+#[test]
 fn toml_syntax_error_names_the_file_and_position() {
     let e = parse_scenario("broken.toml", "[path\nrate = 1", &[]).unwrap_err();
     assert_eq!(e.key, "");
@@ -1092,6 +1116,7 @@ fn algorithm_names() {
                 "rate-halving",
                 "prr",
                 "prr-6937",
+                "prr-linux",
                 "qarr",
                 "barr",
                 "le",

@@ -14,6 +14,7 @@ mod opportunistic;
 mod or3;
 mod prr;
 mod prr6937;
+mod prr_linux;
 mod qarr;
 mod rate_halving;
 mod reno;
@@ -28,6 +29,7 @@ pub use opportunistic::Opportunistic;
 pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy, Overbooking};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
+pub use prr_linux::PrrLinux;
 pub use qarr::{Qarr, QarrUpdate, FLOOR as QARR_FLOOR};
 pub use rate_halving::RateHalving;
 pub use reno::Reno;
@@ -44,6 +46,7 @@ pub const NAMES: &[&str] = &[
     "rate-halving",
     "prr-6937",
     "prr",
+    "prr-linux",
     "qarr",
     "barr",
     "le",
@@ -170,6 +173,21 @@ pub struct RecoveryCtx {
     /// (CongestionControl::min_cwnd, Linux tcp_cwnd_min()); None outside
     /// the sender, read as ssthresh, Linux's default.
     pub min_cwnd: Option<u64>,
+    /// Segments the detector newly marked lost on this ACK or timer (Linux
+    /// `rs->losses`; `tp->lost - lost` in tcp_rack_reo_timeout()). A count
+    /// where `new_loss` is a flag, and not forced on the entering ACK as
+    /// `new_loss` is, whose convention the older algorithms were tuned
+    /// with.
+    pub newly_lost: u64,
+    /// This ACK advanced snd.una (Linux FLAG_SND_UNA_ADVANCED), on the ACK
+    /// that starts recovery too, where `snd_una_advanced` is false by
+    /// convention; false outside an ACK.
+    pub ack_una_advanced: bool,
+    /// Recovery is starting on the detector's timer (RACK's reordering
+    /// timer, Linux tcp_rack_reo_timeout()), not on an ACK: true only in
+    /// the context of that entry's init_cwnd_reduction() and
+    /// cwnd_reduction().
+    pub timer_entry: bool,
 }
 
 /// What `awnd_extension` may look at: the scoreboard, from which the
@@ -304,6 +322,8 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         "prr-6937" => Some(Box::new(Prr6937::ssrb())),
         // RFC 9937, which obsoletes RFC 6937.
         "prr" => Some(Box::new(Prr::new())),
+        // Linux 6.x tcp_cwnd_reduction(): RFC 9937's rules over prior_cwnd.
+        "prr-linux" => Some(Box::new(PrrLinux::new())),
         // Mobile opportunistic-retransmission paper, sections II.D and II.E.
         "qarr" => Some(Box::new(
             Qarr::new(params.queue_len_threshold, params.rtt_source).update(params.qarr_update),

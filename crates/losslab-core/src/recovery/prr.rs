@@ -18,11 +18,12 @@
 //!    (DeliveredData is 0) Return"), where RFC 6937 still granted SSRB's
 //!    extra segment on it.
 //!
-//! Linux has implemented this since 2015 (tcp_cwnd_reduction() in
-//! net/ipv4/tcp_input.c: `delta < 0` is the proportional part,
-//! `FLAG_SND_UNA_ADVANCED && !newly_lost` the SafeACK, and
-//! `max(sndcnt, prr_out ? 0 : 1)` the forced fast retransmit); it uses the
-//! window before the loss (prior_cwnd) for RecoverFS.
+//! Linux's tcp_cwnd_reduction() (net/ipv4/tcp_input.c) has the same
+//! rules (`delta < 0` is the proportional part, `FLAG_SND_UNA_ADVANCED &&
+//! !newly_lost` the SafeACK, `max(sndcnt, prr_out ? 0 : 1)` the forced
+//! fast retransmit) but divides by the window before the loss
+//! (prior_cwnd) where this divides by RecoverFS, and counts a delivery on
+//! a reordering-timer entry: that is `prr-linux` (prr_linux.rs), not this.
 //!
 //! Without SACK, DeliveredData follows 6.2's estimate, which the sender
 //! computes (it sees the duplicate ACKs): one segment per duplicate ACK,

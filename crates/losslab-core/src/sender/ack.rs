@@ -29,7 +29,7 @@ impl Sender {
         let a = self.read_ack(now, ack);
         let (marks, wants_recovery) = self.detect_losses(now, ack, &a);
         let new_loss = marks.marked > 0;
-        let entering = self.recovery_state_machine(now, &a, wants_recovery, new_loss);
+        let entering = self.recovery_state_machine(now, &a, wants_recovery, marks.marked);
         // Congestion control (Linux tcp_rate_gen() then
         // tcp_cong_control()).
         self.congestion_control(

@@ -5,6 +5,7 @@ use crate::cc::{CaState, CcCtx};
 use crate::config::CwndValidation;
 use crate::event::Event;
 use crate::rate::Chosen;
+use crate::recovery::RecoveryCtx;
 use crate::time::Time;
 
 use super::{AckFacts, AckRtts, Sender, State};
@@ -114,7 +115,10 @@ impl Sender {
             }
         }
         if !entering && matches!(self.state, State::Fast { .. }) {
-            let rctx = self.recovery_ctx(now, cum_advanced, new_loss, rtts);
+            let rctx = RecoveryCtx {
+                newly_lost: f.losses,
+                ..self.recovery_ctx(now, cum_advanced, new_loss, rtts)
+            };
             self.alg
                 .recovery
                 .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);

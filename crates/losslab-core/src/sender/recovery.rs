@@ -11,6 +11,17 @@ use crate::time::Time;
 
 use super::{AckRead, AckRtts, Sender, State, UndoEpisode};
 
+/// The event that starts a fast recovery as Linux's tcp_cwnd_reduction()
+/// is told of it: from tcp_cong_control() on an ACK (its flag's
+/// FLAG_SND_UNA_ADVANCED, `rs->losses`), or from tcp_rack_reo_timeout() on
+/// the reordering timer (flag 0, `tp->lost - lost`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct EntryEvent {
+    pub una_advanced: bool,
+    pub newly_lost: u64,
+    pub timer: bool,
+}
+
 impl Sender {
     /// Whether this ACK ends the recovery: the cumulative ACK reached
     /// RecoveryPoint (RFC 6582 section 3.2 step 3, RFC 6675 section 5), or,
@@ -74,7 +85,17 @@ impl Sender {
         }
     }
 
-    pub(super) fn enter_fast_recovery(&mut self, now: Time, delivered: u64, rtts: AckRtts) {
+    /// `entry` is what Linux hands tcp_cwnd_reduction() on this event
+    /// (RecoveryCtx::ack_una_advanced, newly_lost, timer_entry); the
+    /// older algorithms see `snd_una_advanced` false and `new_loss` true
+    /// here, as always.
+    pub(super) fn enter_fast_recovery(
+        &mut self,
+        now: Time,
+        delivered: u64,
+        rtts: AckRtts,
+        entry: EntryEvent,
+    ) {
         // RFC 8985 7.1: fast recovery ends a TLP episode.
         self.probes.tlp = None;
         self.probes.tlp_pending = false;
@@ -108,7 +129,12 @@ impl Sender {
         self.rexmit.partial_acks = 0;
         self.measure.stats.fast_recoveries += 1;
         self.alg.cc.on_state(CaState::Recovery, &self.win);
-        let rctx = self.recovery_ctx(now, false, true, rtts);
+        let rctx = RecoveryCtx {
+            newly_lost: entry.newly_lost,
+            ack_una_advanced: entry.una_advanced,
+            timer_entry: entry.timer,
+            ..self.recovery_ctx(now, false, true, rtts)
+        };
         let owns = self.cc_caps.owns_cwnd;
         if !owns {
             self.alg.recovery.init_cwnd_reduction(&mut self.win, &rctx);
@@ -325,6 +351,9 @@ impl Sender {
             min_rtt: self.rtt.min_rtt(),
             srtt: self.rtt.srtt(),
             min_cwnd: Some(self.alg.cc.min_cwnd(&self.win)),
+            newly_lost: 0,
+            ack_una_advanced: snd_una_advanced,
+            timer_entry: false,
         }
     }
 
@@ -344,8 +373,9 @@ impl Sender {
         now: Time,
         a: &AckRead,
         wants_recovery: bool,
-        new_loss: bool,
+        newly_lost: u64,
     ) -> bool {
+        let new_loss = newly_lost > 0;
         let cum_advanced = a.cum_advanced;
         // F-RTO (frto.rs) while the timeout's recovery lasts.
         // An undone timeout leaves nothing lost: what the detector said
@@ -380,7 +410,12 @@ impl Sender {
         self.try_undo_dsack(now, cum_advanced, new_loss, a.rtts);
         let entering = self.state == State::Open && wants_recovery;
         if entering {
-            self.enter_fast_recovery(now, a.delivered, a.rtts);
+            let entry = EntryEvent {
+                una_advanced: cum_advanced,
+                newly_lost,
+                timer: false,
+            };
+            self.enter_fast_recovery(now, a.delivered, a.rtts, entry);
         } else if new_loss {
             self.repeat_congestion_event(now, cum_advanced, a.rtts);
         }

@@ -13,6 +13,7 @@ use crate::time::Time;
 use crate::timers::{Deadline, TimerCtx};
 use crate::wire::{Ack, Segment};
 
+use super::recovery::EntryEvent;
 use super::{AckRtts, Marks, Sender, State, TlpAckInfo, TlpEpisode};
 
 impl Sender {
@@ -79,7 +80,14 @@ impl Sender {
             }
             if enter && self.state == State::Open {
                 // No ACK is being processed: no RTTs of one.
-                self.enter_fast_recovery(now, 0, AckRtts::default());
+                // Linux tcp_rack_reo_timeout(): tcp_cwnd_reduction(sk, 1,
+                // tp->lost - lost, 0), a delivery of one and no flags.
+                let entry = EntryEvent {
+                    una_advanced: false,
+                    newly_lost: marks.marked,
+                    timer: true,
+                };
+                self.enter_fast_recovery(now, 0, AckRtts::default(), entry);
             }
         }
         if self.probes.persist.is_some_and(|t| t <= now) {
