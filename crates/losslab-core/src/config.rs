@@ -24,6 +24,11 @@ pub struct ReceiverConfig {
     /// that adapts to the arrival pattern (40 ms upwards) and stays below
     /// the RTT.
     pub linux_delack: bool,
+    /// Linux's rcv_ssthresh (receiver.rs `GrowWindow`): the advertised
+    /// window opens from tcp_select_initial_window()'s first window as
+    /// segments arrive, and every segment that opens it is ACKed at once.
+    /// Off: the whole buffer is offered from the start, as before the key.
+    pub grow_window: bool,
     /// SACK blocks per ACK (0 disables SACK; RFC 2018 allows 3 with the
     /// timestamps option, 4 without).
     pub sack_blocks: u8,
@@ -55,6 +60,7 @@ impl Default for ReceiverConfig {
             ack_mode: AckMode::Delayed,
             delack_timeout: 200 * MS,
             linux_delack: true,
+            grow_window: false,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 16_000_000,
