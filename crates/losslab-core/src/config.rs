@@ -240,6 +240,39 @@ impl Pacing {
     }
 }
 
+/// Which data segment first moves the pacing departure time
+/// (`pacing_start` key; pacing.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PacingStart {
+    /// The first eleven segments leave unpaced: the departure time first
+    /// moves on the eleventh, so the first paced gap follows it (the
+    /// engine's rule before the key).
+    #[default]
+    After11,
+    /// net/ipv4/tcp_output.c: __tcp_transmit_skb() adds the skb to
+    /// tp->data_segs_out before tcp_update_skb_after_send() tests
+    /// `data_segs_out >= 10`, so the segment that brings the count to ten
+    /// already moves tcp_wstamp_ns and the eleventh waits for it.
+    Linux,
+}
+
+impl PacingStart {
+    pub const NAMES: &'static [&'static str] = &["after-11", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "after-11" => Some(PacingStart::After11),
+            "linux" => Some(PacingStart::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            PacingStart::After11 => "after-11",
+            PacingStart::Linux => "linux",
+        }
+    }
+}
+
 /// When cwnd may grow: how "the flow used its cwnd" is judged (Linux
 /// tcp_is_cwnd_limited(); `cwnd_validation` key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

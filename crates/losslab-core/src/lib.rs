@@ -32,7 +32,7 @@ pub mod wire;
 
 pub use app::App;
 pub use config::{
-    AckMode, CwndValidation, Pacing, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula,
+    AckMode, CwndValidation, Pacing, PacingStart, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula,
     RtoSsthresh,
 };
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
