@@ -521,7 +521,8 @@ impl Receiver {
             } else {
                 window_buf(&self.cfg)
             };
-            self.delack.on_data(now, window / (2 * u64::from(self.cfg.mss.max(1))));
+            self.delack
+                .on_data(now, window / (2 * u64::from(self.cfg.mss.max(1))));
         }
         self.advance_read(now);
         let nxt_before = self.rcv_nxt;
@@ -2325,7 +2326,13 @@ mod tests {
             let mut windows = Vec::new();
             for n in 0..100u64 {
                 let t = n * MS;
-                r.on_segment(t, &Segment { seg_no: n, ..seg(n * 1448, 1448, t) });
+                r.on_segment(
+                    t,
+                    &Segment {
+                        seg_no: n,
+                        ..seg(n * 1448, 1448, t)
+                    },
+                );
                 for a in drain(&mut r, t) {
                     acked.push(n + 1);
                     windows.push((a.ack, a.window));

@@ -17,7 +17,8 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula, RtoSsthresh,
+    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula,
+    RtoSsthresh,
 };
 
 use crate::scenario::{

@@ -8,7 +8,8 @@ use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula, RtoSsthresh,
+    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula,
+    RtoSsthresh,
 };
 
 #[derive(Clone, Debug, PartialEq)]

@@ -65,8 +65,12 @@ fn pacing_start_parses_and_names_the_key_on_error() {
     let text = |v: &str| {
         format!("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\npacing_start = {v}\n")
     };
-    let absent = parse("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\n").unwrap();
-    assert_eq!(absent.flows[0].pacing_start, losslab_core::PacingStart::After11);
+    let absent =
+        parse("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\n").unwrap();
+    assert_eq!(
+        absent.flows[0].pacing_start,
+        losslab_core::PacingStart::After11
+    );
     assert_eq!(
         parse(&text("\"linux\"")).unwrap().flows[0].pacing_start,
         losslab_core::PacingStart::Linux

@@ -11,16 +11,29 @@ fn text(v: &str) -> String {
 
 #[test]
 fn grow_window_is_off_or_linux() {
-    let absent = parse("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\n").unwrap();
+    let absent =
+        parse("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\n").unwrap();
     assert!(!absent.flows[0].receiver.grow_window);
-    assert!(!parse(&text("\"off\"")).unwrap().flows[0].receiver.grow_window);
-    assert!(parse(&text("\"linux\"")).unwrap().flows[0].receiver.grow_window);
+    assert!(
+        !parse(&text("\"off\"")).unwrap().flows[0]
+            .receiver
+            .grow_window
+    );
+    assert!(
+        parse(&text("\"linux\"")).unwrap().flows[0]
+            .receiver
+            .grow_window
+    );
     expect_parse_error(
         parse(&text("\"on\"")),
         "flow.a.receiver.grow_window",
         &["unknown grow_window \"on\"", "off, linux"],
     );
-    expect_parse_error(parse(&text("true")), "flow.a.receiver.grow_window", &["expected"]);
+    expect_parse_error(
+        parse(&text("true")),
+        "flow.a.receiver.grow_window",
+        &["expected"],
+    );
 }
 
 /// A loss-free bulk flow's first 84 segments are each ACKed at once with
