@@ -224,10 +224,10 @@ const MAX_QUICKACKS: u64 = 16;
 /// receive-buffer autotuning (tcp_rcv_space_adjust()) raises it, and so
 /// the buffer tcp_select_initial_window() sizes the first window from.
 const TCP_RMEM_DEFAULT: u64 = 131_072;
-/// TCP_DEFAULT_SCALING_RATIO (include/net/tcp.h, 1 << (TCP_RMEM_TO_WIN_SCALE
-/// - 1)): half of a buffer's bytes count as window until
-/// tcp_measure_rcv_mss() has seen a segment's truesize. (Linux 6.5 to
-/// 6.10 used 1200 / SKB_TRUESIZE(4096), about a quarter.)
+/// TCP_DEFAULT_SCALING_RATIO (include/net/tcp.h: one shifted left by
+/// TCP_RMEM_TO_WIN_SCALE less one): half of a buffer's bytes count as
+/// window until tcp_measure_rcv_mss() has seen a segment's truesize.
+/// Linux 6.5 to 6.10 used 1200 / SKB_TRUESIZE(4096), about a quarter.
 const SCALING_RATIO: u64 = 128;
 const TCP_RMEM_TO_WIN_SCALE: u32 = 8;
 /// TCPOLEN_TSTAMP_ALIGNED: tp->advmss is the MSS option (MTU - 40), the
