@@ -24,6 +24,11 @@ pub struct ReceiverConfig {
     /// that adapts to the arrival pattern (40 ms upwards) and stays below
     /// the RTT.
     pub linux_delack: bool,
+    /// Linux's rcv_ssthresh (receiver.rs `GrowWindow`): the advertised
+    /// window opens from tcp_select_initial_window()'s first window as
+    /// segments arrive, and every segment that opens it is ACKed at once.
+    /// Off: the whole buffer is offered from the start, as before the key.
+    pub grow_window: bool,
     /// SACK blocks per ACK (0 disables SACK; RFC 2018 allows 3 with the
     /// timestamps option, 4 without).
     pub sack_blocks: u8,
@@ -55,6 +60,7 @@ impl Default for ReceiverConfig {
             ack_mode: AckMode::Delayed,
             delack_timeout: 200 * MS,
             linux_delack: true,
+            grow_window: false,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 16_000_000,
@@ -230,6 +236,39 @@ impl Pacing {
             Pacing::Auto => "auto",
             Pacing::Off => "off",
             Pacing::Rate => "rate",
+        }
+    }
+}
+
+/// Which data segment first moves the pacing departure time
+/// (`pacing_start` key; pacing.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PacingStart {
+    /// The first eleven segments leave unpaced: the departure time first
+    /// moves on the eleventh, so the first paced gap follows it (the
+    /// engine's rule before the key).
+    #[default]
+    After11,
+    /// net/ipv4/tcp_output.c: __tcp_transmit_skb() adds the skb to
+    /// tp->data_segs_out before tcp_update_skb_after_send() tests
+    /// `data_segs_out >= 10`, so the segment that brings the count to ten
+    /// already moves tcp_wstamp_ns and the eleventh waits for it.
+    Linux,
+}
+
+impl PacingStart {
+    pub const NAMES: &'static [&'static str] = &["after-11", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "after-11" => Some(PacingStart::After11),
+            "linux" => Some(PacingStart::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            PacingStart::After11 => "after-11",
+            PacingStart::Linux => "linux",
         }
     }
 }

@@ -32,8 +32,8 @@ pub mod wire;
 
 pub use app::App;
 pub use config::{
-    AckMode, CwndValidation, Pacing, ReceiverConfig, RecoveryExit, RtoConfig, RtoFormula,
-    RtoSsthresh,
+    AckMode, CwndValidation, Pacing, PacingStart, ReceiverConfig, RecoveryExit, RtoConfig,
+    RtoFormula, RtoSsthresh,
 };
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
 pub use frto::FrtoMode;

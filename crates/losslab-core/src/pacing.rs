@@ -11,7 +11,10 @@
 //!   at most 64 KB and at least `min_tso_segs` segments; its segments leave
 //!   back to back (`burst_segments`);
 //! - the first 10 data segments are not paced (`data_segs_out >= 10`, "the
-//!   original sch_fq does not pace first 10 MSS");
+//!   original sch_fq does not pace first 10 MSS"); by default the engine
+//!   also sends the eleventh unpaced, `PacingStart::Linux` paces from the
+//!   segment that brings the count to ten, as tcp_update_skb_after_send()
+//!   does (tcp_output.c; __tcp_transmit_skb() counts the skb first);
 //! - a sender that comes late gets up to half a packet time of credit
 //!   (`len_ns -= min(len_ns / 2, credit)`, "take into account OS jitter").
 //!
@@ -21,6 +24,7 @@
 //! Linux's real skbs reach the 64 KB cap (45 segments of 1448 bytes);
 //! the model sends the same 45-segment bursts.
 
+use crate::config::PacingStart;
 use crate::time::Time;
 
 /// The departure-time state of one paced flow.
@@ -40,6 +44,9 @@ pub struct Pacer {
     segs_out: u64,
     /// When the sender asked to be woken to send (None: not waiting).
     wait: Option<Time>,
+    /// `PacingStart::Linux`: the tenth segment already moves the
+    /// departure time (false, the default: the eleventh).
+    linux_start: bool,
 }
 
 /// Data segments Linux leaves unpaced at the start of a connection.
@@ -48,6 +55,13 @@ const UNPACED_SEGMENTS: u64 = 10;
 pub(crate) const GSO_MAX_SIZE: u64 = 65_536;
 
 impl Pacer {
+    pub fn new(start: PacingStart) -> Self {
+        Pacer {
+            linux_start: start == PacingStart::Linux,
+            ..Pacer::default()
+        }
+    }
+
     /// Whether a segment may leave at `now`. When not, the sender should
     /// arm `wake_at()` if it has something to send.
     pub fn may_send(&mut self, now: Time) -> bool {
@@ -80,6 +94,10 @@ impl Pacer {
     /// per second in skbs of `burst` segments (`burst_segments`).
     pub fn on_sent(&mut self, now: Time, len: u32, rate: u64, burst: u32) {
         self.segs_out += 1;
+        if self.linux_start {
+            self.on_sent_linux(now, len, rate, burst);
+            return;
+        }
         if self.segs_out <= UNPACED_SEGMENTS || rate == 0 {
             return;
         }
@@ -94,6 +112,36 @@ impl Pacer {
         }
         self.quota -= 1;
         self.burst_ns += (len as u128 * 8 * 1_000_000_000 / rate as u128) as Time;
+        let credit = self.burst_credit.min(self.burst_ns / 2);
+        self.next = self.burst_base + self.burst_ns - credit;
+    }
+}
+
+impl Pacer {
+    /// `PacingStart::Linux`. Every skb is sized (tcp_tso_autosize()) and
+    /// moves tcp_wstamp_ns up to now (__tcp_transmit_skb()), paced or
+    /// not, so the unpaced first segments are grouped into skbs too and
+    /// the departure time follows the clock through them. The skb whose
+    /// segments bring data_segs_out to ten (it is counted before
+    /// tcp_update_skb_after_send() tests `>= 10`) is the first to move the
+    /// departure time past now, by its whole length.
+    fn on_sent_linux(&mut self, now: Time, len: u32, rate: u64, burst: u32) {
+        if self.quota == 0 || self.burst_at != now {
+            self.quota = burst.max(1);
+            self.burst_at = now;
+            self.burst_base = self.next.max(now);
+            // tcp_wstamp_ns - prior_wstamp: how late this skb comes.
+            self.burst_credit = now.saturating_sub(self.next);
+            self.burst_ns = 0;
+        }
+        self.quota -= 1;
+        if rate > 0 {
+            self.burst_ns += (len as u128 * 8 * 1_000_000_000 / rate as u128) as Time;
+        }
+        if self.segs_out < UNPACED_SEGMENTS || rate == 0 {
+            self.next = self.burst_base;
+            return;
+        }
         let credit = self.burst_credit.min(self.burst_ns / 2);
         self.next = self.burst_base + self.burst_ns - credit;
     }
@@ -147,6 +195,51 @@ mod tests {
         assert!(!p.may_send(0));
         assert!(!p.may_send(2 * MS - 1));
         assert!(p.may_send(2 * MS));
+    }
+
+    /// Hand-worked, 12 Mbit/s, 1500-byte segments (1 ms each), one
+    /// segment per skb, all offered at time 0. Linux: __tcp_transmit_skb()
+    /// makes data_segs_out 10 on the tenth, tcp_update_skb_after_send()
+    /// sees 10 >= 10 and moves tcp_wstamp_ns to 1 ms, so the eleventh
+    /// waits until 1 ms. The default (`after-11`) sends eleven at 0 and
+    /// the twelfth at 1 ms.
+    #[test]
+    fn pacing_start_linux_paces_the_tenth() {
+        let first_wait = |start| {
+            let mut p = Pacer::new(start);
+            let mut sent = 0;
+            while p.may_send(0) {
+                p.on_sent(0, 1500, 12_000_000, 1);
+                sent += 1;
+            }
+            assert!(p.may_send(MS) && !p.may_send(MS - 1));
+            sent
+        };
+        assert_eq!(first_wait(PacingStart::Linux), 10);
+        assert_eq!(first_wait(PacingStart::After11), 11);
+        // Two-segment skbs: Linux's are [1,2] .. [9,10]; the fifth brings
+        // data_segs_out to 10 and moves tcp_wstamp_ns by 2 x 1 ms, so the
+        // eleventh waits until 2 ms. The default counts skbs from the
+        // eleventh: [11,12] leaves at 0 and the thirteenth waits 2 ms.
+        let burst2 = |start| {
+            let mut p = Pacer::new(start);
+            let mut sent = 0;
+            while p.may_send(0) {
+                p.on_sent(0, 1500, 12_000_000, 2);
+                sent += 1;
+            }
+            assert!(p.may_send(2 * MS) && !p.may_send(2 * MS - 1));
+            sent
+        };
+        assert_eq!(burst2(PacingStart::Linux), 10);
+        assert_eq!(burst2(PacingStart::After11), 12);
+        // Pacer::default() is the engine's rule before the key.
+        let mut p = Pacer::default();
+        for _ in 0..11 {
+            assert!(p.may_send(0));
+            p.on_sent(0, 1500, 12_000_000, 1);
+        }
+        assert!(!p.may_send(0));
     }
 
     /// A late sender gets half a packet time of credit at most.

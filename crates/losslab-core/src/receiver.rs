@@ -175,6 +175,9 @@ pub struct Receiver {
     connect: Option<Connect>,
     /// Linux's delayed-ACK state (when `cfg.linux_delack`).
     delack: LinuxDelack,
+    /// Linux's tp->rcv_ssthresh when `cfg.grow_window`: the most the
+    /// advertised window may offer, opened by `grow_window()`.
+    rcv_ssthresh: Option<u64>,
     /// When this side sent its SYN-ACK or SYN (its RTT sample's start).
     syn_sent_at: Option<Time>,
     /// Transmission order of the last data segment that arrived: the one
@@ -216,6 +219,42 @@ const ATO_MIN: Time = 40 * crate::time::MS;
 const DELACK_MAX: Time = 200 * crate::time::MS;
 /// TCP_MAX_QUICKACKS.
 const MAX_QUICKACKS: u64 = 16;
+
+/// Linux's default sysctl tcp_rmem[1]: every socket's sk_rcvbuf before
+/// receive-buffer autotuning (tcp_rcv_space_adjust()) raises it, and so
+/// the buffer tcp_select_initial_window() sizes the first window from.
+const TCP_RMEM_DEFAULT: u64 = 131_072;
+/// TCP_DEFAULT_SCALING_RATIO (include/net/tcp.h: one shifted left by
+/// TCP_RMEM_TO_WIN_SCALE less one): half of a buffer's bytes count as
+/// window until tcp_measure_rcv_mss() has seen a segment's truesize.
+/// Linux 6.5 to 6.10 used 1200 / SKB_TRUESIZE(4096), about a quarter.
+const SCALING_RATIO: u64 = 128;
+const TCP_RMEM_TO_WIN_SCALE: u32 = 8;
+/// TCPOLEN_TSTAMP_ALIGNED: tp->advmss is the MSS option (MTU - 40), the
+/// engine's `mss` the payload a segment with timestamps carries.
+const TS_OPTION: u64 = 12;
+
+/// __tcp_win_from_space() (include/net/tcp.h): the window a buffer of
+/// `space` bytes backs at the scaling ratio.
+fn win_from_space(space: u64) -> u64 {
+    (space * SCALING_RATIO) >> TCP_RMEM_TO_WIN_SCALE
+}
+
+/// The first window and rcv_ssthresh, net/ipv4/tcp_output.c
+/// tcp_select_initial_window() as tcp_connect_init() and
+/// tcp_openreq_init_rwin() call it: tcp_full_space() of the default
+/// buffer, no larger than the clamp (here the buffer the engine's window
+/// can offer at most), rounded down to whole segments; no initrwnd route
+/// metric, so nothing smaller.
+fn initial_rcv_ssthresh(cfg: &ReceiverConfig) -> u64 {
+    let mss = u64::from(cfg.mss.max(1));
+    let space = win_from_space(TCP_RMEM_DEFAULT).min(window_buf(cfg));
+    if space > mss {
+        space - space % mss
+    } else {
+        space
+    }
+}
 
 impl LinuxDelack {
     /// The receiver's RTO as Linux would have it (TCP_RTO_MIN above the
@@ -340,7 +379,11 @@ impl Receiver {
             read_frac: 0,
             readable: 0,
             marks: VecDeque::new(),
-            adv_right: window_buf,
+            adv_right: if cfg.grow_window {
+                initial_rcv_ssthresh(&cfg)
+            } else {
+                window_buf
+            },
             last_ack_sent: 0,
             ts_recent: 0,
             unacked_full: 0,
@@ -350,6 +393,7 @@ impl Receiver {
             acks: VecDeque::with_capacity(16),
             connect: None,
             delack: LinuxDelack::default(),
+            rcv_ssthresh: cfg.grow_window.then(|| initial_rcv_ssthresh(&cfg)),
             syn_sent_at: None,
             last_order: 0,
             starved: 0,
@@ -469,13 +513,31 @@ impl Receiver {
         }
         if self.cfg.linux_delack && seg.len > 0 {
             // tcp_incr_quickack() counts quick ACKs from rcv_wnd, the
-            // window (so bounded by window_clamp), not from the buffer.
-            let window = window_buf(&self.cfg) / (2 * u64::from(self.cfg.mss.max(1)));
-            self.delack.on_data(now, window);
+            // window (so bounded by window_clamp), not from the buffer;
+            // while rcv_ssthresh holds the window down, the window last
+            // advertised.
+            let window = if self.rcv_ssthresh.is_some() {
+                self.adv_right - self.last_ack_sent.min(self.adv_right)
+            } else {
+                window_buf(&self.cfg)
+            };
+            self.delack
+                .on_data(now, window / (2 * u64::from(self.cfg.mss.max(1))));
         }
         self.advance_read(now);
         let nxt_before = self.rcv_nxt;
+        let ooo_before = self.ooo.total();
         let (duplicate, in_order, need) = self.accept(seg);
+        if self.rcv_ssthresh.is_some() {
+            // tcp_event_data_recv() grows the window for in-order data of
+            // at least 128 bytes; tcp_data_queue_ofo() for any queued
+            // out-of-order data when SACK is on.
+            if (in_order && seg.len >= 128)
+                || (!in_order && self.sack_limit > 0 && self.ooo.total() > ooo_before)
+            {
+                self.grow_window(seg.len);
+            }
+        }
         if self.cfg.read_delay > 0 && self.rcv_nxt > nxt_before {
             self.mark_readable(now);
         }
@@ -496,7 +558,9 @@ impl Receiver {
             AckNeed::Delayed if self.cfg.ack_mode == AckMode::Quick || self.unacked_full >= 2 => {
                 self.queue_ack(now)
             }
-            AckNeed::Delayed if self.cfg.linux_delack && self.delack.take_quick() => {
+            AckNeed::Delayed
+                if (self.cfg.linux_delack || self.cfg.grow_window) && self.delack.take_quick() =>
+            {
                 self.queue_ack(now)
             }
             AckNeed::Delayed => {
@@ -914,10 +978,49 @@ impl Receiver {
     /// net/ipv4/tcp_output.c: the free space is bounded by
     /// tp->window_clamp; the buffer beyond it is headroom that holds
     /// out-of-order data without taking it from the window).
+    /// With `grow_window`, also at most rcv_ssthresh past it
+    /// (__tcp_select_window(): free_space = min(free_space, rcv_ssthresh)).
     fn potential_right(&self) -> u64 {
-        let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
+        let free = self.free_window();
         self.rcv_nxt
-            .saturating_add(self.clamped(self.cfg.rcvbuf.saturating_sub(held)))
+            .saturating_add(self.rcv_ssthresh.map_or(free, |s| free.min(s)))
+    }
+
+    /// The window the free buffer backs, at most `window_clamp`: Linux's
+    /// min(tp->window_clamp, tcp_space()). The engine's `rcvbuf` stands
+    /// for the buffer autotuning (tcp_rcv_space_adjust()) lets sk_rcvbuf
+    /// reach, already in window bytes; autotuning itself is not modelled.
+    fn free_window(&self) -> u64 {
+        let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
+        self.clamped(self.cfg.rcvbuf.saturating_sub(held))
+    }
+
+    /// net/ipv4/tcp_input.c tcp_grow_window(): a segment of `len` bytes
+    /// was queued; rcv_ssthresh opens towards the free window, and the
+    /// segment is ACKed at once (icsk_ack.quick |= 1), so that a sender in
+    /// slow start sees the window open without waiting for delayed ACKs.
+    ///
+    /// The increment is Check #2's 2 * tp->advmss. The engine has no skb
+    /// truesize; since Linux 6.5 tcp_measure_rcv_mss() sets scaling_ratio
+    /// to len * 256 / truesize from the segments themselves, so for
+    /// segments of one size tcp_win_from_space(truesize) = truesize *
+    /// floor(len * 256 / truesize) / 256 <= len always holds and
+    /// __tcp_grow_window()'s halving loop is never reached. At least twice
+    /// the segment's own length (incr = max(incr, 2 * skb->len)).
+    fn grow_window(&mut self, len: u32) {
+        let Some(ssthresh) = self.rcv_ssthresh else {
+            return;
+        };
+        let room = self.free_window().saturating_sub(ssthresh);
+        if room == 0 {
+            return;
+        }
+        let advmss = u64::from(self.cfg.mss).saturating_add(TS_OPTION);
+        let incr = (2 * advmss).max(2 * u64::from(len));
+        self.rcv_ssthresh = Some(ssthresh + incr.min(room));
+        // Odd, not one more: a pending quick-ACK count (tcp_incr_quickack())
+        // is kept, and one ACK sent takes the bit back off.
+        self.delack.quick |= 1;
     }
 
     fn clamped(&self, window: u64) -> u64 {
@@ -1121,6 +1224,7 @@ mod tests {
             ack_mode: AckMode::Delayed,
             delack_timeout: 200 * MS,
             linux_delack: false,
+            grow_window: false,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 1_000_000,
@@ -1941,6 +2045,7 @@ mod tests {
                 ack_mode: if quick { AckMode::Quick } else { AckMode::Delayed },
                 delack_timeout: 200 * MS,
                 linux_delack: false,
+                grow_window: sack_blocks % 2 == 1,
                 sack_blocks,
                 dsack: true,
                 rcvbuf,
@@ -2188,6 +2293,92 @@ mod tests {
         assert_eq!(r.stats().out_of_window_drops, 1);
         assert_eq!(r.stats().discards.hole_unfilled, 1);
         assert!(!r.holds(4000, 5000));
+    }
+
+    /// 100 back-to-back 1448-byte segments into a 256 KiB buffer with
+    /// Linux's delayed ACK, with and without `grow_window`. By the
+    /// kernel's integer arithmetic:
+    /// - tcp_select_initial_window(): tcp_full_space() of tcp_rmem[1] =
+    ///   131072 * 128 >> 8 = 65536, rounded down to 1448-byte segments:
+    ///   45 * 1448 = 65160, the first window and rcv_ssthresh;
+    /// - tcp_incr_quickack() at the first data: min(65160 / 2896 = 22,
+    ///   16) = 16 quick ACKs (without the key from the buffer, 262144 /
+    ///   2896 = 90, also 16);
+    /// - tcp_grow_window(): incr = max(2 * advmss, 2 * len) = max(2 *
+    ///   1460, 2 * 1448) = 2920 per segment; room 262144 - 65160 = 196984
+    ///   = 67 * 2920 + 1344, so segments 1..67 add 2920 (rcv_ssthresh
+    ///   260800 after the 67th) and the 68th the last 1344 (262144);
+    /// - quick: 16 | 1 = 17, less one for the ACK, 16 again on each of
+    ///   the 68; then 16 more (segments 69..84); segment 85 waits, 86 is
+    ///   the second full segment: 84 + 16 / 2 = 92 ACKs for 100 segments,
+    ///   against 16 + 84 / 2 = 58 without the key.
+    #[test]
+    fn grow_window_quick_acks_until_the_window_is_open() {
+        let run = |grow_window| {
+            let mut r = Receiver::new(ReceiverConfig {
+                linux_delack: true,
+                grow_window,
+                rcvbuf: 262_144,
+                mss: 1448,
+                ..cfg()
+            });
+            let mut acked = Vec::new();
+            let mut windows = Vec::new();
+            for n in 0..100u64 {
+                let t = n * MS;
+                r.on_segment(
+                    t,
+                    &Segment {
+                        seg_no: n,
+                        ..seg(n * 1448, 1448, t)
+                    },
+                );
+                for a in drain(&mut r, t) {
+                    acked.push(n + 1);
+                    windows.push((a.ack, a.window));
+                }
+            }
+            (r, acked, windows)
+        };
+        let (r, acked, windows) = run(true);
+        assert_eq!(acked.len(), 92);
+        assert_eq!(acked[..84], (1..=84).collect::<Vec<_>>()[..]);
+        assert_eq!(acked[84..], [86, 88, 90, 92, 94, 96, 98, 100]);
+        assert_eq!(r.rcv_ssthresh, Some(262_144));
+        // After segment 1: rcv_ssthresh 65160 + 2920 = 68080; after 67:
+        // 260800; after 68: the whole buffer.
+        assert_eq!(windows[0], (1448, 68_080));
+        assert_eq!(windows[66], (67 * 1448, 260_800));
+        assert_eq!(windows[67], (68 * 1448, 262_144));
+        let (r, acked, windows) = run(false);
+        assert_eq!(acked.len(), 58);
+        assert_eq!(acked[15..17], [16, 18]);
+        assert_eq!(r.rcv_ssthresh, None);
+        assert_eq!(windows[0], (1448, 262_144));
+    }
+
+    #[test]
+    fn grow_window_first_window_and_small_segments() {
+        let mk = |rcvbuf| {
+            Receiver::new(ReceiverConfig {
+                linux_delack: true,
+                grow_window: true,
+                rcvbuf,
+                mss: 1448,
+                ..cfg()
+            })
+        };
+        // 16 MB: min(65536, 16e6) rounded down to 45 segments, 65160.
+        assert_eq!(mk(16_000_000).adv_right, 65_160);
+        // 16000 B: 16000 - 16000 % 1448 = 16000 - 72 = 15928.
+        let mut r = mk(16_000);
+        assert_eq!(r.adv_right, 15_928);
+        // A 127-byte segment opens nothing (skb->len >= 128); a 128-byte
+        // one adds min(room, 2920): 16000 - 15928 = 72.
+        r.on_segment(0, &seg(0, 127, 0));
+        assert_eq!(r.rcv_ssthresh, Some(15_928));
+        r.on_segment(MS, &seg(127, 128, MS));
+        assert_eq!(r.rcv_ssthresh, Some(16_000));
     }
 
     #[test]

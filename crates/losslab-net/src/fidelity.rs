@@ -20,7 +20,9 @@ use std::rc::Rc;
 use losslab_core::cc::HyStartMode;
 use losslab_core::event::{Event, Timed};
 use losslab_core::time::{Time, SEC};
-use losslab_core::{CwndValidation, HandshakeRules, RecoveryExit, RtoFormula, RtoSsthresh};
+use losslab_core::{
+    CwndValidation, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula, RtoSsthresh,
+};
 use losslab_sim::scenario::{AckSpec, CcSpec, FlowSpec, Scenario};
 use losslab_sim::trace::{Body, Packet, PacketFate, Side, Tracer};
 use serde::Serialize;
@@ -356,12 +358,33 @@ pub fn model_differences(sc: &Scenario) -> Vec<Difference> {
                 None,
             );
         }
+        if f.receiver.ack == AckSpec::Delayed && !f.receiver.grow_window {
+            d(
+                "receiver.grow_window",
+                "off (the whole buffer advertised at once; quick ACKs after the handshake and after idle, then every second segment)",
+                "linux (tcp_grow_window: rcv_ssthresh opens the window from tcp_select_initial_window's 64 KiB and every segment that opens it is ACKed at once)",
+                Some("linux"),
+            );
+        }
         if f.receiver.ack == AckSpec::Delayed {
             d(
                 "receiver.delack",
-                "linux (quick ACKs after the handshake and after idle, then every second segment)",
-                "also quick ACKs while the receive window grows (tcp_grow_window) and receive-buffer autotuning (docs/ROADMAP.md)",
+                "linux (the buffer is rcvbuf from the start)",
+                "receive-buffer autotuning (tcp_rcv_space_adjust) grows sk_rcvbuf and window_clamp from tcp_rmem[1] (docs/ROADMAP.md)",
                 None,
+            );
+        }
+        let paced = match f.pacing {
+            Pacing::Rate => true,
+            Pacing::Auto => f.cc.name() == "bbr",
+            Pacing::Off => false,
+        };
+        if paced && f.pacing_start != PacingStart::Linux {
+            d(
+                "pacing_start",
+                "after-11 (the eleventh data segment first moves the departure time)",
+                "linux (tcp_update_skb_after_send: the skb that brings data_segs_out to 10)",
+                Some("linux"),
             );
         }
         if (f.receiver.rcvbuf as f64) < bdp_queue {
@@ -816,8 +839,38 @@ mod tests {
         assert_eq!(differences(&p), []);
         assert_eq!(
             keys(&model_differences(&p)),
+            [
+                "recovery",
+                "rto_formula",
+                "timer_hz",
+                "receiver.grow_window",
+                "receiver.delack"
+            ]
+        );
+        // Issue 32: the keys that follow the kernel remove their entries.
+        let g = model_differences(&scenario(
+            "profile = \"linux-6\"\nreceiver = { grow_window = \"linux\" }",
+            &[],
+        ));
+        assert_eq!(
+            keys(&g),
             ["recovery", "rto_formula", "timer_hz", "receiver.delack"]
         );
+        let grow = &model_differences(&p)[3];
+        assert_eq!(
+            grow.set.as_deref(),
+            Some("flow.a.receiver.grow_window=linux")
+        );
+        let bbr = |extra: &str| {
+            keys(&model_differences(&scenario(
+                &format!("profile = \"linux-6\"\ncc = \"bbr\"\n{extra}"),
+                &[],
+            )))
+            .contains(&"pacing_start")
+        };
+        assert!(bbr(""));
+        assert!(!bbr("pacing_start = \"linux\""));
+        assert!(!bbr("pacing = \"off\""));
         // Keys the flow sets itself override the profile and are named.
         let o = scenario(
             "profile = \"linux-6\"\nrto_formula = \"rfc6298\"\ntimers = \"tlp\"\ncwnd_validation = \"linux-3.10\"\nhandshake = false\nreceiver = { sack_blocks = 4 }\n[flow.cubic]\nhystart = false",

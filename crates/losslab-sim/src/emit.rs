@@ -305,6 +305,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         rto_ssthresh,
         recovery_exit,
         pacing,
+        pacing_start,
         cwnd_validation,
         hystart,
         tcp_rr_rto_factor,
@@ -445,6 +446,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *pacing != base.pacing {
         out.kv("pacing", string(pacing.name()));
+    }
+    if *pacing_start != base.pacing_start {
+        out.kv("pacing_start", string(pacing_start.name()));
     }
     if *recovery_exit != base.recovery_exit {
         out.kv("recovery_exit", string(recovery_exit_name(*recovery_exit)));
@@ -849,6 +853,7 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
         delack_timeout,
         read_delay,
         window_clamp,
+        grow_window,
     } = r;
     let d = ReceiverSpec::default();
     let mut parts: Vec<(&str, String)> = Vec::new();
@@ -903,6 +908,12 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
             Some(n) => string(&format_size(*n)),
         };
         parts.push(("window_clamp", v));
+    }
+    if *grow_window != d.grow_window || *grow_window != base.grow_window {
+        parts.push((
+            "grow_window",
+            string(if *grow_window { "linux" } else { "off" }),
+        ));
     }
     if *linux_delack {
         // `delack = "linux"` keeps the default timeout.
@@ -1067,7 +1078,7 @@ mod tests {
     use losslab_core::detect::{ErMitigation, ErVariant};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
-    use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, RtoFormula};
+    use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RtoFormula};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -1379,6 +1390,7 @@ app = { kind = "bulk" }
             delack_timeout: 40 * MS,
             read_delay: 0,
             window_clamp: Some(3000),
+            grow_window: true,
         };
         f.count = 4;
         f.lost_retransmission_detection = false;
@@ -1891,6 +1903,10 @@ app = { kind = "bulk" }
             *pick(rng, &[Pacing::Auto, Pacing::Off, Pacing::Rate])
         );
         maybe!(
+            f.pacing_start,
+            *pick(rng, &[PacingStart::After11, PacingStart::Linux])
+        );
+        maybe!(
             f.recovery_exit,
             *pick(rng, &[RecoveryExit::Rfc6582, RecoveryExit::Linux])
         );
@@ -1962,6 +1978,7 @@ app = { kind = "bulk" }
             maybe!(r.rcvbuf, random_size(rng));
             maybe!(r.read_rate, Some(rng.gen_range(1..1 << 40)));
             maybe!(r.window_clamp, Some(random_size(rng)));
+            maybe!(r.grow_window, true);
             if rng.gen_bool(0.5) {
                 r.linux_delack = !r.linux_delack;
                 r.delack_timeout = if r.linux_delack {

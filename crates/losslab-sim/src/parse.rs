@@ -17,7 +17,8 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
+    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula,
+    RtoSsthresh,
 };
 
 use crate::scenario::{
@@ -49,6 +50,7 @@ by_name!(
     RtoSsthresh,
     RecoveryExit,
     Pacing,
+    PacingStart,
     CwndValidation,
     AckRtt,
     QarrUpdate,
@@ -707,6 +709,7 @@ const FLOW_KEYS: &[&str] = &[
     "rto_ssthresh",
     "recovery_exit",
     "pacing",
+    "pacing_start",
     "cwnd_validation",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
@@ -780,6 +783,7 @@ const RECEIVER_KEYS: &[&str] = &[
     "delack",
     "read_delay",
     "window_clamp",
+    "grow_window",
 ];
 const BURST_KEYS: &[&str] = &["at", "length"];
 const BURST_LIKE: &str =
@@ -1885,6 +1889,7 @@ impl Cx<'_> {
         self.set_named(t, loc, "rto_ssthresh", &mut f.rto_ssthresh)?;
         self.set_named(t, loc, "recovery_exit", &mut f.recovery_exit)?;
         self.set_named(t, loc, "pacing", &mut f.pacing)?;
+        self.set_named(t, loc, "pacing_start", &mut f.pacing_start)?;
         self.set_named(t, loc, "cwnd_validation", &mut f.cwnd_validation)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
@@ -2580,6 +2585,19 @@ impl Cx<'_> {
                         }
                         n => Some(n),
                     }
+                }
+            };
+        }
+        if let Some(v) = t.get("grow_window") {
+            let gloc = loc.key("grow_window");
+            r.grow_window = match self.string(v, &gloc, "\"off\" or \"linux\"")? {
+                "off" => false,
+                "linux" => true,
+                other => {
+                    return Err(self.err(
+                        &gloc,
+                        format!("unknown grow_window {other:?} (expected one of: off, linux)"),
+                    ))
                 }
             };
         }

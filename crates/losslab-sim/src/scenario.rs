@@ -8,7 +8,8 @@ use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
+    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula,
+    RtoSsthresh,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -250,6 +251,11 @@ pub struct ReceiverSpec {
     /// receiver advertises, the buffer behind it staying `rcvbuf` (Linux's
     /// tp->window_clamp, TCP_WINDOW_CLAMP). None: no clamp.
     pub window_clamp: Option<u64>,
+    /// `grow_window` (added, default "off"): "linux" opens the advertised
+    /// window from tcp_select_initial_window()'s first window as Linux's
+    /// rcv_ssthresh does (tcp_grow_window()), ACKing every segment that
+    /// opens it at once.
+    pub grow_window: bool,
 }
 
 impl Default for ReceiverSpec {
@@ -263,6 +269,7 @@ impl Default for ReceiverSpec {
             delack_timeout: 200 * losslab_core::time::MS,
             read_delay: 0,
             window_clamp: None,
+            grow_window: false,
         }
     }
 }
@@ -343,6 +350,10 @@ pub struct FlowSpec {
     /// only controllers that set a pacing rate, BBR; every flow written
     /// before the key behaves as before).
     pub pacing: Pacing,
+    /// `pacing_start = "after-11" | "linux"` (added, default "after-11",
+    /// the engine's rule before the key): which data segment first moves
+    /// the pacing departure time (Linux: the tenth).
+    pub pacing_start: PacingStart,
     /// `cwnd_validation` (added): Linux 4.1+'s tcp_is_cwnd_limited() (the
     /// default) or Linux 3.10's.
     pub cwnd_validation: CwndValidation,
@@ -487,6 +498,7 @@ impl FlowSpec {
             rto_ssthresh: RtoSsthresh::Linux,
             recovery_exit: RecoveryExit::Rfc6582,
             pacing: Pacing::Auto,
+            pacing_start: PacingStart::After11,
             cwnd_validation: CwndValidation::Linux,
             app: AppSpec::Bulk,
             sndbuf: None,

@@ -749,6 +749,7 @@ impl Simulation {
                 read_rate: spec.receiver.read_rate,
                 read_delay: spec.receiver.read_delay,
                 window_clamp: spec.receiver.window_clamp,
+                grow_window: spec.receiver.grow_window,
                 mss: spec.mss,
                 echo_order: spec.detection == "le" && spec.le_order == LeOrder::Echo,
             });
@@ -1559,6 +1560,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         frto: spec.frto,
         recovery_exit: spec.recovery_exit,
         pacing: spec.pacing,
+        pacing_start: spec.pacing_start,
         cwnd_validation: spec.cwnd_validation,
     }
 }

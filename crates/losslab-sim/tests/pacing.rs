@@ -57,3 +57,80 @@ fn auto_leaves_cubic_unpaced() {
     assert_eq!(off.path.max_queue_bytes, auto.path.max_queue_bytes);
     assert_eq!(off.flows[0].segments_sent, auto.flows[0].segments_sent);
 }
+
+/// `pacing_start`: "after-11" (the default, the engine's rule before the
+/// key) or "linux"; anything else is an error naming the key.
+#[test]
+fn pacing_start_parses_and_names_the_key_on_error() {
+    let text = |v: &str| {
+        format!("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\npacing_start = {v}\n")
+    };
+    let absent =
+        parse("[path]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"a\"\n").unwrap();
+    assert_eq!(
+        absent.flows[0].pacing_start,
+        losslab_core::PacingStart::After11
+    );
+    assert_eq!(
+        parse(&text("\"linux\"")).unwrap().flows[0].pacing_start,
+        losslab_core::PacingStart::Linux
+    );
+    expect_parse_error(
+        parse(&text("\"10\"")),
+        "flow.a.pacing_start",
+        &["unknown pacing_start \"10\"", "after-11, linux"],
+    );
+}
+
+/// Records when each data segment was handed to the path.
+struct SendTimes(std::rc::Rc<std::cell::RefCell<Vec<u64>>>);
+
+impl losslab_sim::Tracer for SendTimes {
+    fn packet(
+        &mut self,
+        at: u64,
+        pkt: &losslab_sim::trace::Packet,
+        fate: losslab_sim::trace::PacketFate,
+    ) {
+        if let (losslab_sim::trace::Body::Data(s), losslab_sim::trace::PacketFate::Sent) =
+            (&pkt.body, fate)
+        {
+            if !s.syn && s.len > 0 {
+                self.0.borrow_mut().push(at);
+            }
+        }
+    }
+}
+
+/// Paced CUBIC slow start (the runs above, with the handshake's RTT
+/// sample, so Linux's default rate is set before the first data, and an
+/// initial window of 20, two-segment skbs at this rate): the first
+/// burst leaves at one instant, twelve segments by default (ten unpaced,
+/// then the skb [11, 12]), ten with "linux" (the skb [9, 10] brings
+/// data_segs_out to ten and tcp_update_skb_after_send() moves
+/// tcp_wstamp_ns by it); the next segment waits for the departure time.
+#[test]
+fn pacing_start_linux_sends_ten_back_to_back() {
+    let first_burst = |start| {
+        let (mut p, r) = path(20_000_000, 50, LossModel::None);
+        p.queue = QueueLimit::Bytes(1_000_000);
+        let mut f = FlowSpec::new("a");
+        f.cc = CcSpec::Named("cubic".into());
+        f.pacing = Pacing::Rate;
+        f.pacing_start = start;
+        // An initial window above ten, so that cwnd does not end the
+        // first burst before pacing does.
+        f.init_cwnd = 20;
+        f.app = AppSpec::Bytes(BYTES);
+        let sc = scenario("pacing", 20, (p, r), vec![f]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        let times = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        sim.set_tracer(Box::new(SendTimes(times.clone())));
+        sim.run_until(20 * SEC);
+        assert_eq!(sim.results().flows[0].bytes_delivered, BYTES);
+        let t = times.borrow();
+        t.iter().take_while(|&&x| x == t[0]).count()
+    };
+    assert_eq!(first_burst(losslab_core::PacingStart::After11), 12);
+    assert_eq!(first_burst(losslab_core::PacingStart::Linux), 10);
+}

@@ -4,7 +4,7 @@
 
 use crate::app::App;
 use crate::cc::{CcParams, CongestionControl};
-use crate::config::{CwndValidation, Pacing, RecoveryExit, RtoConfig, RtoSsthresh};
+use crate::config::{CwndValidation, Pacing, PacingStart, RecoveryExit, RtoConfig, RtoSsthresh};
 use crate::detect::{DetectParams, LossDetector};
 use crate::frto::FrtoMode;
 use crate::handshake::{Handshake, HandshakeRules};
@@ -61,6 +61,8 @@ pub struct SenderConfig {
     pub recovery_exit: RecoveryExit,
     /// Pace transmissions at the controller's rate (pacing.rs).
     pub pacing: Pacing,
+    /// Which segment first moves the departure time (pacing.rs).
+    pub pacing_start: PacingStart,
     /// How cwnd growth is gated on use (Linux tcp_is_cwnd_limited()).
     pub cwnd_validation: CwndValidation,
 }
@@ -88,6 +90,7 @@ impl Default for SenderConfig {
             frto: FrtoMode::Off,
             recovery_exit: RecoveryExit::Rfc6582,
             pacing: Pacing::Auto,
+            pacing_start: PacingStart::After11,
             cwnd_validation: CwndValidation::Linux,
         }
     }

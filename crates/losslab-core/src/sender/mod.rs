@@ -373,8 +373,8 @@ impl Sender {
             cwnd_use: CwndUse::default(),
             rate: alg.cc.wants_rate_samples().then(RateSampler::new),
             pacer: match cfg.pacing {
-                Pacing::Rate => Some(Pacer::default()),
-                Pacing::Auto => alg.cc.pacing_rate().map(|_| Pacer::default()),
+                Pacing::Rate => Some(Pacer::new(cfg.pacing_start)),
+                Pacing::Auto => alg.cc.pacing_rate().map(|_| Pacer::new(cfg.pacing_start)),
                 Pacing::Off => None,
             },
             replicas: Replicas::default(),
