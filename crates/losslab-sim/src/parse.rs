@@ -1825,7 +1825,7 @@ impl Cx<'_> {
             };
         }
         if let Some(v) = t.get("receiver") {
-            f.receiver = self.receiver(v, &loc.key("receiver"))?;
+            f.receiver = self.receiver(v, &loc.key("receiver"), f.receiver.clone())?;
         }
         self.check_sndbuf_factor_3(&f, loc)?;
         if let Some(v) = t.get("count") {
@@ -2516,14 +2516,18 @@ impl Cx<'_> {
         Ok(out)
     }
 
-    fn receiver(&self, v: &Value, loc: &Loc) -> Res<ReceiverSpec> {
+    /// The receiver table over `base`, the flow's receiver as its profile
+    /// left it: keys the table leaves out keep the profile's values
+    /// (before issue 32 they fell back to the defaults, so `receiver =
+    /// { rcvbuf = "4MB" }` undid a profile's delayed-ACK engine).
+    fn receiver(&self, v: &Value, loc: &Loc, base: ReceiverSpec) -> Res<ReceiverSpec> {
         let t = self.table(
             v,
             loc,
             r#"a table like { ack = "delayed", sack_blocks = 3, rcvbuf = "16MB", read_rate = "inf" }"#,
         )?;
         self.only_keys(t, loc, RECEIVER_KEYS, "in receiver")?;
-        let mut r = ReceiverSpec::default();
+        let mut r = base;
         if let Some(v) = t.get("ack") {
             let aloc = loc.key("ack");
             r.ack = match self.string(v, &aloc, "\"delayed\" or \"quick\"")? {

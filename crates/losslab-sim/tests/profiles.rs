@@ -122,3 +122,18 @@ fn recovery_exit_is_linux_in_linux_profiles_and_rfc6582_otherwise() {
         &["unknown recovery_exit \"bsd\"", "rfc6582", "linux"],
     );
 }
+
+#[test]
+fn a_receiver_table_keeps_what_the_profile_set_and_it_leaves_out() {
+    // The rfc profile's receiver: RFC 1122's fixed 200 ms delayed ACK,
+    // not Linux's engine. A table that sets only the buffer keeps it (it
+    // fell back to the defaults before issue 32).
+    let f = &parse(&flow("profile = \"rfc\"\nreceiver = { rcvbuf = \"1MB\" }"))
+        .unwrap()
+        .flows[0];
+    assert_eq!(f.receiver.rcvbuf, 1_000_000);
+    assert!(!f.receiver.linux_delack);
+    // Without a profile the table starts from the defaults, as before.
+    let f = &parse(&flow("receiver = { rcvbuf = \"1MB\" }")).unwrap().flows[0];
+    assert!(f.receiver.linux_delack);
+}
