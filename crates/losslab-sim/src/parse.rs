@@ -17,7 +17,8 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh,
+    CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, RecoveryExit, RtoFormula,
+    RtoSsthresh, RttSampling,
 };
 
 use crate::scenario::{
@@ -50,6 +51,8 @@ by_name!(
     RecoveryExit,
     Pacing,
     CwndValidation,
+    RttSampling,
+    CwndGrowth,
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
@@ -708,6 +711,8 @@ const FLOW_KEYS: &[&str] = &[
     "recovery_exit",
     "pacing",
     "cwnd_validation",
+    "rtt_sample",
+    "cwnd_growth",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &[
@@ -1885,6 +1890,8 @@ impl Cx<'_> {
         self.set_named(t, loc, "recovery_exit", &mut f.recovery_exit)?;
         self.set_named(t, loc, "pacing", &mut f.pacing)?;
         self.set_named(t, loc, "cwnd_validation", &mut f.cwnd_validation)?;
+        self.set_named(t, loc, "rtt_sample", &mut f.rtt_sample)?;
+        self.set_named(t, loc, "cwnd_growth", &mut f.cwnd_growth)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }

@@ -1560,6 +1560,8 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         recovery_exit: spec.recovery_exit,
         pacing: spec.pacing,
         cwnd_validation: spec.cwnd_validation,
+        rtt_sample: spec.rtt_sample,
+        cwnd_growth: spec.cwnd_growth,
     }
 }
 

@@ -4,7 +4,9 @@
 
 use crate::app::App;
 use crate::cc::{CcParams, CongestionControl};
-use crate::config::{CwndValidation, Pacing, RecoveryExit, RtoConfig, RtoSsthresh};
+use crate::config::{
+    CwndGrowth, CwndValidation, Pacing, RecoveryExit, RtoConfig, RtoSsthresh, RttSampling,
+};
 use crate::detect::{DetectParams, LossDetector};
 use crate::frto::FrtoMode;
 use crate::handshake::{Handshake, HandshakeRules};
@@ -63,6 +65,10 @@ pub struct SenderConfig {
     pub pacing: Pacing,
     /// How cwnd growth is gated on use (Linux tcp_is_cwnd_limited()).
     pub cwnd_validation: CwndValidation,
+    /// Which RTT samples an ACK yields, and to whom (`rtt_sample`).
+    pub rtt_sample: RttSampling,
+    /// Whether an ACK that only SACKs may grow cwnd (`cwnd_growth`).
+    pub cwnd_growth: CwndGrowth,
 }
 
 impl Default for SenderConfig {
@@ -89,6 +95,8 @@ impl Default for SenderConfig {
             recovery_exit: RecoveryExit::Rfc6582,
             pacing: Pacing::Auto,
             cwnd_validation: CwndValidation::Linux,
+            rtt_sample: RttSampling::Tsecr,
+            cwnd_growth: CwndGrowth::Rfc5681,
         }
     }
 }
