@@ -293,6 +293,69 @@ pub enum CwndValidation {
     Linux310NoGso,
 }
 
+/// Which RTT samples an ACK gives the estimator and the rest (`rtt_sample`
+/// key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RttSampling {
+    /// now - TSecr on a cumulative ACK of nothing ever retransmitted (Karn's
+    /// rule), one sample for every consumer: what every flow written before
+    /// the key does.
+    #[default]
+    Tsecr,
+    /// Linux tcp_clean_rtx_queue() and tcp_ack_update_rtt() (tcp_input.c):
+    /// the estimator gets the RTT of the oldest newly acknowledged original
+    /// (SACKed ones too), min_rtt, the controllers and the detectors that of
+    /// the newest; TSecr only when neither exists.
+    Linux,
+}
+
+impl RttSampling {
+    pub const NAMES: &'static [&'static str] = &["tsecr", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "tsecr" => Some(RttSampling::Tsecr),
+            "linux" => Some(RttSampling::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            RttSampling::Tsecr => "tsecr",
+            RttSampling::Linux => "linux",
+        }
+    }
+}
+
+/// Which ACKs may grow cwnd outside a reduction (`cwnd_growth` key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CwndGrowth {
+    /// Only an ACK that advances the cumulative ACK (RFC 5681 section 3.1
+    /// counts ACKs of new data).
+    #[default]
+    Rfc5681,
+    /// Linux tcp_may_raise_cwnd() (tcp_input.c): once the reordering degree
+    /// exceeds sysctl_tcp_reordering, an ACK that only SACKs new data grows
+    /// cwnd too.
+    Linux,
+}
+
+impl CwndGrowth {
+    pub const NAMES: &'static [&'static str] = &["rfc5681", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc5681" => Some(CwndGrowth::Rfc5681),
+            "linux" => Some(CwndGrowth::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CwndGrowth::Rfc5681 => "rfc5681",
+            CwndGrowth::Linux => "linux",
+        }
+    }
+}
+
 impl CwndValidation {
     pub const NAMES: &'static [&'static str] = &["linux", "linux-3.10", "linux-3.10-nogso"];
     pub fn from_name(name: &str) -> Option<Self> {

@@ -20,6 +20,7 @@ pub mod receiver;
 pub mod recovery_log;
 pub mod redundancy;
 pub mod rtt;
+pub mod rtt_sample;
 pub mod scoreboard;
 pub mod sender;
 pub mod seqset;
@@ -32,8 +33,8 @@ pub mod wire;
 
 pub use app::App;
 pub use config::{
-    AckMode, CwndValidation, Pacing, PacingStart, ReceiverConfig, RecoveryExit, RtoConfig,
-    RtoFormula, RtoSsthresh,
+    AckMode, CwndGrowth, CwndValidation, Pacing, PacingStart, ReceiverConfig, RecoveryExit,
+    RtoConfig, RtoFormula, RtoSsthresh, RttSampling,
 };
 pub use event::{Event, RecoveryKind, Timed, TimerKind, WindowState};
 pub use frto::FrtoMode;

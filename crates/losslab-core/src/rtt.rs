@@ -142,6 +142,15 @@ impl RttEstimator {
     /// As `on_sample`, taken when the ACK left `snd_una` and `snd_nxt`
     /// where they are (Linux measures its RTT periods in sequence space).
     pub fn on_sample_at(&mut self, r: Time, snd_una: u64, snd_nxt: u64) {
+        self.on_samples_at(r, r, snd_una, snd_nxt);
+    }
+
+    /// As `on_sample_at`, with min_rtt fed a sample of its own: Linux
+    /// tcp_ack_update_rtt() gives tcp_rtt_estimator() seq_rtt_us and
+    /// tcp_update_rtt_min() ca_rtt_us. (tcp_update_rtt_min() skips a
+    /// suspected delayed ACK's sample above the minimum; the minimum here
+    /// has no window to expire, so such a sample changes nothing anyway.)
+    pub fn on_samples_at(&mut self, r: Time, min_sample: Time, snd_una: u64, snd_nxt: u64) {
         let r = r.max(1);
         let rto = if self.cfg.formula == RtoFormula::LinuxKernel {
             // skb_mstamp_us_delta(): whole microseconds, at least 1.
@@ -176,7 +185,7 @@ impl RttEstimator {
         self.base_rto = self.bounded(rto);
         // A fresh sample taken under Karn's rule ends any backoff (5.7).
         self.backoff = 0;
-        self.min_rtt = self.min_rtt.min(r);
+        self.min_rtt = self.min_rtt.min(min_sample.max(1));
         self.latest = r;
     }
 

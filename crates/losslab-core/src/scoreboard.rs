@@ -99,10 +99,20 @@ pub struct Delivered {
     /// The lowest never-retransmitted one (reordering detection: Linux
     /// tcp_check_sack_reordering(), RFC 8985 RACK_detect_reordering()).
     pub lowest_original: Option<u64>,
+    /// Send times of the oldest and the newest never-retransmitted segments
+    /// the cumulative ACK newly delivered (SACKed earlier ones delivered
+    /// nothing now): Linux tcp_clean_rtx_queue()'s first_ackt and
+    /// last_ackt. Linux takes them in queue order; a segment sent once was
+    /// sent in sequence order, so oldest and first are the same one.
+    pub cum_original_sent: Option<(Time, Time)>,
+    /// The same for the segments newly SACKed: tcp_sacktag_one()'s
+    /// first_sackt and last_sackt (Linux walks the blocks sorted by
+    /// sequence; the engine takes them as they come, hence min and max).
+    pub sacked_original_sent: Option<(Time, Time)>,
 }
 
 impl Delivered {
-    fn note(&mut self, seg_no: u64, s: &SegMeta) {
+    fn note(&mut self, seg_no: u64, s: &SegMeta, sacked: bool) {
         self.segments += 1;
         let d = DeliveredSeg {
             seg_no,
@@ -113,6 +123,13 @@ impl Delivered {
             &mut self.latest_retransmitted
         } else {
             self.lowest_original = Some(self.lowest_original.map_or(seg_no, |l| l.min(seg_no)));
+            let span = if sacked {
+                &mut self.sacked_original_sent
+            } else {
+                &mut self.cum_original_sent
+            };
+            let t = s.last_sent;
+            *span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
             &mut self.latest_original
         };
         if slot.is_none_or(|o| o.tx_order < d.tx_order) {
@@ -476,7 +493,7 @@ impl Scoreboard {
                 self.sacked_out -= 1;
             } else {
                 out.newly_delivered += 1;
-                self.delivered.note(no, &s);
+                self.delivered.note(no, &s, false);
                 if s.is(LOST) {
                     self.lost_out -= 1;
                     self.to_retransmit.remove(&no);
@@ -547,7 +564,7 @@ impl Scoreboard {
         self.sacked.insert_with(lo, hi, |a, b| {
             for n in a..b {
                 let s = &mut segs[(n - base) as usize];
-                delivered.note(n, s);
+                delivered.note(n, s, true);
                 if s.is(LOST) {
                     *lost_out -= 1;
                     to_rtx.remove(&n);
@@ -1015,6 +1032,40 @@ mod tests {
         b.on_cum_ack(8 * MSS);
         assert_eq!(b.fack(), 8);
         b.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn delivered_keeps_the_send_times_linux_times_rtts_from() {
+        // Segment i sent at 10 i ns; segment 3 retransmitted at 95.
+        let mut b = Scoreboard::new();
+        for i in 0..10 {
+            b.push_new(i * MSS, MSS as u32, 10 * i, i);
+        }
+        b.mark_lost(3);
+        b.on_retransmit(3, 95, 10);
+        // SACK 1 before this ACK: the cumulative part will not count it.
+        sack(&mut b, 1, 2);
+        b.begin_ack();
+        // Blocks out of order: 7..9 (sent 70, 80), then 3..5 (3 was
+        // retransmitted and does not count; 4 sent at 40). first_sackt =
+        // 40, last_sackt = 80.
+        sack(&mut b, 7, 9);
+        sack(&mut b, 3, 5);
+        // Cumulative ACK of 0..3: 0 (sent 0) and 2 (sent 20) newly
+        // delivered, 1 SACKed before. first_ackt = 0, last_ackt = 20.
+        b.on_cum_ack(3 * MSS);
+        let d = *b.delivered();
+        assert_eq!(d.cum_original_sent, Some((0, 20)));
+        assert_eq!(d.sacked_original_sent, Some((40, 80)));
+        // A cumulative ACK of 3 and 4 (SACKed on the ACK before) and of 5,
+        // retransmitted: nothing sent once is newly delivered.
+        b.mark_lost(5);
+        b.on_retransmit(5, 99, 11);
+        b.begin_ack();
+        b.on_cum_ack(6 * MSS);
+        assert_eq!(b.delivered().segments, 1);
+        assert_eq!(b.delivered().cum_original_sent, None);
+        assert_eq!(b.delivered().sacked_original_sent, None);
     }
 
     #[test]

@@ -307,6 +307,8 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         pacing,
         pacing_start,
         cwnd_validation,
+        rtt_sample,
+        cwnd_growth,
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
@@ -443,6 +445,12 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *cwnd_validation != base.cwnd_validation {
         out.kv("cwnd_validation", string(cwnd_validation.name()));
+    }
+    if *rtt_sample != base.rtt_sample {
+        out.kv("rtt_sample", string(rtt_sample.name()));
+    }
+    if *cwnd_growth != base.cwnd_growth {
+        out.kv("cwnd_growth", string(cwnd_growth.name()));
     }
     if *pacing != base.pacing {
         out.kv("pacing", string(pacing.name()));
@@ -1078,7 +1086,10 @@ mod tests {
     use losslab_core::detect::{ErMitigation, ErVariant};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
-    use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RtoFormula};
+    use losslab_core::{
+        CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RtoFormula,
+        RttSampling,
+    };
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -1993,6 +2004,8 @@ app = { kind = "bulk" }
         maybe!(f.rto_rearm_on_head_retransmit, rng.gen_bool(0.5));
         maybe!(f.dsack_undo, rng.gen_bool(0.5));
         maybe!(f.limited_transmit, rng.gen_bool(0.5));
+        maybe!(f.rtt_sample, RttSampling::Linux);
+        maybe!(f.cwnd_growth, CwndGrowth::Linux);
         f
     }
 

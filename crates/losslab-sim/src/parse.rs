@@ -17,8 +17,8 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula,
-    RtoSsthresh,
+    CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
+    RtoFormula, RtoSsthresh, RttSampling,
 };
 
 use crate::scenario::{
@@ -52,6 +52,8 @@ by_name!(
     Pacing,
     PacingStart,
     CwndValidation,
+    RttSampling,
+    CwndGrowth,
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
@@ -711,6 +713,8 @@ const FLOW_KEYS: &[&str] = &[
     "pacing",
     "pacing_start",
     "cwnd_validation",
+    "rtt_sample",
+    "cwnd_growth",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &[
@@ -1891,6 +1895,8 @@ impl Cx<'_> {
         self.set_named(t, loc, "pacing", &mut f.pacing)?;
         self.set_named(t, loc, "pacing_start", &mut f.pacing_start)?;
         self.set_named(t, loc, "cwnd_validation", &mut f.cwnd_validation)?;
+        self.set_named(t, loc, "rtt_sample", &mut f.rtt_sample)?;
+        self.set_named(t, loc, "cwnd_growth", &mut f.cwnd_growth)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }

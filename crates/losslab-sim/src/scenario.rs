@@ -8,8 +8,8 @@ use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
 use losslab_core::{
-    CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula,
-    RtoSsthresh,
+    CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
+    RtoFormula, RtoSsthresh, RttSampling,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -357,6 +357,14 @@ pub struct FlowSpec {
     /// `cwnd_validation` (added): Linux 4.1+'s tcp_is_cwnd_limited() (the
     /// default) or Linux 3.10's.
     pub cwnd_validation: CwndValidation,
+    /// `rtt_sample = "tsecr" | "linux"` (added, default "tsecr": one TSecr
+    /// sample under Karn's rule for everyone): which RTT samples an ACK
+    /// gives the estimator, min_rtt, the detectors and the controller.
+    pub rtt_sample: RttSampling,
+    /// `cwnd_growth = "rfc5681" | "linux"` (added, default "rfc5681": only
+    /// a cumulative advance grows cwnd): Linux tcp_may_raise_cwnd() lets a
+    /// SACK-only ACK grow it once reordering was measured above 3.
+    pub cwnd_growth: CwndGrowth,
     /// `[flow.cubic] hystart = true | false | "linux" | "hystart++"`
     /// (added): CUBIC's slow-start exit, Linux's HyStart (`true` is
     /// `"linux"`) or HyStart++ (RFC 9406); off by default.
@@ -500,6 +508,8 @@ impl FlowSpec {
             pacing: Pacing::Auto,
             pacing_start: PacingStart::After11,
             cwnd_validation: CwndValidation::Linux,
+            rtt_sample: RttSampling::Tsecr,
+            cwnd_growth: CwndGrowth::Rfc5681,
             app: AppSpec::Bulk,
             sndbuf: None,
             sndbuf_model: None,

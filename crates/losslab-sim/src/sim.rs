@@ -1562,6 +1562,8 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         pacing: spec.pacing,
         pacing_start: spec.pacing_start,
         cwnd_validation: spec.cwnd_validation,
+        rtt_sample: spec.rtt_sample,
+        cwnd_growth: spec.cwnd_growth,
     }
 }
 

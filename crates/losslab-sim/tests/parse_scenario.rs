@@ -1597,3 +1597,51 @@ fn seeds_past_the_largest_toml_integer_say_the_largest() {
         i64::MAX as u64
     );
 }
+
+#[test]
+fn rtt_sample_and_cwnd_growth_keys() {
+    use losslab_core::{CwndGrowth, RttSampling};
+    // Absent: today's behaviour (TSecr samples, growth on cumulative ACKs).
+    let f = &parse(&minimal_with("", "")).flows[0];
+    assert_eq!(
+        (f.rtt_sample, f.cwnd_growth),
+        (RttSampling::Tsecr, CwndGrowth::Rfc5681)
+    );
+    let f = &parse(&minimal_with(
+        "",
+        "rtt_sample = \"linux\"\ncwnd_growth = \"linux\"",
+    ))
+    .flows[0];
+    assert_eq!(
+        (f.rtt_sample, f.cwnd_growth),
+        (RttSampling::Linux, CwndGrowth::Linux)
+    );
+    let f = &parse(&minimal_with(
+        "",
+        "rtt_sample = \"tsecr\"\ncwnd_growth = \"rfc5681\"",
+    ))
+    .flows[0];
+    assert_eq!(
+        (f.rtt_sample, f.cwnd_growth),
+        (RttSampling::Tsecr, CwndGrowth::Rfc5681)
+    );
+    // --set reaches them too.
+    let s = parse_with(&minimal_with("", ""), &["flow.a.rtt_sample=\"linux\""]).unwrap();
+    assert_eq!(s.flows[0].rtt_sample, RttSampling::Linux);
+    // Bad values name the key and the choices.
+    file_error(
+        &minimal_with("", "rtt_sample = \"karn\""),
+        "flow.a.rtt_sample",
+        &["unknown rtt_sample \"karn\"", "tsecr", "linux"],
+    );
+    file_error(
+        &minimal_with("", "rtt_sample = 1"),
+        "flow.a.rtt_sample",
+        &["tsecr, linux"],
+    );
+    file_error(
+        &minimal_with("", "cwnd_growth = \"rfc3465\""),
+        "flow.a.cwnd_growth",
+        &["unknown cwnd_growth \"rfc3465\"", "rfc5681", "linux"],
+    );
+}

@@ -134,6 +134,8 @@ fn a_receiver_table_keeps_what_the_profile_set_and_it_leaves_out() {
     assert_eq!(f.receiver.rcvbuf, 1_000_000);
     assert!(!f.receiver.linux_delack);
     // Without a profile the table starts from the defaults, as before.
-    let f = &parse(&flow("receiver = { rcvbuf = \"1MB\" }")).unwrap().flows[0];
+    let f = &parse(&flow("receiver = { rcvbuf = \"1MB\" }"))
+        .unwrap()
+        .flows[0];
     assert!(f.receiver.linux_delack);
 }

@@ -1,8 +1,9 @@
 //! `on_ack`: one ACK, as a page of named steps (after Linux tcp_ack()).
 
-use crate::config::CwndValidation;
+use crate::config::{CwndValidation, RttSampling};
 use crate::detect::DetectCtx;
 use crate::event::Event;
+use crate::rtt_sample;
 use crate::scoreboard::{CumAcked, SegMeta};
 use crate::time::Time;
 use crate::wire::{Ack, Range};
@@ -37,6 +38,7 @@ impl Sender {
             AckFacts {
                 rtt_sample: a.rtt_sample,
                 bytes_acked: ack.ack.saturating_sub(a.prior_una),
+                newly_sacked: a.newly_sacked,
                 delivered: a.delivered,
                 losses: marks.marked,
                 prior_in_flight: a.prior_in_flight,
@@ -141,7 +143,7 @@ impl Sender {
         }
         let dsack_reordering = dsack && self.read_dsack(blocks[0]);
         self.note_reordering(now, prior_fack, dsack_reordering);
-        let rtt_sample = self.take_rtt_sample(now, ack, &cum);
+        let rtt_sample = self.take_rtt_sample(now, ack, &cum, cum_advanced);
 
         // RTT_i for QARR and BARR, whatever Karn's rule says above.
         let rtts = AckRtts {
@@ -221,24 +223,43 @@ impl Sender {
         }
     }
 
-    /// RTT sample from the echoed timestamp, under Karn's rule: none when
-    /// any newly acknowledged segment was ever retransmitted.
-    fn take_rtt_sample(&mut self, now: Time, ack: &Ack, cum: &CumAcked) -> Option<Time> {
-        if cum.segments > 0 && !cum.any_retransmitted && ack.ts_ecr > 0 && ack.ts_ecr <= now + 1 {
-            let r = now + 1 - ack.ts_ecr;
-            // After snd_una moved, as tcp_clean_rtx_queue() follows
-            // tcp_snd_una_update() in Linux's tcp_ack().
-            self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
-            self.probes.rtt_since_probe = true;
-            self.measure.stats.rtt.record(r);
-            self.measure.watch_rtt_spike(ack.ts_ecr - 1, r);
-            let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
-            self.events
-                .emit(now, || Event::RttSample { rtt: r, srtt, rto });
-            Some(r)
-        } else {
-            None
-        }
+    /// This ACK's RTT samples. The estimator takes one; the sample
+    /// returned is the one min_rtt has taken and the detectors and the
+    /// congestion controller get. `rtt_sample = "tsecr"`: one sample from
+    /// the echoed timestamp, under Karn's rule (none when any newly
+    /// acknowledged segment was ever retransmitted), for everyone;
+    /// `"linux"`: Linux's seq_rtt for the estimator and ca_rtt for the rest
+    /// (rtt_sample.rs).
+    fn take_rtt_sample(
+        &mut self,
+        now: Time,
+        ack: &Ack,
+        cum: &CumAcked,
+        cum_advanced: bool,
+    ) -> Option<Time> {
+        let tsecr = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
+        let (r, ca) = match self.cfg.rtt_sample {
+            RttSampling::Tsecr => {
+                let r = tsecr.filter(|_| cum.segments > 0 && !cum.any_retransmitted)?;
+                (r, r)
+            }
+            RttSampling::Linux => {
+                let d = self.board.delivered();
+                let s = rtt_sample::linux(now, d, cum_advanced, cum.any_retransmitted, tsecr)?;
+                (s.seq_rtt, s.ca_rtt)
+            }
+        };
+        // After snd_una moved, as tcp_clean_rtx_queue() follows
+        // tcp_snd_una_update() in Linux's tcp_ack().
+        self.rtt.on_samples_at(r, ca, self.snd_una, self.snd_nxt);
+        self.probes.rtt_since_probe = true;
+        self.measure.stats.rtt.record(r);
+        // The sampled segment's send time (TSecr - 1 for a timestamp).
+        self.measure.watch_rtt_spike(now - r, r);
+        let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
+        self.events
+            .emit(now, || Event::RttSample { rtt: r, srtt, rto });
+        Some(ca)
     }
 
     /// Duplicate ACK accounting and the segments this ACK delivered. With

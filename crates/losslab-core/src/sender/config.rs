@@ -4,7 +4,10 @@
 
 use crate::app::App;
 use crate::cc::{CcParams, CongestionControl};
-use crate::config::{CwndValidation, Pacing, PacingStart, RecoveryExit, RtoConfig, RtoSsthresh};
+use crate::config::{
+    CwndGrowth, CwndValidation, Pacing, PacingStart, RecoveryExit, RtoConfig, RtoSsthresh,
+    RttSampling,
+};
 use crate::detect::{DetectParams, LossDetector};
 use crate::frto::FrtoMode;
 use crate::handshake::{Handshake, HandshakeRules};
@@ -65,6 +68,10 @@ pub struct SenderConfig {
     pub pacing_start: PacingStart,
     /// How cwnd growth is gated on use (Linux tcp_is_cwnd_limited()).
     pub cwnd_validation: CwndValidation,
+    /// Which RTT samples an ACK yields, and to whom (`rtt_sample`).
+    pub rtt_sample: RttSampling,
+    /// Whether an ACK that only SACKs may grow cwnd (`cwnd_growth`).
+    pub cwnd_growth: CwndGrowth,
 }
 
 impl Default for SenderConfig {
@@ -92,6 +99,8 @@ impl Default for SenderConfig {
             pacing: Pacing::Auto,
             pacing_start: PacingStart::After11,
             cwnd_validation: CwndValidation::Linux,
+            rtt_sample: RttSampling::Tsecr,
+            cwnd_growth: CwndGrowth::Rfc5681,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! validation (RFC 7661 spirit, Linux tcp_cwnd_validate()).
 
 use crate::cc::{CaState, CcCtx};
-use crate::config::CwndValidation;
+use crate::config::{CwndGrowth, CwndValidation};
 use crate::event::Event;
 use crate::rate::Chosen;
 use crate::recovery::RecoveryCtx;
@@ -85,7 +85,7 @@ impl Sender {
         rtts: AckRtts,
     ) {
         let grows = !self.cc_caps.owns_cwnd
-            && cum_advanced
+            && self.may_raise_cwnd(cum_advanced, f.newly_sacked)
             && (matches!(self.state, State::Open | State::Loss { .. })
                 || (!entering && self.alg.recovery.grows_in_recovery()))
             && self.cwnd_limited_at(f.prior_in_flight);
@@ -122,6 +122,23 @@ impl Sender {
             self.alg
                 .recovery
                 .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);
+        }
+    }
+
+    /// Whether this ACK's progress lets cwnd grow. `cwnd_growth =
+    /// "rfc5681"`: only a cumulative advance. `"linux"`: Linux 6.x
+    /// tcp_may_raise_cwnd() (tcp_input.c): while tp->reordering is above
+    /// sysctl_tcp_reordering, FLAG_FORWARD_PROGRESS (newly SACKed data
+    /// counts), else FLAG_DATA_ACKED. DupThresh plays
+    /// sysctl_tcp_reordering (3 unless set), which is also where Linux's
+    /// tp->reordering starts, so tp->reordering exceeds it exactly when
+    /// the measured degree (tcp_update_reordering()) does.
+    fn may_raise_cwnd(&self, cum_advanced: bool, newly_sacked: u64) -> bool {
+        match self.cfg.cwnd_growth {
+            CwndGrowth::Rfc5681 => cum_advanced,
+            CwndGrowth::Linux => {
+                cum_advanced || (newly_sacked > 0 && self.reorder.degree > self.cfg.dupthresh)
+            }
         }
     }
 

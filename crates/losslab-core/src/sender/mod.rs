@@ -107,6 +107,8 @@ const MAX_REORDERING: u64 = 300;
 struct AckFacts {
     rtt_sample: Option<Time>,
     bytes_acked: u64,
+    /// Segments this ACK newly SACKed (Linux FLAG_DATA_SACKED when > 0).
+    newly_sacked: u64,
     delivered: u64,
     losses: u64,
     prior_in_flight: u64,
