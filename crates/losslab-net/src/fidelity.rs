@@ -134,17 +134,20 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
             CcSpec::Named(x) if x == "tcp-rr" => d("cc", cc.clone(), "no TCP-RR (refused)", None),
             _ => {}
         }
-        if cc == "cubic" && f.hystart != p.hystart {
-            let sim = match f.hystart {
-                HyStartMode::Off => "off",
-                HyStartMode::Linux => "linux",
-                HyStartMode::PlusPlus => "hystart++",
+        if cc == "cubic" {
+            // Since issue 32 the profile runs the port of tcp_cubic.c; RFC
+            // 9438's curve in floating point differs from it whatever its
+            // HyStart (issue 32 item 2: after an RTO at cwnd 7, the first
+            // +1 after 10 ACKs where Linux needs 16).
+            let hystart = match f.hystart {
+                HyStartMode::Off => "no HyStart".to_string(),
+                m => format!("HyStart {}", m.name()),
             };
             d(
-                "cubic.hystart",
-                sim.into(),
-                "linux (tcp_cubic's hystart = 1, HyStart on by default)",
-                Some("linux".into()),
+                "cc",
+                format!("cubic (RFC 9438's curve in floating point, {hystart})"),
+                "tcp_cubic.c in integers with HyStart on (the simulator's `cubic-linux`)",
+                Some("cubic-linux".into()),
             );
         }
         if cc == "westwood" && !f.westwood_complete_cwr {
@@ -155,12 +158,19 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("true".into()),
             );
         }
-        if f.recovery != p.recovery {
+        if f.recovery == "prr" {
+            d(
+                "recovery",
+                "prr (RFC 9937: sndcnt from prr_delivered x ssthresh / RecoverFS)".into(),
+                "tcp_cwnd_reduction(), which divides by prior_cwnd, the cwnd at entry (the simulator's `prr-linux`)",
+                Some("prr-linux".into()),
+            );
+        } else if f.recovery != p.recovery {
             d(
                 "recovery",
                 f.recovery.clone(),
-                "prr (tcp_cwnd_reduction; refused)",
-                Some("prr".into()),
+                "tcp_cwnd_reduction() (refused)",
+                Some("prr-linux".into()),
             );
         }
         match f.detection.as_str() {
@@ -187,12 +197,67 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("rack-tlp".into()),
             ),
         }
-        if f.rto_formula == RtoFormula::Rfc6298 {
-            d(
+        match f.rto_formula {
+            RtoFormula::Rfc6298 => d(
                 "rto_formula",
                 "rfc6298 (max(min_rto, SRTT + 4 RTTVAR))".into(),
-                "linux-kernel (tcp_rtt_estimator: SRTT + max(4 RTTVAR, rto_min); the profile gives `linux`)",
+                "linux-kernel (tcp_rtt_estimator: SRTT + max(4 RTTVAR, rto_min))",
                 Some("linux-kernel".into()),
+            ),
+            RtoFormula::Linux => d(
+                "rto_formula",
+                "linux (Linux's formula over RFC 6298's estimator)".into(),
+                "linux-kernel (tcp_rtt_estimator: RTTVAR falls once per RTT)",
+                Some("linux-kernel".into()),
+            ),
+            RtoFormula::LinuxKernel => {}
+        }
+        if f.timer_hz != p.timer_hz {
+            d(
+                "timer_hz",
+                match f.timer_hz {
+                    0 => "0 (exact timers)".into(),
+                    hz => hz.to_string(),
+                },
+                "timers on jiffies at CONFIG_HZ (250 on the kernel docs/FIDELITY.md measures; `grep CONFIG_HZ= /boot/config-$(uname -r)` gives yours)",
+                Some(p.timer_hz.to_string()),
+            );
+        }
+        if f.rtt_sample != p.rtt_sample {
+            d(
+                "rtt_sample",
+                "tsecr (now - TSecr on cumulative ACKs of data never retransmitted)".into(),
+                "linux (tcp_clean_rtx_queue: the (S)ACKed segments' send times, SACK-only ACKs too)",
+                Some("linux".into()),
+            );
+        }
+        if f.cwnd_growth != p.cwnd_growth {
+            d(
+                "cwnd_growth",
+                "rfc5681 (cwnd grows on cumulative ACKs only)".into(),
+                "linux (tcp_may_raise_cwnd: on SACK-only ACKs too once reordering > 3)",
+                Some("linux".into()),
+            );
+        }
+        if !f.receiver.grow_window {
+            d(
+                "receiver.grow_window",
+                "off (the whole buffer advertised at once; quick ACKs after the handshake and after idle, then every second segment)".into(),
+                "linux (tcp_grow_window: rcv_ssthresh opens the window from tcp_select_initial_window's 64 KiB and every segment that opens it is ACKed at once)",
+                Some("linux".into()),
+            );
+        }
+        let paced = match f.pacing {
+            Pacing::Rate => true,
+            Pacing::Auto => cc == "bbr",
+            Pacing::Off => false,
+        };
+        if paced && f.pacing_start != p.pacing_start {
+            d(
+                "pacing_start",
+                "after-11 (the eleventh data segment first moves the departure time)".into(),
+                "linux (tcp_update_skb_after_send: the skb that brings data_segs_out to 10)",
+                Some("linux".into()),
             );
         }
         if f.rto_rearm_on_head_retransmit != p.rto_rearm_on_head_retransmit {
@@ -334,57 +399,12 @@ pub fn model_differences(sc: &Scenario) -> Vec<Difference> {
                 set: set.map(|v| format!("{pre}.{key}={v}")),
             })
         };
-        if f.recovery == "prr" {
-            d(
-                "recovery",
-                "prr (RFC 9937: sndcnt from prr_delivered x ssthresh / RecoverFS)",
-                "tcp_cwnd_reduction() divides by prior_cwnd, the cwnd at entry (the two part when the flight was below cwnd at entry)",
-                None,
-            );
-        }
-        if f.rto_formula == RtoFormula::Linux {
-            d(
-                "rto_formula",
-                "linux (Linux's formula over RFC 6298's estimator)",
-                "linux-kernel (tcp_rtt_estimator: RTTVAR falls once per RTT)",
-                Some("linux-kernel"),
-            );
-        }
-        if f.timer_hz == 0 {
-            d(
-                "timer_hz",
-                "0 (exact timers)",
-                "RTO and probe timers on jiffies (CONFIG_HZ)",
-                None,
-            );
-        }
-        if f.receiver.ack == AckSpec::Delayed && !f.receiver.grow_window {
-            d(
-                "receiver.grow_window",
-                "off (the whole buffer advertised at once; quick ACKs after the handshake and after idle, then every second segment)",
-                "linux (tcp_grow_window: rcv_ssthresh opens the window from tcp_select_initial_window's 64 KiB and every segment that opens it is ACKed at once)",
-                Some("linux"),
-            );
-        }
         if f.receiver.ack == AckSpec::Delayed {
             d(
                 "receiver.delack",
                 "linux (the buffer is rcvbuf from the start)",
                 "receive-buffer autotuning (tcp_rcv_space_adjust) grows sk_rcvbuf and window_clamp from tcp_rmem[1] (docs/ROADMAP.md)",
                 None,
-            );
-        }
-        let paced = match f.pacing {
-            Pacing::Rate => true,
-            Pacing::Auto => f.cc.name() == "bbr",
-            Pacing::Off => false,
-        };
-        if paced && f.pacing_start != PacingStart::Linux {
-            d(
-                "pacing_start",
-                "after-11 (the eleventh data segment first moves the departure time)",
-                "linux (tcp_update_skb_after_send: the skb that brings data_segs_out to 10)",
-                Some("linux"),
             );
         }
         if (f.receiver.rcvbuf as f64) < bdp_queue {
