@@ -136,6 +136,7 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
             let sim = match f.hystart {
                 HyStartMode::Off => "off",
                 HyStartMode::Linux => "linux",
+                HyStartMode::Linux6 => "linux-6",
                 HyStartMode::PlusPlus => "hystart++",
             };
             d(

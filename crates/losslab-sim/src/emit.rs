@@ -592,6 +592,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         match hystart {
             HyStartMode::Off => out.kv("hystart", false),
             HyStartMode::Linux => out.kv("hystart", true),
+            HyStartMode::Linux6 => out.kv("hystart", string("linux-6")),
             HyStartMode::PlusPlus => out.kv("hystart", string("hystart++")),
         }
     }
@@ -1816,7 +1817,12 @@ app = { kind = "bulk" }
                 f.hystart,
                 *pick(
                     rng,
-                    &[HyStartMode::Off, HyStartMode::Linux, HyStartMode::PlusPlus]
+                    &[
+                        HyStartMode::Off,
+                        HyStartMode::Linux,
+                        HyStartMode::Linux6,
+                        HyStartMode::PlusPlus
+                    ]
                 )
             );
         }
