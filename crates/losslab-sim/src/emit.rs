@@ -23,6 +23,7 @@
 use std::fmt::Write as _;
 
 use losslab_core::cc::HyStartMode;
+use losslab_core::detect::ReoTimer;
 use losslab_core::{RecoveryExit, RtoSsthresh};
 
 use crate::parse::parse_scenario;
@@ -309,6 +310,8 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
+        westwood_hz,
+        rack_reo_timer,
         hack1_refire,
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
@@ -605,15 +608,42 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         out.line("[flow.hack1]");
         out.kv("refire", *hack1_refire);
     }
-    if *westwood_complete_cwr != base.westwood_complete_cwr {
+    let ww_cwr = *westwood_complete_cwr != base.westwood_complete_cwr;
+    let ww_hz = *westwood_hz != base.westwood_hz;
+    if ww_cwr || ww_hz {
         if cc.name() != "westwood" {
+            let (key, value) = if ww_cwr {
+                ("westwood_complete_cwr", westwood_complete_cwr.to_string())
+            } else {
+                ("westwood_hz", westwood_hz.to_string())
+            };
             return Err(format!(
-                "{at}.westwood_complete_cwr: {westwood_complete_cwr} cannot be written: [flow.westwood] is read only with cc = \"westwood\", and this flow's cc is {:?}",
+                "{at}.{key}: {value} cannot be written: [flow.westwood] is read only with cc = \"westwood\", and this flow's cc is {:?}",
                 cc.name()
             ));
         }
         out.line("[flow.westwood]");
-        out.kv("complete_cwr", *westwood_complete_cwr);
+        if ww_cwr {
+            out.kv("complete_cwr", *westwood_complete_cwr);
+        }
+        if ww_hz {
+            out.kv("hz", u64::from(*westwood_hz));
+        }
+    }
+    if *rack_reo_timer != base.rack_reo_timer {
+        if *timer_hz == 0 {
+            return Err(format!(
+                "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written with timer_hz = 0: [flow.rack] reo_timer = {:?} counts jiffies of timer_hz",
+                rack_reo_timer.name()
+            ));
+        }
+        if detection.as_str() != "rack" {
+            return Err(format!(
+                "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written: [flow.rack] is read only with detection = \"rack\", and this flow's detection is {detection:?}"
+            ));
+        }
+        out.line("[flow.rack]");
+        out.kv("reo_timer", string(rack_reo_timer.name()));
     }
     // Bitwise: a NaN differs from the default and is refused below.
     if tcp_rr_rto_factor.to_bits() != base.tcp_rr_rto_factor.to_bits() {
@@ -1423,6 +1453,37 @@ app = { kind = "bulk" }
             text.contains("[flow.westwood]\ncomplete_cwr = true\n"),
             "{text}"
         );
+        sc.flows[0].westwood_hz = 250;
+        let text = round_trip(&sc);
+        assert!(
+            text.contains("[flow.westwood]\ncomplete_cwr = true\nhz = 250\n"),
+            "{text}"
+        );
+        sc.flows[0].westwood_complete_cwr = false;
+        let text = round_trip(&sc);
+        assert!(text.contains("[flow.westwood]\nhz = 250\n"), "{text}");
+        sc.flows[0].cc = CcSpec::Named("reno".into());
+        assert_err(&sc, "flow.a.westwood_hz:");
+        let f = &mut sc.flows[0];
+        f.cc = CcSpec::Named("westwood".into());
+        f.westwood_hz = 0;
+        f.westwood_complete_cwr = true;
+        {
+            let mut sc = two_flows();
+            let f = &mut sc.flows[0];
+            f.rack_reo_timer = ReoTimer::Linux;
+            f.detection = "dupthresh".into();
+            f.timer_hz = 250;
+            assert_err(&sc, "flow.a.rack_reo_timer:");
+            sc.flows[0].detection = "rack".into();
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack]\nreo_timer = \"linux\"\n"),
+                "{text}"
+            );
+            sc.flows[0].timer_hz = 0;
+            assert_err(&sc, "flow.a.rack_reo_timer:");
+        }
         let f = &mut sc.flows[0];
         f.extensions = vec!["hack1".into()];
         f.hack1_refire = false;

@@ -37,9 +37,9 @@
 //! 1 us` truncated to u32. RTT samples are `rtt_sample / 1 us`; Linux's
 //! are differences of microsecond stamps (at most 1 us apart).
 
-use super::hystart::{after, HyStartLinux6};
 #[cfg(test)]
 use super::hystart::hystart_ack_delay;
+use super::hystart::{after, HyStartLinux6};
 use super::{additive_increase, slow_start, CaState, CcCtx, CongestionControl};
 use crate::time::{Time, MS};
 use crate::window::Window;
@@ -80,7 +80,6 @@ pub fn usecs_to_jiffies(u: u32) -> u32 {
     let per = (USEC_PER_SEC / HZ as u64) as u32;
     u.wrapping_add(per - 1) / per
 }
-
 
 /// fls64(): 1 + the index of the highest set bit, 0 for 0.
 fn fls64(a: u64) -> u32 {
@@ -742,7 +741,10 @@ mod tests {
         assert_eq!(cc.delay_min(), 0);
         assert_eq!(cc.last_max_cwnd(), 0);
         assert!(!cc.found());
-        assert_eq!((cc.hy.round_start, cc.hy.last_ack), (12_000_000, 12_000_000));
+        assert_eq!(
+            (cc.hy.round_start, cc.hy.last_ack),
+            (12_000_000, 12_000_000)
+        );
         // The next ACK supplies end_seq = snd_nxt: snd_una 9500 is not
         // past 20000, so the round from the timeout goes on.
         w.cwnd = 1;

@@ -481,7 +481,12 @@ mod tests {
             let mut exit = None;
             for k in 0..=200u64 {
                 let t = k * 500;
-                h.acked(&mut w, &ack6(t, 40_000, 1 + k, 1_000_000, paced, rate), false, true);
+                h.acked(
+                    &mut w,
+                    &ack6(t, 40_000, 1 + k, 1_000_000, paced, rate),
+                    false,
+                    true,
+                );
                 if h.found() {
                     exit = Some(t);
                     break;
@@ -508,7 +513,12 @@ mod tests {
             let mut found = None;
             for k in 0..20u64 {
                 let t = 10_000 + k * 5000;
-                h.acked(&mut w, &ack6(t, rtt, 1001 + k, 50_000, false, None), false, true);
+                h.acked(
+                    &mut w,
+                    &ack6(t, rtt, 1001 + k, 50_000, false, None),
+                    false,
+                    true,
+                );
                 if h.found() {
                     found = Some(t);
                     break;
@@ -536,7 +546,19 @@ mod tests {
         let mut w = window(32);
         let mut exit = None;
         for t in 0..=60u64 {
-            h.acked(&mut w, &ack6(t * 1000, 40_000, una(t), 100_000 + 1000 * t.min(21), false, None), false, true);
+            h.acked(
+                &mut w,
+                &ack6(
+                    t * 1000,
+                    40_000,
+                    una(t),
+                    100_000 + 1000 * t.min(21),
+                    false,
+                    None,
+                ),
+                false,
+                true,
+            );
             if t == 21 {
                 assert_eq!((h.round_start, h.end_seq), (21_000, 121_000));
             }
@@ -561,7 +583,12 @@ mod tests {
 
         let mut h = HyStartLinux6::new();
         let mut w = window(8);
-        h.acked(&mut w, &ack6(5000, 40_000, 1, 7000, false, None), false, true);
+        h.acked(
+            &mut w,
+            &ack6(5000, 40_000, 1, 7000, false, None),
+            false,
+            true,
+        );
         assert_eq!((h.round_start, h.end_seq), (5000, 7000));
     }
 
@@ -573,7 +600,12 @@ mod tests {
     fn linux6_timeout_forgets_delay_min() {
         let mut h = HyStartLinux6::new();
         let mut w = window(32);
-        h.acked(&mut w, &ack6(10_000_000, 40_000, 1, 5000, false, None), false, true);
+        h.acked(
+            &mut w,
+            &ack6(10_000_000, 40_000, 1, 5000, false, None),
+            false,
+            true,
+        );
         assert_eq!(h.delay_min(), 40_000);
         h.found = true;
         h.on_timeout(12 * crate::time::SEC);
@@ -581,9 +613,19 @@ mod tests {
         assert_eq!((h.delay_min(), h.found()), (0, false));
         assert_eq!((h.round_start, h.last_ack), (12_000_000, 12_000_000));
         let mut w = window(1);
-        h.acked(&mut w, &ack6(12_050_000, 20_000, 4000, 9000, false, None), true, true);
+        h.acked(
+            &mut w,
+            &ack6(12_050_000, 20_000, 4000, 9000, false, None),
+            true,
+            true,
+        );
         assert_eq!((h.delay_min(), h.end_seq), (0, 9000));
-        h.acked(&mut w, &ack6(12_100_000, 30_000, 4000, 9000, false, None), false, true);
+        h.acked(
+            &mut w,
+            &ack6(12_100_000, 30_000, 4000, 9000, false, None),
+            false,
+            true,
+        );
         assert_eq!(h.delay_min(), 30_000);
     }
 }

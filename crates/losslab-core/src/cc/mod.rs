@@ -254,6 +254,10 @@ pub struct CcParams {
     /// of every window reduction, whatever set the window during it
     /// (westwood.rs, `complete_cwr`); off by default.
     pub westwood_complete_cwr: bool,
+    /// `westwood` only: Linux's jiffies at HZ = N for its times
+    /// (`[flow.westwood] hz = N`; westwood.rs `with_hz`); 0, the
+    /// default, keeps nanoseconds.
+    pub westwood_hz: u32,
     /// A per-flow seed for controllers that draw random numbers (BBR's
     /// random gain-cycle phase, Linux get_random_u32_below()); the
     /// simulator derives it from the scenario seed and the flow, so runs
@@ -267,6 +271,7 @@ impl Default for CcParams {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: tcp_rr::DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
+            westwood_hz: 0,
             seed: 0,
         }
     }
@@ -284,7 +289,9 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
         }
         "bbr" => Some(Box::new(Bbr::new(p.seed))),
         "westwood" => Some(Box::new(
-            Westwood::new().with_complete_cwr(p.westwood_complete_cwr),
+            Westwood::new()
+                .with_complete_cwr(p.westwood_complete_cwr)
+                .with_hz(p.westwood_hz),
         )),
         _ => by_name(name),
     }
