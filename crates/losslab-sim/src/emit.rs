@@ -23,7 +23,6 @@
 use std::fmt::Write as _;
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::detect::ReoTimer;
 use losslab_core::{RecoveryExit, RtoSsthresh};
 
 use crate::parse::parse_scenario;
@@ -1095,7 +1094,7 @@ fn first_difference(want: &Scenario, got: &Scenario) -> String {
 mod tests {
     use super::*;
     use crate::parse::load_scenario;
-    use losslab_core::detect::{ErMitigation, ErVariant};
+    use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
     use losslab_core::{CwndValidation, FrtoMode, HandshakeRules, Pacing, RtoFormula};

@@ -33,9 +33,9 @@
 //! then inet_csk_reset_xmit_timer(): since the October 2023 fix "tcp: fix
 //! excessive TLP and RACK timeouts from HZ rounding" (6.6, so every 6.x
 //! from 6.6) `usecs_to_jiffies(timeout + TCP_TIMEOUT_MIN_US)`, 2 ms
-//! before rounding up (`"linux"`); before it `usecs_to_jiffies(timeout)
-//! + TCP_TIMEOUT_MIN`, 2 jiffies after (`"linux-2-jiffies"`, 8 ms at HZ =
-//! 250).
+//! before rounding up (`"linux"`); before it
+//! `usecs_to_jiffies(timeout) + TCP_TIMEOUT_MIN`, 2 jiffies after
+//! (`"linux-2-jiffies"`, 8 ms at HZ = 250).
 //!
 //! Without SACK, RACK has nothing to go on before the cumulative ACK moves,
 //! so the connection falls back to RFC 6675 DupThresh / RFC 6582.
