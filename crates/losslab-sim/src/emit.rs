@@ -1886,6 +1886,15 @@ app = { kind = "bulk" }
                 )
             );
         }
+        if f.cc.name() == "westwood" {
+            maybe!(f.westwood_hz, *pick(rng, &[100, 250, 300, 1000]));
+        }
+        if f.detection == "rack" && f.timer_hz > 0 {
+            maybe!(
+                f.rack_reo_timer,
+                *pick(rng, &[ReoTimer::Linux, ReoTimer::LinuxTwoJiffies])
+            );
+        }
         if f.cc.name() == "tcp-rr" {
             // (0, 1]: 1 - [0, 1) never draws 0.
             maybe!(f.tcp_rr_rto_factor, 1.0 - rng.gen::<f64>());
