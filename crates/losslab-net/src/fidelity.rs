@@ -132,7 +132,9 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
             CcSpec::Named(x) if x == "tcp-rr" => d("cc", cc.clone(), "no TCP-RR (refused)", None),
             _ => {}
         }
-        if cc == "cubic" && f.hystart != p.hystart {
+        // `linux-6` is the kernel's own HyStart (hystart.rs), whatever
+        // the profile names.
+        if cc == "cubic" && f.hystart != p.hystart && f.hystart != HyStartMode::Linux6 {
             let sim = match f.hystart {
                 HyStartMode::Off => "off",
                 HyStartMode::Linux => "linux",
@@ -807,6 +809,12 @@ mod tests {
         assert_eq!(d[0].sim, "off");
         assert!(d[0].kernel.contains("hystart = 1"), "{}", d[0].kernel);
         assert_eq!(d[0].set.as_deref(), Some("flow.a.cubic.hystart=linux"));
+        // Linux 6.x's own HyStart is no difference.
+        let text = format!("{CUBIC_RACK}\n[flow.cubic]\nhystart = \"linux-6\"");
+        assert_eq!(
+            keys(&differences(&scenario(&text, &[]))),
+            ["rto_rearm_on_head_retransmit"]
+        );
         // The default flow: NewReno's FlightSize halving is not Linux's reno.
         assert_eq!(
             keys(&differences(&scenario("", &[]))),
