@@ -20,9 +20,7 @@ use std::rc::Rc;
 use losslab_core::cc::HyStartMode;
 use losslab_core::event::{Event, Timed};
 use losslab_core::time::{Time, SEC};
-use losslab_core::{
-    CwndValidation, HandshakeRules, Pacing, PacingStart, RecoveryExit, RtoFormula, RtoSsthresh,
-};
+use losslab_core::{CwndValidation, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
 use losslab_sim::scenario::{AckSpec, CcSpec, FlowSpec, Scenario};
 use losslab_sim::trace::{Body, Packet, PacketFate, Side, Tracer};
 use serde::Serialize;
@@ -140,8 +138,10 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
             // HyStart (issue 32 item 2: after an RTO at cwnd 7, the first
             // +1 after 10 ACKs where Linux needs 16).
             let hystart = match f.hystart {
-                HyStartMode::Off => "no HyStart".to_string(),
-                m => format!("HyStart {}", m.name()),
+                HyStartMode::Off => "no HyStart",
+                HyStartMode::Linux => "the `linux` HyStart blend",
+                HyStartMode::Linux6 => "Linux 6.x's HyStart",
+                HyStartMode::PlusPlus => "HyStart++",
             };
             d(
                 "cc",
@@ -221,6 +221,22 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 },
                 "timers on jiffies at CONFIG_HZ (250 on the kernel docs/FIDELITY.md measures; `grep CONFIG_HZ= /boot/config-$(uname -r)` gives yours)",
                 Some(p.timer_hz.to_string()),
+            );
+        }
+        if f.detection == "rack" && f.rack_reo_timer != p.rack_reo_timer {
+            d(
+                "rack.reo_timer",
+                f.rack_reo_timer.name().into(),
+                "linux (tcp_rack_mark_lost since 6.6: the wait + 2 ms, in jiffies)",
+                Some("linux".into()),
+            );
+        }
+        if cc == "westwood" && f.westwood_hz != p.westwood_hz {
+            d(
+                "westwood.hz",
+                f.westwood_hz.to_string(),
+                "tcp_westwood.c keeps RTTs and intervals in jiffies (CONFIG_HZ)",
+                Some(p.westwood_hz.to_string()),
             );
         }
         if f.rtt_sample != p.rtt_sample {
@@ -836,77 +852,78 @@ mod tests {
 
     const CUBIC_RACK: &str = "cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"";
 
+    /// The keys linux-6 sets that a flow without it differs in (issue 32).
+    const LINUX6_KEYS: [&str; 8] = [
+        "recovery",
+        "rto_formula",
+        "timer_hz",
+        "rack.reo_timer",
+        "rtt_sample",
+        "cwnd_growth",
+        "receiver.grow_window",
+        "rto_rearm_on_head_retransmit",
+    ];
+
     #[test]
-    fn cubic_without_the_profile_differs_in_hystart_and_with_it_in_nothing() {
+    fn cubic_without_the_profile_differs_in_every_kernel_part_and_with_it_in_nothing() {
         // Issue 32's case: CUBIC + PRR + RACK-TLP without the profile.
         let d = differences(&scenario(CUBIC_RACK, &[]));
-        assert_eq!(
-            keys(&d),
-            ["cubic.hystart", "rto_rearm_on_head_retransmit"],
-            "{d:?}"
-        );
+        let mut want = vec!["cc"];
+        want.extend(LINUX6_KEYS);
+        assert_eq!(keys(&d), want, "{d:?}");
         assert_eq!(d[0].flow, "a");
-        assert_eq!(d[0].sim, "off");
-        assert!(d[0].kernel.contains("hystart = 1"), "{}", d[0].kernel);
-        assert_eq!(d[0].set.as_deref(), Some("flow.a.cubic.hystart=linux"));
+        assert!(d[0].sim.contains("no HyStart"), "{}", d[0].sim);
+        assert!(d[0].kernel.contains("cubic-linux"), "{}", d[0].kernel);
+        assert_eq!(d[0].set.as_deref(), Some("flow.a.cc=cubic-linux"));
+        // RFC 9438's cubic differs whatever its HyStart.
+        let text = format!("{CUBIC_RACK}\n[flow.cubic]\nhystart = \"linux-6\"");
+        let h = differences(&scenario(&text, &[]));
+        assert_eq!(keys(&h), want, "{h:?}");
+        assert!(h[0].sim.contains("Linux 6.x's HyStart"), "{}", h[0].sim);
         // The default flow: NewReno's FlightSize halving is not Linux's reno.
         assert_eq!(
-            keys(&differences(&scenario("", &[]))),
-            ["cc", "rto_rearm_on_head_retransmit"]
+            keys(&differences(&scenario("", &[])))[0..2],
+            ["cc", "recovery"]
         );
         // With the profile: none. What is left is the model's.
         let p = scenario("profile = \"linux-6\"", &[]);
         assert_eq!(differences(&p), []);
-        assert_eq!(
-            keys(&model_differences(&p)),
-            [
-                "recovery",
-                "rto_formula",
-                "timer_hz",
-                "receiver.grow_window",
-                "receiver.delack"
-            ]
-        );
-        // Issue 32: the keys that follow the kernel remove their entries.
-        let g = model_differences(&scenario(
-            "profile = \"linux-6\"\nreceiver = { grow_window = \"linux\" }",
-            &[],
-        ));
-        assert_eq!(
-            keys(&g),
-            ["recovery", "rto_formula", "timer_hz", "receiver.delack"]
-        );
-        let grow = &model_differences(&p)[3];
-        assert_eq!(
-            grow.set.as_deref(),
-            Some("flow.a.receiver.grow_window=linux")
-        );
+        assert_eq!(keys(&model_differences(&p)), ["receiver.delack"]);
+        // A paced flow names the pacing start unless it is Linux's.
         let bbr = |extra: &str| {
-            keys(&model_differences(&scenario(
+            keys(&differences(&scenario(
                 &format!("profile = \"linux-6\"\ncc = \"bbr\"\n{extra}"),
                 &[],
             )))
             .contains(&"pacing_start")
         };
-        assert!(bbr(""));
-        assert!(!bbr("pacing_start = \"linux\""));
-        assert!(!bbr("pacing = \"off\""));
+        assert!(!bbr(""));
+        assert!(bbr("pacing_start = \"after-11\""));
+        assert!(!bbr("pacing = \"off\"\npacing_start = \"after-11\""));
         // Keys the flow sets itself override the profile and are named.
         let o = scenario(
-            "profile = \"linux-6\"\nrto_formula = \"rfc6298\"\ntimers = \"tlp\"\ncwnd_validation = \"linux-3.10\"\nhandshake = false\nreceiver = { sack_blocks = 4 }\n[flow.cubic]\nhystart = false",
+            "profile = \"linux-6\"\nrto_formula = \"rfc6298\"\ntimers = \"tlp\"\ncwnd_validation = \"linux-3.10\"\nhandshake = false\nrecovery = \"prr\"\nrtt_sample = \"tsecr\"\nreceiver = { sack_blocks = 4 }\ncc = \"cubic\"",
             &[],
         );
         assert_eq!(
             keys(&differences(&o)),
             [
-                "cubic.hystart",
+                "cc",
+                "recovery",
                 "timers",
                 "rto_formula",
+                "rtt_sample",
                 "cwnd_validation",
                 "receiver.sack_blocks",
                 "handshake"
             ]
         );
+        // A receiver table keeps the profile's receiver keys.
+        let r = scenario(
+            "profile = \"linux-6\"\nreceiver = { rcvbuf = \"4MB\" }",
+            &[],
+        );
+        assert_eq!(differences(&r), []);
         // Keys the kernel follows (sysctls, route) are not differences.
         let f = scenario(
             "profile = \"linux-6\"\nfrto = \"off\"\ninit_cwnd = 4\nmin_rto = \"50ms\"\nslow_start_after_idle = false\ndetection = \"dupthresh\"\ntimers = \"rto\"",
@@ -959,24 +976,45 @@ mod tests {
             [
                 "profile",
                 "cc",
+                "recovery",
                 "detection",
                 "timers",
+                "rto_formula",
+                "timer_hz",
                 "slow_start_after_idle",
                 "frto",
                 "recovery_exit",
-                "hystart",
+                "pacing_start",
+                "rtt_sample",
+                "cwnd_growth",
+                "westwood_hz",
+                "rack_reo_timer",
+                "receiver",
                 "rto_rearm_on_head_retransmit"
             ]
         );
         // profile is a name; detection, timers, slow_start_after_idle and
         // frto are followed (sysctls); recovery_exit matters only without SACK, and is
-        // compared there; the rest are differences of the default flow
-        // (hystart with cc = "cubic").
+        // compared there; pacing_start matters only to a paced flow and
+        // westwood_hz only to Westwood, and are compared there; the rest
+        // are differences of the default flow.
         for k in ["detection", "timers", "slow_start_after_idle", "frto"] {
             assert!(FOLLOWED.contains(&k), "{k}");
         }
         let no_sack = scenario("receiver = { sack_blocks = 0 }", &[]);
         assert!(keys(&differences(&no_sack)).contains(&"recovery_exit"));
+        let ww = differences(&scenario("cc = \"westwood\"\npacing = \"rate\"", &[]));
+        let k = keys(&ww);
+        assert!(
+            k.contains(&"westwood.hz") && k.contains(&"pacing_start"),
+            "{k:?}"
+        );
+        // (rack_reo_timer with RACK: the first test.)
+        let dd = differences(&scenario("", &[]));
+        let d = keys(&dd);
+        for k in LINUX6_KEYS.iter().filter(|k| **k != "rack.reo_timer") {
+            assert!(d.contains(&k), "{k}: {d:?}");
+        }
     }
 
     #[test]

@@ -312,6 +312,8 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
+        westwood_hz,
+        rack_reo_timer,
         hack1_refire,
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
@@ -604,6 +606,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         match hystart {
             HyStartMode::Off => out.kv("hystart", false),
             HyStartMode::Linux => out.kv("hystart", true),
+            HyStartMode::Linux6 => out.kv("hystart", string("linux-6")),
             HyStartMode::PlusPlus => out.kv("hystart", string("hystart++")),
         }
     }
@@ -616,15 +619,42 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         out.line("[flow.hack1]");
         out.kv("refire", *hack1_refire);
     }
-    if *westwood_complete_cwr != base.westwood_complete_cwr {
+    let ww_cwr = *westwood_complete_cwr != base.westwood_complete_cwr;
+    let ww_hz = *westwood_hz != base.westwood_hz;
+    if ww_cwr || ww_hz {
         if cc.name() != "westwood" {
+            let (key, value) = if ww_cwr {
+                ("westwood_complete_cwr", westwood_complete_cwr.to_string())
+            } else {
+                ("westwood_hz", westwood_hz.to_string())
+            };
             return Err(format!(
-                "{at}.westwood_complete_cwr: {westwood_complete_cwr} cannot be written: [flow.westwood] is read only with cc = \"westwood\", and this flow's cc is {:?}",
+                "{at}.{key}: {value} cannot be written: [flow.westwood] is read only with cc = \"westwood\", and this flow's cc is {:?}",
                 cc.name()
             ));
         }
         out.line("[flow.westwood]");
-        out.kv("complete_cwr", *westwood_complete_cwr);
+        if ww_cwr {
+            out.kv("complete_cwr", *westwood_complete_cwr);
+        }
+        if ww_hz {
+            out.kv("hz", u64::from(*westwood_hz));
+        }
+    }
+    if *rack_reo_timer != base.rack_reo_timer {
+        if *timer_hz == 0 {
+            return Err(format!(
+                "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written with timer_hz = 0: [flow.rack] reo_timer = {:?} counts jiffies of timer_hz",
+                rack_reo_timer.name()
+            ));
+        }
+        if detection.as_str() != "rack" {
+            return Err(format!(
+                "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written: [flow.rack] is read only with detection = \"rack\", and this flow's detection is {detection:?}"
+            ));
+        }
+        out.line("[flow.rack]");
+        out.kv("reo_timer", string(rack_reo_timer.name()));
     }
     // Bitwise: a NaN differs from the default and is refused below.
     if tcp_rr_rto_factor.to_bits() != base.tcp_rr_rto_factor.to_bits() {
@@ -1083,7 +1113,7 @@ fn first_difference(want: &Scenario, got: &Scenario) -> String {
 mod tests {
     use super::*;
     use crate::parse::load_scenario;
-    use losslab_core::detect::{ErMitigation, ErVariant};
+    use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
     use losslab_core::{
@@ -1445,6 +1475,37 @@ app = { kind = "bulk" }
             text.contains("[flow.westwood]\ncomplete_cwr = true\n"),
             "{text}"
         );
+        sc.flows[0].westwood_hz = 250;
+        let text = round_trip(&sc);
+        assert!(
+            text.contains("[flow.westwood]\ncomplete_cwr = true\nhz = 250\n"),
+            "{text}"
+        );
+        sc.flows[0].westwood_complete_cwr = false;
+        let text = round_trip(&sc);
+        assert!(text.contains("[flow.westwood]\nhz = 250\n"), "{text}");
+        sc.flows[0].cc = CcSpec::Named("reno".into());
+        assert_err(&sc, "flow.a.westwood_hz:");
+        let f = &mut sc.flows[0];
+        f.cc = CcSpec::Named("westwood".into());
+        f.westwood_hz = 0;
+        f.westwood_complete_cwr = true;
+        {
+            let mut sc = two_flows();
+            let f = &mut sc.flows[0];
+            f.rack_reo_timer = ReoTimer::Linux;
+            f.detection = "dupthresh".into();
+            f.timer_hz = 250;
+            assert_err(&sc, "flow.a.rack_reo_timer:");
+            sc.flows[0].detection = "rack".into();
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack]\nreo_timer = \"linux\"\n"),
+                "{text}"
+            );
+            sc.flows[0].timer_hz = 0;
+            assert_err(&sc, "flow.a.rack_reo_timer:");
+        }
         let f = &mut sc.flows[0];
         f.extensions = vec!["hack1".into()];
         f.hack1_refire = false;
@@ -1839,8 +1900,22 @@ app = { kind = "bulk" }
                 f.hystart,
                 *pick(
                     rng,
-                    &[HyStartMode::Off, HyStartMode::Linux, HyStartMode::PlusPlus]
+                    &[
+                        HyStartMode::Off,
+                        HyStartMode::Linux,
+                        HyStartMode::Linux6,
+                        HyStartMode::PlusPlus
+                    ]
                 )
+            );
+        }
+        if f.cc.name() == "westwood" {
+            maybe!(f.westwood_hz, *pick(rng, &[100, 250, 300, 1000]));
+        }
+        if f.detection == "rack" && f.timer_hz > 0 {
+            maybe!(
+                f.rack_reo_timer,
+                *pick(rng, &[ReoTimer::Linux, ReoTimer::LinuxTwoJiffies])
             );
         }
         if f.cc.name() == "tcp-rr" {

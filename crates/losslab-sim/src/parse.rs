@@ -13,7 +13,7 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
+use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::{
@@ -57,7 +57,8 @@ by_name!(
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
-    LeOrder
+    LeOrder,
+    ReoTimer
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -724,6 +725,7 @@ const PARAMETER_TABLES: &[&str] = &[
     "tlpr",
     "cubic",
     "westwood",
+    "rack",
     "hack1",
     "tcp-rr",
     "qarr",
@@ -1912,9 +1914,19 @@ impl Cx<'_> {
         if let Some(v) = t.get("westwood") {
             let wloc = loc.key("westwood");
             let wt = self.table(v, &wloc, "a table like [flow.westwood] complete_cwr = true")?;
-            self.only_keys(wt, &wloc, &["complete_cwr"], "in [flow.westwood]")?;
+            self.only_keys(wt, &wloc, &["complete_cwr", "hz"], "in [flow.westwood]")?;
             if let Some(x) = wt.get("complete_cwr") {
                 f.westwood_complete_cwr = self.boolean(x, &wloc.key("complete_cwr"))?;
+            }
+            if let Some(x) = wt.get("hz") {
+                // Linux's CONFIG_HZ is 100 to 1000; 0 keeps nanoseconds.
+                f.westwood_hz = self.integer(
+                    x,
+                    &wloc.key("hz"),
+                    0,
+                    1_000_000,
+                    "Hz (0: exact times; Linux's HZ, e.g. 250)",
+                )? as u32;
             }
             self.parameters_read(&wloc, "westwood", "cc", &f.cc.name())?;
         }
@@ -2016,6 +2028,22 @@ impl Cx<'_> {
         if let Some(v) = t.get("le") {
             let lloc = loc.key("le");
             self.le(v, &lloc, &mut f)?;
+        }
+        if let Some(v) = t.get("rack") {
+            let rloc = loc.key("rack");
+            let rt = self.table(v, &rloc, r#"a table like [flow.rack] reo_timer = "linux""#)?;
+            self.only_keys(rt, &rloc, &["reo_timer"], "in [flow.rack]")?;
+            self.set_named(rt, &rloc, "reo_timer", &mut f.rack_reo_timer)?;
+            if f.rack_reo_timer != ReoTimer::Exact && f.timer_hz == 0 {
+                return Err(self.err(
+                    &rloc.key("reo_timer"),
+                    format!(
+                        r#"reo_timer = "{}" counts jiffies of the flow's timer_hz, which is 0 (exact timers); set timer_hz (e.g. 250) or use reo_timer = "exact""#,
+                        f.rack_reo_timer.name()
+                    ),
+                ));
+            }
+            self.parameters_read(&rloc, "rack", "detection", &f.detection)?;
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)

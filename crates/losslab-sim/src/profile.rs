@@ -8,7 +8,7 @@
 //! beside FACK in 4.4-4.14), the comment says what stands in for it.
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::detect::{ErMitigation, ErVariant};
+use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
 use losslab_core::time::{MS, SEC};
 use losslab_core::{
     CwndGrowth, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula, RtoSsthresh,
@@ -84,9 +84,11 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - tcp_rtt_estimator() whole, RTT samples from the (S)ACKed
         //   segments' send times (tcp_clean_rtx_queue()), cwnd growth on
         //   SACK-only ACKs past a reordering of 3 (tcp_may_raise_cwnd());
-        // - timers on jiffies at CONFIG_HZ = 250: a build choice (Debian's,
-        //   and the kernel docs/FIDELITY.md measures; Fedora and Ubuntu
-        //   build 1000: set `timer_hz` to your kernel's);
+        // - timers on jiffies at CONFIG_HZ = 250 (the RTO, the probes,
+        //   RACK's reordering timer, Westwood's clock): a build choice
+        //   (Debian's, and the kernel docs/FIDELITY.md measures; Fedora and
+        //   Ubuntu build 1000: set `timer_hz` and `[flow.westwood] hz` to
+        //   your kernel's);
         // - the receiver's window opened as tcp_grow_window() does, with
         //   its quick ACKs, and pacing from the skb that brings
         //   data_segs_out to 10 (tcp_update_skb_after_send());
@@ -105,6 +107,10 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.cwnd_growth = CwndGrowth::Linux;
             f.receiver.grow_window = true;
             f.pacing_start = PacingStart::Linux;
+            // tcp_rack_mark_lost() since 6.6: the wait + 2 ms in jiffies;
+            // tcp_westwood.c counts jiffies too.
+            f.rack_reo_timer = ReoTimer::Linux;
+            f.westwood_hz = 250;
         }
         // Linux 4.10 (the OR3 paper's hosts): RACK had joined FACK and
         // DupThresh (4.4) but did not yet replace them; `rack` stands in for

@@ -3,7 +3,7 @@
 //! parses them from TOML with `parse::parse_scenario`.
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::detect::{ErMitigation, ErVariant, LeOrder};
+use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
@@ -379,6 +379,17 @@ pub struct FlowSpec {
     /// BARR, which never ask for ssthresh; false by default (the value
     /// of ssthresh at the start of recovery stands in for it, as before).
     pub westwood_complete_cwr: bool,
+    /// `[flow.westwood] hz = N` (added): Westwood+ keeps its times in
+    /// Linux's jiffies at HZ = N (tcp_westwood.c: usecs_to_jiffies() of
+    /// each RTT, tcp_jiffies32 intervals, TCP_WESTWOOD_RTT_MIN = HZ / 20);
+    /// 0, the default, keeps the engine's nanoseconds, as before.
+    pub westwood_hz: u32,
+    /// `[flow.rack] reo_timer = "exact" | "linux" | "linux-2-jiffies"`
+    /// (added): RACK's reordering timer fires at the expiry (`"exact"`,
+    /// the default, as before) or as Linux's tcp_rack_mark_lost() arms it
+    /// in jiffies of `timer_hz`: 6.6 and later, the wait + 2 ms rounded
+    /// up; before, the wait rounded up + 2 jiffies.
+    pub rack_reo_timer: ReoTimer,
     /// `[flow.hack1] refire = true | false` (added; only with the `hack1`
     /// extension): after Hack 1 fires, its count of duplicate ACKs
     /// without new SACK information starts over (true, the default and
@@ -493,6 +504,8 @@ impl FlowSpec {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
+            westwood_hz: 0,
+            rack_reo_timer: ReoTimer::Exact,
             hack1_refire: true,
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,

@@ -1478,6 +1478,8 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         er_mitigation: spec.early_retransmit.mitigation,
         er_variant: spec.early_retransmit.variant,
         le_order: spec.le_order,
+        rack_reo_timer: spec.rack_reo_timer,
+        rack_timer_hz: spec.timer_hz,
     };
     let timers = losslab_core::timers::TimerParams {
         rrthresh: spec.rrthresh,
@@ -1488,6 +1490,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         hystart: spec.hystart,
         tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
         westwood_complete_cwr: spec.westwood_complete_cwr,
+        westwood_hz: spec.westwood_hz,
         seed,
     };
     let recovery = losslab_core::recovery::RecoveryParams {

@@ -130,22 +130,23 @@ fn probe_rtt_dips(trace: &[(Time, u64)]) -> Vec<f64> {
 }
 
 /// (c) PROBE_RTT: a bulk flow never goes idle, so nothing lowers min_rtt
-/// for 10 s after it was last refreshed and BBR dips to cwnd 4 for at
-/// least 200 ms and a round. The 10 s restart at the end of each dip
-/// (bbr_check_probe_rtt_done sets min_rtt_stamp), so the period is
-/// 10 s + 200 ms + about one RTT. Measured when written: dips at 10.201,
-/// 20.503, 30.807 s (no loss, no timeout), 10.30 s apart.
+/// for 10 s after it was first measured and BBR dips to cwnd 4 for at
+/// least 200 ms and a round (bbr_check_probe_rtt_done() then restamps
+/// min_rtt). After that dip the path's RTT is exactly its minimum
+/// whenever the queue is empty (this simulator's delays do not jitter),
+/// which PROBE_BW's 0.75 phase brings about every eight rounds, and
+/// tcp_bbr.c's bbr_update_min_rtt() refreshes the stamp on a sample equal
+/// to min_rtt (`rs->rtt_us <= bbr->min_rtt_us`): the filter never expires
+/// again, so there is one dip in 35 s. Measured: one dip at 10.312 s.
+/// (With `<`, the engine before issue 32, dips came every 10.30 s:
+/// 10.201, 20.503, 30.807 s.)
 #[test]
-fn probe_rtt_about_every_ten_seconds() {
+fn probe_rtt_once_then_equal_samples_keep_min_rtt_fresh() {
     let (res, trace) = run("bbr", LossModel::None, 35, 1);
     assert_eq!(res.flows[0].timeouts, 0);
     let dips = probe_rtt_dips(&trace);
-    assert_eq!(dips.len(), 3, "{dips:?}");
+    assert_eq!(dips.len(), 1, "{dips:?}");
     assert!(dips[0] > 10.0 && dips[0] < 10.5, "{dips:?}");
-    for p in dips.windows(2) {
-        let gap = p[1] - p[0];
-        assert!(gap > 10.2 && gap < 10.5, "{dips:?}");
-    }
 }
 
 /// (d) Determinism: the same scenario seed gives the same run to the

@@ -124,6 +124,9 @@ fn hystart_avoids_the_slow_start_overshoot() {
     assert_eq!(name, "cubic+hystart");
     assert!(plain > 100, "slow start overshoots: {plain} drops");
     assert!(hy * 10 < plain, "HyStart {hy} vs {plain}");
+    let (hy6, name) = drops(HyStartMode::Linux6);
+    assert_eq!(name, "cubic+hystart-linux-6");
+    assert!(hy6 * 10 < plain, "Linux 6.x HyStart {hy6} vs {plain}");
 }
 
 #[test]
@@ -141,6 +144,7 @@ fn cubic_parameter_table() {
     for (value, mode) in [
         ("false", HyStartMode::Off),
         ("\"linux\"", HyStartMode::Linux),
+        ("\"linux-6\"", HyStartMode::Linux6),
         ("\"hystart++\"", HyStartMode::PlusPlus),
     ] {
         let s = parse(&text(&format!(
@@ -159,7 +163,7 @@ fn cubic_parameter_table() {
         "flow.a.cubic.hystart",
         &[
             "unknown hystart \"yes\"",
-            "true, false or one of \"linux\", \"hystart++\"",
+            "true, false or one of \"linux\", \"linux-6\", \"hystart++\"",
         ],
     );
     expect_parse_error(

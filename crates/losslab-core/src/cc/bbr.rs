@@ -45,7 +45,8 @@
 //!   reach BBR with the next sample.
 //! - tp->snd_cwnd_clamp and sk_max_pacing_rate are unlimited (Linux
 //!   defaults); bbr_tso_segs_goal() caps bursts at 64 KB less a header
-//!   (GSO_LEGACY_MAX_SIZE, as pacing.rs's TSO autosizing).
+//!   (GSO_LEGACY_MAX_SIZE, as pacing.rs's TSO autosizing) and at 127
+//!   segments (`0x7FU`).
 
 use super::{CaState, CcCtx, CongestionControl};
 use crate::minmax::WindowedFilter;
@@ -135,6 +136,8 @@ const TCP_INIT_CWND: u64 = 10;
 /// GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER (320 on x86-64), the burst
 /// cap of bbr_tso_segs_generic().
 const TSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
+/// bbr_tso_segs_goal()'s `0x7FU` cap on the goal, segments.
+const TSO_SEGS_GOAL_MAX: u64 = 0x7F;
 /// sk_pacing_shift: TSO bursts hold about 1 ms (2^-10 s) of data.
 const PACING_SHIFT: u32 = 10;
 /// MSS assumed until the first ACK tells the real one.
@@ -385,10 +388,15 @@ impl Bbr {
         }
     }
 
-    /// bbr_tso_segs_goal(): segments of a burst at the pacing rate.
+    /// bbr_tso_segs_goal() (net/ipv4/tcp_bbr.c, Linux 6.x): segments of a
+    /// burst at the pacing rate, `min(segs, 0x7FU)`: the kernel keeps the
+    /// goal within 7 bits, which binds only when the 65,215-byte cap
+    /// holds more than 127 segments (an MSS under 514 bytes).
     fn tso_segs_goal(&self) -> u64 {
         let bytes = (self.pacing_rate >> PACING_SHIFT).min(TSO_MAX_BYTES);
-        (bytes / self.mss.max(1) as u64).max(self.min_tso_segs() as u64)
+        (bytes / self.mss.max(1) as u64)
+            .max(self.min_tso_segs() as u64)
+            .min(TSO_SEGS_GOAL_MAX)
     }
 
     /// bbr_save_cwnd(): the last known good cwnd, kept across recovery
@@ -753,7 +761,10 @@ impl Bbr {
         // rs->is_ack_delayed is not sampled by the engine: false.
         let is_ack_delayed = false;
         if let Some(rtt_us) = rs.rtt_us {
-            if rtt_us < self.min_rtt_us || (filter_expired && !is_ack_delayed) {
+            // bbr_update_min_rtt(): `rs->rtt_us <= bbr->min_rtt_us`: an
+            // equal sample refreshes the stamp too, so a path whose RTT
+            // holds steady at its minimum does not enter PROBE_RTT.
+            if rtt_us <= self.min_rtt_us || (filter_expired && !is_ack_delayed) {
                 self.min_rtt_us = rtt_us;
                 self.min_rtt_stamp = now;
             }
@@ -1082,6 +1093,25 @@ mod tests {
         // No RTT sample yet: TCP_INIT_CWND.
         b.min_rtt_us = NO_RTT;
         assert_eq!(b.bdp(41_943, CWND_GAIN), 10);
+    }
+
+    /// bbr_tso_segs_goal()'s `min(segs, 0x7FU)`: at 1 Gbit/s pacing
+    /// (125_000_000 B/s >> 10 = 122_070 bytes, above the 65_536 - 1 -
+    /// 320 = 65_215 cap) a 1000-byte MSS gives 65_215 / 1000 = 65
+    /// segments, under the cap; a 500-byte MSS gives 65_215 / 500 = 130,
+    /// cut to 127; 100 bytes: 652 -> 127. Below 150_000 B/s (1.2 Mbit/s)
+    /// bbr_min_tso_segs() is 1: 100_000 >> 10 = 97 bytes / 1000 = 0 -> 1.
+    #[test]
+    fn tso_segs_goal_is_capped_at_127() {
+        let mut b = cruising(6710, 2);
+        b.pacing_rate = 125_000_000;
+        for (mss, want) in [(1000, 65), (600, 108), (500, 127), (100, 127)] {
+            b.mss = mss;
+            assert_eq!(b.tso_segs_goal(), want, "mss {mss}");
+        }
+        b.mss = 1000;
+        b.pacing_rate = 100_000;
+        assert_eq!(b.tso_segs_goal(), 1);
     }
 
     #[test]
@@ -1465,7 +1495,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "engine differs from tcp_bbr.c: min_rtt refresh uses rtt < min_rtt, Linux uses rtt <= min_rtt"]
     fn a_min_rtt_sample_equal_to_min_rtt_refreshes_its_stamp() {
         // bbr_update_min_rtt(): `rs->rtt_us <= bbr->min_rtt_us` takes an
         // equal sample and moves min_rtt_stamp to now.

@@ -13,8 +13,11 @@
 //!
 //! Slow start is RFC 5681's (RFC 9438 section 4.10 allows it) unless a
 //! slow-start exit is asked for (`with_slow_start_exit`, scenario
-//! `[flow.cubic] hystart`): Linux's HyStart (hystart.rs, `true` or
-//! `"linux"`) or HyStart++ (RFC 9406, which section 4.10 prefers;
+//! `[flow.cubic] hystart`): the older HyStart (hystart.rs `HyStart`,
+//! `true` or `"linux"`, a blend of kernel versions), Linux 6.x's HyStart
+//! (hystart.rs `HyStartLinux6`, `"linux-6"`, the code `cubic-linux`
+//! runs, fed every ACK through `on_ack` as Linux's pkts_acked() is) or
+//! HyStart++ (RFC 9406, which section 4.10 prefers;
 //! hystart_plus_plus.rs, `"hystart++"`).
 //!
 //! Against Linux tcp_cubic.c: fast convergence (`bictcp_recalc_ssthresh`),
@@ -30,8 +33,10 @@
 //! 9438 section 4.9 (a DSACK undo restores cwnd and ssthresh only; Linux
 //! does the same) and ECN.
 
+use super::cubic_linux::{jiffies32, HZ};
 use super::{
-    additive_increase, slow_start, CcCtx, CongestionControl, HyStart, HyStartMode, HyStartPlusPlus,
+    additive_increase, slow_start, CaState, CcCtx, CongestionControl, HyStart, HyStartLinux6,
+    HyStartMode, HyStartPlusPlus,
 };
 use crate::time::{Time, SEC};
 use crate::window::Window;
@@ -59,6 +64,7 @@ pub const UNKNOWN_W_MAX_CNT: u64 = 20;
 enum SlowStartExit {
     Standard,
     Linux(HyStart),
+    Linux6(HyStartLinux6),
     PlusPlus(HyStartPlusPlus),
 }
 
@@ -132,6 +138,7 @@ impl Cubic {
         self.hystart = match mode {
             HyStartMode::Off => SlowStartExit::Standard,
             HyStartMode::Linux => SlowStartExit::Linux(HyStart::default()),
+            HyStartMode::Linux6 => SlowStartExit::Linux6(HyStartLinux6::new()),
             HyStartMode::PlusPlus => SlowStartExit::PlusPlus(HyStartPlusPlus::default()),
         };
         self
@@ -270,15 +277,46 @@ fn cube_root(x: f64) -> f64 {
 }
 
 impl CongestionControl for Cubic {
-    /// Grows only in cong_avoid (no `on_ack`).
+    /// Grows only in cong_avoid; Linux 6.x's HyStart measures in
+    /// cubictcp_acked(), on every ACK.
     fn observes_every_ack(&self) -> bool {
-        false
+        matches!(self.hystart, SlowStartExit::Linux6(_))
+    }
+
+    /// Linux 6.x's hystart_ack_delay() reads sk_pacing_rate.
+    fn wants_pacing_rate(&self) -> bool {
+        matches!(self.hystart, SlowStartExit::Linux6(_))
+    }
+
+    /// cubictcp_acked() for `hystart = "linux-6"`. This controller's stage
+    /// stands in for Linux's epoch: it began `elapsed` before its last
+    /// update (its clock skips idle spells as cubictcp_cwnd_event() moves
+    /// epoch_start), and samples within HZ jiffies of that are dropped.
+    fn on_ack(&mut self, w: &mut Window, ctx: &CcCtx) {
+        if let SlowStartExit::Linux6(h) = &mut self.hystart {
+            let fresh_epoch = self.epoch.as_ref().is_some_and(|e| {
+                let start = jiffies32(e.last.saturating_sub(e.elapsed));
+                (jiffies32(ctx.now).wrapping_sub(start) as i32) < HZ as i32
+            });
+            h.acked(w, ctx, fresh_epoch, true);
+        }
+    }
+
+    /// cubictcp_state(TCP_CA_Loss) for `hystart = "linux-6"`: delay_min
+    /// and found forgotten, a round from the timeout.
+    fn on_state(&mut self, state: CaState, _w: &Window) {
+        if let SlowStartExit::Linux6(h) = &mut self.hystart {
+            if state == CaState::Loss {
+                h.on_loss();
+            }
+        }
     }
 
     fn name(&self) -> String {
         match self.hystart {
             SlowStartExit::Standard => "cubic".into(),
             SlowStartExit::Linux(_) => "cubic+hystart".into(),
+            SlowStartExit::Linux6(_) => "cubic+hystart-linux-6".into(),
             SlowStartExit::PlusPlus(_) => "cubic+hystart++".into(),
         }
     }
@@ -313,7 +351,8 @@ impl CongestionControl for Cubic {
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let mut acked = acked;
         match &mut self.hystart {
-            SlowStartExit::Standard => {}
+            // Linux 6.x's HyStart ran in on_ack.
+            SlowStartExit::Standard | SlowStartExit::Linux6(_) => {}
             SlowStartExit::Linux(h) => {
                 h.on_ack(w, ctx);
             }
@@ -352,13 +391,15 @@ impl CongestionControl for Cubic {
     /// cubictcp_state(TCP_CA_Loss) resets the same way (bictcp_reset()).
     /// ssthresh was already set by `ssthresh` (section 4.8: beta_cubic, as
     /// in 4.6) unless this timeout repeats one.
-    fn on_timeout(&mut self, _now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         self.epoch = None;
         self.w_max = 0.0;
         // HyStart++ is over already (the timeout's `ssthresh` ended it):
         // RFC 9406 section 4.3 uses it for the initial slow start only.
-        if let SlowStartExit::Linux(h) = &mut self.hystart {
-            h.reset();
+        match &mut self.hystart {
+            SlowStartExit::Linux(h) => h.reset(),
+            SlowStartExit::Linux6(h) => h.on_timeout(now),
+            _ => {}
         }
     }
 
@@ -380,7 +421,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::MS;
+    use crate::time::{MS, SEC};
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
@@ -628,5 +669,51 @@ mod tests {
             Cubic::new().with_slow_start_exit(HyStartMode::Off).name(),
             "cubic"
         );
+    }
+
+    fn linux6(cc: &Cubic) -> &HyStartLinux6 {
+        match &cc.hystart {
+            SlowStartExit::Linux6(h) => h,
+            _ => panic!("not linux-6"),
+        }
+    }
+
+    /// `hystart = "linux-6"` runs hystart.rs's HyStartLinux6 from on_ack
+    /// (every ACK), with the pacing rate, and not from cong_avoid.
+    /// cubictcp_acked() drops samples while the epoch is younger than HZ
+    /// = 1000 jiffies: a loss at cwnd 40 (ssthresh 28), cwnd 28, a stage
+    /// started by cong_avoid at 10 s; a 20 ms sample at 10.999 s (999
+    /// jiffies) is dropped, one at 11.000 s (1000, not < 1000) becomes
+    /// delay_min. A timeout then zeroes delay_min (cubictcp_state()).
+    #[test]
+    fn with_linux6_hystart() {
+        let mut cc = Cubic::new().with_slow_start_exit(HyStartMode::Linux6);
+        assert_eq!(cc.name(), "cubic+hystart-linux-6");
+        assert!(cc.observes_every_ack() && cc.wants_pacing_rate());
+        assert!(!Cubic::new().with_hystart().observes_every_ack());
+        let sample = |now: Time, rtt_ms: u64| CcCtx {
+            now,
+            rtt_sample: Some(rtt_ms * MS),
+            srtt: Some(40 * MS),
+            snd_una: 1,
+            snd_nxt: 1000,
+            ..Default::default()
+        };
+        let mut w = Window::new(40);
+        cc.on_ack(&mut w, &sample(5 * SEC, 40));
+        assert_eq!(linux6(&cc).delay_min(), 40_000);
+        // cong_avoid leaves HyStart alone.
+        cc.cong_avoid(&mut w, 1, &sample(6 * SEC, 10));
+        assert_eq!(linux6(&cc).delay_min(), 40_000);
+        w.ssthresh = cc.ssthresh(&w, 40);
+        w.cwnd = 28;
+        cc.cong_avoid(&mut w, 1, &sample(10 * SEC, 40));
+        cc.on_ack(&mut w, &sample(10 * SEC + 999 * MS, 20));
+        assert_eq!(linux6(&cc).delay_min(), 40_000);
+        cc.on_ack(&mut w, &sample(11 * SEC, 20));
+        assert_eq!(linux6(&cc).delay_min(), 20_000);
+        cc.on_timeout(12 * SEC);
+        cc.on_state(CaState::Loss, &w);
+        assert_eq!(linux6(&cc).delay_min(), 0);
     }
 }

@@ -26,7 +26,8 @@
 //!   cwnd_prior);
 //! - slow start ends by Linux's HyStart, on by default (`hystart = 1`),
 //!   measured on every ACK (`on_ack`, Linux pkts_acked()), its ACK-train threshold
-//!   depending on pacing.
+//!   depending on pacing: hystart.rs's `HyStartLinux6`, which `cubic`
+//!   runs too with `[flow.cubic] hystart = "linux-6"`.
 //!
 //! Clocks: the engine's `Time` is nanoseconds since the run began.
 //! tcp_jiffies32 is `now / 1 ms` plus Linux's INITIAL_JIFFIES (jiffies
@@ -36,9 +37,11 @@
 //! 1 us` truncated to u32. RTT samples are `rtt_sample / 1 us`; Linux's
 //! are differences of microsecond stamps (at most 1 us apart).
 
+#[cfg(test)]
+use super::hystart::hystart_ack_delay;
+use super::hystart::{after, HyStartLinux6};
 use super::{additive_increase, slow_start, CaState, CcCtx, CongestionControl};
-use crate::pacing::GSO_MAX_SIZE;
-use crate::time::{Time, MS, US};
+use crate::time::{Time, MS};
 use crate::window::Window;
 
 /// `BICTCP_BETA_SCALE`: beta is in 1/1024.
@@ -60,28 +63,13 @@ pub const CUBE_RTT_SCALE: u32 = BIC_SCALE * 10;
 /// cubictcp_register(): `cube_factor = 1ull << (10+3*BICTCP_HZ)` then
 /// `do_div(cube_factor, bic_scale * 10)`: 2^40 / 410 = 2681735677.
 pub const CUBE_FACTOR: u64 = (1u64 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE as u64 * 10);
-/// Module parameter `hystart_low_window`.
-pub const HYSTART_LOW_WINDOW: u64 = 16;
-/// Module parameter `hystart_ack_delta_us`.
-pub const HYSTART_ACK_DELTA_US: i32 = 2000;
-/// `HYSTART_MIN_SAMPLES`.
-pub const HYSTART_MIN_SAMPLES: u8 = 8;
-/// `HYSTART_DELAY_MIN`, `HYSTART_DELAY_MAX` (usecs).
-pub const HYSTART_DELAY_MIN: u32 = 4000;
-pub const HYSTART_DELAY_MAX: u32 = 16000;
 /// include/linux/jiffies.h INITIAL_JIFFIES, `(unsigned int)(-300*HZ)`.
 const INITIAL_JIFFIES: u32 = (-300i64 * HZ as i64) as u32;
-const USEC_PER_MSEC: u64 = 1000;
 const USEC_PER_SEC: u64 = 1_000_000;
 
 /// tcp_jiffies32 at engine time `now` (see the module comment).
 pub fn jiffies32(now: Time) -> u32 {
     ((now / MS) as u32).wrapping_add(INITIAL_JIFFIES)
-}
-
-/// bictcp_clock_us(): tp->tcp_mstamp (microseconds) as u32.
-pub fn clock_us(now: Time) -> u32 {
-    (now / US) as u32
 }
 
 /// include/linux/jiffies.h _usecs_to_jiffies() for HZ = 1000, which
@@ -91,11 +79,6 @@ pub fn clock_us(now: Time) -> u32 {
 pub fn usecs_to_jiffies(u: u32) -> u32 {
     let per = (USEC_PER_SEC / HZ as u64) as u32;
     u.wrapping_add(per - 1) / per
-}
-
-/// include/net/tcp.h after(): sequence `a` is after `b`, mod 2^32.
-fn after(a: u32, b: u32) -> bool {
-    (b.wrapping_sub(a) as i32) < 0
 }
 
 /// fls64(): 1 + the index of the highest set bit, 0 for 0.
@@ -137,18 +120,6 @@ pub fn cubic_root(a: u64) -> u32 {
     x.wrapping_mul(341) >> 10
 }
 
-/// hystart_ack_delay(): `min_t(u64, USEC_PER_MSEC, div64_ul((u64)
-/// sk->sk_gso_max_size * 4 * USEC_PER_SEC, rate))`, 0 without a rate;
-/// sk_pacing_rate is in bytes per second, `pacing_rate_bps` in bits.
-/// sk_gso_max_size is GSO_LEGACY_MAX_SIZE, 65536 (pacing.rs).
-pub fn hystart_ack_delay(pacing_rate_bps: Option<u64>) -> u32 {
-    let rate = pacing_rate_bps.unwrap_or(0) / 8;
-    if rate == 0 {
-        return 0;
-    }
-    USEC_PER_MSEC.min(GSO_MAX_SIZE * 4 * USEC_PER_SEC / rate) as u32
-}
-
 /// Linux CUBIC: `struct bictcp` and the module's switches.
 #[derive(Clone, Debug)]
 pub struct CubicLinux {
@@ -168,32 +139,15 @@ pub struct CubicLinux {
     bic_origin_point: u32,
     /// Time to the origin point from the epoch's start, 1/1024 s.
     bic_k: u32,
-    /// Minimum delay, usecs (0: none yet).
-    delay_min: u32,
     /// Beginning of the epoch, jiffies (0: no epoch).
     epoch_start: u32,
     /// Segments ACKed, for the Reno-friendly estimate.
     ack_cnt: u32,
     /// The Reno-friendly estimate of cwnd.
     tcp_cwnd: u32,
-    /// HyStart: samples of this round, exit found, round start and last
-    /// close ACK (usecs), snd_nxt at the round's start (mod 2^32), the
-    /// round's minimum RTT (usecs).
-    sample_cnt: u8,
-    found: bool,
-    round_start: u32,
-    end_seq: u32,
-    last_ack: u32,
-    curr_rtt: u32,
-    /// The engine's part: the time of the last timeout, for the
-    /// bictcp_hystart_reset() of cubictcp_state(TCP_CA_Loss), which
-    /// `on_state` runs and which has no clock.
-    timeout_at: Time,
-    /// bictcp_hystart_reset() sets end_seq = snd_nxt; at a timeout the
-    /// controller does not see snd_nxt, so the first ACK after it
-    /// supplies it (the engine never moves snd_nxt back, and after a
-    /// timeout with cwnd 1 nothing new is sent before that ACK).
-    end_seq_pending: bool,
+    /// HyStart and delay_min (`ca->delay_min`, HyStart's fields),
+    /// hystart.rs: the same code as `cubic`'s `hystart = "linux-6"`.
+    hy: HyStartLinux6,
 }
 
 impl Default for CubicLinux {
@@ -217,18 +171,10 @@ impl CubicLinux {
             last_time: 0,
             bic_origin_point: 0,
             bic_k: 0,
-            delay_min: 0,
             epoch_start: 0,
             ack_cnt: 0,
             tcp_cwnd: 0,
-            sample_cnt: 0,
-            found: false,
-            round_start: 0,
-            end_seq: 0,
-            last_ack: 0,
-            curr_rtt: u32::MAX,
-            timeout_at: 0,
-            end_seq_pending: false,
+            hy: HyStartLinux6::new(),
         }
     }
 
@@ -253,7 +199,7 @@ impl CubicLinux {
     }
     /// `ca->delay_min`, usecs.
     pub fn delay_min(&self) -> u32 {
-        self.delay_min
+        self.hy.delay_min()
     }
     /// The Reno-friendly estimate (`ca->tcp_cwnd`) and its ACK count.
     pub fn tcp_cwnd(&self) -> (u32, u32) {
@@ -261,11 +207,12 @@ impl CubicLinux {
     }
     /// HyStart ended slow start (`ca->found`).
     pub fn found(&self) -> bool {
-        self.found
+        self.hy.found()
     }
 
     /// bictcp_reset(): the memset of everything before `unused` (cnt
-    /// through tcp_cwnd, delay_min included) and `found = 0`.
+    /// through tcp_cwnd; delay_min and `found = 0` are HyStartLinux6's
+    /// `on_loss`).
     fn bictcp_reset(&mut self) {
         self.cnt = 0;
         self.last_max_cwnd = 0;
@@ -273,20 +220,9 @@ impl CubicLinux {
         self.last_time = 0;
         self.bic_origin_point = 0;
         self.bic_k = 0;
-        self.delay_min = 0;
         self.epoch_start = 0;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
-        self.found = false;
-    }
-
-    /// bictcp_hystart_reset(): a new round from now to snd_nxt.
-    fn hystart_reset(&mut self, now_us: u32, snd_nxt: u32) {
-        self.round_start = now_us;
-        self.last_ack = now_us;
-        self.end_seq = snd_nxt;
-        self.curr_rtt = u32::MAX;
-        self.sample_cnt = 0;
     }
 
     /// bictcp_update(): `ca->cnt` for this ACK; `now` in jiffies.
@@ -325,7 +261,7 @@ impl CubicLinux {
             // (sign-extended), `t += usecs_to_jiffies(ca->delay_min);`,
             // `t <<= BICTCP_HZ;`, `do_div(t, HZ);`.
             let mut t = i64::from(now.wrapping_sub(self.epoch_start) as i32) as u64;
-            t = t.wrapping_add(u64::from(usecs_to_jiffies(self.delay_min)));
+            t = t.wrapping_add(u64::from(usecs_to_jiffies(self.hy.delay_min())));
             t <<= BICTCP_HZ;
             t /= u64::from(HZ);
 
@@ -378,54 +314,6 @@ impl CubicLinux {
         // `ca->cnt = max(ca->cnt, 2U);`: at most 1.5 cwnd per RTT.
         self.cnt = self.cnt.max(2);
     }
-
-    /// hystart_update(), with cwnd and ssthresh from the window.
-    fn hystart_update(&mut self, w: &mut Window, ctx: &CcCtx, delay: u32) {
-        // `if (after(tp->snd_una, ca->end_seq)) bictcp_hystart_reset(sk);`
-        // then the `hystart_low_window` check (the 2025 order).
-        if after(ctx.snd_una as u32, self.end_seq) {
-            self.hystart_reset(clock_us(ctx.now), ctx.snd_nxt as u32);
-        }
-        if w.cwnd < HYSTART_LOW_WINDOW {
-            return;
-        }
-
-        // HYSTART_ACK_TRAIN.
-        let now = clock_us(ctx.now);
-        if (now.wrapping_sub(self.last_ack) as i32) <= HYSTART_ACK_DELTA_US {
-            self.last_ack = now;
-            // `threshold = ca->delay_min + hystart_ack_delay(sk);` and
-            // `if (sk->sk_pacing_status == SK_PACING_NONE) threshold >>=
-            // 1;`
-            let mut threshold = self
-                .delay_min
-                .wrapping_add(hystart_ack_delay(ctx.pacing_rate));
-            if !ctx.paced {
-                threshold >>= 1;
-            }
-            // `(s32)(now - ca->round_start) > threshold`: an s32 against
-            // a u32 compares as u32.
-            if now.wrapping_sub(self.round_start) > threshold {
-                self.found = true;
-                w.ssthresh = w.cwnd;
-            }
-        }
-
-        // HYSTART_DELAY.
-        if self.curr_rtt > delay {
-            self.curr_rtt = delay;
-        }
-        if self.sample_cnt < HYSTART_MIN_SAMPLES {
-            self.sample_cnt += 1;
-        } else if self.curr_rtt
-            > self
-                .delay_min
-                .wrapping_add((self.delay_min >> 3).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX))
-        {
-            self.found = true;
-            w.ssthresh = w.cwnd;
-        }
-    }
 }
 
 impl CongestionControl for CubicLinux {
@@ -468,36 +356,15 @@ impl CongestionControl for CubicLinux {
         additive_increase(w, u64::from(self.cnt), acked);
     }
 
-    /// cubictcp_acked(), on every ACK.
+    /// cubictcp_acked(), on every ACK (hystart.rs), with this
+    /// controller's epoch for its discard of delay samples right after
+    /// fast recovery: `ca->epoch_start && (s32)(tcp_jiffies32 -
+    /// ca->epoch_start) < HZ`.
     fn on_ack(&mut self, w: &mut Window, ctx: &CcCtx) {
-        // The snd_nxt of the timeout's bictcp_hystart_reset(), from the
-        // first ACK after it (with or without an RTT sample: the
-        // retransmissions' ACKs have none, and new data may follow them).
-        if self.end_seq_pending {
-            self.end_seq = ctx.snd_nxt as u32;
-            self.end_seq_pending = false;
-        }
-        // `if (sample->rtt_us < 0) return;`
-        let Some(rtt) = ctx.rtt_sample else {
-            return;
-        };
-        // Discard delay samples right after fast recovery: `if
-        // (ca->epoch_start && (s32)(tcp_jiffies32 - ca->epoch_start) <
-        // HZ) return;`
         let now = jiffies32(ctx.now);
-        if self.epoch_start != 0 && (now.wrapping_sub(self.epoch_start) as i32) < HZ as i32 {
-            return;
-        }
-        let mut delay = (rtt / US).min(u64::from(u32::MAX)) as u32;
-        if delay == 0 {
-            delay = 1;
-        }
-        if self.delay_min == 0 || self.delay_min > delay {
-            self.delay_min = delay;
-        }
-        if !self.found && w.in_slow_start() && self.hystart {
-            self.hystart_update(w, ctx, delay);
-        }
+        let fresh_epoch =
+            self.epoch_start != 0 && (now.wrapping_sub(self.epoch_start) as i32) < HZ as i32;
+        self.hy.acked(w, ctx, fresh_epoch, self.hystart);
     }
 
     /// The sender calls `on_ack` on every ACK.
@@ -513,7 +380,7 @@ impl CongestionControl for CubicLinux {
     /// Remembers the time for `on_state(Loss)`; ssthresh was asked
     /// already (cubictcp_recalc_ssthresh()) unless this timeout repeats.
     fn on_timeout(&mut self, now: Time) {
-        self.timeout_at = now;
+        self.hy.on_timeout(now);
     }
 
     /// cubictcp_state(): on TCP_CA_Loss, bictcp_reset() (W_max and
@@ -521,8 +388,7 @@ impl CongestionControl for CubicLinux {
     fn on_state(&mut self, state: CaState, _w: &Window) {
         if state == CaState::Loss {
             self.bictcp_reset();
-            self.hystart_reset(clock_us(self.timeout_at), self.end_seq);
-            self.end_seq_pending = true;
+            self.hy.on_loss();
         }
     }
 
@@ -859,28 +725,31 @@ mod tests {
         let mut cc = CubicLinux::new();
         let mut w = window(8, u64::MAX / 4);
         cc.on_ack(&mut w, &ack(10 * SEC, Some(40 * MS), 1, 5000));
-        assert_eq!((cc.round_start, cc.end_seq), (10_000_000, 5000));
+        assert_eq!((cc.hy.round_start, cc.hy.end_seq), (10_000_000, 5000));
         assert_eq!(cc.delay_min(), 40_000);
         // Not past end_seq: the round goes on.
         cc.on_ack(&mut w, &ack(10 * SEC + MS, Some(40 * MS), 5000, 9000));
-        assert_eq!(cc.round_start, 10_000_000);
+        assert_eq!(cc.hy.round_start, 10_000_000);
         cc.on_ack(&mut w, &ack(10 * SEC + 2 * MS, Some(40 * MS), 5001, 9000));
-        assert_eq!((cc.round_start, cc.end_seq), (10_002_000, 9000));
+        assert_eq!((cc.hy.round_start, cc.hy.end_seq), (10_002_000, 9000));
 
         w.cwnd = 50;
-        cc.found = true;
+        cc.hy.found = true;
         w.ssthresh = cc.ssthresh(&w, 50);
         cc.on_timeout(12 * SEC);
         cc.on_state(CaState::Loss, &w);
         assert_eq!(cc.delay_min(), 0);
         assert_eq!(cc.last_max_cwnd(), 0);
         assert!(!cc.found());
-        assert_eq!((cc.round_start, cc.last_ack), (12_000_000, 12_000_000));
+        assert_eq!(
+            (cc.hy.round_start, cc.hy.last_ack),
+            (12_000_000, 12_000_000)
+        );
         // The next ACK supplies end_seq = snd_nxt: snd_una 9500 is not
         // past 20000, so the round from the timeout goes on.
         w.cwnd = 1;
         cc.on_ack(&mut w, &ack(12 * SEC + 50 * MS, Some(30 * MS), 9500, 20000));
-        assert_eq!((cc.round_start, cc.end_seq), (12_000_000, 20000));
+        assert_eq!((cc.hy.round_start, cc.hy.end_seq), (12_000_000, 20000));
         assert_eq!(cc.delay_min(), 30_000);
     }
 

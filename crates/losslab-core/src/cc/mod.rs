@@ -18,7 +18,7 @@ pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use cubic_linux::CubicLinux;
 pub use fixed::Fixed;
-pub use hystart::HyStart;
+pub use hystart::{HyStart, HyStartLinux6};
 pub use hystart_plus_plus::HyStartPlusPlus;
 pub use newreno::NewReno;
 pub use reno::Reno;
@@ -214,8 +214,13 @@ pub enum HyStartMode {
     /// RFC 5681 slow start until the first loss (`hystart = false`).
     #[default]
     Off,
-    /// Linux's HyStart, hystart.rs (`hystart = true` or `"linux"`).
+    /// The older HyStart, hystart.rs `HyStart` (`hystart = true` or
+    /// `"linux"`): a blend of kernel versions (hystart.rs's module
+    /// comment says which parts).
     Linux,
+    /// Linux 6.x's HyStart, hystart.rs `HyStartLinux6` (`hystart =
+    /// "linux-6"`), the one `cubic-linux` runs.
+    Linux6,
     /// HyStart++, RFC 9406, hystart_plus_plus.rs (`hystart = "hystart++"`).
     PlusPlus,
 }
@@ -223,11 +228,12 @@ pub enum HyStartMode {
 impl HyStartMode {
     /// The string values of the scenario key (`true` and `false` are
     /// accepted too, for `Linux` and `Off`).
-    pub const NAMES: &'static [&'static str] = &["linux", "hystart++"];
+    pub const NAMES: &'static [&'static str] = &["linux", "linux-6", "hystart++"];
 
     pub fn by_name(name: &str) -> Option<Self> {
         match name {
             "linux" => Some(HyStartMode::Linux),
+            "linux-6" => Some(HyStartMode::Linux6),
             "hystart++" => Some(HyStartMode::PlusPlus),
             _ => None,
         }
@@ -238,7 +244,7 @@ impl HyStartMode {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcParams {
     /// `cubic` only: the slow-start exit (`[flow.cubic] hystart = true |
-    /// "linux" | "hystart++"`); off by default.
+    /// "linux" | "linux-6" | "hystart++"`); off by default.
     pub hystart: HyStartMode,
     /// `tcp-rr` only: the factor on every RTO (`[flow.tcp-rr]
     /// rto_factor`, 0 < f <= 1; `tcp_rr::DEFAULT_RTO_FACTOR`).
@@ -248,6 +254,10 @@ pub struct CcParams {
     /// of every window reduction, whatever set the window during it
     /// (westwood.rs, `complete_cwr`); off by default.
     pub westwood_complete_cwr: bool,
+    /// `westwood` only: Linux's jiffies at HZ = N for its times
+    /// (`[flow.westwood] hz = N`; westwood.rs `with_hz`); 0, the
+    /// default, keeps nanoseconds.
+    pub westwood_hz: u32,
     /// A per-flow seed for controllers that draw random numbers (BBR's
     /// random gain-cycle phase, Linux get_random_u32_below()); the
     /// simulator derives it from the scenario seed and the flow, so runs
@@ -261,6 +271,7 @@ impl Default for CcParams {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: tcp_rr::DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
+            westwood_hz: 0,
             seed: 0,
         }
     }
@@ -278,7 +289,9 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
         }
         "bbr" => Some(Box::new(Bbr::new(p.seed))),
         "westwood" => Some(Box::new(
-            Westwood::new().with_complete_cwr(p.westwood_complete_cwr),
+            Westwood::new()
+                .with_complete_cwr(p.westwood_complete_cwr)
+                .with_hz(p.westwood_hz),
         )),
         _ => by_name(name),
     }

@@ -33,6 +33,15 @@
 //! Westwood+ (Linux keeps bytes per jiffy; its truncation of bk / delta to
 //! whole bytes per jiffy is below 0.1% at the rates we simulate) and
 //! deterministic f64 (basic IEEE 754 operations only) for the original.
+//! Times are the engine's nanoseconds. `with_hz(N)` (`[flow.westwood] hz
+//! = N`) runs Westwood+ in Linux 6.x's jiffies at HZ = N instead: every
+//! time tcp_westwood.c keeps is a u32 jiffy count: `w->rtt` =
+//! usecs_to_jiffies(rtt_us) (tcp_westwood_pkts_acked(), rounding up),
+//! `rtt_min`, `rtt_win_sx` and the interval `delta` from tcp_jiffies32
+//! (westwood_update_window()), TCP_WESTWOOD_RTT_MIN = HZ / 20 jiffies (48
+//! ms at HZ = 250), TCP_WESTWOOD_INIT_RTT = 20 HZ; westwood_filter()
+//! divides bk by delta in jiffies (bytes per jiffy, truncated) and
+//! tcp_westwood_bw_rttmin() is `(bw_est * rtt_min) / mss_cache` in u32.
 //!
 //! How Linux's events map onto our hooks:
 //! - `in_ack_event()` and `pkts_acked()` are both `on_ack` (every ACK, in
@@ -68,7 +77,7 @@
 //!   it at tcp_westwood_init(), which the engine has no hook for).
 
 use super::{CaState, CcCtx, CongestionControl, Reno};
-use crate::time::{Time, MS, SEC};
+use crate::time::{Time, MS, SEC, US};
 use crate::window::Window;
 
 /// `TCP_WESTWOOD_RTT_MIN`: no bandwidth sample over a shorter interval.
@@ -169,6 +178,10 @@ pub struct Westwood {
     /// Linux's CA_EVENT_COMPLETE_CWR taken as Linux takes it
     /// (`with_complete_cwr`).
     complete_cwr: bool,
+    /// HZ of Linux's jiffies (`with_hz`); 0: nanoseconds. When set,
+    /// `rtt`, `rtt_min` and `rtt_win_sx` hold jiffies and `bw_ns_est`,
+    /// `bw_est` bytes per jiffy.
+    hz: u32,
 }
 
 impl Default for Westwood {
@@ -206,6 +219,45 @@ impl Westwood {
             ssthresh_asked: false,
             per_ack: PerAckFilter::default(),
             complete_cwr: false,
+            hz: 0,
+        }
+    }
+
+    /// Westwood+ in Linux's jiffies at HZ = `hz` (0: exact nanoseconds,
+    /// the default); see the module comment. tcp_westwood_init() sets
+    /// rtt = rtt_min = TCP_WESTWOOD_INIT_RTT = 20 HZ jiffies.
+    pub fn with_hz(mut self, hz: u32) -> Self {
+        self.hz = hz;
+        if hz > 0 {
+            self.rtt = 20 * u64::from(hz);
+            self.rtt_min = self.rtt;
+        }
+        self
+    }
+
+    /// The clock in the estimator's unit: now, or tcp_jiffies32 (jiffies
+    /// counted from the run's start).
+    fn clock(&self, now: Time) -> Time {
+        match self.hz {
+            0 => now,
+            hz => now / (SEC / u64::from(hz)),
+        }
+    }
+
+    /// TCP_WESTWOOD_RTT_MIN in the estimator's unit (HZ / 20 jiffies).
+    fn rtt_floor(&self) -> Time {
+        match self.hz {
+            0 => RTT_MIN,
+            hz => u64::from(hz / 20),
+        }
+    }
+
+    /// The interval's bandwidth sample: bytes per second, or Linux's `bk
+    /// / delta` in whole bytes per jiffy.
+    fn sample(&self, delta: Time) -> u64 {
+        match self.hz {
+            0 => (self.bk as u128 * SEC as u128 / delta as u128) as u64,
+            _ => u64::from((self.bk as u32) / (delta as u32)),
         }
     }
 
@@ -222,22 +274,32 @@ impl Westwood {
         self
     }
 
-    /// The bandwidth estimate, bytes per second.
+    /// The bandwidth estimate, bytes per second (bytes per jiffy x HZ
+    /// with `with_hz`).
     pub fn bw_est(&self) -> u64 {
         match self.estimator {
-            Estimator::PerRtt => self.bw_est,
+            Estimator::PerRtt => self.bw_est * u64::from(self.hz.max(1)),
             Estimator::PerAck => self.per_ack.est as u64,
         }
     }
 
-    /// The smallest RTT since the last reset (Linux `rtt_min`).
+    /// The smallest RTT since the last reset (Linux `rtt_min`; whole
+    /// jiffies with `with_hz`).
     pub fn rtt_min(&self) -> Time {
-        self.rtt_min
+        match self.hz {
+            0 => self.rtt_min,
+            hz => self.rtt_min * (SEC / u64::from(hz)),
+        }
     }
 
     /// Linux tcp_westwood_bw_rttmin(): BWE x RTTmin in segments, at least
-    /// two.
+    /// two; with `with_hz`, `max_t(u32, (w->bw_est * w->rtt_min) /
+    /// tp->mss_cache, 2)` in the kernel's u32 bytes per jiffy and jiffies.
     pub fn bw_rttmin(&self) -> u64 {
+        if self.hz > 0 && self.estimator == Estimator::PerRtt {
+            let bdp = (self.bw_est as u32).wrapping_mul(self.rtt_min as u32);
+            return u64::from((bdp / self.mss.max(1)).max(2));
+        }
         let bdp = self.bw_est() as u128 * self.rtt_min as u128 / SEC as u128;
         ((bdp / self.mss.max(1) as u128) as u64).max(2)
     }
@@ -245,7 +307,7 @@ impl Westwood {
     /// Linux westwood_filter(): the first sample fills both stages, later
     /// ones go through the 7/8 EWMA twice.
     fn filter(&mut self, delta: Time) {
-        let sample = (self.bk as u128 * SEC as u128 / delta as u128) as u64;
+        let sample = self.sample(delta);
         if self.bw_ns_est == 0 && self.bw_est == 0 {
             self.bw_ns_est = sample;
             self.bw_est = sample;
@@ -259,9 +321,10 @@ impl Westwood {
     /// longer than both the RTT and 50 ms (shorter intervals keep
     /// building the sample).
     fn update_window(&mut self, now: Time) {
+        let now = self.clock(now);
         let start = *self.rtt_win_sx.get_or_insert(now);
         let delta = now.saturating_sub(start);
-        if self.rtt > 0 && delta > self.rtt.max(RTT_MIN) {
+        if self.rtt > 0 && delta > self.rtt.max(self.rtt_floor()) {
             self.filter(delta);
             self.bk = 0;
             self.rtt_win_sx = Some(now);
@@ -357,6 +420,7 @@ impl CongestionControl for Westwood {
     }
 
     fn on_tx_start(&mut self, now: Time, _last_send: Time) {
+        let now = self.clock(now);
         self.rtt_win_sx.get_or_insert(now);
     }
 
@@ -385,7 +449,18 @@ impl CongestionControl for Westwood {
         }
         self.update_rtt_min();
         if let Some(r) = ctx.rtt_sample.filter(|&r| r > 0) {
-            self.rtt = r;
+            match self.hz {
+                0 => self.rtt = r,
+                // tcp_westwood_pkts_acked(): `if (sample->rtt_us > 0)
+                // w->rtt = usecs_to_jiffies(sample->rtt_us);`, rounding
+                // up (exact for an HZ dividing 10^6).
+                hz => {
+                    let us = r / US;
+                    if us > 0 {
+                        self.rtt = (us * u64::from(hz)).div_ceil(1_000_000);
+                    }
+                }
+            }
         }
     }
 }
@@ -626,5 +701,46 @@ mod tests {
         f.on_ack(610 * MS, 1_000);
         assert_eq!(f.est, before);
         assert_eq!(f.pending, 1_000);
+    }
+
+    /// `with_hz(250)` (4 ms jiffies), worked in tcp_westwood.c's units:
+    /// the interval opens at jiffy 0 (first transmission); ACKs of 10 000
+    /// bytes every 10 ms carry 101 ms samples, w->rtt =
+    /// usecs_to_jiffies(101000) = (101000 + 3999) / 4000 = 26 jiffies (25.25
+    /// rounded up). The t = 10 ms ACK judges against the initial 20 HZ =
+    /// 5000 jiffies and rtt_min becomes 5000 (reset), then 26 from the next
+    /// ACK. An interval closes when delta > max(26, HZ / 20 = 12): jiffy
+    /// 27, the ACK at 110 ms (110 / 4 = 27; at 100 ms, 25). bk = the ten
+    /// ACKs of 10..100 ms = 100000 bytes, sample 100000 / 27 = 3703 bytes
+    /// per jiffy (3703.7), the first, so bw_est = 3703 (x 250 = 925750
+    /// B/s). BWE x RTTmin = 3703 x 26 / 1000 = 96278 / 1000 = 96 segments.
+    /// In nanoseconds (hz 0) the same ACKs give 100000 B / 0.110 s =
+    /// 909090 B/s and 909090 x 0.101 / 1000 = 91.8 -> 91.
+    #[test]
+    fn linux_jiffies_at_hz_250() {
+        let run = |hz: u32| {
+            let mut w = Westwood::new().with_hz(hz);
+            w.on_tx_start(0, 0);
+            for k in 1..=11u64 {
+                w.on_ack(
+                    &mut Window::new(10),
+                    &ack(k * 10, k * 10_000, 10_000, Some(101)),
+                );
+            }
+            w
+        };
+        let w = run(250);
+        assert_eq!(w.bw_est, 3703);
+        assert_eq!(w.bw_est(), 925_750);
+        assert_eq!(w.rtt, 26);
+        assert_eq!(w.rtt_min(), 26 * 4 * MS);
+        assert_eq!(w.bw_rttmin(), 96);
+        assert_eq!(w.rtt_win_sx, Some(27));
+        let w = run(0);
+        assert_eq!(w.bw_est(), 909_090);
+        assert_eq!(w.bw_rttmin(), 91);
+        // TCP_WESTWOOD_RTT_MIN is HZ / 20 jiffies: 12 (48 ms) at 250.
+        assert_eq!(Westwood::new().with_hz(250).rtt_floor(), 12);
+        assert_eq!(Westwood::new().with_hz(250).rtt_min(), 20 * SEC);
     }
 }

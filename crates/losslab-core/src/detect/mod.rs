@@ -34,7 +34,7 @@ pub use fack::Fack;
 pub use hack1::Hack1;
 pub use le::{Le, LeOrder};
 pub use ns2_sack1::Ns2Sack1;
-pub use rack::Rack;
+pub use rack::{Rack, ReoTimer};
 
 use crate::scoreboard::{Scoreboard, SegMeta};
 use crate::time::Time;
@@ -225,6 +225,11 @@ pub struct DetectParams {
     pub er_variant: ErVariant,
     /// le only: where an ACK's transmission order comes from.
     pub le_order: LeOrder,
+    /// rack only: how the reordering timer is armed (`[flow.rack]
+    /// reo_timer`) and the HZ of its jiffies (the flow's `timer_hz`; 0:
+    /// exact timers, the expiry itself).
+    pub rack_reo_timer: ReoTimer,
+    pub rack_timer_hz: u32,
 }
 
 impl Default for DetectParams {
@@ -234,6 +239,8 @@ impl Default for DetectParams {
             er_mitigation: ErMitigation::None,
             er_variant: ErVariant::Rfc5827,
             le_order: LeOrder::Sack,
+            rack_reo_timer: ReoTimer::Exact,
+            rack_timer_hz: 0,
         }
     }
 }
@@ -258,7 +265,9 @@ pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
             p.er_mitigation,
             p.er_variant,
         ))),
-        "rack" => Some(Box::new(Rack::new(p.dupthresh))),
+        "rack" => Some(Box::new(
+            Rack::new(p.dupthresh).with_reo_timer(p.rack_reo_timer, p.rack_timer_hz),
+        )),
         "le" => Some(Box::new(Le::new(p.dupthresh, p.le_order))),
         "ns2-sack1" => Some(Box::new(Ns2Sack1::new(p.dupthresh))),
         _ => None,

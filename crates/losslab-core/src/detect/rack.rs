@@ -27,6 +27,16 @@
 //! sender-wide transmission counter (`tx_order`), which is strictly
 //! monotonic, instead of (time, end_seq).
 //!
+//! The timer fires at that expiry by default. `with_reo_timer(mode, hz)`
+//! (`[flow.rack] reo_timer`, with the flow's `timer_hz`) arms it as
+//! Linux's tcp_rack_mark_lost() does, in jiffies from the current one,
+//! then inet_csk_reset_xmit_timer(): since the October 2023 fix "tcp: fix
+//! excessive TLP and RACK timeouts from HZ rounding" (6.6, so every 6.x
+//! from 6.6) `usecs_to_jiffies(timeout + TCP_TIMEOUT_MIN_US)`, 2 ms
+//! before rounding up (`"linux"`); before it
+//! `usecs_to_jiffies(timeout) + TCP_TIMEOUT_MIN`, 2 jiffies after
+//! (`"linux-2-jiffies"`, 8 ms at HZ = 250).
+//!
 //! Without SACK, RACK has nothing to go on before the cumulative ACK moves,
 //! so the connection falls back to RFC 6675 DupThresh / RFC 6582.
 //!
@@ -39,12 +49,71 @@
 use super::{mark, DetectCtx, DupThresh, LossDetector};
 use crate::minmax::WindowedFilter;
 use crate::scoreboard::{Scoreboard, SegMeta, EVER_RETRANS, LOST};
-use crate::time::{Time, SEC};
+use crate::time::{Time, SEC, US};
 
 /// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
 pub const REO_WND_PERSIST: u32 = 16;
 /// The window of RACK.min_RTT's filter: Linux's tcp_min_rtt_wlen default.
 pub const MIN_RTT_WINDOW: Time = 300 * SEC;
+/// include/net/tcp.h TCP_TIMEOUT_MIN: the shortest TCP timer, jiffies.
+pub const TCP_TIMEOUT_MIN: u64 = 2;
+/// include/net/tcp.h TCP_TIMEOUT_MIN_US (Linux 6.6 and later), usecs.
+pub const TCP_TIMEOUT_MIN_US: u64 = 2000;
+
+/// How the reordering timer is armed (`[flow.rack] reo_timer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReoTimer {
+    /// At the latest expiry itself (the behaviour before the key).
+    #[default]
+    Exact,
+    /// Linux 6.6+ tcp_rack_mark_lost(): the wait plus TCP_TIMEOUT_MIN_US
+    /// in jiffies of the flow's `timer_hz`, rounded up.
+    Linux,
+    /// tcp_rack_mark_lost() before 6.6: the wait in jiffies, rounded up,
+    /// plus TCP_TIMEOUT_MIN.
+    LinuxTwoJiffies,
+}
+
+impl ReoTimer {
+    pub const NAMES: &'static [&'static str] = &["exact", "linux", "linux-2-jiffies"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "exact" => Some(ReoTimer::Exact),
+            "linux" => Some(ReoTimer::Linux),
+            "linux-2-jiffies" => Some(ReoTimer::LinuxTwoJiffies),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ReoTimer::Exact => "exact",
+            ReoTimer::Linux => "linux",
+            ReoTimer::LinuxTwoJiffies => "linux-2-jiffies",
+        }
+    }
+}
+
+/// When Linux's reordering timer fires for an expiry `due` computed at
+/// `now`, at HZ = `hz` (tcp_rack_mark_lost()): the remaining wait in
+/// microseconds (rounded up: Linux's are differences of microsecond
+/// stamps, ours of nanoseconds), to jiffies by usecs_to_jiffies()
+/// (rounding up; exact for an HZ that divides 10^6, as 100, 250 and
+/// 1000 do), with the floor `mode` says, counted from the jiffy `now`
+/// falls in. `Exact`: `due`.
+pub fn linux_reo_deadline(mode: ReoTimer, now: Time, due: Time, hz: u32) -> Time {
+    let hz = u64::from(hz.max(1));
+    let remaining_us = due.saturating_sub(now).div_ceil(US);
+    let to_jiffies = |us: u64| (us * hz).div_ceil(1_000_000);
+    let jiffies = match mode {
+        ReoTimer::Exact => return due,
+        ReoTimer::Linux => to_jiffies(remaining_us + TCP_TIMEOUT_MIN_US),
+        ReoTimer::LinuxTwoJiffies => to_jiffies(remaining_us) + TCP_TIMEOUT_MIN,
+    };
+    let tick = SEC / hz;
+    (now / tick + jiffies) * tick
+}
 
 #[derive(Clone, Debug)]
 pub struct Rack {
@@ -70,6 +139,9 @@ pub struct Rack {
     /// lost (below it every such segment is SACKed, acknowledged or lost).
     scan: u64,
     timer: Option<Time>,
+    /// How the reordering timer is armed, and the HZ of its jiffies.
+    reo_timer: ReoTimer,
+    timer_hz: u32,
 }
 
 impl Rack {
@@ -87,7 +159,17 @@ impl Rack {
             reo_wnd: 0,
             scan: 0,
             timer: None,
+            reo_timer: ReoTimer::Exact,
+            timer_hz: 0,
         }
+    }
+
+    /// Arms the reordering timer as `mode` says, in jiffies at HZ =
+    /// `hz`; with `hz` 0 (exact timers) at the expiry whatever the mode.
+    pub fn with_reo_timer(mut self, mode: ReoTimer, hz: u32) -> Self {
+        self.reo_timer = if hz == 0 { ReoTimer::Exact } else { mode };
+        self.timer_hz = hz;
+        self
     }
 
     pub fn reo_wnd_mult(&self) -> u32 {
@@ -267,7 +349,9 @@ impl Rack {
             let due = s.last_sent.saturating_add(wait);
             latest = Some(latest.map_or(due, |t| t.max(due)));
         }
-        self.timer = latest.filter(|&t| t > now);
+        self.timer = latest
+            .filter(|&t| t > now)
+            .map(|due| linux_reo_deadline(self.reo_timer, now, due, self.timer_hz));
         marked
     }
 }
@@ -347,7 +431,7 @@ impl LossDetector for Rack {
 mod tests {
     use super::super::testing::{board_sent_at, ctx, sack};
     use super::*;
-    use crate::time::MS;
+    use crate::time::{MS, US};
 
     /// Segment i sent at i ms; min RTT and SRTT 100 ms.
     fn setup() -> (Rack, Scoreboard) {
@@ -571,5 +655,55 @@ mod tests {
             on_ack(&mut r, &DetectCtx { dupacks: 3, ..c }, &mut b),
             (true, vec![0])
         );
+    }
+
+    /// The reordering timer in jiffies at HZ = 250 (4000 us each): as in
+    /// the first test, segment 2 is SACKed at 102 ms and segments 0 and 1
+    /// expire at 125 and 126 ms; Linux keeps the largest remaining wait,
+    /// 126 - 102 = 24 ms = 24000 us, and counts from jiffy 102 / 4 = 25:
+    /// - `linux-2-jiffies`: usecs_to_jiffies(24000) = (24000 + 3999) /
+    ///   4000 = 6, + TCP_TIMEOUT_MIN 2 = 8 (8 ms): jiffy 33, 132 ms;
+    /// - `linux` (6.6+): usecs_to_jiffies(24000 + 2000) = (26000 + 3999) /
+    ///   4000 = 7: jiffy 32, 128 ms.
+    ///
+    /// At HZ = 1000 both give jiffy 102 + 26 = 128 ms. A wait of 24001 us:
+    /// 2 jiffies: (24001 + 3999) / 4000 = 7 + 2 = 9, 136 ms; 6.6+: (26001 +
+    /// 3999) / 4000 = 7, 128 ms. The timer then marks both segments.
+    #[test]
+    fn linux_reo_timer_in_jiffies() {
+        use ReoTimer::*;
+        let d = |mode, due, hz| linux_reo_deadline(mode, 102 * MS, due, hz);
+        assert_eq!(d(LinuxTwoJiffies, 126 * MS, 250), 132 * MS);
+        assert_eq!(d(Linux, 126 * MS, 250), 128 * MS);
+        assert_eq!(d(LinuxTwoJiffies, 126 * MS, 1000), 128 * MS);
+        assert_eq!(d(Linux, 126 * MS, 1000), 128 * MS);
+        assert_eq!(d(LinuxTwoJiffies, 126 * MS + US, 250), 136 * MS);
+        assert_eq!(d(Linux, 126 * MS + US, 250), 128 * MS);
+        assert_eq!(d(Exact, 126 * MS, 250), 126 * MS);
+        for (mode, fires) in [(LinuxTwoJiffies, 132), (Linux, 128), (Exact, 126)] {
+            let (r, mut b) = setup();
+            let mut r = r.with_reo_timer(mode, 250);
+            b.begin_ack();
+            sack(&mut b, 2, 3);
+            assert_eq!(on_ack(&mut r, &at(102 * MS), &mut b), (false, vec![]));
+            assert_eq!(r.poll_timeout(), Some(fires * MS), "{mode:?}");
+            assert_eq!(
+                on_timeout(&mut r, &at(fires * MS), &mut b),
+                (true, vec![0, 1])
+            );
+            assert_eq!(r.poll_timeout(), None);
+        }
+        // Exact timers (hz 0) leave the expiry alone whatever the mode.
+        let (r, mut b) = setup();
+        let mut r = r.with_reo_timer(Linux, 0);
+        b.begin_ack();
+        sack(&mut b, 2, 3);
+        on_ack(&mut r, &at(102 * MS), &mut b);
+        assert_eq!(r.poll_timeout(), Some(126 * MS));
+        assert_eq!(
+            ReoTimer::from_name("linux-2-jiffies"),
+            Some(LinuxTwoJiffies)
+        );
+        assert_eq!(ReoTimer::from_name("jiffies"), None);
     }
 }
