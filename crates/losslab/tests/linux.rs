@@ -93,7 +93,8 @@ fn strict_refuses_a_comparison_of_unlike_stacks_by_key_and_offers_the_profile() 
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("--strict")
-            && err.contains("flow a: cubic.hystart")
+            && err.contains("flow a: cc: sim cubic")
+            && err.contains("flow a: recovery: sim prr")
             && err.contains("rto_rearm_on_head_retransmit")
             && err.contains("add profile = \"linux-6\"")
             && err.contains("--set flow.a.profile=linux-6"),
@@ -198,8 +199,9 @@ fn compare_prints_linux_and_the_simulator_side_by_side() {
     // The differences before the results, the divergence after them.
     let (diffs, rest) = s.split_once("scenario linux-cli").unwrap();
     assert!(
-        diffs.contains("differ in 2 setting(s)")
-            && diffs.contains("flow a: cubic.hystart: sim off"),
+        diffs.contains("differ in 8 setting(s)")
+            && diffs.contains("flow a: cc: sim cubic")
+            && diffs.contains("[--set flow.a.cc=cubic-linux]"),
         "{diffs}"
     );
     assert!(
@@ -226,7 +228,7 @@ fn compare_names_the_differences_and_reports_the_first_divergence() {
     // Without --strict the differences are a warning on stderr.
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("warning") && err.contains("cubic.hystart"),
+        err.contains("warning") && err.contains("flow a: rtt_sample"),
         "{err}"
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -237,7 +239,10 @@ fn compare_names_the_differences_and_reports_the_first_divergence() {
         .iter()
         .map(|d| d["key"].as_str().unwrap())
         .collect();
-    assert!(keys.contains(&"cubic.hystart"), "{keys:?}");
+    assert!(
+        keys.contains(&"cc") && keys.contains(&"receiver.grow_window"),
+        "{keys:?}"
+    );
     assert!(v["model_differences"].is_array());
     let d = &v["divergence"][0];
     assert_eq!(d["flow"], "a");
