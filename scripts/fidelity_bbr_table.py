@@ -44,6 +44,16 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
 
+def shares(ds):
+    """Mean matched and same-seq shares of the runs' divergence reports
+    (issue 32; "-" for runs made before them)."""
+    vs = [(d.get("divergence") or [None])[0] for d in ds]
+    vs = [v for v in vs if v]
+    if not vs:
+        return "- | -"
+    return f"{100 * mean([v['matched_share'] for v in vs]):.1f}% | {100 * mean([v['seq_matched_share'] for v in vs]):.1f}%"
+
+
 def row(ds):
     lg = mean([d["linux"]["flows"][0]["goodput_bps"] / 1e6 for d in ds])
     sg = mean([d["sim"]["flows"][0]["goodput_bps"] / 1e6 for d in ds])
@@ -54,12 +64,12 @@ def row(ds):
     lat = max((d["health"].get("lateness_max_us", 0) for d in ds), default=0)
     ratio = sg / lg if lg else float("nan")
     verdict = "within" if abs(ratio - 1) <= TOLERANCE else ("sim high" if ratio > 1 else "sim low")
-    return f"{lg:.2f} | {sg:.2f} | {ratio:.2f} | {verdict} | {lr:.0f} | {sr:.0f} | {lt:.1f} | {st:.1f} | {lat:.0f} | {len(ds)}"
+    return f"{lg:.2f} | {sg:.2f} | {ratio:.2f} | {verdict} | {lr:.0f} | {sr:.0f} | {lt:.1f} | {st:.1f} | {shares(ds)} | {lat:.0f} | {len(ds)}"
 
 
-head = "Linux goodput Mbit/s | sim goodput Mbit/s | sim/Linux | +-10% | Linux retx | sim retx | Linux RTOs | sim RTOs | emu worst lateness us | runs"
+head = "Linux goodput Mbit/s | sim goodput Mbit/s | sim/Linux | +-10% | Linux retx | sim retx | Linux RTOs | sim RTOs | matched share | same-seq share | emu worst lateness us | runs"
 print(f"| rate | loss | {head} |")
-print("|---|---|" + "---|" * 10)
+print("|---|---|" + "---|" * 12)
 inside = 0
 for (rate, loss) in sorted(grid):
     r = row(grid[(rate, loss)])
@@ -67,7 +77,7 @@ for (rate, loss) in sorted(grid):
     print(f"| {rate} Mbit/s | {loss * 100:g}% | {r} |")
 print()
 print(f"| WAN buffers | {head} |")
-print("|---|" + "---|" * 10)
+print("|---|" + "---|" * 12)
 for buf in sorted(wan):
     r = row(wan[buf])
     inside += " within " in f" {r} "

@@ -1013,7 +1013,7 @@ mod tests {
         let dd = differences(&scenario("", &[]));
         let d = keys(&dd);
         for k in LINUX6_KEYS.iter().filter(|k| **k != "rack.reo_timer") {
-            assert!(d.contains(&k), "{k}: {d:?}");
+            assert!(d.contains(k), "{k}: {d:?}");
         }
     }
 

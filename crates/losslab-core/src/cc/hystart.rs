@@ -28,9 +28,9 @@
 //!   halving when paced);
 //! - delay increase: the round's smallest sample over all its samples,
 //!   from the ninth on, above the minimum RTT by clamp(min/8, 4 ms, 16 ms)
-//!   (5.7 and later; up to 5.6 the clamp was of min/16, the `delay_min >>
-//!   4` of 1/8 ms units, and 3.x kept the smallest of the first eight
-//!   samples only);
+//!   (4.10 and later, read at 4.10.17's `delay_min >> 3` of 1/8 ms units;
+//!   3.10-3.17 clamped min/16, `delay_min >> 4`, and 3.x kept the
+//!   smallest of the first eight samples only);
 //! - rounds start again after the ACK is judged, in the controller's
 //!   cong_avoid (the order of Linux up to 5.15's bictcp_cong_avoid());
 //! - it is fed only the ACKs on which CUBIC grows (cwnd-limited, outside
