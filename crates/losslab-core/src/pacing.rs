@@ -102,13 +102,7 @@ impl Pacer {
             return;
         }
         if self.quota == 0 || self.burst_at != now {
-            // A new skb: tcp_transmit_skb() moves the departure time up to
-            // now; the credit is how late the sender came.
-            self.quota = burst.max(1);
-            self.burst_at = now;
-            self.burst_base = self.next.max(now);
-            self.burst_credit = now.saturating_sub(self.next);
-            self.burst_ns = 0;
+            self.begin_skb(now, burst);
         }
         self.quota -= 1;
         self.burst_ns += (len as u128 * 8 * 1_000_000_000 / rate as u128) as Time;
@@ -118,6 +112,17 @@ impl Pacer {
 }
 
 impl Pacer {
+    /// A new skb of up to `burst` segments: tcp_transmit_skb() moves the
+    /// departure time up to now, and the credit (tcp_wstamp_ns -
+    /// prior_wstamp) is how late the sender came.
+    fn begin_skb(&mut self, now: Time, burst: u32) {
+        self.quota = burst.max(1);
+        self.burst_at = now;
+        self.burst_base = self.next.max(now);
+        self.burst_credit = now.saturating_sub(self.next);
+        self.burst_ns = 0;
+    }
+
     /// `PacingStart::Linux`. Every skb is sized (tcp_tso_autosize()) and
     /// moves tcp_wstamp_ns up to now (__tcp_transmit_skb()), paced or
     /// not, so the unpaced first segments are grouped into skbs too and
@@ -127,12 +132,7 @@ impl Pacer {
     /// departure time past now, by its whole length.
     fn on_sent_linux(&mut self, now: Time, len: u32, rate: u64, burst: u32) {
         if self.quota == 0 || self.burst_at != now {
-            self.quota = burst.max(1);
-            self.burst_at = now;
-            self.burst_base = self.next.max(now);
-            // tcp_wstamp_ns - prior_wstamp: how late this skb comes.
-            self.burst_credit = now.saturating_sub(self.next);
-            self.burst_ns = 0;
+            self.begin_skb(now, burst);
         }
         self.quota -= 1;
         if rate > 0 {

@@ -190,6 +190,20 @@ pub struct RecoveryCtx {
     pub timer_entry: bool,
 }
 
+#[cfg(test)]
+impl RecoveryCtx {
+    /// An ACK's context with only the flight counts set, for the PRR
+    /// variants' hand-worked tests.
+    pub(crate) fn flight(pipe: u64, packets_out: u64, sacked_out: u64) -> Self {
+        RecoveryCtx {
+            pipe,
+            packets_out,
+            sacked_out,
+            ..Default::default()
+        }
+    }
+}
+
 /// What `awnd_extension` may look at: the scoreboard, from which the
 /// paper's n1 (holes) and n2 (SACKed segments) come (section IV).
 #[derive(Clone, Copy, Debug)]

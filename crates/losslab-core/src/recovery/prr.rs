@@ -174,12 +174,7 @@ mod tests {
     use super::*;
 
     fn ctx(pipe: u64, packets_out: u64, sacked_out: u64) -> RecoveryCtx {
-        RecoveryCtx {
-            pipe,
-            packets_out,
-            sacked_out,
-            ..Default::default()
-        }
+        RecoveryCtx::flight(pipe, packets_out, sacked_out)
     }
 
     #[test]

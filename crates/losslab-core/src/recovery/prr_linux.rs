@@ -153,12 +153,7 @@ mod tests {
     use crate::recovery::Prr;
 
     fn ctx(pipe: u64, packets_out: u64, sacked_out: u64) -> RecoveryCtx {
-        RecoveryCtx {
-            pipe,
-            packets_out,
-            sacked_out,
-            ..Default::default()
-        }
+        RecoveryCtx::flight(pipe, packets_out, sacked_out)
     }
 
     /// Drives `alg` from entry through `acks` ACKs that each SACK one new
