@@ -1,23 +1,18 @@
 //! `rtt_sample` and `cwnd_growth` on a sender driven by hand-made ACKs:
 //! which ACKs give the estimator and min_rtt a sample, and which grow cwnd.
 
-use losslab_core::app::App;
 use losslab_core::time::{Time, MS};
 use losslab_core::{Algorithms, CwndGrowth, RttSampling, Sender, SenderConfig};
 
 mod common;
 
-use common::{ack, send_all, MSS};
+use common::{ack, bytes_config, send_all};
 
 fn sender(segments: u64, rtt_sample: RttSampling, cwnd_growth: CwndGrowth) -> Sender {
     let cfg = SenderConfig {
-        mss: MSS as u32,
-        init_cwnd: 10,
-        app: App::Bytes(segments * MSS),
-        initial_rwnd: 1 << 20,
         rtt_sample,
         cwnd_growth,
-        ..SenderConfig::default()
+        ..bytes_config(segments, 10)
     };
     let alg = Algorithms::by_name("newreno", "rfc6675", "dupthresh", "rto", 3).unwrap();
     Sender::new(cfg, alg, 0)

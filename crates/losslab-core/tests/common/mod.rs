@@ -17,15 +17,20 @@ pub fn bytes_sender(
     recovery: &str,
     detection: &str,
 ) -> Sender {
-    let cfg = SenderConfig {
+    let alg = Algorithms::by_name(cc, recovery, detection, "rto", 3).unwrap();
+    Sender::new(bytes_config(segments, init_cwnd), alg, 0)
+}
+
+/// The configuration of `bytes_sender`, for tests that change a key of
+/// it.
+pub fn bytes_config(segments: u64, init_cwnd: u64) -> SenderConfig {
+    SenderConfig {
         mss: MSS as u32,
         init_cwnd,
         app: App::Bytes(segments * MSS),
         initial_rwnd: 1 << 20,
         ..SenderConfig::default()
-    };
-    let alg = Algorithms::by_name(cc, recovery, detection, "rto", 3).unwrap();
-    Sender::new(cfg, alg, 0)
+    }
 }
 
 /// Everything the sender wants to send now.
