@@ -814,7 +814,14 @@ const RECOVERY_CONTRACT: &[&str] = &[
     "barr",
     "le",
 ];
-const DETECTION_CONTRACT: &[&str] = &["dupthresh", "fack", "early-retransmit", "rack", "le"];
+const DETECTION_CONTRACT: &[&str] = &[
+    "dupthresh",
+    "fack",
+    "early-retransmit",
+    "rack",
+    "le",
+    "linux-4.4",
+];
 const TIMERS_CONTRACT: &[&str] = &["rto", "rtor", "tlp", "tlpr", "rack-tlp"];
 const EXTENSIONS_CONTRACT: &[&str] = &["opportunistic", "sndbuf-factor-3", "hack1", "or3"];
 /// Extensions losslab-core implements.

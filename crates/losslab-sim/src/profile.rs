@@ -112,20 +112,39 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.rack_reo_timer = ReoTimer::Linux;
             f.westwood_hz = 250;
         }
-        // Linux 4.10 (the OR3 paper's hosts): RACK had joined FACK and
-        // DupThresh (4.4) but did not yet replace them; `rack` stands in for
-        // the three together. TLP as the draft (tcp_schedule_loss_probe()),
-        // PRR as RFC 6937 with SSRB. CUBIC with HyStart (BBR, which the
-        // paper also runs, is not implemented yet).
+        // Linux 4.10 (the OR3 paper's hosts; docs/LINUX-VERSIONS.md has the
+        // kernel read at 4.10.17, behaviour by behaviour). Before issue 32's
+        // second step it ran RFC 8985's `rack` for its detection, the TSecr
+        // sample, cwnd growth on cumulative ACKs only and the RTO formula
+        // alone on exact timers; the keys in docs/SCENARIO.md restore that.
+        // - Loss detection of 4.4-4.10 (`linux-4.4`): FACK and early
+        //   retransmit start recovery, RACK marks inside it, no RACK timer.
+        // - TLP as the draft (tcp_schedule_loss_probe()), PRR as RFC 6937
+        //   with SSRB, CUBIC with HyStart (BBR, which the paper also runs,
+        //   each reproduction sets).
+        // - tcp_clean_rtx_queue()'s RTT samples and tcp_may_raise_cwnd():
+        //   the same rules as 6.x (`linux`).
+        // - tcp_rtt_estimator() whole on jiffies at CONFIG_HZ = 250 (the
+        //   kernel's Kconfig default, and Debian's and Ubuntu's generic
+        //   build of the time: a setup choice; set `timer_hz` and
+        //   `[flow.westwood] hz` to 1000 for a 1000 Hz build).
+        // - No TCP pacing of its own (4.13 added it) and no receive-window
+        //   growth model: `pacing_start` and `receiver.grow_window` stay
+        //   at their defaults.
         "linux-4.10" => {
             linux_common(f);
             f.cc = CcSpec::Named("cubic".into());
             f.hystart = HyStartMode::Linux;
             f.recovery = "prr-6937".into();
-            f.detection = "rack".into();
+            f.detection = "linux-4.4".into();
             f.timers = "tlp".into();
             f.tlp_loss_inference = true;
             f.init_cwnd = 10;
+            f.rto_formula = RtoFormula::LinuxKernel;
+            f.timer_hz = 250;
+            f.westwood_hz = 250;
+            f.rtt_sample = RttSampling::Linux;
+            f.cwnd_growth = CwndGrowth::Linux;
         }
         // Linux 3.10-3.17 (the mobile and tail-loss papers): early
         // retransmit as tcp_time_to_recover() "Trick#6" over FACK

@@ -7,6 +7,7 @@
 //! | `early-retransmit` | early_retransmit.rs | as dupthresh | also on oflight - 1 dupacks with < 4 segments out (RFC 5827) |
 //! | `rack` | rack.rs | RFC 8985: a later-sent segment was delivered RTT + reo_wnd ago | when RACK marks a loss |
 //! | `le` | le.rs | LE paper 2.2.1: DupThresh ACKs identified transmissions sent after it | when LE marks a loss |
+//! | `linux-4.4` | linux44.rs | Linux 4.4-4.10: FACK, and in recovery RACK without its timer (send time more than reo_wnd before a delivered one's) | as `early-retransmit` with Linux's variant and delay |
 //! | `ns2-sack1` | ns2_sack1.rs | ns-2 Sack1: every hole below the highest SACK, once in recovery | DupThresh duplicate ACKs |
 //!
 //! `Hack1` (hack1.rs, the `hack1` extension) wraps any of them: in
@@ -25,6 +26,7 @@ mod early_retransmit;
 mod fack;
 mod hack1;
 mod le;
+mod linux44;
 mod ns2_sack1;
 mod rack;
 
@@ -33,6 +35,7 @@ pub use early_retransmit::{er_delay, er_delay_linux, EarlyRetransmit};
 pub use fack::Fack;
 pub use hack1::Hack1;
 pub use le::{Le, LeOrder};
+pub use linux44::Linux44;
 pub use ns2_sack1::Ns2Sack1;
 pub use rack::{Rack, ReoTimer};
 
@@ -47,6 +50,7 @@ pub const NAMES: &[&str] = &[
     "rack",
     "le",
     "ns2-sack1",
+    "linux-4.4",
 ];
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -270,6 +274,7 @@ pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
         )),
         "le" => Some(Box::new(Le::new(p.dupthresh, p.le_order))),
         "ns2-sack1" => Some(Box::new(Ns2Sack1::new(p.dupthresh))),
+        "linux-4.4" => Some(Box::new(Linux44::new(p.dupthresh))),
         _ => None,
     }
 }
