@@ -110,7 +110,19 @@ const FIG7_PLR: Choice = Choice {
     experiments: &["buffers"],
     quick: false,
 };
-const CHOICES: [Choice; 5] = [SEC3_QUEUE, MAX_REPLICAS, SPREAD, FIG5_LINK, FIG7_PLR];
+const HZ: Choice = Choice {
+    key: "timer-hz",
+    value: "250",
+    unit: "Hz",
+    why: "the paper's Linux 4.10 hosts' CONFIG_HZ is not given; 250 is the kernel's Kconfig \
+          default and Debian's and Ubuntu's generic build of the time (profile linux-4.10), \
+          1000 the low-latency and some distributions' build, 100 the server option. It sets \
+          the jiffies of the RTO, the loss probe and early retransmit's delay",
+    alternatives: ["1000", "100"],
+    experiments: &["kmax", "sack"],
+    quick: false,
+};
+const CHOICES: [Choice; 6] = [SEC3_QUEUE, MAX_REPLICAS, SPREAD, FIG5_LINK, FIG7_PLR, HZ];
 
 /// Section III's bottleneck buffer on a `rate`, `rtt_ms` path: SEC3_QUEUE
 /// BDPs, at least the testbed's 6 MB.
@@ -161,6 +173,8 @@ struct Case {
     or3: Or3Params,
     /// Bottleneck buffer, bytes.
     queue: u64,
+    /// The hosts' CONFIG_HZ (setup choice timer-hz).
+    hz: u32,
 }
 
 impl Case {
@@ -179,6 +193,7 @@ impl Case {
             sack_blocks: 3,
             or3: Or3Params::default(),
             queue: QUEUE,
+            hz: 250,
         }
     }
 }
@@ -198,6 +213,8 @@ fn flow(c: &Case) -> FlowSpec {
         f.extensions = vec!["or3".into()];
         f.or3 = c.or3;
     }
+    f.timer_hz = c.hz;
+    f.westwood_hz = c.hz;
     f.receiver.rcvbuf = c.rcvbuf;
     f.receiver.sack_blocks = c.sack_blocks;
     f.count = c.connections as u32;
@@ -240,12 +257,14 @@ fn run_all(
 ) -> Result<Vec<Vec<RunResults>>, String> {
     let copies = ctx.choice_u64(&MAX_REPLICAS)? as u32;
     let cycles = ctx.choice_u64(&SPREAD)? as u32;
+    let hz = ctx.choice_u64(&HZ)? as u32;
     let cases: Vec<Case> = cases
         .iter()
         .cloned()
         .map(|mut c| {
             c.or3.max_replicas = copies;
             c.or3.spread_cycles = cycles;
+            c.hz = hz;
             c
         })
         .collect();
