@@ -307,14 +307,27 @@ pub enum RttSampling {
     /// (SACKed ones too), min_rtt, the controllers and the detectors that of
     /// the newest; TSecr only when neither exists.
     Linux,
+    /// Linux 3.2 to 3.14 tcp_ack_update_rtt() and tcp_clean_rtx_queue():
+    /// the estimator gets now - TSecr on every ACK that advances snd_una,
+    /// retransmitted data acknowledged or not; the controller the newest
+    /// cumulatively acknowledged original, none when retransmitted data
+    /// was acknowledged; whole jiffies with `timer_hz` (rtt_sample.rs).
+    Linux32,
+    /// Linux 3.15 to 3.17: microsecond seq_rtt from the cumulative ACK,
+    /// sack_rtt, then TSecr in jiffies for the estimator; the controller
+    /// the newest cumulatively acknowledged original on every ACK that
+    /// advances snd_una (rtt_sample.rs).
+    Linux315,
 }
 
 impl RttSampling {
-    pub const NAMES: &'static [&'static str] = &["tsecr", "linux"];
+    pub const NAMES: &'static [&'static str] = &["tsecr", "linux", "linux-3.2", "linux-3.15"];
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "tsecr" => Some(RttSampling::Tsecr),
             "linux" => Some(RttSampling::Linux),
+            "linux-3.2" => Some(RttSampling::Linux32),
+            "linux-3.15" => Some(RttSampling::Linux315),
             _ => None,
         }
     }
@@ -322,6 +335,8 @@ impl RttSampling {
         match self {
             RttSampling::Tsecr => "tsecr",
             RttSampling::Linux => "linux",
+            RttSampling::Linux32 => "linux-3.2",
+            RttSampling::Linux315 => "linux-3.15",
         }
     }
 }

@@ -230,8 +230,11 @@ impl RttEstimator {
     pub fn rttvar(&self) -> Time {
         self.rttvar
     }
+    /// None until a sample reached it: under `rtt_sample = "linux-3.2"`
+    /// the estimator may take TSecr from an ACK of retransmitted data
+    /// before any sample qualifies for the minimum.
     pub fn min_rtt(&self) -> Option<Time> {
-        self.has_sample.then_some(self.min_rtt)
+        (self.has_sample && self.min_rtt != Time::MAX).then_some(self.min_rtt)
     }
     pub fn latest(&self) -> Option<Time> {
         self.has_sample.then_some(self.latest)

@@ -109,6 +109,12 @@ pub struct Delivered {
     /// first_sackt and last_sackt (Linux walks the blocks sorted by
     /// sequence; the engine takes them as they come, hence min and max).
     pub sacked_original_sent: Option<(Time, Time)>,
+    /// Send times of the oldest and the newest never-retransmitted segments
+    /// the cumulative ACK removed, SACKed earlier ones included: Linux 3.x
+    /// tcp_clean_rtx_queue() timed every original it freed (3.2-3.14's
+    /// seq_rtt and ca_seq_rtt from `scb->when`, 3.15-3.17's first_ackt and
+    /// last_ackt), without 4.x's TCPCB_SACKED_ACKED test.
+    pub cum_acked_original_sent: Option<(Time, Time)>,
 }
 
 impl Delivered {
@@ -484,6 +490,11 @@ impl Scoreboard {
             out.segments += 1;
             out.bytes += s.len as u64;
             out.any_retransmitted |= s.is(EVER_RETRANS);
+            if !s.is(EVER_RETRANS) {
+                let t = s.last_sent;
+                let span = &mut self.delivered.cum_acked_original_sent;
+                *span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
+            }
             let k = (s.tx_count - 1) as usize;
             if self.retransmissions_hist.len() <= k {
                 self.retransmissions_hist.resize(k + 1, 0);
@@ -1057,6 +1068,9 @@ mod tests {
         let d = *b.delivered();
         assert_eq!(d.cum_original_sent, Some((0, 20)));
         assert_eq!(d.sacked_original_sent, Some((40, 80)));
+        // Linux 3.x's span also holds 1 (sent 10, SACKed before): still
+        // oldest 0 and newest 20.
+        assert_eq!(d.cum_acked_original_sent, Some((0, 20)));
         // A cumulative ACK of 3 and 4 (SACKed on the ACK before) and of 5,
         // retransmitted: nothing sent once is newly delivered.
         b.mark_lost(5);
@@ -1066,6 +1080,9 @@ mod tests {
         assert_eq!(b.delivered().segments, 1);
         assert_eq!(b.delivered().cum_original_sent, None);
         assert_eq!(b.delivered().sacked_original_sent, None);
+        // 4 (sent 40) was SACKed before and sent once: Linux 3.x times it
+        // (3 and 5 were retransmitted and do not count).
+        assert_eq!(b.delivered().cum_acked_original_sent, Some((40, 40)));
     }
 
     #[test]

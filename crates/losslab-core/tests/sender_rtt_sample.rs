@@ -99,8 +99,64 @@ fn retransmitted_data_falls_back_to_tsecr_with_linux_only() {
                 assert_eq!(after, before + 1);
                 assert_eq!(s.rtt().latest(), Some(50 * MS));
             }
-            RttSampling::Tsecr => assert_eq!(after, before),
+            _ => assert_eq!(after, before),
         }
+    }
+}
+
+#[test]
+fn linux_3x_take_tsecr_from_an_ack_of_a_retransmission_but_min_rtt_nothing() {
+    // The recovery of retransmitted_data_falls_back_to_tsecr_with_linux_only.
+    // The three SACK-only ACKs: "linux-3.2" samples only on FLAG_ACKED,
+    // so none; "linux-3.15" takes sack_rtt from each newly SACKed
+    // original (sent at 0): 100, 101 and 102 ms, for the estimator only.
+    // The final ACK frees segment 0 (retransmitted) and 1..4 (originals
+    // SACKed before): 3.2 takes TSecr, 152 + 1 - 103 = 50 ms, without
+    // Karn's test; 3.15 voids seq_rtt (FLAG_RETRANS_DATA_ACKED), has no
+    // new SACK, and falls back to the same TSecr. min_rtt never had a
+    // Karn-clean sample: None, though the estimator has samples.
+    for (mode, sack_samples) in [(RttSampling::Linux32, 0), (RttSampling::Linux315, 3)] {
+        let mut s = sender(5, mode, CwndGrowth::Rfc5681);
+        assert_eq!(send_all(&mut s, 0).len(), 5);
+        for k in 1..4 {
+            s.on_ack(100 * MS + (k - 1) * MS, &ack(0, &[(1, k + 1)], 1));
+        }
+        assert_eq!(s.stats().rtt.count(), sack_samples, "{mode:?}");
+        if sack_samples > 0 {
+            assert_eq!(s.stats().rtt.max(), Some(102 * MS));
+        }
+        let rtx = send_all(&mut s, 102 * MS);
+        assert_eq!((rtx[0].seg_no, rtx[0].tx_count), (0, 2));
+        s.on_ack(152 * MS, &ack(5, &[], rtx[0].ts_val));
+        assert_eq!(s.stats().rtt.count(), sack_samples + 1, "{mode:?}");
+        assert_eq!(s.rtt().latest(), Some(50 * MS), "{mode:?}");
+        assert_eq!(s.rtt().min_rtt(), None, "{mode:?}");
+    }
+}
+
+#[test]
+fn linux_3_2_counts_whole_jiffies_of_the_flow_tick() {
+    // HZ = 250 (a 4 ms tick). Segments 0..2 sent at 1 ms (TSval 1 ms +
+    // 1); at 102.5 ms the ACK of both echoes it. tcp_time_stamp = 102.5 /
+    // 4 = 25 jiffies, TSecr = 1 / 4 = 0: 25 jiffies = 100 ms for the
+    // estimator (its first sample, so SRTT = 100 ms); min_rtt the exact
+    // 101.5 ms. "linux-3.15" takes first_ackt's exact age, 101.5 ms.
+    for (mode, seq) in [
+        (RttSampling::Linux32, 100 * MS),
+        (RttSampling::Linux315, 101 * MS + 500_000),
+    ] {
+        let mut cfg = SenderConfig {
+            rtt_sample: mode,
+            ..bytes_config(2, 10)
+        };
+        cfg.rto.tick = 4 * MS;
+        let alg = Algorithms::by_name("newreno", "rfc6675", "dupthresh", "rto", 3).unwrap();
+        let mut s = Sender::new(cfg, alg, 0);
+        let ts = send_at(&mut s, &[MS, MS]);
+        s.on_ack(102 * MS + 500_000, &ack(2, &[], ts[0]));
+        assert_eq!(s.rtt().latest(), Some(seq), "{mode:?}");
+        assert_eq!(s.rtt().srtt(), Some(seq), "{mode:?}");
+        assert_eq!(s.rtt().min_rtt(), Some(101 * MS + 500_000), "{mode:?}");
     }
 }
 

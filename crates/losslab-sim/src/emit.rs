@@ -2079,7 +2079,14 @@ app = { kind = "bulk" }
         maybe!(f.rto_rearm_on_head_retransmit, rng.gen_bool(0.5));
         maybe!(f.dsack_undo, rng.gen_bool(0.5));
         maybe!(f.limited_transmit, rng.gen_bool(0.5));
-        maybe!(f.rtt_sample, RttSampling::Linux);
+        maybe!(
+            f.rtt_sample,
+            [
+                RttSampling::Linux,
+                RttSampling::Linux32,
+                RttSampling::Linux315
+            ][rng.gen_range(0..3)]
+        );
         maybe!(f.cwnd_growth, CwndGrowth::Linux);
         f
     }

@@ -357,9 +357,10 @@ pub struct FlowSpec {
     /// `cwnd_validation` (added): Linux 4.1+'s tcp_is_cwnd_limited() (the
     /// default) or Linux 3.10's.
     pub cwnd_validation: CwndValidation,
-    /// `rtt_sample = "tsecr" | "linux"` (added, default "tsecr": one TSecr
-    /// sample under Karn's rule for everyone): which RTT samples an ACK
-    /// gives the estimator, min_rtt, the detectors and the controller.
+    /// `rtt_sample = "tsecr" | "linux" | "linux-3.2" | "linux-3.15"`
+    /// (added, default "tsecr": one TSecr sample under Karn's rule for
+    /// everyone): which RTT samples an ACK gives the estimator, min_rtt,
+    /// the detectors and the controller.
     pub rtt_sample: RttSampling,
     /// `cwnd_growth = "rfc5681" | "linux"` (added, default "rfc5681": only
     /// a cumulative advance grows cwnd): Linux tcp_may_raise_cwnd() lets a

@@ -1599,6 +1599,32 @@ fn seeds_past_the_largest_toml_integer_say_the_largest() {
 }
 
 #[test]
+fn rtt_sample_linux_3x_values() {
+    use losslab_core::RttSampling;
+    for (value, want) in [
+        ("linux-3.2", RttSampling::Linux32),
+        ("linux-3.15", RttSampling::Linux315),
+    ] {
+        let text = minimal_with("", &format!("rtt_sample = \"{value}\""));
+        assert_eq!(parse(&text).flows[0].rtt_sample, want, "{value}");
+        let set = format!("flow.a.rtt_sample=\"{value}\"");
+        let s = parse_with(&minimal_with("", ""), &[set.as_str()]).unwrap();
+        assert_eq!(s.flows[0].rtt_sample, want, "--set {value}");
+        assert_eq!(want.name(), value);
+    }
+    // A kernel the values do not name (3.10 is "linux-3.2"'s range): the
+    // error names the key and lists every value.
+    file_error(
+        &minimal_with("", "rtt_sample = \"linux-3.10\""),
+        "flow.a.rtt_sample",
+        &[
+            "unknown rtt_sample \"linux-3.10\"",
+            "tsecr, linux, linux-3.2, linux-3.15",
+        ],
+    );
+}
+
+#[test]
 fn rtt_sample_and_cwnd_growth_keys() {
     use losslab_core::{CwndGrowth, RttSampling};
     // Absent: today's behaviour (TSecr samples, growth on cumulative ACKs).

@@ -288,6 +288,13 @@ impl CongestionControl for Cubic {
         matches!(self.hystart, SlowStartExit::Linux6(_))
     }
 
+    /// Linux 3.2-3.14 cubictcp_register(): "hystart needs ms clock
+    /// resolution", so `if (hystart && HZ < 1000)` the module asks for
+    /// TCP_CONG_RTT_STAMP.
+    fn rtt_stamp(&self, tick: Time) -> bool {
+        !matches!(self.hystart, SlowStartExit::Standard) && tick > SEC / 1000
+    }
+
     /// cubictcp_acked() for `hystart = "linux-6"`. This controller's stage
     /// stands in for Linux's epoch: it began `elapsed` before its last
     /// update (its clock skips idle spells as cubictcp_cwnd_event() moves

@@ -325,6 +325,12 @@ impl CongestionControl for CubicLinux {
         }
     }
 
+    /// Linux 3.2-3.14 cubictcp_register(): `if (hystart && HZ < 1000)`
+    /// TCP_CONG_RTT_STAMP, for HyStart's millisecond clock.
+    fn rtt_stamp(&self, tick: Time) -> bool {
+        self.hystart && tick > MS
+    }
+
     /// cubictcp_recalc_ssthresh().
     fn ssthresh(&mut self, w: &Window, _flight_size: u64) -> u64 {
         let cwnd = w.cwnd.min(u64::from(u32::MAX)) as u32;

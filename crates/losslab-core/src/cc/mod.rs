@@ -206,6 +206,14 @@ pub trait CongestionControl {
     fn rto_factor(&self) -> f64 {
         1.0
     }
+    /// Linux 3.2-3.14's TCP_CONG_RTT_STAMP (include/net/tcp.h) on a flow
+    /// whose jiffy is `tick`: tcp_clean_rtx_queue() then hands
+    /// pkts_acked() the microsecond skb->tstamp sample instead of
+    /// jiffies_to_usecs(ca_seq_rtt). Read only by `rtt_sample =
+    /// "linux-3.2"`.
+    fn rtt_stamp(&self, _tick: Time) -> bool {
+        false
+    }
 }
 
 /// Which slow-start exit CUBIC uses (`[flow.cubic] hystart`).
@@ -367,6 +375,40 @@ pub(crate) mod testing {
             snd_una: una,
             snd_nxt: nxt,
             ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    #[test]
+    fn tcp_cong_rtt_stamp_as_linux_3_2_to_3_14_set_it() {
+        // cubictcp_register(): `if (hystart && HZ < 1000)`. A 4 ms tick is
+        // HZ = 250, a 1 ms tick HZ = 1000.
+        let hystart = CcParams {
+            hystart: HyStartMode::Linux,
+            ..Default::default()
+        };
+        let cubic = build("cubic", &hystart).unwrap();
+        assert!(cubic.rtt_stamp(4 * MS));
+        assert!(!cubic.rtt_stamp(MS));
+        // Without HyStart cubic keeps jiffies at any HZ.
+        assert!(!by_name("cubic").unwrap().rtt_stamp(4 * MS));
+        assert!(by_name("cubic-linux").unwrap().rtt_stamp(4 * MS));
+        assert!(!by_name("cubic-linux").unwrap().rtt_stamp(MS));
+        // tcp_vegas and tcp_veno set the flag in their ops; Reno and
+        // Westwood do not.
+        for (name, stamp) in [
+            ("vegas", true),
+            ("veno", true),
+            ("reno", false),
+            ("newreno", false),
+            ("westwood", false),
+        ] {
+            assert_eq!(by_name(name).unwrap().rtt_stamp(MS), stamp, "{name}");
         }
     }
 }

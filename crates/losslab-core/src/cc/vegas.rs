@@ -142,6 +142,11 @@ impl CongestionControl for Vegas {
         "vegas".into()
     }
 
+    /// Linux 3.2-3.14 tcp_vegas: `.flags = TCP_CONG_RTT_STAMP`.
+    fn rtt_stamp(&self, _tick: Time) -> bool {
+        true
+    }
+
     /// Linux tcp_reno_ssthresh(): max(cwnd / 2, 2).
     fn ssthresh(&mut self, w: &Window, _flight_size: u64) -> u64 {
         (w.cwnd / 2).max(2)

@@ -105,6 +105,11 @@ impl CongestionControl for Veno {
         "veno".into()
     }
 
+    /// Linux 3.2-3.14 tcp_veno: `.flags = TCP_CONG_RTT_STAMP`.
+    fn rtt_stamp(&self, _tick: Time) -> bool {
+        true
+    }
+
     /// Linux tcp_veno_ssthresh(): a fifth off when the backlog was below
     /// beta (a random loss), half otherwise.
     fn ssthresh(&mut self, w: &Window, _flight_size: u64) -> u64 {

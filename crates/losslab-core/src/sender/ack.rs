@@ -224,12 +224,14 @@ impl Sender {
     }
 
     /// This ACK's RTT samples. The estimator takes one; the sample
-    /// returned is the one min_rtt has taken and the detectors and the
-    /// congestion controller get. `rtt_sample = "tsecr"`: one sample from
-    /// the echoed timestamp, under Karn's rule (none when any newly
-    /// acknowledged segment was ever retransmitted), for everyone;
-    /// `"linux"`: Linux's seq_rtt for the estimator and ca_rtt for the rest
-    /// (rtt_sample.rs).
+    /// returned is the one the detectors and the congestion controller
+    /// get. `rtt_sample = "tsecr"`: one sample from the echoed timestamp,
+    /// under Karn's rule (none when any newly acknowledged segment was ever
+    /// retransmitted), for everyone, min_rtt too; `"linux"`: Linux's
+    /// seq_rtt for the estimator and ca_rtt for the rest; `"linux-3.2"`
+    /// and `"linux-3.15"`: Linux 3.x's, where the estimator and the
+    /// controller may each have a sample without the other, and min_rtt
+    /// takes the Karn-filtered one of its own (rtt_sample.rs).
     fn take_rtt_sample(
         &mut self,
         now: Time,
@@ -238,20 +240,41 @@ impl Sender {
         cum_advanced: bool,
     ) -> Option<Time> {
         let tsecr = (ack.ts_ecr > 0 && ack.ts_ecr <= now + 1).then(|| now + 1 - ack.ts_ecr);
-        let (r, ca) = match self.cfg.rtt_sample {
+        let (r, min, ca) = match self.cfg.rtt_sample {
             RttSampling::Tsecr => {
                 let r = tsecr.filter(|_| cum.segments > 0 && !cum.any_retransmitted)?;
-                (r, r)
+                (r, r, Some(r))
             }
             RttSampling::Linux => {
                 let d = self.board.delivered();
                 let s = rtt_sample::linux(now, d, cum_advanced, cum.any_retransmitted, tsecr)?;
-                (s.seq_rtt, s.ca_rtt)
+                (s.seq_rtt, s.ca_rtt, Some(s.ca_rtt))
+            }
+            RttSampling::Linux32 | RttSampling::Linux315 => {
+                let a = rtt_sample::OldAck {
+                    now,
+                    tick: self.cfg.rto.tick,
+                    acked: cum_advanced,
+                    retrans_acked: cum.any_retransmitted,
+                    tsecr_sent: tsecr.map(|r| now - r),
+                    ca_rtt_stamp: self.cc_caps.rtt_stamp,
+                };
+                let d = self.board.delivered();
+                let s = if self.cfg.rtt_sample == RttSampling::Linux32 {
+                    rtt_sample::linux_3_2(&a, d)
+                } else {
+                    rtt_sample::linux_3_15(&a, d)
+                };
+                let Some(r) = s.seq_rtt else {
+                    return s.ca_rtt;
+                };
+                // Time::MAX leaves the minimum as it was.
+                (r, s.min_rtt.unwrap_or(Time::MAX), s.ca_rtt)
             }
         };
         // After snd_una moved, as tcp_clean_rtx_queue() follows
         // tcp_snd_una_update() in Linux's tcp_ack().
-        self.rtt.on_samples_at(r, ca, self.snd_una, self.snd_nxt);
+        self.rtt.on_samples_at(r, min, self.snd_una, self.snd_nxt);
         self.probes.rtt_since_probe = true;
         self.measure.stats.rtt.record(r);
         // The sampled segment's send time (TSecr - 1 for a timestamp).
@@ -259,7 +282,7 @@ impl Sender {
         let (srtt, rto) = (self.rtt.srtt().unwrap_or(0), self.rtt.rto());
         self.events
             .emit(now, || Event::RttSample { rtt: r, srtt, rto });
-        Some(ca)
+        ca
     }
 
     /// Duplicate ACK accounting and the segments this ACK delivered. With

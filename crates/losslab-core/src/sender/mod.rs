@@ -227,6 +227,8 @@ struct CcCaps {
     owns_cwnd: bool,
     observes_acks: bool,
     wants_pacing_rate: bool,
+    /// TCP_CONG_RTT_STAMP at this flow's tick (`rtt_sample = "linux-3.2"`).
+    rtt_stamp: bool,
 }
 
 /// What the peer has told the sender of itself.
@@ -340,6 +342,7 @@ impl Sender {
                 owns_cwnd: alg.cc.owns_cwnd(),
                 observes_acks: alg.cc.observes_every_ack(),
                 wants_pacing_rate: alg.cc.wants_pacing_rate(),
+                rtt_stamp: alg.cc.rtt_stamp(cfg.rto.tick),
             },
             app: AppState::new(cfg.app.clone()),
             sndbuf: cfg
