@@ -1117,6 +1117,8 @@ fn algorithm_names() {
                 "prr",
                 "prr-6937",
                 "prr-linux",
+                "prr-linux-3",
+                "prr-linux-4.10",
                 "qarr",
                 "barr",
                 "le",
