@@ -82,10 +82,7 @@ fn the_sender_tells_prr_which_acks_acked_a_retransmission_or_lost_one() {
     // A SACK of that new segment shows the retransmission of segment 0,
     // sent before it, lost (lost-retransmission detection): FLAG_LOST_RETRANS.
     let lost_before = s.stats().lost_retransmissions;
-    s.on_ack(
-        120 * MS,
-        &ack(0, &[(first_new, first_new + 1), (1, k)], 1),
-    );
+    s.on_ack(120 * MS, &ack(0, &[(first_new, first_new + 1), (1, k)], 1));
     assert_eq!(s.stats().lost_retransmissions, lost_before + 1);
     assert_eq!(log.borrow()[steps_before], (1, false, true));
     // Segment 0 goes a third time; the cumulative ACK up to segment k

@@ -70,8 +70,7 @@ fn every_algorithm_delivers_under_random_loss() {
                         // RFC 9937 6.4 / Algorithm 2 / Linux
                         // tcp_end_cwnd_reduction() (3.2: tcp_complete_cwr()
                         // with undo_marker): exactly ssthresh.
-                        "prr" | "prr-6937" | "prr-linux" | "prr-linux-3"
-                        | "prr-linux-4.10" => {
+                        "prr" | "prr-6937" | "prr-linux" | "prr-linux-3" | "prr-linux-4.10" => {
                             assert_eq!(after, r.ssthresh, "{what}: {r:?}")
                         }
                         // tcp_complete_cwr(): never above ssthresh.
