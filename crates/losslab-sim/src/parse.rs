@@ -810,6 +810,8 @@ const RECOVERY_CONTRACT: &[&str] = &[
     "prr",
     "prr-6937",
     "prr-linux",
+    "prr-linux-3",
+    "prr-linux-4.10",
     "qarr",
     "barr",
     "le",

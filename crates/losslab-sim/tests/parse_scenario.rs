@@ -399,6 +399,33 @@ fn implemented_algorithm_names_are_accepted() {
 }
 
 #[test]
+fn old_linux_prr_values_parse_and_their_near_misses_name_the_key() {
+    // Issue 32: `prr-linux-3` (Linux 3.2-3.17) and `prr-linux-4.10`; the
+    // default stays `prr`.
+    for good in ["prr-linux-3", "prr-linux-4.10"] {
+        let s = parse(&minimal_with("", &format!("recovery = {good:?}")));
+        assert_eq!(s.flows[0].recovery, good);
+    }
+    for bad in [
+        "prr-linux-3.2",
+        "prr-linux-4",
+        "prr-linux-4.1",
+        "prr-linux-410",
+        "prr-linux-4_10",
+        "PRR-linux-3",
+    ] {
+        file_error(
+            &minimal_with("", &format!("recovery = {bad:?}")),
+            "flow.a.recovery",
+            &[
+                &format!("unknown recovery algorithm {bad:?}"),
+                "prr-linux, prr-linux-3, prr-linux-4.10,",
+            ],
+        );
+    }
+}
+
+#[test]
 fn prr_linux_parses_and_its_near_misses_name_the_key() {
     // Issue 32: `prr-linux` is Linux 6.x's tcp_cwnd_reduction(); `prr`
     // stays RFC 9937's and remains the default.
@@ -1117,6 +1144,8 @@ fn algorithm_names() {
                 "prr",
                 "prr-6937",
                 "prr-linux",
+                "prr-linux-3",
+                "prr-linux-4.10",
                 "qarr",
                 "barr",
                 "le",

@@ -48,7 +48,14 @@ fn completed_fast(recs: &[RecoveryResult]) -> Vec<&RecoveryResult> {
 
 #[test]
 fn every_algorithm_delivers_under_random_loss() {
-    for recovery in ["prr", "prr-6937", "prr-linux", "rate-halving"] {
+    for recovery in [
+        "prr",
+        "prr-6937",
+        "prr-linux",
+        "prr-linux-3",
+        "prr-linux-4.10",
+        "rate-halving",
+    ] {
         for sack in [3, 0] {
             for seed in 1..=3 {
                 let f = run(recovery, sack, seed);
@@ -61,8 +68,9 @@ fn every_algorithm_delivers_under_random_loss() {
                     let after = r.cwnd_after.unwrap();
                     match recovery {
                         // RFC 9937 6.4 / Algorithm 2 / Linux
-                        // tcp_end_cwnd_reduction(): exactly ssthresh.
-                        "prr" | "prr-6937" | "prr-linux" => {
+                        // tcp_end_cwnd_reduction() (3.2: tcp_complete_cwr()
+                        // with undo_marker): exactly ssthresh.
+                        "prr" | "prr-6937" | "prr-linux" | "prr-linux-3" | "prr-linux-4.10" => {
                             assert_eq!(after, r.ssthresh, "{what}: {r:?}")
                         }
                         // tcp_complete_cwr(): never above ssthresh.

@@ -15,6 +15,8 @@ mod or3;
 mod prr;
 mod prr6937;
 mod prr_linux;
+mod prr_linux3;
+mod prr_linux410;
 mod qarr;
 mod rate_halving;
 mod reno;
@@ -30,6 +32,8 @@ pub use or3::{copies_of as or3_copies, Or3Params, Or3Redundancy, Overbooking};
 pub use prr::Prr;
 pub use prr6937::{Prr6937, ReductionBound};
 pub use prr_linux::PrrLinux;
+pub use prr_linux3::PrrLinux3;
+pub use prr_linux410::PrrLinux410;
 pub use qarr::{Qarr, QarrUpdate, FLOOR as QARR_FLOOR};
 pub use rate_halving::RateHalving;
 pub use reno::Reno;
@@ -47,6 +51,8 @@ pub const NAMES: &[&str] = &[
     "prr-6937",
     "prr",
     "prr-linux",
+    "prr-linux-3",
+    "prr-linux-4.10",
     "qarr",
     "barr",
     "le",
@@ -188,6 +194,118 @@ pub struct RecoveryCtx {
     /// the context of that entry's init_cwnd_reduction() and
     /// cwnd_reduction().
     pub timer_entry: bool,
+    /// This ACK cumulatively acknowledged a segment that was ever
+    /// retransmitted, SACKed before or not (Linux FLAG_RETRANS_DATA_ACKED,
+    /// set by tcp_clean_rtx_queue() on TCPCB_RETRANS; the same test as
+    /// Karn's rule in the RTT samples). Set on the contexts of an ACK's
+    /// cwnd_reduction(), the entering one included; false elsewhere
+    /// (timer entries, exits, undos). Read by `prr-linux-4.10` only.
+    pub retrans_data_acked: bool,
+    /// This ACK marked lost a segment whose retransmission was in flight
+    /// (Linux 4.4-4.x FLAG_LOST_RETRANS, which tcp_fastretrans_alert() sets
+    /// when tcp_rack_mark_lost() took retransmissions out of retrans_out):
+    /// by the lost-retransmission detection (`lost_retransmission_detection`)
+    /// or by the detector. Set and read as `retrans_data_acked`.
+    pub lost_retrans: bool,
+}
+
+/// One ACK of a hand-worked recovery episode (`run_acks`).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TestAck {
+    pub delivered: u64,
+    pub newly_lost: u64,
+    pub una_advanced: bool,
+    pub retrans_data_acked: bool,
+    pub lost_retrans: bool,
+}
+
+#[cfg(test)]
+impl TestAck {
+    /// Delivers `delivered` segments by SACK and marks `newly_lost`.
+    pub(crate) fn sack(delivered: u64, newly_lost: u64) -> Self {
+        TestAck {
+            delivered,
+            newly_lost,
+            ..Default::default()
+        }
+    }
+}
+
+/// The ACK sequence of the old-kernel PRR tests (prr_linux3.rs,
+/// prr_linux410.rs): prior_cwnd 20, ssthresh 14, 20 out; the entering ACK
+/// SACKs one segment and the detector marks one lost (in_flight 20 - 3 -
+/// 1 = 16).
+#[cfg(test)]
+pub(crate) fn eight_acks() -> [TestAck; 8] {
+    [
+        TestAck::sack(1, 1),
+        TestAck::sack(1, 0),
+        // Delivers nothing, marks one more lost.
+        TestAck::sack(0, 1),
+        TestAck::sack(1, 0),
+        TestAck::sack(1, 0),
+        // The cumulative ACK covers the retransmitted hole and one segment
+        // never SACKed: two delivered, snd.una advances.
+        TestAck {
+            delivered: 2,
+            una_advanced: true,
+            retrans_data_acked: true,
+            ..Default::default()
+        },
+        TestAck::sack(0, 1),
+        TestAck::sack(1, 0),
+    ]
+}
+
+/// Drives `alg` through one recovery as the sender would: entry with cwnd
+/// `prior_cwnd` and `ssthresh`, `packets_out` segments outstanding (RFC
+/// 6937's RecoverFS), the first of `acks` being the entering ACK with
+/// in_flight `entry_pipe` (after its delivery and loss marks);
+/// every later ACK lowers pipe by what it delivered and marked lost.
+/// After each ACK the sender sends cwnd - pipe (data is always there).
+/// Returns what each ACK let out, cwnd after each ACK, and cwnd after
+/// end_cwnd_reduction().
+#[cfg(test)]
+pub(crate) fn run_acks(
+    alg: &mut dyn RecoveryOps,
+    prior_cwnd: u64,
+    ssthresh: u64,
+    packets_out: u64,
+    entry_pipe: u64,
+    acks: &[TestAck],
+) -> (Vec<u64>, Vec<u64>, u64) {
+    let mut w = Window::new(prior_cwnd);
+    w.ssthresh = ssthresh;
+    let mut pipe = entry_pipe;
+    let (mut sent, mut cwnds) = (vec![], vec![]);
+    for (i, a) in acks.iter().enumerate() {
+        if i > 0 {
+            pipe -= a.delivered + a.newly_lost;
+        }
+        let ctx = RecoveryCtx {
+            pipe,
+            packets_out,
+            new_loss: a.newly_lost > 0,
+            newly_lost: a.newly_lost,
+            snd_una_advanced: i > 0 && a.una_advanced,
+            ack_una_advanced: a.una_advanced,
+            retrans_data_acked: a.retrans_data_acked,
+            lost_retrans: a.lost_retrans,
+            ..Default::default()
+        };
+        if i == 0 {
+            alg.init_cwnd_reduction(&mut w, &ctx);
+        }
+        alg.cwnd_reduction(&mut w, &ctx, a.delivered, i == 0);
+        let n = w.cwnd.saturating_sub(pipe);
+        alg.on_sent(n);
+        pipe += n;
+        sent.push(n);
+        cwnds.push(w.cwnd);
+    }
+    alg.end_cwnd_reduction(&mut w, &RecoveryCtx::default());
+    (sent, cwnds, w.cwnd)
 }
 
 #[cfg(test)]
@@ -338,6 +456,12 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         "prr" => Some(Box::new(Prr::new())),
         // Linux 6.x tcp_cwnd_reduction(): RFC 9937's rules over prior_cwnd.
         "prr-linux" => Some(Box::new(PrrLinux::new())),
+        // Linux 3.2-3.17 (tcp_update_cwnd_in_recovery(), then
+        // tcp_cwnd_reduction()): prior_cwnd, SSRB on every ACK.
+        "prr-linux-3" => Some(Box::new(PrrLinux3::new())),
+        // Linux 4.10 tcp_cwnd_reduction(): SSRB only when retransmitted
+        // data is acked and no retransmission was found lost.
+        "prr-linux-4.10" => Some(Box::new(PrrLinux410::new())),
         // Mobile opportunistic-retransmission paper, sections II.D and II.E.
         "qarr" => Some(Box::new(
             Qarr::new(params.queue_len_threshold, params.rtt_source).update(params.qarr_update),

@@ -31,7 +31,7 @@ use crate::window::Window;
 
 /// Window::new()'s ssthresh before any loss: the engine's
 /// TCP_INFINITE_SSTHRESH, which tcp_end_cwnd_reduction() tests against.
-const INFINITE_SSTHRESH: u64 = u64::MAX / 4;
+pub(super) const INFINITE_SSTHRESH: u64 = u64::MAX / 4;
 
 #[derive(Clone, Debug, Default)]
 pub struct PrrLinux {

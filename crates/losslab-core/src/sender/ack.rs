@@ -27,8 +27,9 @@ impl Sender {
             self.measure.stats.invalid_acks += 1;
             return;
         }
-        let a = self.read_ack(now, ack);
+        let mut a = self.read_ack(now, ack);
         let (marks, wants_recovery) = self.detect_losses(now, ack, &a);
+        a.lost_retrans = marks.lost_retransmissions > 0;
         let new_loss = marks.marked > 0;
         let entering = self.recovery_state_machine(now, &a, wants_recovery, marks.marked);
         // Congestion control (Linux tcp_rate_gen() then
@@ -42,6 +43,8 @@ impl Sender {
                 delivered: a.delivered,
                 losses: marks.marked,
                 prior_in_flight: a.prior_in_flight,
+                retrans_data_acked: a.retrans_data_acked,
+                lost_retrans: a.lost_retrans,
             },
             entering,
             a.cum_advanced,
@@ -165,6 +168,8 @@ impl Sender {
             rtts,
             delivered: 0,
             reno_dup: 0,
+            retrans_data_acked: cum.any_retransmitted,
+            lost_retrans: false,
         };
         self.count_delivered(now, ack, &cum, &mut a);
         a

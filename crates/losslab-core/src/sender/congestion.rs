@@ -117,6 +117,8 @@ impl Sender {
         if !entering && matches!(self.state, State::Fast { .. }) {
             let rctx = RecoveryCtx {
                 newly_lost: f.losses,
+                retrans_data_acked: f.retrans_data_acked,
+                lost_retrans: f.lost_retrans,
                 ..self.recovery_ctx(now, cum_advanced, new_loss, rtts)
             };
             self.alg

@@ -112,6 +112,10 @@ struct AckFacts {
     delivered: u64,
     losses: u64,
     prior_in_flight: u64,
+    /// Linux FLAG_RETRANS_DATA_ACKED and FLAG_LOST_RETRANS of this ACK
+    /// (RecoveryCtx::retrans_data_acked, lost_retrans).
+    retrans_data_acked: bool,
+    lost_retrans: bool,
 }
 
 /// What `on_ack` read of one ACK (ack.rs), for the steps after it.
@@ -136,6 +140,12 @@ struct AckRead {
     delivered: u64,
     /// A duplicate ACK without SACK counted as one delivered segment.
     reno_dup: u64,
+    /// The cumulative part acknowledged a segment ever retransmitted
+    /// (Linux FLAG_RETRANS_DATA_ACKED).
+    retrans_data_acked: bool,
+    /// Loss detection marked a retransmission in flight lost (Linux
+    /// FLAG_LOST_RETRANS); set after detect_losses().
+    lost_retrans: bool,
 }
 
 /// The ACK being processed's own RTTs for QARR and BARR

@@ -13,13 +13,18 @@ use super::{AckRead, AckRtts, Sender, State, UndoEpisode};
 
 /// The event that starts a fast recovery as Linux's tcp_cwnd_reduction()
 /// is told of it: from tcp_cong_control() on an ACK (its flag's
-/// FLAG_SND_UNA_ADVANCED, `rs->losses`), or from tcp_rack_reo_timeout() on
+/// FLAG_SND_UNA_ADVANCED, FLAG_RETRANS_DATA_ACKED and FLAG_LOST_RETRANS,
+/// `rs->losses`), or from tcp_rack_reo_timeout() on
 /// the reordering timer (flag 0, `tp->lost - lost`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct EntryEvent {
     pub una_advanced: bool,
     pub newly_lost: u64,
     pub timer: bool,
+    /// FLAG_RETRANS_DATA_ACKED and FLAG_LOST_RETRANS of the entering ACK
+    /// (false on a timer).
+    pub retrans_data_acked: bool,
+    pub lost_retrans: bool,
 }
 
 impl Sender {
@@ -86,7 +91,8 @@ impl Sender {
     }
 
     /// `entry` is what Linux hands tcp_cwnd_reduction() on this event
-    /// (RecoveryCtx::ack_una_advanced, newly_lost, timer_entry); the
+    /// (RecoveryCtx::ack_una_advanced, newly_lost, timer_entry,
+    /// retrans_data_acked, lost_retrans); the
     /// older algorithms see `snd_una_advanced` false and `new_loss` true
     /// here, as always.
     pub(super) fn enter_fast_recovery(
@@ -133,6 +139,8 @@ impl Sender {
             newly_lost: entry.newly_lost,
             ack_una_advanced: entry.una_advanced,
             timer_entry: entry.timer,
+            retrans_data_acked: entry.retrans_data_acked,
+            lost_retrans: entry.lost_retrans,
             ..self.recovery_ctx(now, false, true, rtts)
         };
         let owns = self.cc_caps.owns_cwnd;
@@ -354,6 +362,8 @@ impl Sender {
             newly_lost: 0,
             ack_una_advanced: snd_una_advanced,
             timer_entry: false,
+            retrans_data_acked: false,
+            lost_retrans: false,
         }
     }
 
@@ -414,6 +424,8 @@ impl Sender {
                 una_advanced: cum_advanced,
                 newly_lost,
                 timer: false,
+                retrans_data_acked: a.retrans_data_acked,
+                lost_retrans: a.lost_retrans,
             };
             self.enter_fast_recovery(now, a.delivered, a.rtts, entry);
         } else if new_loss {

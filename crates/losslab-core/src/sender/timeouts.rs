@@ -86,6 +86,8 @@ impl Sender {
                     una_advanced: false,
                     newly_lost: marks.marked,
                     timer: true,
+                    retrans_data_acked: false,
+                    lost_retrans: false,
                 };
                 self.enter_fast_recovery(now, 0, AckRtts::default(), entry);
             }
