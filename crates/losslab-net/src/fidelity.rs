@@ -155,7 +155,8 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
         if cc == "cubic-linux-3" {
             d(
                 "cc",
-                "cubic-linux-3 (Linux 3.x's tcp_cubic.c: ACK counting, the delayed-ACK ratio)".into(),
+                "cubic-linux-3 (Linux 3.x's tcp_cubic.c: ACK counting, the delayed-ACK ratio)"
+                    .into(),
                 "tcp_cubic.c of 6.x (the simulator's `cubic-linux`)",
                 Some("cubic-linux".into()),
             );
@@ -163,7 +164,10 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
         if cc == "cubic-linux" && matches!(f.hystart, HyStartMode::Linux410 | HyStartMode::Linux3) {
             d(
                 "cubic.hystart",
-                format!("{:?} (an older kernel's HyStart)", f.hystart.name().unwrap_or_default()),
+                format!(
+                    "{:?} (an older kernel's HyStart)",
+                    f.hystart.name().unwrap_or_default()
+                ),
                 "Linux 6.x's HyStart (hystart = \"linux-6\")",
                 Some("linux-6".into()),
             );

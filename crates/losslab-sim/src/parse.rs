@@ -1916,7 +1916,11 @@ impl Cx<'_> {
                     let hloc = cloc.key("hystart");
                     let mode = self.hystart(h, &hloc)?;
                     let takes: &[HyStartMode] = if cc == "cubic-linux" {
-                        &[HyStartMode::Linux6, HyStartMode::Linux410, HyStartMode::Linux3]
+                        &[
+                            HyStartMode::Linux6,
+                            HyStartMode::Linux410,
+                            HyStartMode::Linux3,
+                        ]
                     } else {
                         &[HyStartMode::Linux410, HyStartMode::Linux3]
                     };

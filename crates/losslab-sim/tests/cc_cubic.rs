@@ -278,7 +278,10 @@ fn kernel_cubics_take_the_kernels_hystart() {
             "cc = \"cubic-linux-3\"\n[flow.cubic]\nhystart = \"linux-6\"",
         )),
         "flow.a.cubic.hystart",
-        &["cc = \"cubic-linux-3\" takes hystart \"linux-4.10\" or \"linux-3\"", "linux-6"],
+        &[
+            "cc = \"cubic-linux-3\" takes hystart \"linux-4.10\" or \"linux-3\"",
+            "linux-6",
+        ],
     );
     expect_parse_error(
         parse(&text(
@@ -313,7 +316,11 @@ fn older_hystarts_in_whole_runs() {
         let mut sim = Simulation::new(&sc).unwrap();
         sim.run();
         let res = sim.results();
-        assert!(res.flows[0].goodput_bps > 15e6, "{cc}: {}", res.flows[0].goodput_bps);
+        assert!(
+            res.flows[0].goodput_bps > 15e6,
+            "{cc}: {}",
+            res.flows[0].goodput_bps
+        );
         (res.path.queue_drops, res.flows[0].cc.clone())
     };
     let (plain, _) = run("cubic", HyStartMode::Off, false);
@@ -321,7 +328,11 @@ fn older_hystarts_in_whole_runs() {
     for (cc, mode, name) in [
         ("cubic", HyStartMode::Linux410, "cubic+hystart-linux-4.10"),
         ("cubic", HyStartMode::Linux3, "cubic+hystart-linux-3"),
-        ("cubic-linux", HyStartMode::Linux410, "cubic-linux+hystart-linux-4.10"),
+        (
+            "cubic-linux",
+            HyStartMode::Linux410,
+            "cubic-linux+hystart-linux-4.10",
+        ),
         ("cubic-linux-3", HyStartMode::Off, "cubic-linux-3"),
     ] {
         let (drops, got) = run(cc, mode, false);

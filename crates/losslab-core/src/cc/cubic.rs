@@ -16,7 +16,10 @@
 //! `[flow.cubic] hystart`): the older HyStart (hystart.rs `HyStart`,
 //! `true` or `"linux"`, a blend of kernel versions), Linux 6.x's HyStart
 //! (hystart.rs `HyStartLinux6`, `"linux-6"`, the code `cubic-linux`
-//! runs, fed every ACK through `on_ack` as Linux's pkts_acked() is) or
+//! runs, fed every ACK through `on_ack` as Linux's pkts_acked() is),
+//! Linux 4.10's or 3.x's (hystart.rs `HyStartOld`, `"linux-4.10"`,
+//! `"linux-3"`, also through `on_ack`, its round restarted in
+//! `cong_avoid` as bictcp_cong_avoid() does) or
 //! HyStart++ (RFC 9406, which section 4.10 prefers;
 //! hystart_plus_plus.rs, `"hystart++"`).
 //!

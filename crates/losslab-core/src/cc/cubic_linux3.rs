@@ -416,9 +416,9 @@ mod tests {
     ///   third; the fourth recomputes for cwnd 71: 71 / 17 = 4 -> 2.
     /// - 16 (one segment per ACK): 70, 4, 4, then 70 / 18 = 3 -> 3;
     ///   cwnd_cnt 1, 2, 3, and 3 >= 3 on the fourth: cwnd 71.
-    /// - 512 (the clamp): 1120 / 512 = 2, 64 / 512 = 0 -> 1 (cwnd_cnt 1
-    ///   >= 1: cwnd 71), the third recomputes (cwnd changed): 71 / 17 = 4
-    ///   -> 0 -> 1, the fourth keeps it: cwnd 72.
+    /// - 512 (the clamp): 1120 / 512 = 2, 64 / 512 = 0 -> 1 (cwnd_cnt 1,
+    ///   which reaches 1: cwnd 71), the third recomputes (new cwnd): 71 /
+    ///   17 = 4, to 0, to 1, the fourth keeps it: cwnd 72.
     #[test]
     fn cnt_is_scaled_by_the_delayed_ack_ratio() {
         for (da, want, cwnd) in [

@@ -2,11 +2,11 @@
 //! and Rhee, "Taming the elephants: New TCP slow start", Computer
 //! Networks 55(9), 2011; net/ipv4/tcp_cubic.c `hystart_update()`,
 //! `bictcp_hystart_reset()`). It is not HyStart++ (RFC 9406), which RFC
-//! 9438 section 4.10 prefers; it is here to compare with Linux. Two
+//! 9438 section 4.10 prefers; it is here to compare with Linux. Three
 //! versions:
 //!
-//! `HyStartLinux6` (`[flow.cubic] hystart = "linux-6"`, and always in
-//! `cubic-linux`) is Linux 6.x's, in the kernel's u32 microseconds:
+//! `HyStartLinux6` (`[flow.cubic] hystart = "linux-6"`, and `cubic-linux`'s
+//! default) is Linux 6.x's, in the kernel's u32 microseconds:
 //! cubictcp_acked() on every ACK (delay_min, the samples discarded for a
 //! second after an epoch starts), hystart_update() with the round
 //! started before the `hystart_low_window` check (the January 2025 fix
@@ -39,10 +39,11 @@
 //! - a timeout re-arms it but keeps delay_min (every Linux since 2.6.29
 //!   zeroes delay_min in bictcp_reset() on TCP_CA_Loss).
 //!
-//! It is not Linux 3.10's either (bictcp_clock() in ms, delays in 1/8 ms,
-//! the delay threshold clamp(min/16, 4, 16 ms), curr_rtt the minimum of
-//! the first eight samples, delay_min reset at a timeout, the delayed-ACK
-//! ratio of bictcp_acked()), so no `"linux-3.10"` value is offered.
+//! It is not Linux 3.10's either: that is `HyStartOld` (`hystart =
+//! "linux-3"`, `cubic-linux-3`'s), with Linux 4.10's (`"linux-4.10"`):
+//! bictcp_clock() in ms, delays in 1/8 ms, curr_rtt the minimum of the
+//! first eight samples, clamp(min/16) or clamp(min/8), delay_min reset at
+//! a timeout (see its comment).
 
 use super::CcCtx;
 use crate::pacing::GSO_MAX_SIZE;
@@ -970,7 +971,12 @@ mod tests {
         let mut h4 = HyStartOld::new(OldKernel::Linux410);
         h4.acked(&mut window(2), &sack_only, false, true);
         assert_eq!(h4.delay_min(), 240);
-        h4.acked(&mut window(2), &ack_old(5_001, Some(20_000), 10, 5000, 10), true, true);
+        h4.acked(
+            &mut window(2),
+            &ack_old(5_001, Some(20_000), 10, 5000, 10),
+            true,
+            true,
+        );
         assert_eq!(h4.delay_min(), 240);
 
         h4.found = true;
@@ -978,7 +984,12 @@ mod tests {
         h4.on_loss();
         assert_eq!((h4.delay_min(), h4.found()), (0, false));
         assert_eq!(h4.round_start, clock_ms(7000 * MS));
-        h4.acked(&mut window(1), &ack_old(7_100, None, 10, 9000, 0), false, true);
+        h4.acked(
+            &mut window(1),
+            &ack_old(7_100, None, 10, 9000, 0),
+            false,
+            true,
+        );
         assert_eq!(h4.end_seq, 9000);
     }
 }
