@@ -1069,6 +1069,29 @@ mod tests {
         }
     }
 
+    /// On top of the linux-6 profile, the older kernels' CUBIC, HyStart
+    /// and per-ACK slow start are differences from the kernel (6.x), each
+    /// with the set that removes it.
+    #[test]
+    fn older_kernel_keys_are_differences() {
+        for (flow, key) in [
+            ("profile = \"linux-6\"\ncc = \"cubic-linux-3\"", "cc"),
+            (
+                "profile = \"linux-6\"\n[flow.cubic]\nhystart = \"linux-3\"",
+                "cubic.hystart",
+            ),
+            (
+                "profile = \"linux-6\"\nslow_start = \"per-ack\"",
+                "slow_start",
+            ),
+        ] {
+            let d = differences(&scenario(flow, &[]));
+            assert_eq!(keys(&d), [key], "{d:?}");
+            let sets: Vec<String> = d.iter().filter_map(|x| x.set.clone()).collect();
+            assert_eq!(differences(&scenario(flow, &sets)), [], "{flow}: {sets:?}");
+        }
+    }
+
     /// Four full segments one packet time (600 us at 20 Mbit/s) apart.
     fn seq4(times_us: [u64; 4], seqs: [u64; 4]) -> Vec<Tx> {
         times_us.iter().zip(seqs).map(|(&t, s)| tx(t, s)).collect()
