@@ -141,6 +141,8 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 HyStartMode::Off => "no HyStart",
                 HyStartMode::Linux => "the `linux` HyStart blend",
                 HyStartMode::Linux6 => "Linux 6.x's HyStart",
+                HyStartMode::Linux410 => "Linux 4.10's HyStart",
+                HyStartMode::Linux3 => "Linux 3.x's HyStart",
                 HyStartMode::PlusPlus => "HyStart++",
             };
             d(
@@ -148,6 +150,34 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 format!("cubic (RFC 9438's curve in floating point, {hystart})"),
                 "tcp_cubic.c in integers with HyStart on (the simulator's `cubic-linux`)",
                 Some("cubic-linux".into()),
+            );
+        }
+        if cc == "cubic-linux-3" {
+            d(
+                "cc",
+                "cubic-linux-3 (Linux 3.x's tcp_cubic.c: ACK counting, the delayed-ACK ratio)"
+                    .into(),
+                "tcp_cubic.c of 6.x (the simulator's `cubic-linux`)",
+                Some("cubic-linux".into()),
+            );
+        }
+        if cc == "cubic-linux" && matches!(f.hystart, HyStartMode::Linux410 | HyStartMode::Linux3) {
+            d(
+                "cubic.hystart",
+                format!(
+                    "{:?} (an older kernel's HyStart)",
+                    f.hystart.name().unwrap_or_default()
+                ),
+                "Linux 6.x's HyStart (hystart = \"linux-6\")",
+                Some("linux-6".into()),
+            );
+        }
+        if f.slow_start != losslab_core::cc::SlowStart::PerSegment {
+            d(
+                "slow_start",
+                format!("{} (Linux 3.x's one segment per ACK)", f.slow_start.name()),
+                "tcp_slow_start(tp, acked): the segments acknowledged",
+                Some("per-segment".into()),
             );
         }
         if cc == "westwood" && !f.westwood_complete_cwr {
@@ -1036,6 +1066,29 @@ mod tests {
                 let fixed = scenario(flow, &["flow.a.profile=linux-6".into()]);
                 assert_eq!(differences(&fixed), [], "{flow}");
             }
+        }
+    }
+
+    /// On top of the linux-6 profile, the older kernels' CUBIC, HyStart
+    /// and per-ACK slow start are differences from the kernel (6.x), each
+    /// with the set that removes it.
+    #[test]
+    fn older_kernel_keys_are_differences() {
+        for (flow, key) in [
+            ("profile = \"linux-6\"\ncc = \"cubic-linux-3\"", "cc"),
+            (
+                "profile = \"linux-6\"\n[flow.cubic]\nhystart = \"linux-3\"",
+                "cubic.hystart",
+            ),
+            (
+                "profile = \"linux-6\"\nslow_start = \"per-ack\"",
+                "slow_start",
+            ),
+        ] {
+            let d = differences(&scenario(flow, &[]));
+            assert_eq!(keys(&d), [key], "{d:?}");
+            let sets: Vec<String> = d.iter().filter_map(|x| x.set.clone()).collect();
+            assert_eq!(differences(&scenario(flow, &sets)), [], "{flow}: {sets:?}");
         }
     }
 

@@ -61,9 +61,12 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
         cc.push(match &f.cc {
             CcSpec::NewReno => "reno".to_string(),
             CcSpec::Named(x) if x == "reno" || x == "newreno" => "reno".into(),
-            // cubic-linux is the simulator's port of tcp_cubic.c, so
-            // the kernel runs its own.
-            CcSpec::Named(x) if x == "cubic" || x == "cubic-linux" => "cubic".into(),
+            // cubic-linux and cubic-linux-3 are the simulator's ports of
+            // tcp_cubic.c (6.x, 3.x), so the kernel runs its own (the
+            // comparison names the 3.x port as a difference).
+            CcSpec::Named(x) if x == "cubic" || x == "cubic-linux" || x == "cubic-linux-3" => {
+                "cubic".into()
+            }
             CcSpec::Named(x) if x == "tcp-rr" => {
                 return Err(refuse(
                     n,
@@ -859,6 +862,8 @@ mod tests {
     #[test]
     fn cubic_linux_runs_the_kernel_s_cubic() {
         let p = plan(&sc("cc = \"cubic-linux\"")).unwrap();
+        assert_eq!(p.cc, vec!["cubic"]);
+        let p = plan(&sc("cc = \"cubic-linux-3\"")).unwrap();
         assert_eq!(p.cc, vec!["cubic"]);
     }
 

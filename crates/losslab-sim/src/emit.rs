@@ -309,6 +309,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         cwnd_validation,
         rtt_sample,
         cwnd_growth,
+        slow_start,
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
@@ -454,6 +455,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     if *cwnd_growth != base.cwnd_growth {
         out.kv("cwnd_growth", string(cwnd_growth.name()));
     }
+    if *slow_start != base.slow_start {
+        out.kv("slow_start", string(slow_start.name()));
+    }
     if *pacing != base.pacing {
         out.kv("pacing", string(pacing.name()));
     }
@@ -593,7 +597,11 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             out.kv("loss_inference", tlp_loss_inference);
         }
     }
-    if *hystart != base.hystart {
+    let kernel_cubic = matches!(cc.name().as_str(), "cubic-linux" | "cubic-linux-3");
+    if *hystart != base.hystart && kernel_cubic && hystart.kernel_hystart() {
+        out.line("[flow.cubic]");
+        out.kv("hystart", string(hystart.name().unwrap_or_default()));
+    } else if *hystart != base.hystart {
         if cc.name() != "cubic" {
             return Err(format!(
                 "{at}.hystart: {hystart:?} cannot be written: [flow.cubic] is read only with cc = \"cubic\", and this flow's cc is {:?}",
@@ -606,8 +614,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         match hystart {
             HyStartMode::Off => out.kv("hystart", false),
             HyStartMode::Linux => out.kv("hystart", true),
-            HyStartMode::Linux6 => out.kv("hystart", string("linux-6")),
-            HyStartMode::PlusPlus => out.kv("hystart", string("hystart++")),
+            m => out.kv("hystart", string(m.name().unwrap_or_default())),
         }
     }
     if *hack1_refire != base.hack1_refire {
@@ -1904,6 +1911,8 @@ app = { kind = "bulk" }
                         HyStartMode::Off,
                         HyStartMode::Linux,
                         HyStartMode::Linux6,
+                        HyStartMode::Linux410,
+                        HyStartMode::Linux3,
                         HyStartMode::PlusPlus
                     ]
                 )
@@ -2088,6 +2097,10 @@ app = { kind = "bulk" }
             ][rng.gen_range(0..3)]
         );
         maybe!(f.cwnd_growth, CwndGrowth::Linux);
+        maybe!(f.slow_start, losslab_core::cc::SlowStart::PerAck);
+        if f.cc.name() == "cubic-linux-3" {
+            maybe!(f.hystart, HyStartMode::Linux410);
+        }
         f
     }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
-use losslab_core::cc::HyStartMode;
+use losslab_core::cc::{HyStartMode, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -54,6 +54,7 @@ by_name!(
     CwndValidation,
     RttSampling,
     CwndGrowth,
+    SlowStart,
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
@@ -716,6 +717,7 @@ const FLOW_KEYS: &[&str] = &[
     "cwnd_validation",
     "rtt_sample",
     "cwnd_growth",
+    "slow_start",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &[
@@ -1908,6 +1910,7 @@ impl Cx<'_> {
         self.set_named(t, loc, "cwnd_validation", &mut f.cwnd_validation)?;
         self.set_named(t, loc, "rtt_sample", &mut f.rtt_sample)?;
         self.set_named(t, loc, "cwnd_growth", &mut f.cwnd_growth)?;
+        self.set_named(t, loc, "slow_start", &mut f.slow_start)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }
@@ -1915,10 +1918,44 @@ impl Cx<'_> {
             let cloc = loc.key("cubic");
             let ct = self.table(v, &cloc, "a table like [flow.cubic] hystart = true")?;
             self.only_keys(ct, &cloc, &["hystart"], "in [flow.cubic]")?;
-            if let Some(h) = ct.get("hystart") {
-                f.hystart = self.hystart(h, &cloc.key("hystart"))?;
+            let cc = f.cc.name();
+            if cc == "cubic-linux" || cc == "cubic-linux-3" {
+                // The kernel ports read the kernels' HyStarts only.
+                if let Some(h) = ct.get("hystart") {
+                    let hloc = cloc.key("hystart");
+                    let mode = self.hystart(h, &hloc)?;
+                    let takes: &[HyStartMode] = if cc == "cubic-linux" {
+                        &[
+                            HyStartMode::Linux6,
+                            HyStartMode::Linux410,
+                            HyStartMode::Linux3,
+                        ]
+                    } else {
+                        &[HyStartMode::Linux410, HyStartMode::Linux3]
+                    };
+                    if !takes.contains(&mode) {
+                        let names: Vec<String> = takes
+                            .iter()
+                            .filter_map(|m| m.name())
+                            .map(|n| format!("{n:?}"))
+                            .collect();
+                        return Err(self.err(
+                            &hloc,
+                            format!(
+                                "cc = {cc:?} takes hystart {} (a Linux kernel's HyStart), got {}",
+                                names.join(" or "),
+                                describe(h)
+                            ),
+                        ));
+                    }
+                    f.hystart = mode;
+                }
+            } else {
+                if let Some(h) = ct.get("hystart") {
+                    f.hystart = self.hystart(h, &cloc.key("hystart"))?;
+                }
+                self.parameters_read(&cloc, "cubic", "cc", &cc)?;
             }
-            self.parameters_read(&cloc, "cubic", "cc", &f.cc.name())?;
         }
         if let Some(v) = t.get("westwood") {
             let wloc = loc.key("westwood");

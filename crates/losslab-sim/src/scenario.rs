@@ -2,7 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
-use losslab_core::cc::HyStartMode;
+use losslab_core::cc::{HyStartMode, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -366,9 +366,17 @@ pub struct FlowSpec {
     /// a cumulative advance grows cwnd): Linux tcp_may_raise_cwnd() lets a
     /// SACK-only ACK grow it once reordering was measured above 3.
     pub cwnd_growth: CwndGrowth,
-    /// `[flow.cubic] hystart = true | false | "linux" | "hystart++"`
-    /// (added): CUBIC's slow-start exit, Linux's HyStart (`true` is
-    /// `"linux"`) or HyStart++ (RFC 9406); off by default.
+    /// `slow_start = "per-segment" | "per-ack"` (added, default
+    /// "per-segment": cwnd grows by the segments an ACK acknowledges):
+    /// Linux up to 3.13's tcp_slow_start(tp), one segment per ACK, for
+    /// every controller with the shared slow start.
+    pub slow_start: SlowStart,
+    /// `[flow.cubic] hystart = true | false | "linux" | "linux-6" |
+    /// "linux-4.10" | "linux-3" | "hystart++"` (added): CUBIC's
+    /// slow-start exit, Linux's HyStart (`true` is `"linux"`) or
+    /// HyStart++ (RFC 9406); off by default. With `cc = "cubic-linux"` or
+    /// `"cubic-linux-3"` only the kernels' values are read (their own
+    /// HyStart otherwise).
     pub hystart: HyStartMode,
     /// `[flow.tcp-rr] rto_factor` (added): the factor on every RTO of
     /// `cc = "tcp-rr"`, 0 < f <= 1 (default
@@ -524,6 +532,7 @@ impl FlowSpec {
             cwnd_validation: CwndValidation::Linux,
             rtt_sample: RttSampling::Tsecr,
             cwnd_growth: CwndGrowth::Rfc5681,
+            slow_start: SlowStart::PerSegment,
             app: AppSpec::Bulk,
             sndbuf: None,
             sndbuf_model: None,

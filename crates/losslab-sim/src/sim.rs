@@ -1567,6 +1567,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         cwnd_validation: spec.cwnd_validation,
         rtt_sample: spec.rtt_sample,
         cwnd_growth: spec.cwnd_growth,
+        slow_start: spec.slow_start,
     }
 }
 

@@ -145,6 +145,8 @@ fn cubic_parameter_table() {
         ("false", HyStartMode::Off),
         ("\"linux\"", HyStartMode::Linux),
         ("\"linux-6\"", HyStartMode::Linux6),
+        ("\"linux-4.10\"", HyStartMode::Linux410),
+        ("\"linux-3\"", HyStartMode::Linux3),
         ("\"hystart++\"", HyStartMode::PlusPlus),
     ] {
         let s = parse(&text(&format!(
@@ -163,7 +165,7 @@ fn cubic_parameter_table() {
         "flow.a.cubic.hystart",
         &[
             "unknown hystart \"yes\"",
-            "true, false or one of \"linux\", \"linux-6\", \"hystart++\"",
+            "true, false or one of \"linux\", \"linux-6\", \"linux-4.10\", \"linux-3\", \"hystart++\"",
         ],
     );
     expect_parse_error(
@@ -234,4 +236,134 @@ fn hystart_plus_plus_overshoots_less_than_slow_start() {
             "queue {queue}: HyStart++ {pp} drops at cwnd {pp_cwnd}, slow start {plain} at {plain_cwnd}"
         );
     }
+}
+
+/// `[flow.cubic] hystart` with the kernel ports: `cubic-linux` takes
+/// "linux-6", "linux-4.10" and "linux-3", `cubic-linux-3` the last two;
+/// anything else is refused naming the key. Without the table each keeps
+/// its own (and the field its default, so nothing is written back).
+#[test]
+fn kernel_cubics_take_the_kernels_hystart() {
+    let text = |extra: &str| {
+        format!("[path]\nrate = \"10Mbps\"\ndelay = \"20ms\"\n\n[[flow]]\nname = \"a\"\n{extra}\n")
+    };
+    let parse = |t: &str| losslab_sim::parse::parse_scenario("test.toml", t, &[]);
+    for (cc, value, mode) in [
+        ("cubic-linux", "linux-6", HyStartMode::Linux6),
+        ("cubic-linux", "linux-4.10", HyStartMode::Linux410),
+        ("cubic-linux", "linux-3", HyStartMode::Linux3),
+        ("cubic-linux-3", "linux-3", HyStartMode::Linux3),
+        ("cubic-linux-3", "linux-4.10", HyStartMode::Linux410),
+    ] {
+        let s = parse(&text(&format!(
+            "cc = \"{cc}\"\n[flow.cubic]\nhystart = \"{value}\""
+        )))
+        .unwrap();
+        assert_eq!(s.flows[0].hystart, mode, "{cc} {value}");
+        // The scenario writes back the same.
+        let again = parse(&losslab_sim::emit::to_toml(&s).unwrap()).unwrap();
+        assert_eq!(again.flows[0].hystart, mode, "{cc} {value}");
+    }
+    assert_eq!(
+        parse(&text("cc = \"cubic-linux-3\"")).unwrap().flows[0].hystart,
+        HyStartMode::Off
+    );
+    expect_parse_error(
+        parse(&text("cc = \"cubic-linux\"\n[flow.cubic]\nhystart = true")),
+        "flow.a.cubic.hystart",
+        &["cc = \"cubic-linux\" takes hystart \"linux-6\" or \"linux-4.10\" or \"linux-3\""],
+    );
+    expect_parse_error(
+        parse(&text(
+            "cc = \"cubic-linux-3\"\n[flow.cubic]\nhystart = \"linux-6\"",
+        )),
+        "flow.a.cubic.hystart",
+        &[
+            "cc = \"cubic-linux-3\" takes hystart \"linux-4.10\" or \"linux-3\"",
+            "linux-6",
+        ],
+    );
+    expect_parse_error(
+        parse(&text(
+            "cc = \"cubic-linux-3\"\n[flow.cubic]\nhystart = \"linux-3.10\"",
+        )),
+        "flow.a.cubic.hystart",
+        &["unknown hystart \"linux-3.10\""],
+    );
+    expect_parse_error(
+        parse(&text("cc = \"reno\"\n[flow.cubic]\nhystart = \"linux-3\"")),
+        "flow.a.cubic",
+        &["parameters for cubic given but this flow's cc is \"reno\""],
+    );
+}
+
+/// The older HyStarts in whole runs (the setting of
+/// `hystart_avoids_the_slow_start_overshoot`: 20 Mbit/s, 100 ms, a
+/// 250 kB queue): each ends slow start before the queue overflows as
+/// badly as slow start alone, with `cubic`, `cubic-linux` and
+/// `cubic-linux-3`, and per-ACK slow start changes the run.
+#[test]
+fn older_hystarts_in_whole_runs() {
+    let run = |cc: &str, hystart: HyStartMode, per_ack: bool| {
+        let (mut p, r) = path(20_000_000, 50, LossModel::None);
+        p.queue = QueueLimit::Bytes(250_000);
+        let mut f = flow(cc);
+        f.hystart = hystart;
+        if per_ack {
+            f.slow_start = losslab_core::cc::SlowStart::PerAck;
+        }
+        let sc = scenario("hystart-old", 20, (p, r), vec![f]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.run();
+        let res = sim.results();
+        assert!(
+            res.flows[0].goodput_bps > 15e6,
+            "{cc}: {}",
+            res.flows[0].goodput_bps
+        );
+        (res.path.queue_drops, res.flows[0].cc.clone())
+    };
+    let (plain, _) = run("cubic", HyStartMode::Off, false);
+    assert!(plain > 100, "{plain}");
+    for (cc, mode, name) in [
+        ("cubic", HyStartMode::Linux410, "cubic+hystart-linux-4.10"),
+        ("cubic", HyStartMode::Linux3, "cubic+hystart-linux-3"),
+        (
+            "cubic-linux",
+            HyStartMode::Linux410,
+            "cubic-linux+hystart-linux-4.10",
+        ),
+        ("cubic-linux-3", HyStartMode::Off, "cubic-linux-3"),
+    ] {
+        let (drops, got) = run(cc, mode, false);
+        assert_eq!(got, name);
+        assert!(drops * 10 < plain, "{name}: {drops} vs {plain}");
+    }
+}
+
+/// `slow_start = "per-ack"` in a whole run: Reno's slow start with the
+/// receiver's delayed ACKs (one per two segments) grows about 1.5x per
+/// RTT instead of 2x, so from IW 10 it takes more rounds to fill the 20
+/// Mbit/s x 100 ms path and its 250 kB queue: the first loss comes
+/// later (and at another window) than per segment.
+#[test]
+fn per_ack_slow_start_in_a_whole_run() {
+    let first_loss = |per_ack: bool| {
+        let (mut p, r) = path(20_000_000, 50, LossModel::None);
+        p.queue = QueueLimit::Bytes(250_000);
+        let mut f = flow("reno");
+        if per_ack {
+            f.slow_start = losslab_core::cc::SlowStart::PerAck;
+        }
+        let sc = scenario("per-ack", 20, (p, r), vec![f]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.run();
+        let res = sim.results();
+        let r0 = &res.flows[0].recoveries[0];
+        (r0.start_s, r0.cwnd_before)
+    };
+    let (t_seg, w_seg) = first_loss(false);
+    let (t_ack, w_ack) = first_loss(true);
+    assert!(t_ack > t_seg, "per ACK {t_ack} vs per segment {t_seg}");
+    assert_ne!(w_ack, w_seg);
 }

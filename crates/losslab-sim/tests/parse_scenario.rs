@@ -1700,3 +1700,26 @@ fn rtt_sample_and_cwnd_growth_keys() {
         &["unknown cwnd_growth \"rfc3465\"", "rfc5681", "linux"],
     );
 }
+
+/// `slow_start = "per-segment" | "per-ack"`: absent is today's per
+/// segment; bad values name the key and the choices.
+#[test]
+fn slow_start_key() {
+    use losslab_core::cc::SlowStart;
+    let f = &parse(&minimal_with("", "")).flows[0];
+    assert_eq!(f.slow_start, SlowStart::PerSegment);
+    let f = &parse(&minimal_with("", "slow_start = \"per-ack\"")).flows[0];
+    assert_eq!(f.slow_start, SlowStart::PerAck);
+    let s = parse_with(&minimal_with("", ""), &["flow.a.slow_start=\"per-ack\""]).unwrap();
+    assert_eq!(s.flows[0].slow_start, SlowStart::PerAck);
+    file_error(
+        &minimal_with("", "slow_start = \"abc\""),
+        "flow.a.slow_start",
+        &["unknown slow_start \"abc\"", "per-segment", "per-ack"],
+    );
+    file_error(
+        &minimal_with("", "slow_start = true"),
+        "flow.a.slow_start",
+        &["per-segment, per-ack"],
+    );
+}

@@ -16,7 +16,10 @@
 //! `[flow.cubic] hystart`): the older HyStart (hystart.rs `HyStart`,
 //! `true` or `"linux"`, a blend of kernel versions), Linux 6.x's HyStart
 //! (hystart.rs `HyStartLinux6`, `"linux-6"`, the code `cubic-linux`
-//! runs, fed every ACK through `on_ack` as Linux's pkts_acked() is) or
+//! runs, fed every ACK through `on_ack` as Linux's pkts_acked() is),
+//! Linux 4.10's or 3.x's (hystart.rs `HyStartOld`, `"linux-4.10"`,
+//! `"linux-3"`, also through `on_ack`, its round restarted in
+//! `cong_avoid` as bictcp_cong_avoid() does) or
 //! HyStart++ (RFC 9406, which section 4.10 prefers;
 //! hystart_plus_plus.rs, `"hystart++"`).
 //!
@@ -35,8 +38,8 @@
 
 use super::cubic_linux::{jiffies32, HZ};
 use super::{
-    additive_increase, slow_start, CaState, CcCtx, CongestionControl, HyStart, HyStartLinux6,
-    HyStartMode, HyStartPlusPlus,
+    additive_increase, grow_in_slow_start, in_slow_start, CaState, CcCtx, CongestionControl,
+    HyStart, HyStartLinux6, HyStartMode, HyStartOld, HyStartPlusPlus, OldKernel,
 };
 use crate::time::{Time, SEC};
 use crate::window::Window;
@@ -65,6 +68,7 @@ enum SlowStartExit {
     Standard,
     Linux(HyStart),
     Linux6(HyStartLinux6),
+    Old(HyStartOld),
     PlusPlus(HyStartPlusPlus),
 }
 
@@ -139,6 +143,8 @@ impl Cubic {
             HyStartMode::Off => SlowStartExit::Standard,
             HyStartMode::Linux => SlowStartExit::Linux(HyStart::default()),
             HyStartMode::Linux6 => SlowStartExit::Linux6(HyStartLinux6::new()),
+            HyStartMode::Linux410 => SlowStartExit::Old(HyStartOld::new(OldKernel::Linux410)),
+            HyStartMode::Linux3 => SlowStartExit::Old(HyStartOld::new(OldKernel::Linux3)),
             HyStartMode::PlusPlus => SlowStartExit::PlusPlus(HyStartPlusPlus::default()),
         };
         self
@@ -277,10 +283,13 @@ fn cube_root(x: f64) -> f64 {
 }
 
 impl CongestionControl for Cubic {
-    /// Grows only in cong_avoid; Linux 6.x's HyStart measures in
-    /// cubictcp_acked(), on every ACK.
+    /// Grows only in cong_avoid; Linux's HyStart (6.x, 4.10, 3.x)
+    /// measures in cubictcp_acked() / bictcp_acked(), on every ACK.
     fn observes_every_ack(&self) -> bool {
-        matches!(self.hystart, SlowStartExit::Linux6(_))
+        matches!(
+            self.hystart,
+            SlowStartExit::Linux6(_) | SlowStartExit::Old(_)
+        )
     }
 
     /// Linux 6.x's hystart_ack_delay() reads sk_pacing_rate.
@@ -299,31 +308,40 @@ impl CongestionControl for Cubic {
     /// stands in for Linux's epoch: it began `elapsed` before its last
     /// update (its clock skips idle spells as cubictcp_cwnd_event() moves
     /// epoch_start), and samples within HZ jiffies of that are dropped.
+    /// The same for `"linux-4.10"` and `"linux-3"` (bictcp_acked()).
     fn on_ack(&mut self, w: &mut Window, ctx: &CcCtx) {
-        if let SlowStartExit::Linux6(h) = &mut self.hystart {
-            let fresh_epoch = self.epoch.as_ref().is_some_and(|e| {
-                let start = jiffies32(e.last.saturating_sub(e.elapsed));
-                (jiffies32(ctx.now).wrapping_sub(start) as i32) < HZ as i32
-            });
-            h.acked(w, ctx, fresh_epoch, true);
+        let fresh_epoch = self.epoch.as_ref().is_some_and(|e| {
+            let start = jiffies32(e.last.saturating_sub(e.elapsed));
+            (jiffies32(ctx.now).wrapping_sub(start) as i32) < HZ as i32
+        });
+        match &mut self.hystart {
+            SlowStartExit::Linux6(h) => h.acked(w, ctx, fresh_epoch, true),
+            SlowStartExit::Old(h) => h.acked(w, ctx, fresh_epoch, true),
+            _ => {}
         }
     }
 
     /// cubictcp_state(TCP_CA_Loss) for `hystart = "linux-6"`: delay_min
     /// and found forgotten, a round from the timeout.
     fn on_state(&mut self, state: CaState, _w: &Window) {
-        if let SlowStartExit::Linux6(h) = &mut self.hystart {
-            if state == CaState::Loss {
-                h.on_loss();
+        if state == CaState::Loss {
+            match &mut self.hystart {
+                SlowStartExit::Linux6(h) => h.on_loss(),
+                SlowStartExit::Old(h) => h.on_loss(),
+                _ => {}
             }
         }
     }
 
     fn name(&self) -> String {
-        match self.hystart {
+        match &self.hystart {
             SlowStartExit::Standard => "cubic".into(),
             SlowStartExit::Linux(_) => "cubic+hystart".into(),
             SlowStartExit::Linux6(_) => "cubic+hystart-linux-6".into(),
+            SlowStartExit::Old(h) => match h.kernel() {
+                OldKernel::Linux410 => "cubic+hystart-linux-4.10".into(),
+                OldKernel::Linux3 => "cubic+hystart-linux-3".into(),
+            },
             SlowStartExit::PlusPlus(_) => "cubic+hystart++".into(),
         }
     }
@@ -360,6 +378,9 @@ impl CongestionControl for Cubic {
         match &mut self.hystart {
             // Linux 6.x's HyStart ran in on_ack.
             SlowStartExit::Standard | SlowStartExit::Linux6(_) => {}
+            // 3.x and 4.10 start a round here, in bictcp_cong_avoid(),
+            // after bictcp_acked() judged this ACK.
+            SlowStartExit::Old(h) => h.cong_avoid_round(w, ctx, true),
             SlowStartExit::Linux(h) => {
                 h.on_ack(w, ctx);
             }
@@ -376,8 +397,8 @@ impl CongestionControl for Cubic {
         }
         // RFC 9438 section 4.10: slow start while cwnd < ssthresh (RFC
         // 5681's; HyStart only sets ssthresh, see the module comment).
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
+        if in_slow_start(w, ctx) {
+            acked = grow_in_slow_start(w, acked, ctx);
             if acked == 0 {
                 return;
             }
@@ -406,6 +427,7 @@ impl CongestionControl for Cubic {
         match &mut self.hystart {
             SlowStartExit::Linux(h) => h.reset(),
             SlowStartExit::Linux6(h) => h.on_timeout(now),
+            SlowStartExit::Old(h) => h.on_timeout(now),
             _ => {}
         }
     }

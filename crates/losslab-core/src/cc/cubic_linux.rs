@@ -39,8 +39,11 @@
 
 #[cfg(test)]
 use super::hystart::hystart_ack_delay;
-use super::hystart::{after, HyStartLinux6};
-use super::{additive_increase, slow_start, CaState, CcCtx, CongestionControl};
+use super::hystart::{after, HyStartLinux6, HyStartOld, OldKernel};
+use super::{
+    additive_increase, grow_in_slow_start, in_slow_start, CaState, CcCtx, CongestionControl,
+    HyStartMode,
+};
 use crate::time::{Time, MS};
 use crate::window::Window;
 
@@ -148,6 +151,10 @@ pub struct CubicLinux {
     /// HyStart and delay_min (`ca->delay_min`, HyStart's fields),
     /// hystart.rs: the same code as `cubic`'s `hystart = "linux-6"`.
     hy: HyStartLinux6,
+    /// `[flow.cubic] hystart = "linux-4.10"` or `"linux-3"`: that
+    /// kernel's HyStart and delay_min (1/8 ms) in place of `hy`, which
+    /// then sits unused.
+    old: Option<HyStartOld>,
 }
 
 impl Default for CubicLinux {
@@ -175,7 +182,22 @@ impl CubicLinux {
             ack_cnt: 0,
             tcp_cwnd: 0,
             hy: HyStartLinux6::new(),
+            old: None,
         }
+    }
+
+    /// HyStart of another kernel: `Linux410` or `Linux3` run hystart.rs's
+    /// `HyStartOld` (bictcp_acked(), hystart_update() and the round reset
+    /// in bictcp_cong_avoid() of 4.10.17 / 3.10.105), and the curve's t
+    /// then adds `msecs_to_jiffies(ca->delay_min >> 3)` as 4.10 does;
+    /// any other mode keeps Linux 6.x's.
+    pub fn with_hystart_mode(mut self, mode: HyStartMode) -> Self {
+        self.old = match mode {
+            HyStartMode::Linux410 => Some(HyStartOld::new(OldKernel::Linux410)),
+            HyStartMode::Linux3 => Some(HyStartOld::new(OldKernel::Linux3)),
+            _ => None,
+        };
+        self
     }
 
     /// Module parameter `hystart` (on by default; off: slow start until
@@ -197,9 +219,12 @@ impl CubicLinux {
     pub fn bic_k(&self) -> u32 {
         self.bic_k
     }
-    /// `ca->delay_min`, usecs.
+    /// `ca->delay_min`: usecs, or 1/8 ms with an older kernel's HyStart.
     pub fn delay_min(&self) -> u32 {
-        self.hy.delay_min()
+        match &self.old {
+            Some(o) => o.delay_min(),
+            None => self.hy.delay_min(),
+        }
     }
     /// The Reno-friendly estimate (`ca->tcp_cwnd`) and its ACK count.
     pub fn tcp_cwnd(&self) -> (u32, u32) {
@@ -207,7 +232,20 @@ impl CubicLinux {
     }
     /// HyStart ended slow start (`ca->found`).
     pub fn found(&self) -> bool {
-        self.hy.found()
+        match &self.old {
+            Some(o) => o.found(),
+            None => self.hy.found(),
+        }
+    }
+
+    /// The curve's delay term in jiffies: 6.x `usecs_to_jiffies(
+    /// ca->delay_min)`, 4.10 `msecs_to_jiffies(ca->delay_min >> 3)`
+    /// (HZ = 1000: the milliseconds themselves).
+    fn delay_jiffies(&self) -> u32 {
+        match &self.old {
+            Some(o) => o.delay_min() >> 3,
+            None => usecs_to_jiffies(self.hy.delay_min()),
+        }
     }
 
     /// bictcp_reset(): the memset of everything before `unused` (cnt
@@ -261,7 +299,7 @@ impl CubicLinux {
             // (sign-extended), `t += usecs_to_jiffies(ca->delay_min);`,
             // `t <<= BICTCP_HZ;`, `do_div(t, HZ);`.
             let mut t = i64::from(now.wrapping_sub(self.epoch_start) as i32) as u64;
-            t = t.wrapping_add(u64::from(usecs_to_jiffies(self.hy.delay_min())));
+            t = t.wrapping_add(u64::from(self.delay_jiffies()));
             t <<= BICTCP_HZ;
             t /= u64::from(HZ);
 
@@ -318,10 +356,13 @@ impl CubicLinux {
 
 impl CongestionControl for CubicLinux {
     fn name(&self) -> String {
-        if self.hystart {
-            "cubic-linux".into()
-        } else {
-            "cubic-linux-nohystart".into()
+        match (&self.old, self.hystart) {
+            (_, false) => "cubic-linux-nohystart".into(),
+            (None, true) => "cubic-linux".into(),
+            (Some(o), true) => match o.kernel() {
+                OldKernel::Linux410 => "cubic-linux+hystart-linux-4.10".into(),
+                OldKernel::Linux3 => "cubic-linux+hystart-linux-3".into(),
+            },
         }
     }
 
@@ -349,8 +390,14 @@ impl CongestionControl for CubicLinux {
     /// cubictcp_cong_avoid() (the sender checks tcp_is_cwnd_limited()).
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let mut acked = acked;
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
+        if in_slow_start(w, ctx) {
+            // 4.10 / 3.x: `if (hystart && after(ack, ca->end_seq))
+            // bictcp_hystart_reset(sk);` (6.x moved it into
+            // hystart_update()).
+            if let Some(o) = &mut self.old {
+                o.cong_avoid_round(w, ctx, self.hystart);
+            }
+            acked = grow_in_slow_start(w, acked, ctx);
             if acked == 0 {
                 return;
             }
@@ -370,7 +417,10 @@ impl CongestionControl for CubicLinux {
         let now = jiffies32(ctx.now);
         let fresh_epoch =
             self.epoch_start != 0 && (now.wrapping_sub(self.epoch_start) as i32) < HZ as i32;
-        self.hy.acked(w, ctx, fresh_epoch, self.hystart);
+        match &mut self.old {
+            Some(o) => o.acked(w, ctx, fresh_epoch, self.hystart),
+            None => self.hy.acked(w, ctx, fresh_epoch, self.hystart),
+        }
     }
 
     /// The sender calls `on_ack` on every ACK.
@@ -387,6 +437,9 @@ impl CongestionControl for CubicLinux {
     /// already (cubictcp_recalc_ssthresh()) unless this timeout repeats.
     fn on_timeout(&mut self, now: Time) {
         self.hy.on_timeout(now);
+        if let Some(o) = &mut self.old {
+            o.on_timeout(now);
+        }
     }
 
     /// cubictcp_state(): on TCP_CA_Loss, bictcp_reset() (W_max and
@@ -395,6 +448,9 @@ impl CongestionControl for CubicLinux {
         if state == CaState::Loss {
             self.bictcp_reset();
             self.hy.on_loss();
+            if let Some(o) = &mut self.old {
+                o.on_loss();
+            }
         }
     }
 
@@ -417,7 +473,7 @@ impl CongestionControl for CubicLinux {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::SEC;
+    use crate::time::{SEC, US};
 
     /// A window in congestion avoidance (ssthresh below cwnd's reach).
     fn window(cwnd: u64, ssthresh: u64) -> Window {
@@ -792,5 +848,40 @@ mod tests {
         assert!(super::super::NAMES.contains(&"cubic-linux"));
         // Undo is tcp_reno_undo_cwnd(): the larger window.
         assert_eq!(CubicLinux::new().undo_cwnd(&window(70, 0), 100), 100);
+    }
+    /// `hystart = "linux-4.10"`: the older HyStart in 1/8 ms (a 100.9 ms
+    /// sample: (100900 << 3) / 1000 = 807), so the curve's delay term is
+    /// 807 >> 3 = 100 jiffies where 6.x's usecs_to_jiffies(100900) rounds
+    /// up to 101. W_max 100, cwnd 70, K = 4316 at the epoch's start: t =
+    /// 100 x 1024 / 1000 = 102 ticks (6.x: 101 x 1024 / 1000 = 103),
+    /// offs 4214 (4213), delta = 410 x 4214^3 >> 40 = 27 (both), target
+    /// 73, cnt = 70 / 3 = 23.
+    #[test]
+    fn older_hystart_counts_eighths_of_a_millisecond() {
+        let p = super::super::CcParams {
+            hystart: HyStartMode::Linux410,
+            ..Default::default()
+        };
+        assert_eq!(
+            super::super::build("cubic-linux", &p).unwrap().name(),
+            "cubic-linux+hystart-linux-4.10"
+        );
+        for (mode, delay_min, t) in [
+            (HyStartMode::Linux410, 807, 102),
+            (HyStartMode::Linux6, 100_900, 103),
+        ] {
+            let mut cc = CubicLinux::new().with_hystart_mode(mode);
+            let mut w = window(100, 0);
+            w.ssthresh = cc.ssthresh(&w, 100);
+            w.cwnd = 70;
+            let c = ack(10 * SEC, Some(100_900 * US), 1, 2);
+            cc.on_ack(&mut w, &c);
+            assert_eq!(cc.delay_min(), delay_min, "{mode:?}");
+            cc.cong_avoid(&mut w, 1, &c);
+            assert_eq!(cc.bic_k(), 4316);
+            let offs: u64 = 4316 - t;
+            assert_eq!((410 * offs * offs * offs) >> 40, 27);
+            assert_eq!(cc.cnt(), 23, "{mode:?}");
+        }
     }
 }

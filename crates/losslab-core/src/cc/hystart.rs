@@ -2,11 +2,11 @@
 //! and Rhee, "Taming the elephants: New TCP slow start", Computer
 //! Networks 55(9), 2011; net/ipv4/tcp_cubic.c `hystart_update()`,
 //! `bictcp_hystart_reset()`). It is not HyStart++ (RFC 9406), which RFC
-//! 9438 section 4.10 prefers; it is here to compare with Linux. Two
+//! 9438 section 4.10 prefers; it is here to compare with Linux. Three
 //! versions:
 //!
-//! `HyStartLinux6` (`[flow.cubic] hystart = "linux-6"`, and always in
-//! `cubic-linux`) is Linux 6.x's, in the kernel's u32 microseconds:
+//! `HyStartLinux6` (`[flow.cubic] hystart = "linux-6"`, and `cubic-linux`'s
+//! default) is Linux 6.x's, in the kernel's u32 microseconds:
 //! cubictcp_acked() on every ACK (delay_min, the samples discarded for a
 //! second after an epoch starts), hystart_update() with the round
 //! started before the `hystart_low_window` check (the January 2025 fix
@@ -39,10 +39,11 @@
 //! - a timeout re-arms it but keeps delay_min (every Linux since 2.6.29
 //!   zeroes delay_min in bictcp_reset() on TCP_CA_Loss).
 //!
-//! It is not Linux 3.10's either (bictcp_clock() in ms, delays in 1/8 ms,
-//! the delay threshold clamp(min/16, 4, 16 ms), curr_rtt the minimum of
-//! the first eight samples, delay_min reset at a timeout, the delayed-ACK
-//! ratio of bictcp_acked()), so no `"linux-3.10"` value is offered.
+//! It is not Linux 3.10's either: that is `HyStartOld` (`hystart =
+//! "linux-3"`, `cubic-linux-3`'s), with Linux 4.10's (`"linux-4.10"`):
+//! bictcp_clock() in ms, delays in 1/8 ms, curr_rtt the minimum of the
+//! first eight samples, clamp(min/16) or clamp(min/8), delay_min reset at
+//! a timeout (see its comment).
 
 use super::CcCtx;
 use crate::pacing::GSO_MAX_SIZE;
@@ -345,6 +346,227 @@ pub fn delay_thresh_us(delay_min: u32) -> u32 {
     (delay_min >> 3).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
 }
 
+/// Which pre-5.x HyStart `HyStartOld` runs (`[flow.cubic] hystart =
+/// "linux-4.10" | "linux-3"`). Read in 4.10.17, 3.17.0, 3.10.105 and
+/// 3.2.7 net/ipv4/tcp_cubic.c; the two differ in the delay threshold's
+/// divisor, the slow-start test and which ACKs reach bictcp_acked().
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OldKernel {
+    /// Linux 4.x before 5.7 (read at 4.10.17).
+    Linux410,
+    /// Linux 3.x (read at 3.10.105 and 3.17.0; 3.2.7 differs in its
+    /// sample discard, see `HyStartOld::acked`).
+    Linux3,
+}
+
+/// `HYSTART_DELAY_MIN` and `HYSTART_DELAY_MAX` of the pre-5.7 kernels:
+/// `(4U<<3)` and `(16U<<3)`, in the 1/8 ms units of their delay_min.
+pub const OLD_DELAY_MIN: u32 = 4 << 3;
+pub const OLD_DELAY_MAX: u32 = 16 << 3;
+/// Module parameter `hystart_ack_delta` of the pre-5.7 kernels: 2 ms (a
+/// millisecond count, not hystart_ack_delta_us).
+pub const OLD_ACK_DELTA_MS: i32 = 2;
+
+/// bictcp_clock() of the pre-5.7 kernels at HZ = 1000:
+/// `jiffies_to_msecs(jiffies)`, which is jiffies itself (tcp_cubic.c
+/// reads ktime only when HZ < 1000).
+pub fn clock_ms(now: Time) -> u32 {
+    super::cubic_linux::jiffies32(now)
+}
+
+/// The pre-5.7 `HYSTART_DELAY_THRESH()` of `delay_min` (1/8 ms): Linux
+/// 4.10's `clamp(delay_min >> 3, 32, 128)` (min/8, 4 to 16 ms) and 3.x's
+/// `clamp(delay_min >> 4, 32, 128)` (min/16).
+pub fn old_delay_thresh(kernel: OldKernel, delay_min: u32) -> u32 {
+    let shift = match kernel {
+        OldKernel::Linux410 => 3,
+        OldKernel::Linux3 => 4,
+    };
+    (delay_min >> shift).clamp(OLD_DELAY_MIN, OLD_DELAY_MAX)
+}
+
+/// Linux 3.x / 4.10 HyStart: the HyStart fields of their `struct bictcp`
+/// and its delay_min (1/8 ms), shared by `cubic` (`hystart =
+/// "linux-4.10"` or `"linux-3"`), `cubic-linux` with those values and
+/// `cubic-linux-3`. Differences from `HyStartLinux6`, each in the
+/// kernels' own code:
+/// - a millisecond clock (bictcp_clock()), delays in 1/8 ms (`delay =
+///   (rtt_us << 3) / USEC_PER_MSEC`);
+/// - the ACK train is `now - round_start > delay_min >> 4` (half the
+///   minimum RTT in ms), no pacing allowance;
+/// - curr_rtt is the minimum of the round's first HYSTART_MIN_SAMPLES
+///   samples only; from the ninth sample on each is judged against
+///   that, never folded in;
+/// - the round restarts in bictcp_cong_avoid(), after bictcp_acked()
+///   judged the ACK and only on ACKs that may grow cwnd in slow start
+///   (`cong_avoid_round`).
+#[derive(Clone, Debug)]
+pub struct HyStartOld {
+    kernel: OldKernel,
+    /// `ca->delay_min`, 1/8 ms (0: none yet).
+    pub(super) delay_min: u32,
+    /// `ca->found` (non-zero once a detector fired).
+    pub(super) found: bool,
+    pub(super) sample_cnt: u8,
+    /// Round start and last close ACK (bictcp_clock(), ms), snd_nxt at
+    /// the round's start, the first samples' minimum (1/8 ms, 0: none).
+    pub(super) round_start: u32,
+    pub(super) end_seq: u32,
+    pub(super) last_ack: u32,
+    pub(super) curr_rtt: u32,
+    /// As `HyStartLinux6`: the timeout's time and snd_nxt for the
+    /// bictcp_hystart_reset() of bictcp_state(TCP_CA_Loss).
+    timeout_at: Time,
+    end_seq_pending: bool,
+}
+
+impl HyStartOld {
+    /// bictcp_init()'s bictcp_hystart_reset(): the round from the
+    /// connection's start (engine time 0) to snd_nxt = 0.
+    pub fn new(kernel: OldKernel) -> Self {
+        let now = clock_ms(0);
+        HyStartOld {
+            kernel,
+            delay_min: 0,
+            found: false,
+            sample_cnt: 0,
+            round_start: now,
+            end_seq: 0,
+            last_ack: now,
+            curr_rtt: 0,
+            timeout_at: 0,
+            end_seq_pending: false,
+        }
+    }
+
+    pub fn kernel(&self) -> OldKernel {
+        self.kernel
+    }
+
+    /// `ca->delay_min`, 1/8 ms.
+    pub fn delay_min(&self) -> u32 {
+        self.delay_min
+    }
+
+    pub fn found(&self) -> bool {
+        self.found
+    }
+
+    /// The slow-start test these kernels apply around HyStart: 3.x's
+    /// `snd_cwnd <= snd_ssthresh`, 4.10's tcp_in_slow_start()
+    /// (`snd_cwnd < snd_ssthresh`).
+    fn in_slow_start(&self, w: &Window) -> bool {
+        match self.kernel {
+            OldKernel::Linux410 => w.cwnd < w.ssthresh,
+            OldKernel::Linux3 => w.cwnd <= w.ssthresh,
+        }
+    }
+
+    /// bictcp_hystart_reset(): `curr_rtt = 0` marks "no sample yet".
+    fn hystart_reset(&mut self, now_ms: u32, snd_nxt: u32) {
+        self.round_start = now_ms;
+        self.last_ack = now_ms;
+        self.end_seq = snd_nxt;
+        self.curr_rtt = 0;
+        self.sample_cnt = 0;
+    }
+
+    /// The delay part of bictcp_acked(), on the ACKs that reach it: every
+    /// ACK in 4.10 (tcp_clean_rtx_queue() calls pkts_acked()
+    /// unconditionally), only cumulative advances in 3.x (its call sits
+    /// under `flag & FLAG_ACKED`). `fresh_epoch` is the controller's
+    /// `ca->epoch_start && (s32)(tcp_time_stamp - ca->epoch_start) < HZ`
+    /// (3.10 and later; 3.2.7 drops the `epoch_start &&`, so before the
+    /// first epoch its discard depends on the host's uptime: not
+    /// modelled).
+    pub fn acked(&mut self, w: &mut Window, ctx: &CcCtx, fresh_epoch: bool, enabled: bool) {
+        if self.end_seq_pending {
+            self.end_seq = ctx.snd_nxt as u32;
+            self.end_seq_pending = false;
+        }
+        if self.kernel == OldKernel::Linux3 && ctx.bytes_acked == 0 {
+            return;
+        }
+        let Some(rtt) = ctx.rtt_sample else {
+            return;
+        };
+        if fresh_epoch {
+            return;
+        }
+        // `delay = (rtt_us << 3) / USEC_PER_MSEC`, at least 1; rtt_us is
+        // an s32 in the kernel.
+        let rtt_us = (rtt / US).min(i32::MAX as u64) as u32;
+        let mut delay = rtt_us.wrapping_shl(3) / USEC_PER_MSEC as u32;
+        if delay == 0 {
+            delay = 1;
+        }
+        if self.delay_min == 0 || self.delay_min > delay {
+            self.delay_min = delay;
+        }
+        if enabled && self.in_slow_start(w) && w.cwnd >= HYSTART_LOW_WINDOW {
+            self.hystart_update(w, ctx, delay);
+        }
+    }
+
+    /// hystart_update() of 3.10-4.10.
+    fn hystart_update(&mut self, w: &mut Window, ctx: &CcCtx, delay: u32) {
+        if self.found {
+            return;
+        }
+        let now = clock_ms(ctx.now);
+        // HYSTART_ACK_TRAIN: `(s32)(now - ca->last_ack) <=
+        // hystart_ack_delta`, then `(s32)(now - ca->round_start) >
+        // ca->delay_min >> 4` (s32 against u32: compared as u32).
+        if (now.wrapping_sub(self.last_ack) as i32) <= OLD_ACK_DELTA_MS {
+            self.last_ack = now;
+            if now.wrapping_sub(self.round_start) > self.delay_min >> 4 {
+                self.found = true;
+            }
+        }
+        // HYSTART_DELAY: the first eight samples make curr_rtt; later
+        // ones only test it.
+        if self.sample_cnt < HYSTART_MIN_SAMPLES {
+            if self.curr_rtt == 0 || self.curr_rtt > delay {
+                self.curr_rtt = delay;
+            }
+            self.sample_cnt += 1;
+        } else if self.curr_rtt
+            > self
+                .delay_min
+                .wrapping_add(old_delay_thresh(self.kernel, self.delay_min))
+        {
+            self.found = true;
+        }
+        if self.found {
+            w.ssthresh = w.cwnd;
+        }
+    }
+
+    /// bictcp_cong_avoid()'s `if (hystart && after(ack, ca->end_seq))
+    /// bictcp_hystart_reset(sk);`, run by the controller on an ACK that
+    /// may grow cwnd, before its slow start, and only in slow start.
+    pub fn cong_avoid_round(&mut self, w: &Window, ctx: &CcCtx, enabled: bool) {
+        if enabled && self.in_slow_start(w) && after(ctx.snd_una as u32, self.end_seq) {
+            self.hystart_reset(clock_ms(ctx.now), ctx.snd_nxt as u32);
+        }
+    }
+
+    /// A retransmission timeout at `now` (before `on_loss`).
+    pub fn on_timeout(&mut self, now: Time) {
+        self.timeout_at = now;
+    }
+
+    /// bictcp_state(TCP_CA_Loss): bictcp_reset()'s `delay_min = 0` and
+    /// `found = 0`, and bictcp_hystart_reset() at the timeout (snd_nxt
+    /// from the next ACK, as `HyStartLinux6::on_loss`).
+    pub fn on_loss(&mut self) {
+        self.delay_min = 0;
+        self.found = false;
+        self.hystart_reset(clock_ms(self.timeout_at), self.end_seq);
+        self.end_seq_pending = true;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -627,5 +849,147 @@ mod tests {
             true,
         );
         assert_eq!(h.delay_min(), 30_000);
+    }
+    /// An ACK at `now_ms` for the 3.x / 4.10 HyStart: `rtt_us` sample,
+    /// cumulative ACK at `una` (having advanced `bytes_acked`), snd_nxt.
+    fn ack_old(now_ms: u64, rtt_us: Option<u64>, una: u64, nxt: u64, bytes_acked: u64) -> CcCtx {
+        CcCtx {
+            now: now_ms * MS,
+            rtt_sample: rtt_us.map(|r| r * US),
+            snd_una: una,
+            snd_nxt: nxt,
+            bytes_acked,
+            ..Default::default()
+        }
+    }
+
+    /// The pre-5.7 HYSTART_DELAY_THRESH in 1/8 ms: delay_min 40 ms = 320.
+    /// 3.x: clamp(320 >> 4 = 20, 32, 128) = 32 (4 ms): exit above 320 + 32
+    /// = 352 (44 ms). 4.10: 320 >> 3 = 40 (5 ms): above 360 (45 ms).
+    /// 200 ms = 1600: 3.x 100 (12.5 ms), 4.10 200 -> 128 (16 ms). 10 ms =
+    /// 80: 5 and 10, both -> 32 (4 ms). The sample conversion: 45 ms =
+    /// (45000 << 3) / 1000 = 360; 999 us = 7992 / 1000 = 7; 100 us = 0
+    /// -> 1.
+    #[test]
+    fn old_thresholds() {
+        use OldKernel::*;
+        assert_eq!(320 + old_delay_thresh(Linux3, 320), 352);
+        assert_eq!(320 + old_delay_thresh(Linux410, 320), 360);
+        assert_eq!(old_delay_thresh(Linux3, 1600), 100);
+        assert_eq!(old_delay_thresh(Linux410, 1600), 128);
+        assert_eq!(old_delay_thresh(Linux3, 80), 32);
+        assert_eq!(old_delay_thresh(Linux410, 80), 32);
+        for (rtt_us, want) in [(45_000, 360), (999, 7), (100, 1)] {
+            let mut h = HyStartOld::new(Linux410);
+            h.acked(
+                &mut window(2),
+                &ack_old(1, Some(rtt_us), 1, 2, 1),
+                false,
+                true,
+            );
+            assert_eq!(h.delay_min(), want, "{rtt_us} us");
+        }
+    }
+
+    /// Drives a 3.x / 4.10 HyStart as a controller does (bictcp_acked(),
+    /// then bictcp_cong_avoid()'s round check) with cwnd 32 and ssthresh
+    /// `ssthresh`: ACK 0 at 10 s with a 40 ms sample (delay_min 320)
+    /// opens a round; ACK k comes `gap_ms` x k later with `rtts_ms[k-1]`.
+    /// Returns the k whose ACK ended slow start.
+    fn drive_old(kernel: OldKernel, ssthresh: u64, gap_ms: u64, rtts_ms: &[u64]) -> Option<usize> {
+        let mut h = HyStartOld::new(kernel);
+        let mut w = super::super::testing::window(32, ssthresh);
+        let c = ack_old(10_000, Some(40_000), 1, 1000, 1448);
+        h.acked(&mut w, &c, false, true);
+        h.cong_avoid_round(&w, &c, true);
+        if h.in_slow_start(&w) {
+            assert_eq!(
+                (h.delay_min(), h.round_start),
+                (320, clock_ms(10 * 1000 * MS))
+            );
+        }
+        for (i, &rtt) in rtts_ms.iter().enumerate() {
+            let k = i as u64 + 1;
+            let c = ack_old(10_000 + gap_ms * k, Some(rtt * 1000), 1 + k, 1000, 1448);
+            h.acked(&mut w, &c, false, true);
+            if h.found() {
+                assert_eq!(w.ssthresh, 32);
+                return Some(k as usize);
+            }
+            h.cong_avoid_round(&w, &c, true);
+        }
+        None
+    }
+
+    /// curr_rtt is the minimum of the round's FIRST eight samples: ACKs 3
+    /// ms apart (the train needs <= 2), samples 50, then seven of 45 ms:
+    /// curr_rtt = min(400, 360) = 360. The ninth (40 ms) is judged, not
+    /// folded in: 3.x 360 > 352 exits there; 4.10 360 > 360 does not,
+    /// and twelve more samples of 60 ms (480) never move curr_rtt, so it
+    /// never exits (Linux 6.x's minimum over all samples would stay 360
+    /// as well, but the `"linux"` blend's and 6.x's fold the 40 ms in).
+    #[test]
+    fn old_delay_uses_the_first_eight_samples() {
+        let mut rtts = vec![50, 45, 45, 45, 45, 45, 45, 45, 40];
+        rtts.extend([60; 12]);
+        assert_eq!(drive_old(OldKernel::Linux3, u64::MAX, 3, &rtts), Some(9));
+        assert_eq!(drive_old(OldKernel::Linux410, u64::MAX, 3, &rtts), None);
+        // Eight samples are not enough to judge: 46 ms (368 > 360) from
+        // the first exits 4.10 on the ninth.
+        assert_eq!(
+            drive_old(OldKernel::Linux410, u64::MAX, 3, &[46; 12]),
+            Some(9)
+        );
+    }
+
+    /// The ACK train: ACKs 1 ms apart (<= 2), 40 ms samples, delay_min
+    /// 320: it fires when now - round_start > 320 >> 4 = 20 ms, at ACK 21
+    /// (20 is not > 20), in both kernels, with no pacing term. At cwnd =
+    /// ssthresh = 32, 3.x still judges (`snd_cwnd <= snd_ssthresh`) and
+    /// 4.10 does not (tcp_in_slow_start(): `<`).
+    #[test]
+    fn old_ack_train_and_the_slow_start_test() {
+        let rtts = [40; 30];
+        assert_eq!(drive_old(OldKernel::Linux3, u64::MAX, 1, &rtts), Some(21));
+        assert_eq!(drive_old(OldKernel::Linux410, u64::MAX, 1, &rtts), Some(21));
+        assert_eq!(drive_old(OldKernel::Linux3, 32, 1, &rtts), Some(21));
+        assert_eq!(drive_old(OldKernel::Linux410, 32, 1, &rtts), None);
+    }
+
+    /// Which ACKs reach it: 3.x's bictcp_acked() runs only when the
+    /// cumulative ACK advanced, 4.10's on every ACK. A SACK-only ACK with a
+    /// 30 ms sample: 3.x keeps delay_min 0, 4.10 takes 240. A sample in
+    /// the second after an epoch began (`fresh_epoch`) is dropped by both.
+    /// A timeout: delay_min and found zeroed, a round from the timeout's
+    /// millisecond to the snd_nxt of the next ACK.
+    #[test]
+    fn old_samples_discards_and_the_timeout() {
+        let sack_only = ack_old(5_000, Some(30_000), 0, 5000, 0);
+        let mut h3 = HyStartOld::new(OldKernel::Linux3);
+        h3.acked(&mut window(2), &sack_only, false, true);
+        assert_eq!(h3.delay_min(), 0);
+        let mut h4 = HyStartOld::new(OldKernel::Linux410);
+        h4.acked(&mut window(2), &sack_only, false, true);
+        assert_eq!(h4.delay_min(), 240);
+        h4.acked(
+            &mut window(2),
+            &ack_old(5_001, Some(20_000), 10, 5000, 10),
+            true,
+            true,
+        );
+        assert_eq!(h4.delay_min(), 240);
+
+        h4.found = true;
+        h4.on_timeout(7 * 1000 * MS);
+        h4.on_loss();
+        assert_eq!((h4.delay_min(), h4.found()), (0, false));
+        assert_eq!(h4.round_start, clock_ms(7000 * MS));
+        h4.acked(
+            &mut window(1),
+            &ack_old(7_100, None, 10, 9000, 0),
+            false,
+            true,
+        );
+        assert_eq!(h4.end_seq, 9000);
     }
 }

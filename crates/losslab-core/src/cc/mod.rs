@@ -4,6 +4,7 @@
 mod bbr;
 mod cubic;
 mod cubic_linux;
+mod cubic_linux3;
 mod fixed;
 mod hystart;
 mod hystart_plus_plus;
@@ -17,8 +18,9 @@ mod westwood;
 pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use cubic_linux::CubicLinux;
+pub use cubic_linux3::CubicLinux3;
 pub use fixed::Fixed;
-pub use hystart::{HyStart, HyStartLinux6};
+pub use hystart::{HyStart, HyStartLinux6, HyStartOld, OldKernel};
 pub use hystart_plus_plus::HyStartPlusPlus;
 pub use newreno::NewReno;
 pub use reno::Reno;
@@ -37,6 +39,7 @@ pub const NAMES: &[&str] = &[
     "newreno",
     "cubic",
     "cubic-linux",
+    "cubic-linux-3",
     "westwood",
     "westwood-original",
     "veno",
@@ -104,6 +107,9 @@ pub struct CcCtx {
     /// flow); None before the first RTT sample, and for controllers that
     /// do not ask for it (`wants_pacing_rate`).
     pub pacing_rate: Option<u64>,
+    /// The flow's slow start (`slow_start` key; `in_slow_start`,
+    /// `grow_in_slow_start`).
+    pub slow_start: SlowStart,
 }
 
 /// The analogue of Linux's `struct tcp_congestion_ops`. Every method but
@@ -229,6 +235,12 @@ pub enum HyStartMode {
     /// Linux 6.x's HyStart, hystart.rs `HyStartLinux6` (`hystart =
     /// "linux-6"`), the one `cubic-linux` runs.
     Linux6,
+    /// Linux 4.10's HyStart, hystart.rs `HyStartOld` (`hystart =
+    /// "linux-4.10"`): ms clock, first eight samples, clamp(min/8).
+    Linux410,
+    /// Linux 3.x's HyStart, hystart.rs `HyStartOld` (`hystart =
+    /// "linux-3"`): as 4.10 with clamp(min/16); `cubic-linux-3`'s.
+    Linux3,
     /// HyStart++, RFC 9406, hystart_plus_plus.rs (`hystart = "hystart++"`).
     PlusPlus,
 }
@@ -236,14 +248,71 @@ pub enum HyStartMode {
 impl HyStartMode {
     /// The string values of the scenario key (`true` and `false` are
     /// accepted too, for `Linux` and `Off`).
-    pub const NAMES: &'static [&'static str] = &["linux", "linux-6", "hystart++"];
+    pub const NAMES: &'static [&'static str] =
+        &["linux", "linux-6", "linux-4.10", "linux-3", "hystart++"];
 
     pub fn by_name(name: &str) -> Option<Self> {
         match name {
             "linux" => Some(HyStartMode::Linux),
             "linux-6" => Some(HyStartMode::Linux6),
+            "linux-4.10" => Some(HyStartMode::Linux410),
+            "linux-3" => Some(HyStartMode::Linux3),
             "hystart++" => Some(HyStartMode::PlusPlus),
             _ => None,
+        }
+    }
+
+    /// The string value of the scenario key (`Linux` and `Off` are
+    /// written `true` and `false`).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            HyStartMode::Off | HyStartMode::Linux => None,
+            HyStartMode::Linux6 => Some("linux-6"),
+            HyStartMode::Linux410 => Some("linux-4.10"),
+            HyStartMode::Linux3 => Some("linux-3"),
+            HyStartMode::PlusPlus => Some("hystart++"),
+        }
+    }
+
+    /// The kernel HyStarts `cubic-linux` and `cubic-linux-3` accept in
+    /// place of their own (the others are not Linux code in Linux units).
+    pub fn kernel_hystart(self) -> bool {
+        matches!(
+            self,
+            HyStartMode::Linux6 | HyStartMode::Linux410 | HyStartMode::Linux3
+        )
+    }
+}
+
+/// Which slow start the controllers that share it run (`slow_start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlowStart {
+    /// RFC 5681 section 3.1 with RFC 3465 byte counting in segments: while
+    /// cwnd < ssthresh, cwnd grows by the segments newly acknowledged, up
+    /// to ssthresh, the rest carried into congestion avoidance (Linux 4.x
+    /// and later tcp_slow_start(tp, acked), net/ipv4/tcp_cong.c).
+    #[default]
+    PerSegment,
+    /// Linux up to 3.13, tcp_slow_start(tp) in net/ipv4/tcp_cong.c with
+    /// sysctl_tcp_abc = 0 and tcp_max_ssthresh = 0: while cwnd <=
+    /// ssthresh (tcp_reno_cong_avoid(), bictcp_cong_avoid()), one segment
+    /// per ACK however many it acknowledges, nothing carried over.
+    PerAck,
+}
+
+impl SlowStart {
+    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "per-segment" => Some(SlowStart::PerSegment),
+            "per-ack" => Some(SlowStart::PerAck),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SlowStart::PerSegment => "per-segment",
+            SlowStart::PerAck => "per-ack",
         }
     }
 }
@@ -251,8 +320,11 @@ impl HyStartMode {
 /// Parameters a congestion controller may take.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcParams {
-    /// `cubic` only: the slow-start exit (`[flow.cubic] hystart = true |
-    /// "linux" | "linux-6" | "hystart++"`); off by default.
+    /// `cubic`: the slow-start exit (`[flow.cubic] hystart = true |
+    /// "linux" | "linux-6" | "linux-4.10" | "linux-3" | "hystart++"`); off
+    /// by default. `cubic-linux` and `cubic-linux-3` read the kernel
+    /// values ("linux-6", "linux-4.10", "linux-3") and keep their own
+    /// HyStart for any other.
     pub hystart: HyStartMode,
     /// `tcp-rr` only: the factor on every RTO (`[flow.tcp-rr]
     /// rto_factor`, 0 < f <= 1; `tcp_rr::DEFAULT_RTO_FACTOR`).
@@ -289,6 +361,12 @@ impl Default for CcParams {
 pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
     match name {
         "cubic" => Some(Box::new(Cubic::new().with_slow_start_exit(p.hystart))),
+        "cubic-linux" if p.hystart.kernel_hystart() => {
+            Some(Box::new(CubicLinux::new().with_hystart_mode(p.hystart)))
+        }
+        "cubic-linux-3" if p.hystart.kernel_hystart() => CubicLinux3::new()
+            .with_hystart_mode(p.hystart)
+            .map(|c| Box::new(c) as Box<dyn CongestionControl>),
         "tcp-rr" => {
             let f = p.tcp_rr_rto_factor;
             // The scenario parser checks the range; a library caller that
@@ -316,6 +394,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
         "reno" => Some(Box::new(Reno)),
         "cubic" => Some(Box::new(Cubic::new())),
         "cubic-linux" => Some(Box::new(CubicLinux::new())),
+        "cubic-linux-3" => Some(Box::new(CubicLinux3::new())),
         "bbr" => Some(Box::new(Bbr::new(0))),
         "westwood" => Some(Box::new(Westwood::new())),
         "westwood-original" => Some(Box::new(Westwood::original())),
@@ -334,6 +413,46 @@ pub fn slow_start(w: &mut Window, acked: u64) -> u64 {
     let used = cwnd - w.cwnd;
     w.cwnd = cwnd;
     acked - used.min(acked)
+}
+
+/// Whether an ACK that may grow cwnd grows it by slow start: `cwnd <
+/// ssthresh` (RFC 5681 section 3.1, Linux 4.x tcp_in_slow_start()), or
+/// with `slow_start = "per-ack"` Linux 3.x's `snd_cwnd <= snd_ssthresh`
+/// (tcp_reno_cong_avoid() in net/ipv4/tcp_cong.c).
+pub fn in_slow_start(w: &Window, ctx: &CcCtx) -> bool {
+    match ctx.slow_start {
+        SlowStart::PerSegment => w.in_slow_start(),
+        SlowStart::PerAck => w.cwnd <= w.ssthresh,
+    }
+}
+
+/// Slow start on this ACK in the flow's `slow_start` mode; returns the
+/// credit left for congestion avoidance (none per ACK: Linux 3.x's
+/// cong_avoid() runs slow start or tcp_cong_avoid_ai(), never both).
+pub fn grow_in_slow_start(w: &mut Window, acked: u64, ctx: &CcCtx) -> u64 {
+    match ctx.slow_start {
+        SlowStart::PerSegment => slow_start(w, acked),
+        SlowStart::PerAck => {
+            slow_start_per_ack(w);
+            0
+        }
+    }
+}
+
+/// tcp_slow_start(tp) of Linux 3.10 (net/ipv4/tcp_cong.c), with
+/// tcp_max_ssthresh = 0: `snd_cwnd_cnt += snd_cwnd`, then one segment
+/// for each whole snd_cwnd in snd_cwnd_cnt, counted against the cwnd
+/// before this ACK. Ordinarily cwnd_cnt < cwnd, so exactly one segment
+/// per ACK; there is no ssthresh cap (the caller's `<=` test lets cwnd
+/// reach ssthresh + 1). 3.2's loop compares against the growing cwnd and
+/// has RFC 3465 byte counting behind sysctl_tcp_abc, off by default; the
+/// two agree whenever cwnd_cnt < cwnd.
+pub fn slow_start_per_ack(w: &mut Window) {
+    let cwnd = w.cwnd.max(1);
+    w.cwnd_cnt += cwnd;
+    let delta = w.cwnd_cnt / cwnd;
+    w.cwnd_cnt -= delta * cwnd;
+    w.cwnd = cwnd + delta;
 }
 
 /// Additive increase of one segment per `per` segments acknowledged
@@ -409,6 +528,83 @@ mod tests {
             ("westwood", false),
         ] {
             assert_eq!(by_name(name).unwrap().rtt_stamp(MS), stamp, "{name}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod slow_start_tests {
+    use super::*;
+
+    /// NewReno's growth on ACKs of `segs` segments each, in `mode`.
+    fn grow(w: &mut Window, segs: &[u64], mode: SlowStart) {
+        let ctx = CcCtx {
+            slow_start: mode,
+            ..Default::default()
+        };
+        for &s in segs {
+            NewReno.cong_avoid(w, s, &ctx);
+        }
+    }
+
+    /// Delayed ACKs, one per two segments. From cwnd 10 a round sends 10
+    /// segments and gets 5 ACKs: per segment +2 each, 20 (2x per RTT);
+    /// per ACK +1 each, 15 (1.5x). The next round from 15: 7 ACKs of two
+    /// and one of one (the delayed-ACK timer): 15 + 8 = 23; from 20 per
+    /// segment: 10 ACKs of two, 40.
+    #[test]
+    fn per_ack_slow_start_grows_one_and_a_half_per_rtt() {
+        let ss = u64::MAX / 4;
+        let mut seg = Window {
+            cwnd: 10,
+            ssthresh: ss,
+            cwnd_cnt: 0,
+        };
+        let mut ack = seg;
+        grow(&mut seg, &[2; 5], SlowStart::PerSegment);
+        grow(&mut ack, &[2; 5], SlowStart::PerAck);
+        assert_eq!((seg.cwnd, ack.cwnd), (20, 15));
+        grow(&mut seg, &[2; 10], SlowStart::PerSegment);
+        grow(&mut ack, &[2, 2, 2, 2, 2, 2, 2, 1], SlowStart::PerAck);
+        assert_eq!((seg.cwnd, ack.cwnd), (40, 23));
+    }
+
+    /// tcp_slow_start(tp) of 3.10: cwnd_cnt += cwnd, one segment per
+    /// whole cwnd in it. A count of 25 left at cwnd 10: 35 -> +3, 5 left.
+    /// The boundary: at cwnd 11 = ssthresh, per ACK is still slow start
+    /// (3.x `<=`): 12; per segment it is avoidance: cwnd_cnt 0 -> 1, 11.
+    #[test]
+    fn per_ack_counter_and_boundary() {
+        let mut w = Window {
+            cwnd: 10,
+            ssthresh: 100,
+            cwnd_cnt: 25,
+        };
+        slow_start_per_ack(&mut w);
+        assert_eq!((w.cwnd, w.cwnd_cnt), (13, 5));
+        let at = Window {
+            cwnd: 11,
+            ssthresh: 11,
+            cwnd_cnt: 0,
+        };
+        let (mut a, mut s) = (at, at);
+        grow(&mut a, &[1], SlowStart::PerAck);
+        grow(&mut s, &[1], SlowStart::PerSegment);
+        assert_eq!((a.cwnd, s.cwnd, s.cwnd_cnt), (12, 11, 1));
+    }
+
+    #[test]
+    fn names() {
+        for n in SlowStart::NAMES {
+            assert_eq!(SlowStart::from_name(n).unwrap().name(), *n);
+        }
+        assert_eq!(SlowStart::default(), SlowStart::PerSegment);
+        assert_eq!(SlowStart::from_name("abc"), None);
+        for n in HyStartMode::NAMES {
+            let m = HyStartMode::by_name(n).unwrap();
+            if *n != "linux" {
+                assert_eq!(m.name(), Some(*n));
+            }
         }
     }
 }

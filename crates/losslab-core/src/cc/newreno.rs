@@ -2,7 +2,7 @@
 //! avoidance with RFC 6582's loss response (the fast-recovery part of RFC
 //! 6582 lives in the RecoveryOps and the sender's partial-ACK handling).
 
-use super::{additive_increase, slow_start, CcCtx, CongestionControl};
+use super::{additive_increase, grow_in_slow_start, in_slow_start, CcCtx, CongestionControl};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
@@ -24,10 +24,10 @@ impl CongestionControl for NewReno {
         (flight_size / 2).max(2)
     }
 
-    fn cong_avoid(&mut self, w: &mut Window, acked: u64, _ctx: &CcCtx) {
+    fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let mut acked = acked;
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
+        if in_slow_start(w, ctx) {
+            acked = grow_in_slow_start(w, acked, ctx);
             if acked == 0 {
                 return;
             }

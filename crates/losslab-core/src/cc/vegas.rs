@@ -38,7 +38,7 @@
 //! transition does; there is no cwnd clamp (`snd_cwnd_clamp`).
 
 use super::veno::vrtt_us;
-use super::{slow_start, CaState, CcCtx, CongestionControl, Reno};
+use super::{grow_in_slow_start, in_slow_start, CaState, CcCtx, CongestionControl, Reno};
 use crate::time::Time;
 use crate::window::Window;
 
@@ -110,20 +110,20 @@ impl Vegas {
 
     /// The once-per-round decision (the body of tcp_vegas_cong_avoid()
     /// with enough samples).
-    fn adjust(&mut self, w: &mut Window, acked: u64) {
+    fn adjust(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         let rtt = self.min_rtt;
         let base = self.base_rtt;
         // The window the measured rate needs: (actual rate) x BaseRTT.
         let target = (w.cwnd as u128 * base as u128 / rtt as u128) as u64;
         // Arizona's Diff: segments of ours in the queue.
         let diff = (w.cwnd as u128 * rtt.saturating_sub(base) as u128 / base as u128) as u64;
-        if diff > self.gamma && w.in_slow_start() {
+        if diff > self.gamma && in_slow_start(w, ctx) {
             // Going too fast: match the measured rate, plus one for the
             // integer truncation, and leave slow start.
             w.cwnd = w.cwnd.min(target + 1);
             w.ssthresh = w.ssthresh.min(w.cwnd);
-        } else if w.in_slow_start() {
-            slow_start(w, acked);
+        } else if in_slow_start(w, ctx) {
+            grow_in_slow_start(w, acked, ctx);
         } else if diff > self.beta {
             w.cwnd -= 1;
             w.ssthresh = w.ssthresh.min(w.cwnd);
@@ -167,12 +167,12 @@ impl CongestionControl for Vegas {
                 // to tell queueing from ACK delay. Reno.
                 Reno.cong_avoid(w, acked, ctx);
             } else {
-                self.adjust(w, acked);
+                self.adjust(w, acked, ctx);
             }
             self.cnt_rtt = 0;
             self.min_rtt = NO_RTT;
-        } else if w.in_slow_start() {
-            slow_start(w, acked);
+        } else if in_slow_start(w, ctx) {
+            grow_in_slow_start(w, acked, ctx);
         }
     }
 

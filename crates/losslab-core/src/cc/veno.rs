@@ -26,7 +26,7 @@
 //! sample, keeping Linux's order. The engine has no cwnd clamp
 //! (`snd_cwnd_clamp`), so that bound is left out.
 
-use super::{slow_start, CaState, CcCtx, CongestionControl, Reno};
+use super::{grow_in_slow_start, in_slow_start, CaState, CcCtx, CongestionControl, Reno};
 use crate::time::{Time, US};
 use crate::window::Window;
 
@@ -137,8 +137,8 @@ impl CongestionControl for Veno {
             self.diff = (w.cwnd << SHIFT).saturating_sub(target);
             let mut acked = acked;
             let mut grow = true;
-            if w.in_slow_start() {
-                acked = slow_start(w, acked);
+            if in_slow_start(w, ctx) {
+                acked = grow_in_slow_start(w, acked, ctx);
                 grow = acked > 0;
             }
             if grow {

@@ -3,7 +3,7 @@
 //! chosen by name in scenarios.
 
 use crate::app::App;
-use crate::cc::{CcParams, CongestionControl};
+use crate::cc::{CcParams, CongestionControl, SlowStart};
 use crate::config::{
     CwndGrowth, CwndValidation, Pacing, PacingStart, RecoveryExit, RtoConfig, RtoSsthresh,
     RttSampling,
@@ -72,6 +72,8 @@ pub struct SenderConfig {
     pub rtt_sample: RttSampling,
     /// Whether an ACK that only SACKs may grow cwnd (`cwnd_growth`).
     pub cwnd_growth: CwndGrowth,
+    /// Slow start per segment acknowledged or per ACK (`slow_start`).
+    pub slow_start: SlowStart,
 }
 
 impl Default for SenderConfig {
@@ -101,6 +103,7 @@ impl Default for SenderConfig {
             cwnd_validation: CwndValidation::Linux,
             rtt_sample: RttSampling::Tsecr,
             cwnd_growth: CwndGrowth::Rfc5681,
+            slow_start: SlowStart::PerSegment,
         }
     }
 }

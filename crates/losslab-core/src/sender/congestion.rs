@@ -58,6 +58,7 @@ impl Sender {
             } else {
                 None
             },
+            slow_start: self.cfg.slow_start,
         }
     }
 
