@@ -202,13 +202,10 @@ fn flow(c: &Case) -> FlowSpec {
     let mut f = FlowSpec::new("a");
     assert!(losslab_sim::profile::apply("linux-4.10", &mut f));
     f.mss = MSS;
-    f.cc = CcSpec::Named(
-        match c.scheme {
-            Scheme::Cubic => "cubic",
-            _ => "bbr",
-        }
-        .into(),
-    );
+    // CUBIC is the profile's (Linux 4.10's tcp_cubic.c and HyStart).
+    if c.scheme != Scheme::Cubic {
+        f.cc = CcSpec::Named("bbr".into());
+    }
     if c.scheme == Scheme::Or3 {
         f.extensions = vec!["or3".into()];
         f.or3 = c.or3;
