@@ -11,8 +11,8 @@ use losslab_core::cc::{HyStartMode, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
 use losslab_core::time::{MS, SEC};
 use losslab_core::{
-    CwndGrowth, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula, RtoSsthresh,
-    RttSampling,
+    CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula,
+    RtoSsthresh, RttSampling,
 };
 
 use crate::scenario::{CcSpec, FlowSpec};
@@ -212,7 +212,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   every controller (`slow_start = "per-ack"`);
         // - RTT samples of 3.2-3.14 (`linux-3.2`: TSecr for the estimator
         //   without Karn's test, in jiffies); cwnd growth only on
-        //   cumulative ACKs (`rfc5681`, 3.2's tcp_may_raise_cwnd()).
+        //   cumulative ACKs (`rfc5681`, 3.2's tcp_may_raise_cwnd()), when
+        //   the flight fills cwnd by 3.2's test (`cwnd_validation =
+        //   "linux-3.10"`, the same code).
         "linux-3.2" => {
             linux_3x(f);
             f.cc = CcSpec::Named("cubic-linux-3".into());
@@ -224,6 +226,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.slow_start = SlowStart::PerAck;
             f.rtt_sample = RttSampling::Linux32;
             f.westwood_hz = 1000;
+            // tcp_is_cwnd_limited(sk, in_flight) of 2.6-3.15 (tcp_cong.c),
+            // GSO on as on the paper's servers.
+            f.cwnd_validation = CwndValidation::Linux310;
         }
         // Linux 2.6.17 (the LE paper): rate-halving (tcp_cwnd_down()) with
         // FACK, the RTO timer alone, IW by RFC 3390. Its default congestion
