@@ -261,6 +261,14 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("linux".into()),
             );
         }
+        if cc == "bbr" && f.bbr_min_rtt_refresh != p.bbr_min_rtt_refresh {
+            d(
+                "bbr.min_rtt_refresh",
+                f.bbr_min_rtt_refresh.name().into(),
+                "lower (tcp_bbr.c bbr_update_min_rtt() since 5.10: only a lower sample)",
+                Some(p.bbr_min_rtt_refresh.name().into()),
+            );
+        }
         if cc == "westwood" && f.westwood_hz != p.westwood_hz {
             d(
                 "westwood.hz",

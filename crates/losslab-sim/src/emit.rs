@@ -314,6 +314,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         tcp_rr_rto_factor,
         westwood_complete_cwr,
         westwood_hz,
+        bbr_min_rtt_refresh,
         rack_reo_timer,
         hack1_refire,
         qarr_queue_len_threshold,
@@ -647,6 +648,17 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         if ww_hz {
             out.kv("hz", u64::from(*westwood_hz));
         }
+    }
+    if *bbr_min_rtt_refresh != base.bbr_min_rtt_refresh {
+        if cc.name() != "bbr" {
+            return Err(format!(
+                "{at}.bbr_min_rtt_refresh: {:?} cannot be written: [flow.bbr] is read only with cc = \"bbr\", and this flow's cc is {:?}",
+                bbr_min_rtt_refresh.name(),
+                cc.name()
+            ));
+        }
+        out.line("[flow.bbr]");
+        out.kv("min_rtt_refresh", string(bbr_min_rtt_refresh.name()));
     }
     if *rack_reo_timer != base.rack_reo_timer {
         if *timer_hz == 0 {
@@ -1120,6 +1132,7 @@ fn first_difference(want: &Scenario, got: &Scenario) -> String {
 mod tests {
     use super::*;
     use crate::parse::load_scenario;
+    use losslab_core::cc::MinRttRefresh;
     use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
@@ -1920,6 +1933,9 @@ app = { kind = "bulk" }
         }
         if f.cc.name() == "westwood" {
             maybe!(f.westwood_hz, *pick(rng, &[100, 250, 300, 1000]));
+        }
+        if f.cc.name() == "bbr" {
+            maybe!(f.bbr_min_rtt_refresh, MinRttRefresh::LowerOrEqual);
         }
         if f.detection == "rack" && f.timer_hz > 0 {
             maybe!(

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
-use losslab_core::cc::{HyStartMode, SlowStart};
+use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -59,7 +59,8 @@ by_name!(
     QarrUpdate,
     NewRenoVariant,
     LeOrder,
-    ReoTimer
+    ReoTimer,
+    MinRttRefresh
 );
 
 /// A scenario that cannot be used, with where and why.
@@ -722,6 +723,7 @@ const FLOW_KEYS: &[&str] = &[
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &[
     "early-retransmit",
+    "bbr",
     "rtor",
     "tlp",
     "tlpr",
@@ -1975,6 +1977,17 @@ impl Cx<'_> {
                 )? as u32;
             }
             self.parameters_read(&wloc, "westwood", "cc", &f.cc.name())?;
+        }
+        if let Some(v) = t.get("bbr") {
+            let bloc = loc.key("bbr");
+            let bt = self.table(
+                v,
+                &bloc,
+                r#"a table like [flow.bbr] min_rtt_refresh = "lower-or-equal""#,
+            )?;
+            self.only_keys(bt, &bloc, &["min_rtt_refresh"], "in [flow.bbr]")?;
+            self.set_named(bt, &bloc, "min_rtt_refresh", &mut f.bbr_min_rtt_refresh)?;
+            self.parameters_read(&bloc, "bbr", "cc", &f.cc.name())?;
         }
         if let Some(v) = t.get("tcp-rr") {
             let rloc = loc.key("tcp-rr");

@@ -7,7 +7,7 @@
 //! had something it lacks (BIC in 2.6.17, BBR in 4.10, RACK running
 //! beside FACK in 4.4-4.14), the comment says what stands in for it.
 
-use losslab_core::cc::{HyStartMode, SlowStart};
+use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
 use losslab_core::time::{MS, SEC};
 use losslab_core::{
@@ -147,6 +147,8 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.westwood_hz = 250;
             f.rtt_sample = RttSampling::Linux;
             f.cwnd_growth = CwndGrowth::Linux;
+            // tcp_bbr.c before 5.10: an equal RTT sample refreshes min_rtt.
+            f.bbr_min_rtt_refresh = MinRttRefresh::LowerOrEqual;
         }
         // Linux 3.17 (the tail-loss paper's hosts; docs/LINUX-VERSIONS.md):
         // early retransmit as tcp_time_to_recover() "Trick#6" over FACK

@@ -2,7 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
-use losslab_core::cc::{HyStartMode, SlowStart};
+use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -393,6 +393,8 @@ pub struct FlowSpec {
     /// each RTT, tcp_jiffies32 intervals, TCP_WESTWOOD_RTT_MIN = HZ / 20);
     /// 0, the default, keeps the engine's nanoseconds, as before.
     pub westwood_hz: u32,
+    /// `[flow.bbr] min_rtt_refresh` (with `cc = "bbr"`).
+    pub bbr_min_rtt_refresh: MinRttRefresh,
     /// `[flow.rack] reo_timer = "exact" | "linux" | "linux-2-jiffies"`
     /// (added): RACK's reordering timer fires at the expiry (`"exact"`,
     /// the default, as before) or as Linux's tcp_rack_mark_lost() arms it
@@ -514,6 +516,7 @@ impl FlowSpec {
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
             westwood_hz: 0,
+            bbr_min_rtt_refresh: MinRttRefresh::Lower,
             rack_reo_timer: ReoTimer::Exact,
             hack1_refire: true,
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,

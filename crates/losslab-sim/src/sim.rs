@@ -1491,6 +1491,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
         westwood_complete_cwr: spec.westwood_complete_cwr,
         westwood_hz: spec.westwood_hz,
+        bbr_min_rtt_refresh: spec.bbr_min_rtt_refresh,
         seed,
     };
     let recovery = losslab_core::recovery::RecoveryParams {

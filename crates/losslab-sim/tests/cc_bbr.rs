@@ -130,23 +130,27 @@ fn probe_rtt_dips(trace: &[(Time, u64)]) -> Vec<f64> {
 }
 
 /// (c) PROBE_RTT: a bulk flow never goes idle, so nothing lowers min_rtt
-/// for 10 s after it was first measured and BBR dips to cwnd 4 for at
-/// least 200 ms and a round (bbr_check_probe_rtt_done() then restamps
-/// min_rtt). After that dip the path's RTT is exactly its minimum
-/// whenever the queue is empty (this simulator's delays do not jitter),
-/// which PROBE_BW's 0.75 phase brings about every eight rounds, and
-/// tcp_bbr.c's bbr_update_min_rtt() refreshes the stamp on a sample equal
-/// to min_rtt (`rs->rtt_us <= bbr->min_rtt_us`): the filter never expires
-/// again, so there is one dip in 35 s. Measured: one dip at 10.312 s.
-/// (With `<`, the engine before issue 32, dips came every 10.30 s:
-/// 10.201, 20.503, 30.807 s.)
+/// for 10 s after it was last refreshed and BBR dips to cwnd 4 for at
+/// least 200 ms and a round. tcp_bbr.c's bbr_update_min_rtt() (Linux
+/// 5.10 and 6.x) refreshes min_rtt only on a sample below it (`rs->rtt_us
+/// < bbr->min_rtt_us`), so the samples equal to min_rtt that this
+/// jitter-free path gives whenever PROBE_BW's 0.75 phase empties the
+/// queue do not postpone the next dip; the 10 s restart at the end of
+/// each dip (bbr_check_probe_rtt_done() restamps min_rtt), so the period
+/// is 10 s + 200 ms + about one RTT. Measured: dips at 10.201, 20.503 and
+/// 30.807 s (no loss, no timeout), 10.30 s apart. (With `<=`, issue 32's
+/// mistaken rule, there was one dip, at 10.312 s.)
 #[test]
-fn probe_rtt_once_then_equal_samples_keep_min_rtt_fresh() {
+fn probe_rtt_about_every_ten_seconds() {
     let (res, trace) = run("bbr", LossModel::None, 35, 1);
     assert_eq!(res.flows[0].timeouts, 0);
     let dips = probe_rtt_dips(&trace);
-    assert_eq!(dips.len(), 1, "{dips:?}");
+    assert_eq!(dips.len(), 3, "{dips:?}");
     assert!(dips[0] > 10.0 && dips[0] < 10.5, "{dips:?}");
+    for p in dips.windows(2) {
+        let gap = p[1] - p[0];
+        assert!(gap > 10.2 && gap < 10.5, "{dips:?}");
+    }
 }
 
 /// (d) Determinism: the same scenario seed gives the same run to the

@@ -1,5 +1,6 @@
 //! The scenario keys of issue 32 that put Linux's jiffies into Westwood+
-//! and RACK: `[flow.westwood] hz` and `[flow.rack] reo_timer`
+//! and RACK, `[flow.westwood] hz` and `[flow.rack] reo_timer`, and BBR's
+//! min_rtt rule by kernel version, `[flow.bbr] min_rtt_refresh`
 //! (docs/SCENARIO.md), parsed, refused with the key named, and reaching
 //! the simulation.
 
@@ -100,4 +101,40 @@ fn rack_reo_timer() {
     let two = results("linux-2-jiffies");
     assert_ne!(exact, linux, "reo_timer = \"linux\" did not reach RACK");
     assert_ne!(linux, two, "the two Linux rules ran alike");
+}
+
+/// `[flow.bbr] min_rtt_refresh` (bbr_update_min_rtt()'s `<` of 5.10+ or
+/// `<=` of 4.9-5.9): parsed, refused with the key named, set by profile
+/// linux-4.10, and reaching the controller (on this jitter-free path the
+/// `<=` rule keeps a flow out of PROBE_RTT, which changes what is sent).
+#[test]
+fn bbr_min_rtt_refresh() {
+    use losslab_core::cc::MinRttRefresh;
+    let s = parse(&text("cc = \"bbr\"")).unwrap();
+    assert_eq!(s.flows[0].bbr_min_rtt_refresh, MinRttRefresh::Lower);
+    let le = "cc = \"bbr\"\n[flow.bbr]\nmin_rtt_refresh = \"lower-or-equal\"";
+    let s = parse(&text(le)).unwrap();
+    assert_eq!(s.flows[0].bbr_min_rtt_refresh, MinRttRefresh::LowerOrEqual);
+    let s = parse(&text("profile = \"linux-4.10\"\ncc = \"bbr\"")).unwrap();
+    assert_eq!(s.flows[0].bbr_min_rtt_refresh, MinRttRefresh::LowerOrEqual);
+    expect_parse_error(
+        parse(&text(
+            "cc = \"bbr\"\n[flow.bbr]\nmin_rtt_refresh = \"equal\"",
+        )),
+        "flow.a.bbr.min_rtt_refresh",
+        &["unknown min_rtt_refresh \"equal\"", "lower, lower-or-equal"],
+    );
+    expect_parse_error(
+        parse(&text(
+            "cc = \"cubic\"\n[flow.bbr]\nmin_rtt_refresh = \"lower\"",
+        )),
+        "flow.a.bbr",
+        &["parameters for bbr given but this flow's cc is \"cubic\""],
+    );
+    let lower = run(&parse(&text("cc = \"bbr\"")).unwrap());
+    let equal = run(&parse(&text(&format!("{le}\n"))).unwrap());
+    assert_ne!(
+        lower.flows[0].segments_sent, equal.flows[0].segments_sent,
+        "min_rtt_refresh did not reach the controller"
+    );
 }

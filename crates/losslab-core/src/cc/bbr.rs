@@ -187,9 +187,42 @@ struct Rs {
     srtt: Option<Time>,
 }
 
+/// Which samples refresh min_rtt and its stamp (`[flow.bbr]
+/// min_rtt_refresh`): bbr_update_min_rtt()'s comparison, which Linux
+/// changed in 5.10 (upstream commit 1b9e2a8c99a5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MinRttRefresh {
+    /// Linux 5.10 and later: `rs->rtt_us < bbr->min_rtt_us`.
+    #[default]
+    Lower,
+    /// Linux 4.9 to 5.9: `rs->rtt_us <= bbr->min_rtt_us`, so a sample
+    /// equal to the minimum postpones PROBE_RTT too.
+    LowerOrEqual,
+}
+
+impl MinRttRefresh {
+    pub const NAMES: &'static [&'static str] = &["lower", "lower-or-equal"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "lower" => Some(MinRttRefresh::Lower),
+            "lower-or-equal" => Some(MinRttRefresh::LowerOrEqual),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MinRttRefresh::Lower => "lower",
+            MinRttRefresh::LowerOrEqual => "lower-or-equal",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     min_rtt_us: u64,
+    min_rtt_refresh: MinRttRefresh,
     min_rtt_stamp: Time,
     /// End of PROBE_RTT (probe_rtt_done_stamp; None = 0).
     probe_rtt_done_stamp: Option<Time>,
@@ -242,6 +275,7 @@ impl Bbr {
     pub fn new(seed: u64) -> Self {
         let mut b = Bbr {
             min_rtt_us: NO_RTT,
+            min_rtt_refresh: MinRttRefresh::Lower,
             min_rtt_stamp: 0,
             probe_rtt_done_stamp: None,
             bw: WindowedFilter::max(BW_RTTS),
@@ -285,6 +319,12 @@ impl Bbr {
         b.init_pacing_rate_from_rtt(TCP_INIT_CWND, None);
         b.reset_lt_bw_sampling();
         b
+    }
+
+    /// bbr_update_min_rtt()'s comparison as Linux before 5.10 or after.
+    pub fn with_min_rtt_refresh(mut self, r: MinRttRefresh) -> Self {
+        self.min_rtt_refresh = r;
+        self
     }
 
     pub fn mode(&self) -> Mode {
@@ -761,10 +801,19 @@ impl Bbr {
         // rs->is_ack_delayed is not sampled by the engine: false.
         let is_ack_delayed = false;
         if let Some(rtt_us) = rs.rtt_us {
-            // bbr_update_min_rtt(): `rs->rtt_us <= bbr->min_rtt_us`: an
-            // equal sample refreshes the stamp too, so a path whose RTT
-            // holds steady at its minimum does not enter PROBE_RTT.
-            if rtt_us <= self.min_rtt_us || (filter_expired && !is_ack_delayed) {
+            // bbr_update_min_rtt() (net/ipv4/tcp_bbr.c, Linux 5.10 and
+            // every 6.x): `rs->rtt_us < bbr->min_rtt_us`. Only a lower
+            // sample postpones PROBE_RTT: with `<=` (before upstream
+            // commit 1b9e2a8c99a5, "tcp: only postpone PROBE_RTT if RTT
+            // is < current min_rtt estimate") samples that merely repeat
+            // the minimum, as ms-granular timestamps during recovery do,
+            // kept a flow out of PROBE_RTT for good. Linux 4.9-5.9 had
+            // `<=` (`MinRttRefresh::LowerOrEqual`).
+            let lower = match self.min_rtt_refresh {
+                MinRttRefresh::Lower => rtt_us < self.min_rtt_us,
+                MinRttRefresh::LowerOrEqual => rtt_us <= self.min_rtt_us,
+            };
+            if lower || (filter_expired && !is_ack_delayed) {
                 self.min_rtt_us = rtt_us;
                 self.min_rtt_stamp = now;
             }
@@ -1495,10 +1544,41 @@ mod tests {
     }
 
     #[test]
-    fn a_min_rtt_sample_equal_to_min_rtt_refreshes_its_stamp() {
-        // bbr_update_min_rtt(): `rs->rtt_us <= bbr->min_rtt_us` takes an
-        // equal sample and moves min_rtt_stamp to now.
+    fn only_a_lower_min_rtt_sample_postpones_probe_rtt() {
+        // bbr_update_min_rtt() (Linux 6.x): `rs->rtt_us < bbr->min_rtt_us`.
+        // cruising() measured min_rtt = 100_000 us at t = 0 (stamp 0).
+        // At 5 s an equal 100 ms sample: 100_000 < 100_000 is false and
+        // the filter has not expired (5 s <= 0 + 10 s), so the stamp
+        // stays 0. (With `<=` it would move to 5 s and the PROBE_RTT
+        // below would wait until 15 s.)
         let mut b = cruising(6710, 2);
+        let mut w = Window::new(60);
+        b.cong_control(&mut w, &ack(5000, 5000, 4990, 10));
+        assert_eq!(b.min_rtt_us(), Some(100_000));
+        assert_eq!(b.min_rtt_stamp, 0);
+        // At 10.001 s: expired (10.001 s > 0 + 10 s), so the 120 ms
+        // sample replaces min_rtt (is_ack_delayed is false) and is
+        // stamped now, and BBR enters PROBE_RTT once.
+        let mut c = ack(10_001, 5010, 5000, 10);
+        c.rtt_sample = Some(120 * MS);
+        b.cong_control(&mut w, &c);
+        assert_eq!(b.mode(), Mode::ProbeRtt);
+        assert_eq!(b.probe_rtt_count(), 1);
+        assert_eq!(b.min_rtt_us(), Some(120_000));
+        assert_eq!(b.min_rtt_stamp, 10_001 * MS);
+        // A lower sample, 99_999 us < 120_000, is taken at once.
+        let mut c = ack(10_050, 5020, 5010, 10);
+        c.rtt_sample = Some(99_999 * US);
+        b.cong_control(&mut w, &c);
+        assert_eq!(b.min_rtt_us(), Some(99_999));
+        assert_eq!(b.min_rtt_stamp, 10_050 * MS);
+    }
+
+    #[test]
+    fn before_5_10_an_equal_sample_refreshes_the_stamp() {
+        // Linux 4.9-5.9 bbr_update_min_rtt(): `rs->rtt_us <=
+        // bbr->min_rtt_us` takes an equal sample and moves min_rtt_stamp.
+        let mut b = cruising(6710, 2).with_min_rtt_refresh(MinRttRefresh::LowerOrEqual);
         let mut w = Window::new(60);
         // min_rtt 100 ms from t = 0; at 5 s a 100 ms sample: stamp 5 s.
         b.cong_control(&mut w, &ack(5000, 5000, 4990, 10));
@@ -1512,5 +1592,9 @@ mod tests {
         assert_eq!(b.mode(), Mode::ProbeBw);
         assert_eq!(b.probe_rtt_count(), 0);
         assert_eq!(b.min_rtt_us(), Some(100_000));
+        for n in MinRttRefresh::NAMES {
+            assert_eq!(MinRttRefresh::from_name(n).unwrap().name(), *n);
+        }
+        assert_eq!(MinRttRefresh::from_name("le"), None);
     }
 }

@@ -15,7 +15,7 @@ mod vegas;
 mod veno;
 mod westwood;
 
-pub use bbr::Bbr;
+pub use bbr::{Bbr, MinRttRefresh};
 pub use cubic::Cubic;
 pub use cubic_linux::CubicLinux;
 pub use cubic_linux3::CubicLinux3;
@@ -338,6 +338,9 @@ pub struct CcParams {
     /// (`[flow.westwood] hz = N`; westwood.rs `with_hz`); 0, the
     /// default, keeps nanoseconds.
     pub westwood_hz: u32,
+    /// `bbr` only: which samples refresh min_rtt (`[flow.bbr]
+    /// min_rtt_refresh`; Linux 5.10+'s `<` by default).
+    pub bbr_min_rtt_refresh: MinRttRefresh,
     /// A per-flow seed for controllers that draw random numbers (BBR's
     /// random gain-cycle phase, Linux get_random_u32_below()); the
     /// simulator derives it from the scenario seed and the flow, so runs
@@ -352,6 +355,7 @@ impl Default for CcParams {
             tcp_rr_rto_factor: tcp_rr::DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
             westwood_hz: 0,
+            bbr_min_rtt_refresh: MinRttRefresh::Lower,
             seed: 0,
         }
     }
@@ -373,7 +377,9 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
             // passes nonsense gets no controller rather than a silent one.
             (f > 0.0 && f <= 1.0).then(|| Box::new(TcpRr::new(f)) as Box<dyn CongestionControl>)
         }
-        "bbr" => Some(Box::new(Bbr::new(p.seed))),
+        "bbr" => Some(Box::new(
+            Bbr::new(p.seed).with_min_rtt_refresh(p.bbr_min_rtt_refresh),
+        )),
         "westwood" => Some(Box::new(
             Westwood::new()
                 .with_complete_cwr(p.westwood_complete_cwr)
