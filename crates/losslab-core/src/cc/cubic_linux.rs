@@ -40,6 +40,7 @@
 #[cfg(test)]
 use super::hystart::hystart_ack_delay;
 use super::hystart::{after, HyStartLinux6, HyStartOld, OldKernel};
+pub use super::jiffies::{jiffies32, usecs_to_jiffies, HZ};
 use super::{
     additive_increase, grow_in_slow_start, in_slow_start, CaState, CcCtx, CongestionControl,
     HyStartMode,
@@ -51,9 +52,6 @@ use crate::window::Window;
 pub const BICTCP_BETA_SCALE: u32 = 1024;
 /// `BICTCP_HZ`: the curve's clock is 2^10 ticks per second.
 pub const BICTCP_HZ: u32 = 10;
-/// The kernel's HZ: CONFIG_HZ_1000 (kernels built with 250 or 300 have
-/// HZ / 32 = 7 or 9 jiffies, 28 or 30 ms, and coarser clocks).
-pub const HZ: u32 = 1000;
 /// Module parameter `beta` (717/1024).
 pub const BETA: u32 = 717;
 /// Module parameter `bic_scale` (C = 41/1024 per 100 ms RTT scale).
@@ -66,24 +64,6 @@ pub const CUBE_RTT_SCALE: u32 = BIC_SCALE * 10;
 /// cubictcp_register(): `cube_factor = 1ull << (10+3*BICTCP_HZ)` then
 /// `do_div(cube_factor, bic_scale * 10)`: 2^40 / 410 = 2681735677.
 pub const CUBE_FACTOR: u64 = (1u64 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE as u64 * 10);
-/// include/linux/jiffies.h INITIAL_JIFFIES, `(unsigned int)(-300*HZ)`.
-const INITIAL_JIFFIES: u32 = (-300i64 * HZ as i64) as u32;
-const USEC_PER_SEC: u64 = 1_000_000;
-
-/// tcp_jiffies32 at engine time `now` (see the module comment).
-pub fn jiffies32(now: Time) -> u32 {
-    ((now / MS) as u32).wrapping_add(INITIAL_JIFFIES)
-}
-
-/// include/linux/jiffies.h _usecs_to_jiffies() for HZ = 1000, which
-/// divides 10^6 evenly: `(u + (USEC_PER_SEC / HZ) - 1) / (USEC_PER_SEC /
-/// HZ)`, rounding up (the MAX_JIFFY_OFFSET cap of usecs over 2^31 ms
-/// cannot bind a u32 of usecs).
-pub fn usecs_to_jiffies(u: u32) -> u32 {
-    let per = (USEC_PER_SEC / HZ as u64) as u32;
-    u.wrapping_add(per - 1) / per
-}
-
 /// fls64(): 1 + the index of the highest set bit, 0 for 0.
 fn fls64(a: u64) -> u32 {
     64 - a.leading_zeros()

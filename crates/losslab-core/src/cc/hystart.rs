@@ -371,7 +371,7 @@ pub const OLD_ACK_DELTA_MS: i32 = 2;
 /// `jiffies_to_msecs(jiffies)`, which is jiffies itself (tcp_cubic.c
 /// reads ktime only when HZ < 1000).
 pub fn clock_ms(now: Time) -> u32 {
-    super::cubic_linux::jiffies32(now)
+    super::jiffies::jiffies32(now)
 }
 
 /// The pre-5.7 `HYSTART_DELAY_THRESH()` of `delay_min` (1/8 ms): Linux

@@ -8,6 +8,7 @@ mod cubic_linux3;
 mod fixed;
 mod hystart;
 mod hystart_plus_plus;
+mod jiffies;
 mod newreno;
 mod reno;
 mod tcp_rr;
