@@ -484,7 +484,7 @@ mod tests {
         assert_eq!(CUBE_FACTOR, 2_681_735_677);
         assert_eq!(HZ / 32, 31);
         // 2^32 - 300000.
-        assert_eq!(INITIAL_JIFFIES, 4_294_667_296);
+        assert_eq!(crate::cc::jiffies::INITIAL_JIFFIES, 4_294_667_296);
         assert_eq!(jiffies32(0), 4_294_667_296);
         assert_eq!(jiffies32(300 * SEC), 0);
         // usecs_to_jiffies rounds up: 100000 us -> 100, 1 us -> 1.

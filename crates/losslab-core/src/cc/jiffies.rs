@@ -11,7 +11,7 @@ use crate::time::{Time, MS};
 pub const HZ: u32 = 1000;
 
 /// include/linux/jiffies.h INITIAL_JIFFIES, `(unsigned int)(-300*HZ)`.
-const INITIAL_JIFFIES: u32 = (-300i64 * HZ as i64) as u32;
+pub(super) const INITIAL_JIFFIES: u32 = (-300i64 * HZ as i64) as u32;
 const USEC_PER_SEC: u64 = 1_000_000;
 
 /// tcp_jiffies32 at engine time `now`: `now / 1 ms` plus INITIAL_JIFFIES (cubic_linux.rs explains the clocks).
