@@ -68,6 +68,18 @@ fn linux_3x(f: &mut FlowSpec) {
     f.timer_hz = 1000;
 }
 
+/// Linux 3.10-3.17's loss detection and timers (tcp_early_retrans = 3):
+/// early retransmit as tcp_time_to_recover() "Trick#6" over FACK with the
+/// max(SRTT/4, 2 ms) delay, and TLP with its loss detection; IW 10.
+fn early_retransmit_and_tlp(f: &mut FlowSpec) {
+    f.detection = "early-retransmit".into();
+    f.early_retransmit.variant = ErVariant::Linux;
+    f.early_retransmit.mitigation = ErMitigation::Delay;
+    f.timers = "tlp".into();
+    f.tlp_loss_inference = true;
+    f.init_cwnd = 10;
+}
+
 /// Sets `f` to profile `name`; false when there is no such profile.
 pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
     match name {
@@ -172,12 +184,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.cc = CcSpec::Named("cubic-linux-3".into());
             f.hystart = HyStartMode::Linux3;
             f.recovery = "prr-linux-3".into();
-            f.detection = "early-retransmit".into();
-            f.early_retransmit.variant = ErVariant::Linux;
-            f.early_retransmit.mitigation = ErMitigation::Delay;
-            f.timers = "tlp".into();
-            f.tlp_loss_inference = true;
-            f.init_cwnd = 10;
+            early_retransmit_and_tlp(f);
             f.rtt_sample = RttSampling::Linux315;
             f.cwnd_growth = CwndGrowth::Linux;
             f.westwood_hz = 1000;
@@ -193,12 +200,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.cc = CcSpec::Named("cubic".into());
             f.hystart = HyStartMode::Linux;
             f.recovery = "prr-6937".into();
-            f.detection = "early-retransmit".into();
-            f.early_retransmit.variant = ErVariant::Linux;
-            f.early_retransmit.mitigation = ErMitigation::Delay;
-            f.timers = "tlp".into();
-            f.tlp_loss_inference = true;
-            f.init_cwnd = 10;
+            early_retransmit_and_tlp(f);
         }
         // Linux 3.2 (the PRR paper's experiments): PRR had just replaced
         // rate-halving (tcp_update_cwnd_in_recovery(): prior_cwnd, SSRB on

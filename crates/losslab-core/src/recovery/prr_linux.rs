@@ -33,8 +33,13 @@ use crate::window::Window;
 /// TCP_INFINITE_SSTHRESH, which tcp_end_cwnd_reduction() tests against.
 pub(super) const INFINITE_SSTHRESH: u64 = u64::MAX / 4;
 
+/// What Linux's PRRs share, 3.2 to 6.x (`prr-linux-3`, `prr-linux-4.10`,
+/// `prr-linux`): tcp_init_cwnd_reduction()'s counters, the proportional
+/// part's round-up division by prior_cwnd, setting cwnd from in_flight,
+/// tcp_end_cwnd_reduction() and prr_out's count. The variants differ in
+/// when a step runs and in the count below ssthresh.
 #[derive(Clone, Debug, Default)]
-pub struct PrrLinux {
+pub struct PriorCwndPrr {
     /// tp->prior_cwnd.
     prior_cwnd: u64,
     /// tp->prr_delivered.
@@ -44,10 +49,7 @@ pub struct PrrLinux {
     last_sndcnt: i64,
 }
 
-impl PrrLinux {
-    pub fn new() -> Self {
-        Self::default()
-    }
+impl PriorCwndPrr {
     pub fn prior_cwnd(&self) -> u64 {
         self.prior_cwnd
     }
@@ -57,9 +59,89 @@ impl PrrLinux {
     pub fn prr_out(&self) -> u64 {
         self.prr_out
     }
-    /// sndcnt of the latest tcp_cwnd_reduction() that did not return early.
+    /// sndcnt of the latest reduction step that ran, after its floor.
     pub fn last_sndcnt(&self) -> i64 {
         self.last_sndcnt
+    }
+
+    /// tcp_init_cwnd_reduction(). The sender has already asked the
+    /// controller for ssthresh and left cwnd as it was, which is what
+    /// prior_cwnd must capture: the divisor is the window, not what the
+    /// application put in it.
+    pub(super) fn enter(&mut self, w: &mut Window) {
+        *self = PriorCwndPrr {
+            prior_cwnd: w.cwnd,
+            ..Default::default()
+        };
+        w.cwnd_cnt = 0;
+    }
+
+    /// The kernels' WARN_ON_ONCE(!tp->prior_cwnd) bail-out (the engine
+    /// keeps cwnd >= 1, so only before an entry).
+    pub(super) fn entered(&self) -> bool {
+        self.prior_cwnd > 0
+    }
+
+    /// `tp->prr_delivered += newly_acked_sacked`.
+    pub(super) fn deliver(&mut self, segments: u64) {
+        self.prr_delivered += segments;
+    }
+
+    /// prr_delivered - prr_out: what conservation still owes.
+    pub(super) fn banked(&self) -> i64 {
+        self.prr_delivered as i64 - self.prr_out as i64
+    }
+
+    /// The proportional part while in_flight > ssthresh: `(ssthresh *
+    /// prr_delivered + prior_cwnd - 1) / prior_cwnd - prr_out`, the
+    /// kernel's round-up division, so the entering ACK already releases a
+    /// segment.
+    pub(super) fn proportional(&self, ssthresh: u64) -> i64 {
+        let dividend = ssthresh as u128 * self.prr_delivered as u128 + self.prior_cwnd as u128 - 1;
+        (dividend / self.prior_cwnd as u128) as i64 - self.prr_out as i64
+    }
+
+    /// `tp->snd_cwnd = tcp_packets_in_flight(tp) + sndcnt`. Linux would
+    /// set 0 (and WARN) with nothing in flight and nothing due; the engine
+    /// keeps one segment.
+    pub(super) fn set_cwnd(&mut self, w: &mut Window, in_flight: i64, sndcnt: i64) {
+        self.last_sndcnt = sndcnt;
+        w.cwnd = (in_flight + sndcnt).max(1) as u64;
+    }
+
+    /// tcp_end_cwnd_reduction() (3.2: tcp_complete_cwr()): cwnd = ssthresh
+    /// when ssthresh is finite and the episode has an undo marker (always,
+    /// for a Recovery the sender ends rather than undoes; an undo
+    /// overwrites cwnd after this).
+    pub(super) fn end(w: &mut Window) {
+        if w.ssthresh < INFINITE_SSTHRESH {
+            w.cwnd = w.ssthresh.max(1);
+        }
+    }
+
+    /// tcp_write_xmit() and the retransmit path: prr_out += pcount for new
+    /// data and retransmissions alike while in cwnd reduction.
+    pub(super) fn sent(&mut self, segments: u64) {
+        self.prr_out += segments;
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PrrLinux {
+    s: PriorCwndPrr,
+}
+
+impl PrrLinux {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The counters' accessors (prior_cwnd(), prr_out(), ...).
+impl std::ops::Deref for PrrLinux {
+    type Target = PriorCwndPrr;
+    fn deref(&self) -> &PriorCwndPrr {
+        &self.s
     }
 }
 
@@ -69,15 +151,7 @@ impl RecoveryOps for PrrLinux {
     }
 
     fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        // tcp_init_cwnd_reduction(). The sender has already asked the
-        // controller for ssthresh (icsk_ca_ops->ssthresh()) and left cwnd
-        // as it was, which is what prior_cwnd must capture: the divisor is
-        // the window, not what the application put in it.
-        self.prior_cwnd = w.cwnd;
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.last_sndcnt = 0;
-        w.cwnd_cnt = 0;
+        self.s.enter(w);
     }
 
     fn cwnd_reduction(
@@ -94,24 +168,17 @@ impl RecoveryOps for PrrLinux {
         } else {
             (newly_acked_sacked, ctx.ack_una_advanced)
         };
-        // The engine keeps cwnd >= 1, so prior_cwnd is never 0; the test
-        // mirrors the kernel's WARN_ON_ONCE(!tp->prior_cwnd) bail-out.
-        if acked == 0 || self.prior_cwnd == 0 {
+        if acked == 0 || !self.s.entered() {
             return;
         }
         let in_flight = ctx.pipe as i64;
-        let ssthresh = w.ssthresh as i64;
-        let delta = ssthresh - in_flight;
-        self.prr_delivered += acked;
+        let delta = w.ssthresh as i64 - in_flight;
+        self.s.deliver(acked);
         let mut sndcnt = if delta < 0 {
-            // Round up, as (ssthresh * prr_delivered + prior_cwnd - 1) /
-            // prior_cwnd does, so the first ACK already releases a segment.
-            let dividend =
-                w.ssthresh as u128 * self.prr_delivered as u128 + self.prior_cwnd as u128 - 1;
-            (dividend / self.prior_cwnd as u128) as i64 - self.prr_out as i64
+            self.s.proportional(w.ssthresh)
         } else {
             // Conservation, at least what this ACK delivered...
-            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(acked as i64);
+            let mut s = self.s.banked().max(acked as i64);
             // ...and a slow-start segment more only when the hole is
             // filling and nothing new was found lost.
             if una_advanced && ctx.newly_lost == 0 {
@@ -121,29 +188,18 @@ impl RecoveryOps for PrrLinux {
         };
         // The fast retransmit must go even when the arithmetic says 0; the
         // same max() turns a negative count into 0 once something was sent.
-        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
-        self.last_sndcnt = sndcnt;
-        // Linux would WARN on a cwnd of 0 (nothing in flight, nothing to
-        // send); the engine keeps one segment.
-        w.cwnd = (in_flight + sndcnt).max(1) as u64;
+        sndcnt = sndcnt.max(if self.s.prr_out() > 0 { 0 } else { 1 });
+        self.s.set_cwnd(w, in_flight, sndcnt);
     }
 
     fn end_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        // tcp_end_cwnd_reduction(): cwnd = ssthresh when ssthresh is finite
-        // and the episode has an undo marker (always, for a Recovery the
-        // sender ends rather than undoes; an undo overwrites cwnd after
-        // this). Linux leaves snd_cwnd_cnt alone here; it was zeroed at
-        // the start and nothing grew it since.
-        if w.ssthresh < INFINITE_SSTHRESH {
-            w.cwnd = w.ssthresh.max(1);
-        }
+        // Linux leaves snd_cwnd_cnt alone here; it was zeroed at the start
+        // and nothing grew it since.
+        PriorCwndPrr::end(w);
     }
 
     fn on_sent(&mut self, segments: u64) {
-        // tcp_write_xmit() and tcp_xmit_retransmit_queue(): prr_out +=
-        // tcp_skb_pcount() for new data and retransmissions alike while in
-        // cwnd reduction.
-        self.prr_out += segments;
+        self.s.sent(segments);
     }
 }
 

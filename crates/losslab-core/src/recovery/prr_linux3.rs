@@ -24,37 +24,26 @@
 //! the segments pipe counts. The engine has no CWR state, so only the
 //! Recovery path is modelled.
 
-use super::prr_linux::INFINITE_SSTHRESH;
+use super::prr_linux::PriorCwndPrr;
 use super::{RecoveryCtx, RecoveryOps};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
 pub struct PrrLinux3 {
-    /// tp->prior_cwnd.
-    prior_cwnd: u64,
-    /// tp->prr_delivered.
-    prr_delivered: u64,
-    /// tp->prr_out.
-    prr_out: u64,
-    last_sndcnt: i64,
+    s: PriorCwndPrr,
 }
 
 impl PrrLinux3 {
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn prior_cwnd(&self) -> u64 {
-        self.prior_cwnd
-    }
-    pub fn prr_delivered(&self) -> u64 {
-        self.prr_delivered
-    }
-    pub fn prr_out(&self) -> u64 {
-        self.prr_out
-    }
-    /// sndcnt of the latest reduction step, after the floor.
-    pub fn last_sndcnt(&self) -> i64 {
-        self.last_sndcnt
+}
+
+/// The counters' accessors (prior_cwnd(), prr_out(), ...).
+impl std::ops::Deref for PrrLinux3 {
+    type Target = PriorCwndPrr;
+    fn deref(&self) -> &PriorCwndPrr {
+        &self.s
     }
 }
 
@@ -73,13 +62,8 @@ impl RecoveryOps for PrrLinux3 {
 
     fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
         // 3.10-3.17 tcp_init_cwnd_reduction(), 3.2's entry block in
-        // tcp_fastretrans_alert(): ssthresh is already the controller's;
-        // cwnd is left alone and remembered as the divisor.
-        self.prior_cwnd = w.cwnd;
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.last_sndcnt = 0;
-        w.cwnd_cnt = 0;
+        // tcp_fastretrans_alert().
+        self.s.enter(w);
     }
 
     fn cwnd_reduction(
@@ -93,48 +77,33 @@ impl RecoveryOps for PrrLinux3 {
         // (3.5+ tcp_resume_early_retransmit()): tcp_enter_recovery() and the
         // retransmission, with no reduction step, so cwnd stays prior_cwnd
         // until the next ACK. (3.x has no RACK reordering timer.)
-        if ctx.timer_entry || self.prior_cwnd == 0 {
+        if ctx.timer_entry || !self.s.entered() {
             return;
         }
         let in_flight = ctx.pipe as i64;
         let ssthresh = w.ssthresh as i64;
-        self.prr_delivered += newly_acked_sacked;
+        self.s.deliver(newly_acked_sacked);
         let mut sndcnt = if in_flight > ssthresh {
-            // The kernel's round-up division, (a + b - 1) / b, so the
-            // entering ACK already releases a segment.
-            let dividend =
-                w.ssthresh as u128 * self.prr_delivered as u128 + self.prior_cwnd as u128 - 1;
-            (dividend / self.prior_cwnd as u128) as i64 - self.prr_out as i64
+            self.s.proportional(w.ssthresh)
         } else {
             // Slow start back towards ssthresh on every ACK, one that
             // delivered nothing included: what is banked, or this ACK's
             // delivery, plus one.
-            let banked = self.prr_delivered as i64 - self.prr_out as i64;
-            (ssthresh - in_flight).min(banked.max(newly_acked_sacked as i64) + 1)
+            (ssthresh - in_flight).min(self.s.banked().max(newly_acked_sacked as i64) + 1)
         };
         // Only the entering ACK forces a segment (the fast retransmit);
         // elsewhere the max() just clips a proportional overshoot to 0.
         sndcnt = sndcnt.max(i64::from(fast_rexmit));
-        self.last_sndcnt = sndcnt;
-        // The kernel would set 0 with nothing in flight and nothing due;
-        // the engine keeps one segment.
-        w.cwnd = (in_flight + sndcnt).max(1) as u64;
+        self.s.set_cwnd(w, in_flight, sndcnt);
     }
 
     fn end_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        // 3.10-3.17 tcp_end_cwnd_reduction() and 3.2 tcp_complete_cwr():
-        // cwnd = ssthresh for a Recovery with an undo marker (every one the
-        // sender ends rather than undoes; an undo overwrites cwnd after
-        // this), ssthresh finite as 3.10+ also test.
-        if w.ssthresh < INFINITE_SSTHRESH {
-            w.cwnd = w.ssthresh.max(1);
-        }
+        // 3.10-3.17 tcp_end_cwnd_reduction(), 3.2 tcp_complete_cwr().
+        PriorCwndPrr::end(w);
     }
 
     fn on_sent(&mut self, segments: u64) {
-        // tcp_write_xmit() and tcp_retransmit_skb(): prr_out counts new data
-        // and retransmissions alike while in Recovery.
-        self.prr_out += segments;
+        self.s.sent(segments);
     }
 }
 

@@ -21,37 +21,26 @@
 //! packets_out - (sacked_out + lost_out) + retrans_out, the segments pipe
 //! counts. The engine has no CWR state: the Recovery path only.
 
-use super::prr_linux::INFINITE_SSTHRESH;
+use super::prr_linux::PriorCwndPrr;
 use super::{RecoveryCtx, RecoveryOps};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
 pub struct PrrLinux410 {
-    /// tp->prior_cwnd.
-    prior_cwnd: u64,
-    /// tp->prr_delivered.
-    prr_delivered: u64,
-    /// tp->prr_out.
-    prr_out: u64,
-    last_sndcnt: i64,
+    s: PriorCwndPrr,
 }
 
 impl PrrLinux410 {
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn prior_cwnd(&self) -> u64 {
-        self.prior_cwnd
-    }
-    pub fn prr_delivered(&self) -> u64 {
-        self.prr_delivered
-    }
-    pub fn prr_out(&self) -> u64 {
-        self.prr_out
-    }
-    /// sndcnt of the latest tcp_cwnd_reduction() that did not return early.
-    pub fn last_sndcnt(&self) -> i64 {
-        self.last_sndcnt
+}
+
+/// The counters' accessors (prior_cwnd(), prr_out(), ...).
+impl std::ops::Deref for PrrLinux410 {
+    type Target = PriorCwndPrr;
+    fn deref(&self) -> &PriorCwndPrr {
+        &self.s
     }
 }
 
@@ -69,13 +58,8 @@ impl RecoveryOps for PrrLinux410 {
     }
 
     fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        // tcp_init_cwnd_reduction(): ssthresh is already the controller's;
-        // cwnd is left alone and remembered as the divisor.
-        self.prior_cwnd = w.cwnd;
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.last_sndcnt = 0;
-        w.cwnd_cnt = 0;
+        // tcp_init_cwnd_reduction().
+        self.s.enter(w);
     }
 
     fn cwnd_reduction(
@@ -88,53 +72,36 @@ impl RecoveryOps for PrrLinux410 {
         // 4.10 has no RACK reordering timer; a detector timer's entry is
         // early retransmit's (tcp_resume_early_retransmit()), which makes
         // no reduction step: cwnd stays prior_cwnd until an ACK delivers.
-        // An ACK that delivers nothing returns here too; the prior_cwnd
-        // test mirrors the kernel's WARN_ON_ONCE(!tp->prior_cwnd).
-        if ctx.timer_entry || newly_acked_sacked == 0 || self.prior_cwnd == 0 {
+        // An ACK that delivers nothing returns here too.
+        if ctx.timer_entry || newly_acked_sacked == 0 || !self.s.entered() {
             return;
         }
         let in_flight = ctx.pipe as i64;
-        let ssthresh = w.ssthresh as i64;
-        let delta = ssthresh - in_flight;
+        let delta = w.ssthresh as i64 - in_flight;
         let acked = newly_acked_sacked as i64;
-        self.prr_delivered += newly_acked_sacked;
+        self.s.deliver(newly_acked_sacked);
         let mut sndcnt = if delta < 0 {
-            // Round up, (a + b - 1) / b, so the entering ACK already
-            // releases a segment.
-            let dividend =
-                w.ssthresh as u128 * self.prr_delivered as u128 + self.prior_cwnd as u128 - 1;
-            (dividend / self.prior_cwnd as u128) as i64 - self.prr_out as i64
+            self.s.proportional(w.ssthresh)
         } else if ctx.retrans_data_acked && !ctx.lost_retrans {
             // A repaired hole whose repair was not itself lost: slow start
             // back towards ssthresh, catching up on what was banked.
-            let banked = self.prr_delivered as i64 - self.prr_out as i64;
-            delta.min(banked.max(acked) + 1)
+            delta.min(self.s.banked().max(acked) + 1)
         } else {
             // Packet conservation on this ACK alone.
             delta.min(acked)
         };
         // The fast retransmit must go even when the arithmetic says 0; the
         // same max() clips a negative count to 0 once something was sent.
-        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
-        self.last_sndcnt = sndcnt;
-        // Linux would set 0 (and WARN) with nothing in flight and nothing
-        // due; the engine keeps one segment.
-        w.cwnd = (in_flight + sndcnt).max(1) as u64;
+        sndcnt = sndcnt.max(if self.s.prr_out() > 0 { 0 } else { 1 });
+        self.s.set_cwnd(w, in_flight, sndcnt);
     }
 
     fn end_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
-        // tcp_end_cwnd_reduction(): cwnd = ssthresh for a Recovery with an
-        // undo marker and a finite ssthresh (every one the sender ends
-        // rather than undoes; an undo overwrites cwnd after this).
-        if w.ssthresh < INFINITE_SSTHRESH {
-            w.cwnd = w.ssthresh.max(1);
-        }
+        PriorCwndPrr::end(w);
     }
 
     fn on_sent(&mut self, segments: u64) {
-        // tcp_write_xmit() and tcp_retransmit_skb(): prr_out counts new data
-        // and retransmissions alike while in Recovery.
-        self.prr_out += segments;
+        self.s.sent(segments);
     }
 }
 
