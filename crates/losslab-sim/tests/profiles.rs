@@ -26,7 +26,12 @@ fn a_profile_sets_the_parts_and_explicit_keys_override_it() {
             f.detection.as_str(),
             f.timers.as_str()
         ),
-        ("cubic-linux-3".to_string(), "prr-linux-3", "early-retransmit", "tlp")
+        (
+            "cubic-linux-3".to_string(),
+            "prr-linux-3",
+            "early-retransmit",
+            "tlp"
+        )
     );
     assert_eq!(f.hystart, losslab_core::cc::HyStartMode::Linux3);
     assert_eq!(f.early_retransmit.variant, ErVariant::Linux);
