@@ -248,6 +248,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.init_cwnd = rfc3390_iw(f.mss);
             // F-RTO came with 2.6.17 but off by default (tcp_frto = 0).
             f.frto = FrtoMode::Off;
+            // tcp_slow_start() with tcp_abc = 0: one segment per ACK (read
+            // at 2.6.18; the same through 3.13).
+            f.slow_start = SlowStart::PerAck;
         }
         // The standards alone: RFC 5681 congestion control with RFC 6582's
         // FlightSize halving (`newreno`), RFC 6675 loss recovery and
