@@ -66,12 +66,10 @@ impl Linux44 {
         let d = board.delivered();
         let original = d.latest_original.map(|o| o.sent);
         let retransmitted = d.latest_retransmitted.map(|r| r.sent).filter(|&sent| {
-            // TSval is the send time + 1 (wire.rs); 0 means no echo.
-            let echo_ok = ctx.ts_ecr == 0 || ctx.ts_ecr > sent;
             let aged = ctx
                 .min_rtt
                 .is_some_and(|m| ctx.now.saturating_sub(sent) >= m);
-            echo_ok && aged
+            ctx.echo_not_before(sent) && aged
         });
         let Some(sent) = original.max(retransmitted) else {
             return;

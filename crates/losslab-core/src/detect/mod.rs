@@ -110,6 +110,16 @@ pub struct DetectCtx {
     pub echo_order: u64,
 }
 
+impl DetectCtx {
+    /// The ACK echoes no timestamp, or one from after `sent`: a
+    /// retransmission sent then may be what it acknowledges (RFC 8985
+    /// 6.2 step 2; Linux tcp_skb_spurious_retrans()). TSval is the send
+    /// time + 1 (wire.rs); 0 means no echo.
+    pub fn echo_not_before(&self, sent: Time) -> bool {
+        self.ts_ecr == 0 || self.ts_ecr > sent
+    }
+}
+
 pub trait LossDetector {
     fn name(&self) -> &'static str;
     /// After the scoreboard absorbed an ACK: mark lost segments through

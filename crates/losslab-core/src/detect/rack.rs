@@ -210,8 +210,7 @@ impl Rack {
         }
         if let Some(r) = d.latest_retransmitted {
             let rtt = ctx.now.saturating_sub(r.sent);
-            // TSval is the send time + 1 (wire.rs); 0 means no echo.
-            let echo_ok = ctx.ts_ecr == 0 || ctx.ts_ecr > r.sent;
+            let echo_ok = ctx.echo_not_before(r.sent);
             let rtt_ok = self.min_rtt(ctx).is_some_and(|m| rtt >= m);
             if echo_ok && rtt_ok && best.is_none_or(|b| b.tx_order < r.tx_order) {
                 best = Some(r);
