@@ -190,17 +190,34 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.westwood_hz = 1000;
         }
         // Linux 3.10 (the mobile paper's hosts): as 3.17 in detection and
-        // timers. Not yet switched to the 3.x ports the other profiles run
-        // (`cubic-linux-3` with per-ACK slow start, `prr-linux-3`,
-        // `rtt_sample = "linux-3.2"`; docs/LINUX-VERSIONS.md): the mobile
-        // reproduction's 84-minute `--full` run that would move with it is
-        // the next step (docs/ROADMAP.md).
+        // timers (tcp_early_retrans = 3). Before issue 32's third step it
+        // ran RFC 9438's `cubic` with the `linux` HyStart blend, RFC 6937's
+        // `prr-6937`, the TSecr sample and slow start by segments acked;
+        // the keys in docs/SCENARIO.md restore that.
+        // - tcp_cubic.c of 3.10 (`cubic-linux-3`, HyStart `linux-3`);
+        // - tcp_slow_start(tp): one segment per ACK (tcp_abc went in 3.9,
+        //   counting by bytes only came back in 3.14), for every
+        //   controller (`slow_start = "per-ack"`);
+        // - PRR as 3.10's tcp_cwnd_reduction() (`prr-linux-3`: prior_cwnd,
+        //   SSRB on every ACK);
+        // - RTT samples of 3.2-3.14 (`linux-3.2`: TSecr for the estimator
+        //   without Karn's test, in jiffies); cwnd growth only on
+        //   cumulative ACKs (3.10's tcp_may_raise_cwnd() has no reordering
+        //   rule: `rfc5681`);
+        // - Westwood's jiffies at the profile's 1000 Hz;
+        // - cwnd growth only while the flight fills cwnd by 3.10's
+        //   tcp_is_cwnd_limited() with GSO on (`cwnd_validation =
+        //   "linux-3.10"`; the mobile reproduction sets its no-GSO form).
         "linux-3.10" => {
             linux_3x(f);
-            f.cc = CcSpec::Named("cubic".into());
-            f.hystart = HyStartMode::Linux;
-            f.recovery = "prr-6937".into();
+            f.cc = CcSpec::Named("cubic-linux-3".into());
+            f.hystart = HyStartMode::Linux3;
+            f.recovery = "prr-linux-3".into();
             early_retransmit_and_tlp(f);
+            f.slow_start = SlowStart::PerAck;
+            f.rtt_sample = RttSampling::Linux32;
+            f.westwood_hz = 1000;
+            f.cwnd_validation = CwndValidation::Linux310;
         }
         // Linux 3.2 (the PRR paper's experiments): PRR had just replaced
         // rate-halving (tcp_update_cwnd_in_recovery(): prior_cwnd, SSRB on
@@ -234,15 +251,17 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // GSO on as on the paper's servers.
             f.cwnd_validation = CwndValidation::Linux310;
         }
-        // Linux 2.6.17 (the LE paper): rate-halving (tcp_cwnd_down()) with
-        // FACK, the RTO timer alone, IW by RFC 3390. Its default congestion
-        // control was BIC, which is not implemented: `reno` (Linux's cwnd
-        // halving) stands in.
+        // Linux 2.6.17 (the LE paper): rate-halving (tcp_cwnd_down(sk) on
+        // every Recovery ACK, `rate-halving-linux-2.6.17`; `rate-halving`,
+        // the later kernels' rule, before issue 32's third step) with
+        // FACK, the RTO timer alone, IW by RFC 3390. Its default
+        // congestion control was BIC, which is not implemented: `reno`
+        // (Linux's cwnd halving) stands in.
         "linux-2.6.17" => {
             linux_common(f);
             f.cc = CcSpec::Named("reno".into());
             f.hystart = HyStartMode::Off;
-            f.recovery = "rate-halving".into();
+            f.recovery = "rate-halving-linux-2.6.17".into();
             f.detection = "fack".into();
             f.timers = "rto".into();
             f.init_cwnd = rfc3390_iw(f.mss);

@@ -48,6 +48,7 @@ pub const NAMES: &[&str] = &[
     "rfc6675",
     "rfc3517",
     "rate-halving",
+    "rate-halving-linux-2.6.17",
     "prr-6937",
     "prr",
     "prr-linux",
@@ -450,6 +451,8 @@ pub fn by_name(name: &str, params: &RecoveryParams) -> Option<Box<dyn RecoveryOp
         "rfc3517" => Some(Box::new(Rfc3517)),
         // Linux before 3.2 (tcp_cwnd_down()).
         "rate-halving" => Some(Box::new(RateHalving::new())),
+        // Linux 2.6.17-2.6.18 tcp_cwnd_down(sk): every Recovery ACK.
+        "rate-halving-linux-2.6.17" => Some(Box::new(RateHalving::linux_2617())),
         // RFC 6937 / PRR paper Algorithm 2: PRR-SSRB on every ACK.
         "prr-6937" => Some(Box::new(Prr6937::ssrb())),
         // RFC 9937, which obsoletes RFC 6937.

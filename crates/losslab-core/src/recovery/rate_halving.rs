@@ -17,16 +17,36 @@
 //! Only the window rule is Linux's: which segment goes next is still RFC
 //! 6675 NextSeg(), so a comparison with `prr` or `rfc6675` isolates the
 //! window rule.
+//!
+//! Two kernels' versions, named apart:
+//! - `rate-halving` is the later 2.6 and 3.0-3.1 tcp_cwnd_down(sk, flag)
+//!   (read at 3.2.7, where it still served the CWR state): only ACKs with
+//!   FLAG_ANY_PROGRESS or FLAG_DSACKING_ACK, or a duplicate ACK without
+//!   SACK, count.
+//! - `rate-halving-linux-2.6.17` is tcp_cwnd_down(sk) of 2.6.17-2.6.18
+//!   (read at 2.6.18): tcp_fastretrans_alert() calls it on every ACK it
+//!   sees in Recovery, and tcp_ack_is_dubious() sends it every ACK while
+//!   the state is not Open, so an ACK that shows no progress (a
+//!   duplicated or reordered ACK, a DSACK-only one) still counts toward
+//!   the decrement and clips cwnd to pipe + 1.
 
 use super::{RecoveryCtx, RecoveryOps};
 use crate::window::Window;
 
 #[derive(Clone, Debug, Default)]
-pub struct RateHalving;
+pub struct RateHalving {
+    /// 2.6.17's tcp_cwnd_down(): no progress test.
+    every_ack: bool,
+}
 
 impl RateHalving {
     pub fn new() -> Self {
-        RateHalving
+        RateHalving { every_ack: false }
+    }
+
+    /// Linux 2.6.17-2.6.18's rule (`rate-halving-linux-2.6.17`).
+    pub fn linux_2617() -> Self {
+        RateHalving { every_ack: true }
     }
 }
 
@@ -36,7 +56,11 @@ impl RecoveryOps for RateHalving {
         false
     }
     fn name(&self) -> &'static str {
-        "rate-halving"
+        if self.every_ack {
+            "rate-halving-linux-2.6.17"
+        } else {
+            "rate-halving"
+        }
     }
 
     fn init_cwnd_reduction(&mut self, w: &mut Window, _ctx: &RecoveryCtx) {
@@ -58,7 +82,7 @@ impl RecoveryOps for RateHalving {
         // FLAG_DSACKING_ACK; the sender's duplicate ACKs without SACK arrive
         // here as one delivered segment (tcp_add_reno_sack()). DSACK-only
         // ACKs are not visible in RecoveryCtx and count as no progress.
-        let progress = newly_acked_sacked > 0 || ctx.snd_una_advanced;
+        let progress = self.every_ack || newly_acked_sacked > 0 || ctx.snd_una_advanced;
         if !progress {
             if fast_rexmit {
                 // Linux entered recovery only from an ACK that made
@@ -182,6 +206,33 @@ mod tests {
             // (tcp_complete_cwr()): Reno leaves recovery at 5.
             rh.end_cwnd_reduction(&mut w, &c);
             assert_eq!(w.cwnd, rests_at);
+        }
+    }
+
+    /// tcp_cwnd_down(sk) of 2.6.18 by hand, cwnd 20, ssthresh 10, pipe 30
+    /// (never binding) then 12. ACKs: progress, none, progress, none.
+    /// snd_cwnd_cnt 0 -> decr 1: cnt 1, decr >> 1 = 0, cwnd 20;
+    /// cnt 1 -> decr 2: cnt 0, 1 off, 19 (the later kernels skip this
+    /// ACK: 20, cnt stays 1); cnt 0 -> 19, cnt 1; cnt 1 -> 18, cnt 0.
+    /// Then an ACK without progress at pipe 12: cnt 0 -> decr 1, no
+    /// decrement, min(18, 12 + 1) = 13 (later kernels: 18 unchanged).
+    #[test]
+    fn linux_2617_counts_and_clips_on_every_ack() {
+        for (mut rh, want) in [
+            (RateHalving::linux_2617(), [20, 19, 19, 18, 13]),
+            (RateHalving::new(), [20, 20, 19, 19, 19]),
+        ] {
+            let mut w = Window::new(20);
+            w.ssthresh = 10;
+            rh.init_cwnd_reduction(&mut w, &ctx(30));
+            let mut seen = vec![];
+            for (i, acked) in [1, 0, 1, 0].into_iter().enumerate() {
+                rh.cwnd_reduction(&mut w, &ctx(30), acked, i == 0);
+                seen.push(w.cwnd);
+            }
+            rh.cwnd_reduction(&mut w, &ctx(12), 0, false);
+            seen.push(w.cwnd);
+            assert_eq!(seen, want, "{}", rh.name());
         }
     }
 

@@ -13,6 +13,7 @@
 //! The paper gives no link rates or delays for its dumbbell (Figure 3) or
 //! its testbed's link; the choices and their reasons are in each setup.
 
+use losslab_core::cc::SlowStart;
 use losslab_core::config::RtoFormula;
 use losslab_core::detect::LeOrder;
 use losslab_core::recovery::NewRenoVariant;
@@ -136,9 +137,9 @@ fn apply(s: Scheme, a: Agents, f: &mut FlowSpec) {
         (Scheme::Reno, _) => ("dupthresh", "reno", false),
         (Scheme::NewReno, _) => ("dupthresh", "newreno", false),
         (Scheme::Sack, _) if ns2 => ("ns2-sack1", "ns2-sack1", true),
-        (Scheme::Sack, Agents::Linux2617) => ("dupthresh", "rate-halving", true),
+        (Scheme::Sack, Agents::Linux2617) => ("dupthresh", "rate-halving-linux-2.6.17", true),
         (Scheme::Sack, _) => ("dupthresh", "rfc3517", true),
-        (Scheme::Fack, Agents::Linux2617) => ("fack", "rate-halving", true),
+        (Scheme::Fack, Agents::Linux2617) => ("fack", "rate-halving-linux-2.6.17", true),
         (Scheme::Fack, _) => ("fack", "rfc6675", true),
     };
     f.detection = detection.into();
@@ -146,6 +147,15 @@ fn apply(s: Scheme, a: Agents, f: &mut FlowSpec) {
     f.receiver.sack_blocks = if sack { 3 } else { 0 };
     if ns2 && s == Scheme::NewReno {
         f.newreno_variant = NewRenoVariant::Impatient;
+    }
+    if matches!(
+        a,
+        Agents::Linux2617 | Agents::LinuxRfc | Agents::LinuxRfcNoUndo
+    ) {
+        // 2.6.17's tcp_slow_start() with tcp_abc = 0: one segment per
+        // ACK, for every scheme on the testbed (issue 32; by segments
+        // acked before it).
+        f.slow_start = SlowStart::PerAck;
     }
     if s == Scheme::Le {
         f.le_order = LeOrder::Echo;
@@ -226,9 +236,9 @@ fn mapping(a: Agents) -> String {
         Agents::Linux2617 | Agents::LinuxRfc | Agents::LinuxRfcNoUndo => {
             let rec = match a {
                 Agents::Linux2617 => {
-                    "rate-halving recovery (Linux's tcp_cwnd_down() until 3.2) for \
-                    SACK (dupthresh) and FACK (fack), with lost-retransmission detection and \
-                    DSACK undo, as 2.6-era Linux had"
+                    "rate-halving recovery (2.6.17's tcp_cwnd_down() on every Recovery ACK, \
+                    rate-halving-linux-2.6.17) for SACK (dupthresh) and FACK (fack), with \
+                    lost-retransmission detection and DSACK undo, as 2.6-era Linux had"
                 }
                 Agents::LinuxRfc => {
                     "setup variant: RFC 3517 recovery for SACK and RFC 6675 for \
@@ -240,9 +250,10 @@ fn mapping(a: Agents) -> String {
                 }
             };
             format!(
-                "Linux 2.6.17's senders: {rec}; limited transmit (RFC 3042) on; LE = detection \
-                 le, recovery le, [flow.le] order echo. The receiver delays ACKs (Linux's \
-                 delayed ACK, the default here)."
+                "Linux 2.6.17's senders: {rec}; limited transmit (RFC 3042) on; slow start by \
+                 one segment per ACK (tcp_abc = 0) for all; LE = detection le, recovery le, \
+                 [flow.le] order echo. The receiver delays ACKs (Linux's delayed ACK, the \
+                 default here)."
             )
         }
     }

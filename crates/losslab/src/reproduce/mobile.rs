@@ -51,14 +51,17 @@ const LTE: u64 = 100_000_000;
 /// Table 3's L.
 const QUEUE: u64 = 4_300_000;
 /// The paper names its recovery modules; ours, by the same names. Its PRR
-/// is Linux 3.10's built-in one (RFC 6937, `prr-6937`) and its RH Linux's
+/// is Linux 3.10's built-in one (tcp_cwnd_reduction(), `prr-linux-3`;
+/// `prr-6937`, RFC 6937's, before issue 32) and its RH Linux's
 /// rate-halving before 3.2.
 const RECS: [(&str, &str); 4] = [
     ("RH", "rate-halving"),
-    ("PRR", "prr-6937"),
+    ("PRR", "prr-linux-3"),
     ("QARR", "qarr"),
     ("BARR", "barr"),
 ];
+/// "cubic" is the profile's CUBIC, Linux 3.10's tcp_cubic.c
+/// (`cubic-linux-3`; RFC 9438's `cubic` before issue 32).
 const CCS: [(&str, &str); 4] = [
     ("CUBIC", "cubic"),
     ("Veno", "veno"),
@@ -557,7 +560,9 @@ fn awnd(rate: u64, u_ms: u64) -> u64 {
 fn flow(c: &Case) -> FlowSpec {
     let mut f = FlowSpec::new("a");
     assert!(losslab_sim::profile::apply("linux-3.10", &mut f));
-    f.cc = CcSpec::Named(c.cc.into());
+    if c.cc != "cubic" {
+        f.cc = CcSpec::Named(c.cc.into());
+    }
     f.recovery = c.rec.into();
     f.mss = MSS;
     // The paper's model and testbed: cwnd stops growing at the receive
@@ -2938,7 +2943,7 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
             u_ms: 100,
             loss: 0.0,
             cc: "cubic",
-            rec: "prr-6937",
+            rec: "prr-linux-3",
             opt: Opt::Original,
             duration: 200 * SEC,
             burst: None,
@@ -3426,7 +3431,7 @@ fn spikes(ctx: &Ctx) -> Result<Experiment, String> {
     );
     let seeds = ctx.pick(3, 5, 10);
     let mut cases = Vec::new();
-    for rec in ["prr-6937", "qarr"] {
+    for rec in ["prr-linux-3", "qarr"] {
         for opt in [Opt::Original, Opt::Optimized] {
             cases.push(Case {
                 rate: HSPA,
@@ -3761,7 +3766,7 @@ mod tests {
         // (Theorem 11 holds in our send-buffer model), which the report
         // flags: that side cannot fail here.
         let stall = |opt| {
-            let mut c = case("prr-6937", opt);
+            let mut c = case("prr-linux-3", opt);
             c.burst = Some(50);
             one(&c).app_stall_share.unwrap_or(0.0)
         };
@@ -3782,8 +3787,8 @@ mod tests {
             let v: Vec<f64> = f.recoveries.iter().filter_map(|r| r.rtt_spike).collect();
             v.iter().sum::<f64>() / v.len().max(1) as f64
         };
-        let prr = spike("prr-6937", Opt::Original) - spike("prr-6937", Opt::Optimized);
-        let or_only = spike("prr-6937", Opt::Or) - spike("prr-6937", Opt::Optimized);
+        let prr = spike("prr-linux-3", Opt::Original) - spike("prr-linux-3", Opt::Optimized);
+        let or_only = spike("prr-linux-3", Opt::Or) - spike("prr-linux-3", Opt::Optimized);
         eprintln!("spike reductions: original {prr:.3}, w/ OR only {or_only:.3}");
         let lo = Band::QUANTITY.around(0.5)[0];
         assert!(prr > lo && or_only < lo, "{prr} {or_only}");
