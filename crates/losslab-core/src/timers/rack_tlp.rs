@@ -66,7 +66,8 @@ impl Pto {
 /// is still ahead (`rto_delta_us > 0`), with the time left rounded up to
 /// microseconds as in `linux_reo_deadline()`; the result counts from the
 /// jiffy `now` falls in (inet_csk_reset_xmit_timer(): jiffies + timeout).
-/// `hz` = 0: exact, 2 SRTT plus 2 ms or `min_rto`, capped at `rto_at`.
+/// `hz` = 0: exact, 2 SRTT plus 2 ms or `min_rto` (either mode), capped at
+/// `rto_at`.
 /// `Rfc8985`: RFC 8985's PTO, capped at `rto_at`.
 pub fn linux_pto_deadline(
     mode: Pto,
@@ -82,7 +83,9 @@ pub fn linux_pto_deadline(
         return (now + rack_pto(srtt, packets_out)).min(rto_at);
     }
     if hz == 0 {
-        // Without jiffies the two Linux forms are the same sum.
+        // Without jiffies only 6.6+'s sum has a meaning (two jiffies of no
+        // HZ have none; the scenario parser refuses "linux-2-jiffies"
+        // there), so both modes take it.
         let floor = if one_out {
             min_rto
         } else {
