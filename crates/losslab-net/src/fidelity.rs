@@ -217,7 +217,7 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
             "tlp" => d(
                 "timers",
                 "tlp (the draft's and Linux 3.10's probe: PTO at least 10 ms, 1.5 SRTT + 200 ms with one segment out)".into(),
-                "rack-tlp (tcp_early_retrans = 3 in Linux 6.x: RFC 8985's PTO and TLP episode)",
+                "rack-tlp (tcp_early_retrans = 3 in Linux 6.x: RFC 8985's TLP episode, tcp_schedule_loss_probe()'s PTO)",
                 Some("rack-tlp".into()),
             ),
             other => d(
@@ -258,6 +258,16 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 "rack.reo_timer",
                 f.rack_reo_timer.name().into(),
                 "linux (tcp_rack_mark_lost since 6.6: the wait + 2 ms, in jiffies)",
+                Some("linux".into()),
+            );
+        }
+        // Named for any probing policy: the set offered for `tlp` and the
+        // others is `rack-tlp`, which then reads the key.
+        if f.timers != "rto" && f.rack_tlp_pto != p.rack_tlp_pto {
+            d(
+                "rack-tlp.pto",
+                f.rack_tlp_pto.name().into(),
+                "linux (tcp_schedule_loss_probe since 6.6: 2 SRTT + 2 ms, or + rto_min with one packet out, in jiffies)",
                 Some("linux".into()),
             );
         }
@@ -891,11 +901,12 @@ mod tests {
     const CUBIC_RACK: &str = "cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"";
 
     /// The keys linux-6 sets that a flow without it differs in (issue 32).
-    const LINUX6_KEYS: [&str; 8] = [
+    const LINUX6_KEYS: [&str; 9] = [
         "recovery",
         "rto_formula",
         "timer_hz",
         "rack.reo_timer",
+        "rack-tlp.pto",
         "rtt_sample",
         "cwnd_growth",
         "receiver.grow_window",
@@ -1027,6 +1038,7 @@ mod tests {
                 "cwnd_growth",
                 "westwood_hz",
                 "rack_reo_timer",
+                "rack_tlp_pto",
                 "receiver",
                 "rto_rearm_on_head_retransmit"
             ]
@@ -1047,10 +1059,14 @@ mod tests {
             k.contains(&"westwood.hz") && k.contains(&"pacing_start"),
             "{k:?}"
         );
-        // (rack_reo_timer with RACK: the first test.)
+        // (rack_reo_timer with RACK and rack_tlp_pto with RACK-TLP: the
+        // first test.)
         let dd = differences(&scenario("", &[]));
         let d = keys(&dd);
-        for k in LINUX6_KEYS.iter().filter(|k| **k != "rack.reo_timer") {
+        for k in LINUX6_KEYS
+            .iter()
+            .filter(|k| !["rack.reo_timer", "rack-tlp.pto"].contains(*k))
+        {
             assert!(d.contains(k), "{k}: {d:?}");
         }
     }

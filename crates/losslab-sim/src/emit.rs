@@ -23,6 +23,7 @@
 use std::fmt::Write as _;
 
 use losslab_core::cc::HyStartMode;
+use losslab_core::timers::Pto;
 use losslab_core::{RecoveryExit, RtoSsthresh};
 
 use crate::parse::parse_scenario;
@@ -316,6 +317,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         westwood_hz,
         bbr_min_rtt_refresh,
         rack_reo_timer,
+        rack_tlp_pto,
         hack1_refire,
         qarr_queue_len_threshold,
         barr_slide_wnd_size,
@@ -674,6 +676,21 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         }
         out.line("[flow.rack]");
         out.kv("reo_timer", string(rack_reo_timer.name()));
+    }
+    if *rack_tlp_pto != base.rack_tlp_pto {
+        if *rack_tlp_pto == Pto::LinuxTwoJiffies && *timer_hz == 0 {
+            return Err(format!(
+                "{at}.rack_tlp_pto: {rack_tlp_pto:?} cannot be written with timer_hz = 0: [flow.rack-tlp] pto = {:?} counts jiffies of timer_hz",
+                rack_tlp_pto.name()
+            ));
+        }
+        if timers.as_str() != "rack-tlp" {
+            return Err(format!(
+                "{at}.rack_tlp_pto: {rack_tlp_pto:?} cannot be written: [flow.rack-tlp] is read only with timers = \"rack-tlp\", and this flow's timers is {timers:?}"
+            ));
+        }
+        out.line("[flow.rack-tlp]");
+        out.kv("pto", string(rack_tlp_pto.name()));
     }
     // Bitwise: a NaN differs from the default and is refused below.
     if tcp_rr_rto_factor.to_bits() != base.tcp_rr_rto_factor.to_bits() {
@@ -1526,6 +1543,40 @@ app = { kind = "bulk" }
             sc.flows[0].timer_hz = 0;
             assert_err(&sc, "flow.a.rack_reo_timer:");
         }
+        {
+            let mut sc = two_flows();
+            let f = &mut sc.flows[0];
+            f.rack_tlp_pto = Pto::LinuxTwoJiffies;
+            f.timers = "tlp".into();
+            f.timer_hz = 250;
+            assert_err(&sc, "flow.a.rack_tlp_pto:");
+            sc.flows[0].timers = "rack-tlp".into();
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack-tlp]\npto = \"linux-2-jiffies\"\n"),
+                "{text}"
+            );
+            sc.flows[0].timer_hz = 0;
+            assert_err(&sc, "flow.a.rack_tlp_pto:");
+            // "linux" on exact timers is its unrounded sum, and is written.
+            sc.flows[0].rack_tlp_pto = Pto::Linux;
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack-tlp]\npto = \"linux\"\n"),
+                "{text}"
+            );
+            // The profile's "linux" is not written; RFC 8985's under it is.
+            let f = &mut sc.flows[0];
+            f.profile = Some("linux-6".into());
+            profile::apply("linux-6", f);
+            assert!(!round_trip(&sc).contains("[flow.rack-tlp]"));
+            sc.flows[0].rack_tlp_pto = Pto::Rfc8985;
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack-tlp]\npto = \"rfc8985\"\n"),
+                "{text}"
+            );
+        }
         let f = &mut sc.flows[0];
         f.extensions = vec!["hack1".into()];
         f.hack1_refire = false;
@@ -1942,6 +1993,14 @@ app = { kind = "bulk" }
                 f.rack_reo_timer,
                 *pick(rng, &[ReoTimer::Linux, ReoTimer::LinuxTwoJiffies])
             );
+        }
+        if f.timers == "rack-tlp" {
+            let two = if f.timer_hz > 0 {
+                Pto::LinuxTwoJiffies
+            } else {
+                Pto::Linux
+            };
+            maybe!(f.rack_tlp_pto, *pick(rng, &[Pto::Linux, two]));
         }
         if f.cc.name() == "tcp-rr" {
             // (0, 1]: 1 - [0, 1) never draws 0.

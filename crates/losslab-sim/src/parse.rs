@@ -16,6 +16,7 @@ use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
+use losslab_core::timers::Pto;
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -60,6 +61,7 @@ by_name!(
     NewRenoVariant,
     LeOrder,
     ReoTimer,
+    Pto,
     MinRttRefresh
 );
 
@@ -730,6 +732,7 @@ const PARAMETER_TABLES: &[&str] = &[
     "cubic",
     "westwood",
     "rack",
+    "rack-tlp",
     "hack1",
     "tcp-rr",
     "qarr",
@@ -2103,6 +2106,21 @@ impl Cx<'_> {
                 ));
             }
             self.parameters_read(&rloc, "rack", "detection", &f.detection)?;
+        }
+        if let Some(v) = t.get("rack-tlp") {
+            let ploc = loc.key("rack-tlp");
+            let pt = self.table(v, &ploc, r#"a table like [flow.rack-tlp] pto = "linux""#)?;
+            self.only_keys(pt, &ploc, &["pto"], "in [flow.rack-tlp]")?;
+            self.set_named(pt, &ploc, "pto", &mut f.rack_tlp_pto)?;
+            // "linux" with exact timers is its sum unrounded; two jiffies
+            // of no HZ mean nothing.
+            if f.rack_tlp_pto == Pto::LinuxTwoJiffies && f.timer_hz == 0 {
+                return Err(self.err(
+                    &ploc.key("pto"),
+                    r#"pto = "linux-2-jiffies" counts jiffies of the flow's timer_hz, which is 0 (exact timers); set timer_hz (e.g. 250) or use pto = "linux" (exact: 2 SRTT + 2 ms) or "rfc8985""#,
+                ));
+            }
+            self.parameters_read(&ploc, "rack-tlp", "timers", &f.timers)?;
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)

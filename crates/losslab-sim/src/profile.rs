@@ -10,6 +10,7 @@
 use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
 use losslab_core::time::{MS, SEC};
+use losslab_core::timers::Pto;
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula,
     RtoSsthresh, RttSampling,
@@ -98,7 +99,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   RACK's reordering timer, Westwood's clock): a build choice
         //   (Debian's, and the kernel docs/FIDELITY.md measures; Fedora and
         //   Ubuntu build 1000: set `timer_hz` and `[flow.westwood] hz` to
-        //   your kernel's);
+        //   your kernel's); the probe timeout as tcp_schedule_loss_probe()
+        //   computes it (`[flow.rack-tlp] pto = "linux"`; before it the
+        //   profile armed RFC 8985's, which `pto = "rfc8985"` restores);
         // - the receiver's window opened as tcp_grow_window() does, with
         //   its quick ACKs, and pacing from the skb that brings
         //   data_segs_out to 10 (tcp_update_skb_after_send());
@@ -121,6 +124,10 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // tcp_westwood.c counts jiffies too.
             f.rack_reo_timer = ReoTimer::Linux;
             f.westwood_hz = 250;
+            // tcp_schedule_loss_probe() since 6.6: 2 SRTT + 2 ms (the
+            // minimum RTO with one packet out) in jiffies, capped by the
+            // time left to the RTO in jiffies.
+            f.rack_tlp_pto = Pto::Linux;
         }
         // Linux 4.10 (the OR3 paper's hosts; docs/LINUX-VERSIONS.md has the
         // kernel read at 4.10.17, behaviour by behaviour). Before issue 32's

@@ -7,6 +7,7 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
+use losslab_core::timers::Pto;
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -401,6 +402,13 @@ pub struct FlowSpec {
     /// in jiffies of `timer_hz`: 6.6 and later, the wait + 2 ms rounded
     /// up; before, the wait rounded up + 2 jiffies.
     pub rack_reo_timer: ReoTimer,
+    /// `[flow.rack-tlp] pto = "rfc8985" | "linux" | "linux-2-jiffies"`
+    /// (added; only with `timers = "rack-tlp"`): RFC 8985's probe timeout
+    /// at exact times (`"rfc8985"`, the default, as before) or Linux's
+    /// tcp_schedule_loss_probe() in jiffies of `timer_hz`: 6.6 and later,
+    /// 2 SRTT + 2 ms (+ `min_rto` with one packet out) rounded up; before,
+    /// 2 SRTT rounded up + 2 jiffies (+ HZ / 5 with one packet out).
+    pub rack_tlp_pto: Pto,
     /// `[flow.hack1] refire = true | false` (added; only with the `hack1`
     /// extension): after Hack 1 fires, its count of duplicate ACKs
     /// without new SACK information starts over (true, the default and
@@ -518,6 +526,7 @@ impl FlowSpec {
             westwood_hz: 0,
             bbr_min_rtt_refresh: MinRttRefresh::Lower,
             rack_reo_timer: ReoTimer::Exact,
+            rack_tlp_pto: Pto::Rfc8985,
             hack1_refire: true,
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,
             barr_slide_wnd_size: losslab_core::recovery::SLIDE_WND_SIZE,

@@ -1485,6 +1485,9 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         rrthresh: spec.rrthresh,
         tlp_loss_inference: spec.tlp_loss_inference,
         tlpr_rtor_cap: spec.tlpr_rtor_cap,
+        rack_tlp_pto: spec.rack_tlp_pto,
+        timer_hz: spec.timer_hz,
+        min_rto: spec.min_rto,
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,

@@ -1,5 +1,6 @@
-//! The scenario keys of issue 32 that put Linux's jiffies into Westwood+
-//! and RACK, `[flow.westwood] hz` and `[flow.rack] reo_timer`, and BBR's
+//! The scenario keys of issue 32 that put Linux's jiffies into Westwood+,
+//! RACK and the loss probe, `[flow.westwood] hz`, `[flow.rack] reo_timer`
+//! and `[flow.rack-tlp] pto`, and BBR's
 //! min_rtt rule by kernel version, `[flow.bbr] min_rtt_refresh`
 //! (docs/SCENARIO.md), parsed, refused with the key named, and reaching
 //! the simulation.
@@ -8,6 +9,7 @@ mod common;
 
 use common::{expect_parse_error, parse, run};
 use losslab_core::detect::ReoTimer;
+use losslab_core::timers::Pto;
 
 fn text(extra: &str) -> String {
     format!(
@@ -101,6 +103,94 @@ fn rack_reo_timer() {
     let two = results("linux-2-jiffies");
     assert_ne!(exact, linux, "reo_timer = \"linux\" did not reach RACK");
     assert_ne!(linux, two, "the two Linux rules ran alike");
+}
+
+/// `[flow.rack-tlp] pto`: parsed, refused with the key named, set by
+/// profile linux-6 (and `pto = "rfc8985"` restores RFC 8985's there), and
+/// reaching the probe timer.
+#[test]
+fn rack_tlp_pto() {
+    let base = "timers = \"rack-tlp\"\ntimer_hz = 250";
+    let s = parse(&text(base)).unwrap();
+    assert_eq!(s.flows[0].rack_tlp_pto, Pto::Rfc8985);
+    for (v, want) in [
+        ("rfc8985", Pto::Rfc8985),
+        ("linux", Pto::Linux),
+        ("linux-2-jiffies", Pto::LinuxTwoJiffies),
+    ] {
+        let s = parse(&text(&format!("{base}\n[flow.rack-tlp]\npto = {v:?}"))).unwrap();
+        assert_eq!(s.flows[0].rack_tlp_pto, want);
+    }
+    expect_parse_error(
+        parse(&text(&format!(
+            "{base}\n[flow.rack-tlp]\npto = \"linux-6\""
+        ))),
+        "flow.a.rack-tlp.pto",
+        &["unknown pto \"linux-6\"", "rfc8985, linux, linux-2-jiffies"],
+    );
+    expect_parse_error(
+        parse(&text(&format!("{base}\n[flow.rack-tlp]\npto = 2"))),
+        "flow.a.rack-tlp.pto",
+        &["expected one of rfc8985, linux, linux-2-jiffies"],
+    );
+    // "linux" on exact timers is its unrounded sum; two jiffies of no HZ
+    // are refused.
+    let s = parse(&text(
+        "timers = \"rack-tlp\"\n[flow.rack-tlp]\npto = \"linux\"",
+    ))
+    .unwrap();
+    assert_eq!(
+        (s.flows[0].rack_tlp_pto, s.flows[0].timer_hz),
+        (Pto::Linux, 0)
+    );
+    expect_parse_error(
+        parse(&text(
+            "timers = \"rack-tlp\"\n[flow.rack-tlp]\npto = \"linux-2-jiffies\"",
+        )),
+        "flow.a.rack-tlp.pto",
+        &[
+            "pto = \"linux-2-jiffies\" counts jiffies",
+            "timer_hz",
+            "which is 0",
+        ],
+    );
+    expect_parse_error(
+        parse(&text(
+            "timer_hz = 250\ntimers = \"tlp\"\n[flow.rack-tlp]\npto = \"linux\"",
+        )),
+        "flow.a.rack-tlp",
+        &["parameters for rack-tlp given but this flow's timers is \"tlp\""],
+    );
+    expect_parse_error(
+        parse(&text(&format!(
+            "{base}\n[flow.rack-tlp]\nmax_ack_delay = 1"
+        ))),
+        "flow.a.rack-tlp.max_ack_delay",
+        &["unknown key"],
+    );
+    // The profile sets it; the key restores the old flow.
+    let s = parse(&text("profile = \"linux-6\"")).unwrap();
+    assert_eq!(s.flows[0].rack_tlp_pto, Pto::Linux);
+    let s = parse(&text(
+        "profile = \"linux-6\"\n[flow.rack-tlp]\npto = \"rfc8985\"",
+    ))
+    .unwrap();
+    assert_eq!(s.flows[0].rack_tlp_pto, Pto::Rfc8985);
+    // The probe fires at other times, so the flow ends at other times:
+    // ten segments, the last three lost once, so three are out when the
+    // last ACK arms the probe (2 SRTT; + 2 ms in jiffies; + 2 jiffies, 8
+    // ms at HZ = 250).
+    let fct = |v: &str| {
+        let sc = format!(
+            "duration = \"5s\"\n[path]\nrate = \"10Mbps\"\ndelay = \"30ms\"\nloss = {{ model = \"drop\", flow = \"a\", tail = 3 }}\n\n[[flow]]\nname = \"a\"\napp = {{ kind = \"bytes\", size = \"14480B\" }}\ndetection = \"rack\"\n{base}\n[flow.rack-tlp]\npto = {v:?}\n"
+        );
+        let r = run(&parse(&sc).unwrap());
+        assert_eq!(r.flows[0].tail_probes, 1, "{v}");
+        r.flows[0].fct_s.expect("finished")
+    };
+    let (rfc, linux, two) = (fct("rfc8985"), fct("linux"), fct("linux-2-jiffies"));
+    eprintln!("fct: rfc8985 {rfc} linux {linux} linux-2-jiffies {two}");
+    assert!(rfc < linux && linux < two, "{rfc} {linux} {two}");
 }
 
 /// `[flow.bbr] min_rtt_refresh` (bbr_update_min_rtt()'s `<` of 5.10+ or

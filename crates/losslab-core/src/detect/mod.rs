@@ -37,7 +37,7 @@ pub use hack1::Hack1;
 pub use le::{Le, LeOrder};
 pub use linux44::Linux44;
 pub use ns2_sack1::Ns2Sack1;
-pub use rack::{Rack, ReoTimer};
+pub use rack::{Rack, ReoTimer, TCP_TIMEOUT_MIN, TCP_TIMEOUT_MIN_US};
 
 use crate::scoreboard::{Scoreboard, SegMeta};
 use crate::time::Time;

@@ -7,7 +7,7 @@ mod rtor;
 mod tlp;
 mod tlpr;
 
-pub use rack_tlp::RackTlp;
+pub use rack_tlp::{linux_pto_deadline, Pto, RackTlp};
 pub use rto::Rfc6298;
 pub use rtor::{Rtor, RRTHRESH};
 pub use tlp::{paper_pto, Tlp, PTO_FLOOR, WC_DEL_ACK};
@@ -72,6 +72,13 @@ pub struct TimerParams {
     /// `tlpr`: cap the restarted probe at RTOR's restarted RTO (ours, not
     /// the paper's; tlpr.rs).
     pub tlpr_rtor_cap: bool,
+    /// `rack-tlp`: how the probe timeout is computed (RFC 8985 or Linux's
+    /// tcp_schedule_loss_probe(); rack_tlp.rs), the HZ of Linux's jiffies
+    /// (the flow's `timer_hz`; 0: exact) and the minimum RTO Linux 6.6+
+    /// adds with one packet out.
+    pub rack_tlp_pto: Pto,
+    pub timer_hz: u32,
+    pub min_rto: Time,
 }
 
 impl Default for TimerParams {
@@ -80,6 +87,9 @@ impl Default for TimerParams {
             rrthresh: rtor::RRTHRESH,
             tlp_loss_inference: true,
             tlpr_rtor_cap: false,
+            rack_tlp_pto: Pto::Rfc8985,
+            timer_hz: 0,
+            min_rto: 200 * crate::time::MS,
         }
     }
 }
@@ -103,7 +113,11 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
                 .with_loss_inference(p.tlp_loss_inference)
                 .with_rtor_cap(p.tlpr_rtor_cap),
         )),
-        "rack-tlp" => Some(Box::new(RackTlp::default())),
+        "rack-tlp" => Some(Box::new(RackTlp::default().with_pto(
+            p.rack_tlp_pto,
+            p.timer_hz,
+            p.min_rto,
+        ))),
         _ => None,
     }
 }

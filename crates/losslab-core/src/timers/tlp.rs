@@ -89,11 +89,24 @@ impl ProbeSchedule {
         current: Deadline,
         probe_at: Option<Time>,
     ) -> Deadline {
+        self.on_ack_with(ctx, acked_new, current, |_| probe_at)
+    }
+
+    /// `on_ack` for a policy whose probe depends on when the RTO is due
+    /// (`probe_at(rto_at)`; Linux caps the probe in jiffies itself).
+    pub(super) fn on_ack_with(
+        &mut self,
+        ctx: &TimerCtx,
+        acked_new: bool,
+        current: Deadline,
+        probe_at: impl FnOnce(Time) -> Option<Time>,
+    ) -> Deadline {
         if ctx.packets_out == 0 {
             self.rto_at = None;
             return None;
         }
         let rto_at = self.rto_after_ack(ctx, acked_new, current);
+        let probe_at = probe_at(rto_at.unwrap_or(ctx.now + ctx.rto));
         if !acked_new {
             return match (current, rto_at) {
                 (Some((_, TimerKind::Probe)), Some(r)) if probe_at.is_none() => {
