@@ -11,6 +11,9 @@
 # PHASE=linux runs only the Linux side, PHASE=sim only the simulator (on
 # cells whose Linux side exists), PHASE=both (default) both at once.
 # SECS (default 30; the WAN cells run 2x as long), SEEDS (default "1 2 3").
+# SETS: more --set arguments for every run, space-separated (default none),
+# e.g. SETS="flow.a.receiver.autotune=linux"; CELLS: a bash regex, only
+# the cells whose name matches run (default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${LOSSLAB:-target/release/losslab}
@@ -18,12 +21,16 @@ out=${1:-out/fidelity-bbr}
 secs=${SECS:-30}
 seeds=${SEEDS:-1 2 3}
 phase=${PHASE:-both}
+cells=${CELLS:-}
+extra=()
+for s in ${SETS:-}; do extra+=(--set "$s"); done
 mkdir -p "$out"
 
 cell() { # name secs extra-args...
   local name=$1 s=$2
   shift 2
-  local args=(examples/fidelity.toml --seed "$seed" --set "duration=${s}s" --set flow.a.cc=bbr "$@")
+  if [ -n "$cells" ] && ! [[ $name =~ $cells ]]; then return; fi
+  local args=(examples/fidelity.toml --seed "$seed" --set "duration=${s}s" --set flow.a.cc=bbr "$@" ${extra[@]+"${extra[@]}"})
   echo "== $name" >&2
   case $phase in
     both)

@@ -29,6 +29,11 @@ pub struct ReceiverConfig {
     /// segments arrive, and every segment that opens it is ACKed at once.
     /// Off: the whole buffer is offered from the start, as before the key.
     pub grow_window: bool,
+    /// Linux's receive-buffer autotuning (autotune.rs, `Drs`): the buffer
+    /// starts at tcp_rmem[1]'s window and grows once per receiver-measured
+    /// RTT toward `rcvbuf`, with window_clamp following it. Off: the
+    /// buffer is `rcvbuf` from the start, as before the key.
+    pub autotune: bool,
     /// SACK blocks per ACK (0 disables SACK; RFC 2018 allows 3 with the
     /// timestamps option, 4 without).
     pub sack_blocks: u8,
@@ -61,6 +66,7 @@ impl Default for ReceiverConfig {
             delack_timeout: 200 * MS,
             linux_delack: true,
             grow_window: false,
+            autotune: false,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 16_000_000,

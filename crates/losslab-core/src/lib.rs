@@ -7,6 +7,7 @@
 //! driven by the simulator, by tests and, later, by real sockets.
 
 pub mod app;
+pub mod autotune;
 pub mod config;
 pub mod draw;
 pub mod event;

@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 
+use crate::autotune::{win_from_space, Drs, TCP_RMEM_DEFAULT};
 use crate::config::{AckMode, ReceiverConfig};
 use crate::event::{Event, EventLog, Timed};
 use crate::seqset::SeqSet;
@@ -178,6 +179,9 @@ pub struct Receiver {
     /// Linux's tp->rcv_ssthresh when `cfg.grow_window`: the most the
     /// advertised window may offer, opened by `grow_window()`.
     rcv_ssthresh: Option<u64>,
+    /// Receive-buffer autotuning when `cfg.autotune` (autotune.rs): the
+    /// buffer's window and window_clamp, grown as the application reads.
+    drs: Option<Drs>,
     /// When this side sent its SYN-ACK or SYN (its RTT sample's start).
     syn_sent_at: Option<Time>,
     /// Transmission order of the last data segment that arrived: the one
@@ -220,25 +224,9 @@ const DELACK_MAX: Time = 200 * crate::time::MS;
 /// TCP_MAX_QUICKACKS.
 const MAX_QUICKACKS: u64 = 16;
 
-/// Linux's default sysctl tcp_rmem[1]: every socket's sk_rcvbuf before
-/// receive-buffer autotuning (tcp_rcv_space_adjust()) raises it, and so
-/// the buffer tcp_select_initial_window() sizes the first window from.
-const TCP_RMEM_DEFAULT: u64 = 131_072;
-/// TCP_DEFAULT_SCALING_RATIO (include/net/tcp.h: one shifted left by
-/// TCP_RMEM_TO_WIN_SCALE less one): half of a buffer's bytes count as
-/// window until tcp_measure_rcv_mss() has seen a segment's truesize.
-/// Linux 6.5 to 6.10 used 1200 / SKB_TRUESIZE(4096), about a quarter.
-const SCALING_RATIO: u64 = 128;
-const TCP_RMEM_TO_WIN_SCALE: u32 = 8;
 /// TCPOLEN_TSTAMP_ALIGNED: tp->advmss is the MSS option (MTU - 40), the
 /// engine's `mss` the payload a segment with timestamps carries.
 const TS_OPTION: u64 = 12;
-
-/// __tcp_win_from_space() (include/net/tcp.h): the window a buffer of
-/// `space` bytes backs at the scaling ratio.
-fn win_from_space(space: u64) -> u64 {
-    (space * SCALING_RATIO) >> TCP_RMEM_TO_WIN_SCALE
-}
 
 /// The first window and rcv_ssthresh, net/ipv4/tcp_output.c
 /// tcp_select_initial_window() as tcp_connect_init() and
@@ -364,6 +352,17 @@ impl Receiver {
         let mss = u64::from(cfg.mss);
         let window_buf = window_buf(&cfg);
         let half = window_buf / 2;
+        let first_window = if cfg.grow_window {
+            initial_rcv_ssthresh(&cfg)
+        } else {
+            window_buf
+        };
+        let drs = cfg
+            .autotune
+            .then(|| Drs::new(cfg.rcvbuf, cfg.mss, first_window));
+        // tcp_init_buffer_space(): rcv_ssthresh = min(rcv_ssthresh,
+        // window_clamp), and the window offered is at most the clamp.
+        let autotune_clamp = |w: u64| drs.as_ref().map_or(w, |d| w.min(d.window_clamp()));
         Receiver {
             sack_limit: usize::from(cfg.sack_blocks).min(MAX_SACK_BLOCKS),
             sws_thresh: half.min(mss).max(1),
@@ -379,11 +378,7 @@ impl Receiver {
             read_frac: 0,
             readable: 0,
             marks: VecDeque::new(),
-            adv_right: if cfg.grow_window {
-                initial_rcv_ssthresh(&cfg)
-            } else {
-                window_buf
-            },
+            adv_right: autotune_clamp(first_window),
             last_ack_sent: 0,
             ts_recent: 0,
             unacked_full: 0,
@@ -393,7 +388,10 @@ impl Receiver {
             acks: VecDeque::with_capacity(16),
             connect: None,
             delack: LinuxDelack::default(),
-            rcv_ssthresh: cfg.grow_window.then(|| initial_rcv_ssthresh(&cfg)),
+            rcv_ssthresh: cfg
+                .grow_window
+                .then(|| autotune_clamp(initial_rcv_ssthresh(&cfg))),
+            drs,
             syn_sent_at: None,
             last_order: 0,
             starved: 0,
@@ -516,7 +514,7 @@ impl Receiver {
             // window (so bounded by window_clamp), not from the buffer;
             // while rcv_ssthresh holds the window down, the window last
             // advertised.
-            let window = if self.rcv_ssthresh.is_some() {
+            let window = if self.rcv_ssthresh.is_some() || self.drs.is_some() {
                 self.adv_right - self.last_ack_sent.min(self.adv_right)
             } else {
                 window_buf(&self.cfg)
@@ -526,8 +524,20 @@ impl Receiver {
         }
         self.advance_read(now);
         let nxt_before = self.rcv_nxt;
+        let right_before = self.adv_right;
         let ooo_before = self.ooo.total();
+        if let Some(d) = self.drs.as_mut() {
+            // tcp_rcv_established() times the echo of every segment that
+            // passes tcp_validate_incoming()'s sequence check.
+            let end = seg.seq.saturating_add(u64::from(seg.len));
+            if seg.len > 0 && end > nxt_before && seg.seq < right_before {
+                d.on_timestamp(now, seg.len, seg.ts_ecr, nxt_before == self.read_pos);
+            }
+        }
         let (duplicate, in_order, need) = self.accept(seg);
+        if self.drs.is_some() {
+            self.autotune_arrival(now, seg, in_order, nxt_before, right_before);
+        }
         if self.rcv_ssthresh.is_some() {
             // tcp_event_data_recv() grows the window for in-order data of
             // at least 128 bytes; tcp_data_queue_ofo() for any queued
@@ -577,7 +587,52 @@ impl Receiver {
                 }
             }
         }
+        // The application reads after the softirq has answered the
+        // segment, so what autotuning grows shows in the next ACK.
+        self.autotune_read(now);
         self.note_starvation(now);
+    }
+
+    /// Autotuning's part of an arrival (autotune.rs): in-order data times
+    /// a window (tcp_event_data_recv() -> tcp_rcv_rtt_measure()); data
+    /// queued out of order, duplicates of it included, asks for room for
+    /// its span (the end of tcp_data_queue_ofo()), before this segment's
+    /// ACK is built.
+    fn autotune_arrival(
+        &mut self,
+        now: Time,
+        seg: &Segment,
+        in_order: bool,
+        nxt_before: u64,
+        right_before: u64,
+    ) {
+        let rcv_wnd = self.adv_right - self.last_ack_sent.min(self.adv_right);
+        let queue_empty = self.rcv_nxt == self.read_pos;
+        let span = self.ooo_span();
+        let Some(d) = self.drs.as_mut() else {
+            return;
+        };
+        if in_order {
+            d.on_in_order(now, self.rcv_nxt, rcv_wnd, queue_empty);
+        } else if seg.len > 0 && seg.seq > nxt_before && seg.seq < right_before {
+            d.on_out_of_order(span);
+        }
+    }
+
+    /// tcp_rcv_space_adjust() after the application's reading up to `now`.
+    fn autotune_read(&mut self, now: Time) {
+        let span = self.ooo_span();
+        if let Some(d) = self.drs.as_mut() {
+            d.on_read(now, self.read_pos, self.rcv_nxt, span);
+        }
+    }
+
+    /// How far out-of-order data reaches past rcv_nxt (ooo_last_skb's
+    /// end_seq - rcv_nxt; 0 with none).
+    fn ooo_span(&self) -> u64 {
+        self.ooo
+            .last()
+            .map_or(0, |top| top.end.saturating_sub(self.rcv_nxt))
     }
 
     /// The next ACK to send now, if any (at most one per call; call until
@@ -635,6 +690,7 @@ impl Receiver {
             }
         }
         self.advance_read(now);
+        self.autotune_read(now);
         if self.delack_deadline.is_some_and(|d| now >= d) || self.window_update_due() {
             self.queue_ack(now);
         }
@@ -950,7 +1006,7 @@ impl Receiver {
         let unread = self.rcv_nxt - self.read_pos;
         let reach = self
             .rcv_nxt
-            .saturating_add(self.clamped(self.cfg.rcvbuf.saturating_sub(unread)));
+            .saturating_add(self.clamped(self.rcvbuf_window().saturating_sub(unread)));
         if end <= reach {
             DiscardReason::HeldAboveHole
         } else {
@@ -989,10 +1045,24 @@ impl Receiver {
     /// The window the free buffer backs, at most `window_clamp`: Linux's
     /// min(tp->window_clamp, tcp_space()). The engine's `rcvbuf` stands
     /// for the buffer autotuning (tcp_rcv_space_adjust()) lets sk_rcvbuf
-    /// reach, already in window bytes; autotuning itself is not modelled.
+    /// reach, already in window bytes; with `autotune` the buffer is
+    /// autotuning's current one, and its window_clamp bounds the window.
     fn free_window(&self) -> u64 {
         let held = (self.rcv_nxt - self.read_pos).saturating_add(self.ooo.total());
-        self.clamped(self.cfg.rcvbuf.saturating_sub(held))
+        self.clamped(self.rcvbuf_window().saturating_sub(held))
+    }
+
+    /// The window the whole receive buffer backs now: `rcvbuf`, or
+    /// autotuning's tcp_full_space() (never above `rcvbuf`).
+    fn rcvbuf_window(&self) -> u64 {
+        self.drs
+            .as_ref()
+            .map_or(self.cfg.rcvbuf, |d| d.buffer_window().min(self.cfg.rcvbuf))
+    }
+
+    /// Autotuning's state, for observers and tests.
+    pub fn autotune(&self) -> Option<&Drs> {
+        self.drs.as_ref()
     }
 
     /// net/ipv4/tcp_input.c tcp_grow_window(): a segment of `len` bytes
@@ -1023,8 +1093,12 @@ impl Receiver {
         self.delack.quick |= 1;
     }
 
+    /// At most `window_clamp`, and autotuning's tp->window_clamp (the
+    /// kernel keeps one, which TCP_WINDOW_CLAMP sets and autotuning
+    /// raises; here the smaller of the two binds).
     fn clamped(&self, window: u64) -> u64 {
-        self.cfg.window_clamp.map_or(window, |c| window.min(c))
+        let w = self.cfg.window_clamp.map_or(window, |c| window.min(c));
+        self.drs.as_ref().map_or(w, |d| w.min(d.window_clamp()))
     }
 
     /// Right edge to advertise now. RFC 1122 4.2.3.3 receiver SWS
@@ -1225,6 +1299,7 @@ mod tests {
             delack_timeout: 200 * MS,
             linux_delack: false,
             grow_window: false,
+            autotune: false,
             sack_blocks: 3,
             dsack: true,
             rcvbuf: 1_000_000,
@@ -1295,6 +1370,60 @@ mod tests {
         assert!(r.poll_transmit(301 * MS).is_none());
         assert_eq!(r.poll_timeout(), Some(500 * MS));
         assert_eq!(r.stats().acks_sent, 2);
+    }
+
+    /// `autotune`: the window starts at tcp_rmem[1]'s less one segment and
+    /// grows when the application has read more in a receiver RTT than in
+    /// the last (autotune.rs works each step in the kernel's arithmetic).
+    #[test]
+    fn autotune_starts_at_tcp_rmem1_and_grows_after_a_receiver_rtt() {
+        let mut r = Receiver::new(ReceiverConfig {
+            ack_mode: AckMode::Quick,
+            autotune: true,
+            ..cfg()
+        });
+        let echoing = |seq: u64, at: Time, ecr: Time| Segment {
+            ts_ecr: ecr,
+            ..seg(seq, MSS, at)
+        };
+        // tcp_rmem[1] = 131072 backs 65536 B of window; window_clamp =
+        // 65536 - 1000 (one segment reserved) = 64536, well below the
+        // 1 MB `rcvbuf`. rcvq_space.space = min(64536, 10 * 1000) = 10000.
+        r.on_segment(100 * MS, &echoing(0, 100 * MS, 0));
+        let a = drain(&mut r, 100 * MS);
+        assert_eq!(a[0].window, 64_536);
+        // The first echo (of the ACK sent at 100 ms) at 200 ms: receiver
+        // RTT 100 ms. 2000 B read since t = 0, not above 10000: no growth,
+        // a new measurement from 200 ms at 2000.
+        r.on_segment(200 * MS, &echoing(1_000, 200 * MS, 100 * MS));
+        assert_eq!(r.autotune().unwrap().rtt_us8(), 800_000);
+        assert_eq!(drain(&mut r, 200 * MS)[0].window, 64_536);
+        // 20 segments within 2 ms from 250 ms: less than an RTT after the
+        // measurement began, nothing grows.
+        for i in 0..20u64 {
+            let at = 250 * MS + i * 100_000;
+            r.on_segment(at, &echoing(2_000 + i * 1_000, at, 100 * MS));
+        }
+        drain(&mut r, 260 * MS);
+        assert_eq!(r.autotune().unwrap().sk_rcvbuf(), 131_072);
+        // At 300 ms, 23000 - 2000 = 21000 B read > 10000:
+        //   rcvwin = 42000 + 2 * (42000 * 11000 / 10000 = 46200) = 134400
+        //   sk_rcvbuf = (134400 << 8) / 128 = 268800, window_clamp 134400.
+        // This segment's ACK was sent before the application read.
+        r.on_segment(300 * MS, &echoing(22_000, 300 * MS, 100 * MS));
+        assert_eq!(drain(&mut r, 300 * MS)[0].window, 64_536);
+        assert_eq!(r.autotune().unwrap().sk_rcvbuf(), 268_800);
+        // The next ACK offers the new clamp, nothing being held unread.
+        r.on_segment(301 * MS, &echoing(23_000, 301 * MS, 100 * MS));
+        assert_eq!(drain(&mut r, 301 * MS)[0].window, 134_400);
+        // Off: the whole buffer from the first ACK, as before the key.
+        let mut off = Receiver::new(ReceiverConfig {
+            ack_mode: AckMode::Quick,
+            ..cfg()
+        });
+        off.on_segment(100 * MS, &seg(0, MSS, 100 * MS));
+        assert_eq!(drain(&mut off, 100 * MS)[0].window, 1_000_000);
+        assert!(off.autotune().is_none());
     }
 
     #[test]
@@ -2046,6 +2175,7 @@ mod tests {
                 delack_timeout: 200 * MS,
                 linux_delack: false,
                 grow_window: sack_blocks % 2 == 1,
+                autotune: sack_blocks % 3 == 0,
                 sack_blocks,
                 dsack: true,
                 rcvbuf,

@@ -463,12 +463,12 @@ pub fn model_differences(sc: &Scenario) -> Vec<Difference> {
                 set: set.map(|v| format!("{pre}.{key}={v}")),
             })
         };
-        if f.receiver.ack == AckSpec::Delayed {
+        if !f.receiver.autotune {
             d(
-                "receiver.delack",
-                "linux (the buffer is rcvbuf from the start)",
-                "receive-buffer autotuning (tcp_rcv_space_adjust) grows sk_rcvbuf and window_clamp from tcp_rmem[1] (docs/ROADMAP.md)",
-                None,
+                "receiver.autotune",
+                "off (the buffer is rcvbuf from the start)",
+                "linux (tcp_rcv_space_adjust: sk_rcvbuf and window_clamp grow from tcp_rmem[1] once per receiver RTT)",
+                Some("linux"),
             );
         }
         if (f.receiver.rcvbuf as f64) < bdp_queue {
@@ -937,7 +937,13 @@ mod tests {
         // With the profile: none. What is left is the model's.
         let p = scenario("profile = \"linux-6\"", &[]);
         assert_eq!(differences(&p), []);
-        assert_eq!(keys(&model_differences(&p)), ["receiver.delack"]);
+        assert_eq!(keys(&model_differences(&p)), ["receiver.autotune"]);
+        let tuned = scenario(
+            "profile = \"linux-6\"\nreceiver = { autotune = \"linux\" }",
+            &[],
+        );
+        assert_eq!(differences(&tuned), []);
+        assert_eq!(model_differences(&tuned), []);
         // A paced flow names the pacing start unless it is Linux's.
         let bbr = |extra: &str| {
             keys(&differences(&scenario(

@@ -928,6 +928,7 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
         read_delay,
         window_clamp,
         grow_window,
+        autotune,
     } = r;
     let d = ReceiverSpec::default();
     let mut parts: Vec<(&str, String)> = Vec::new();
@@ -988,6 +989,9 @@ fn receiver_table(r: &ReceiverSpec, base: &ReceiverSpec, field: &str) -> Res<Str
             "grow_window",
             string(if *grow_window { "linux" } else { "off" }),
         ));
+    }
+    if *autotune != d.autotune || *autotune != base.autotune {
+        parts.push(("autotune", string(if *autotune { "linux" } else { "off" })));
     }
     if *linux_delack {
         // `delack = "linux"` keeps the default timeout.
@@ -1469,6 +1473,7 @@ app = { kind = "bulk" }
             read_delay: 0,
             window_clamp: Some(3000),
             grow_window: true,
+            autotune: true,
         };
         f.count = 4;
         f.lost_retransmission_detection = false;
@@ -2149,6 +2154,7 @@ app = { kind = "bulk" }
             maybe!(r.read_rate, Some(rng.gen_range(1..1 << 40)));
             maybe!(r.window_clamp, Some(random_size(rng)));
             maybe!(r.grow_window, true);
+            maybe!(r.autotune, true);
             if rng.gen_bool(0.5) {
                 r.linux_delack = !r.linux_delack;
                 r.delack_timeout = if r.linux_delack {

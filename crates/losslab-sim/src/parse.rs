@@ -797,6 +797,7 @@ const RECEIVER_KEYS: &[&str] = &[
     "read_delay",
     "window_clamp",
     "grow_window",
+    "autotune",
 ];
 const BURST_KEYS: &[&str] = &["at", "length"];
 const BURST_LIKE: &str =
@@ -2712,6 +2713,19 @@ impl Cx<'_> {
                     return Err(self.err(
                         &gloc,
                         format!("unknown grow_window {other:?} (expected one of: off, linux)"),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = t.get("autotune") {
+            let aloc = loc.key("autotune");
+            r.autotune = match self.string(v, &aloc, "\"off\" or \"linux\"")? {
+                "off" => false,
+                "linux" => true,
+                other => {
+                    return Err(self.err(
+                        &aloc,
+                        format!("unknown autotune {other:?} (expected one of: off, linux)"),
                     ))
                 }
             };

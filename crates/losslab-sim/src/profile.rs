@@ -103,7 +103,8 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   computes it (`[flow.rack-tlp] pto = "linux"`; before it the
         //   profile armed RFC 8985's, which `pto = "rfc8985"` restores);
         // - the receiver's window opened as tcp_grow_window() does, with
-        //   its quick ACKs, and pacing from the skb that brings
+        //   its quick ACKs, its buffer autotuned from tcp_rmem[1] as
+        //   tcp_rcv_space_adjust() does (`receiver.autotune`), and pacing from the skb that brings
         //   data_segs_out to 10 (tcp_update_skb_after_send());
         // - IW 10 (RFC 6928, since 2.6.39).
         "linux-6" => {
@@ -119,6 +120,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.rtt_sample = RttSampling::Linux;
             f.cwnd_growth = CwndGrowth::Linux;
             f.receiver.grow_window = true;
+            f.receiver.autotune = true;
             f.pacing_start = PacingStart::Linux;
             // tcp_rack_mark_lost() since 6.6: the wait + 2 ms in jiffies;
             // tcp_westwood.c counts jiffies too.

@@ -257,6 +257,11 @@ pub struct ReceiverSpec {
     /// rcv_ssthresh does (tcp_grow_window()), ACKing every segment that
     /// opens it at once.
     pub grow_window: bool,
+    /// `autotune` (added, default "off"): "linux" grows the receive
+    /// buffer from tcp_rmem[1]'s window toward `rcvbuf` once per
+    /// receiver-measured RTT as Linux 6.18's tcp_rcv_space_adjust() does
+    /// (losslab-core autotune.rs).
+    pub autotune: bool,
 }
 
 impl Default for ReceiverSpec {
@@ -271,6 +276,7 @@ impl Default for ReceiverSpec {
             read_delay: 0,
             window_clamp: None,
             grow_window: false,
+            autotune: false,
         }
     }
 }

@@ -750,6 +750,7 @@ impl Simulation {
                 read_delay: spec.receiver.read_delay,
                 window_clamp: spec.receiver.window_clamp,
                 grow_window: spec.receiver.grow_window,
+                autotune: spec.receiver.autotune,
                 mss: spec.mss,
                 echo_order: spec.detection == "le" && spec.le_order == LeOrder::Echo,
             });
@@ -1548,10 +1549,18 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         limited_transmit: spec.limited_transmit,
         // The handshake would have told the sender the peer's window: its
         // buffer, or the clamp on it (Receiver::send_syn).
-        initial_rwnd: spec
-            .receiver
-            .window_clamp
-            .map_or(spec.receiver.rcvbuf, |c| c.min(spec.receiver.rcvbuf)),
+        // With autotuning, the buffer's first window_clamp
+        // (tcp_init_buffer_space()) bounds it too.
+        initial_rwnd: {
+            let r = &spec.receiver;
+            let window = r.window_clamp.map_or(r.rcvbuf, |c| c.min(r.rcvbuf));
+            if r.autotune {
+                let drs = losslab_core::autotune::Drs::new(r.rcvbuf, spec.mss, window);
+                window.min(drs.window_clamp())
+            } else {
+                window
+            }
+        },
         dupthresh: 3,
         lost_retransmission_detection: spec.lost_retransmission_detection,
         dsack_undo: spec.dsack_undo,
