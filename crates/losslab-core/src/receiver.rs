@@ -589,7 +589,9 @@ impl Receiver {
         }
         // The application reads after the softirq has answered the
         // segment, so what autotuning grows shows in the next ACK.
-        self.autotune_read(now);
+        if self.drs.is_some() {
+            self.autotune_read(now);
+        }
         self.note_starvation(now);
     }
 
@@ -620,6 +622,8 @@ impl Receiver {
     }
 
     /// tcp_rcv_space_adjust() after the application's reading up to `now`.
+    /// Its callers test for `autotune` first: every segment and ACK poll
+    /// passes there, and without it a call costs more than the test.
     fn autotune_read(&mut self, now: Time) {
         let span = self.ooo_span();
         if let Some(d) = self.drs.as_mut() {
@@ -690,7 +694,9 @@ impl Receiver {
             }
         }
         self.advance_read(now);
-        self.autotune_read(now);
+        if self.drs.is_some() {
+            self.autotune_read(now);
+        }
         if self.delack_deadline.is_some_and(|d| now >= d) || self.window_update_due() {
             self.queue_ack(now);
         }
