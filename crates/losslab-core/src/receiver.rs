@@ -608,16 +608,17 @@ impl Receiver {
         nxt_before: u64,
         right_before: u64,
     ) {
-        let rcv_wnd = self.adv_right - self.last_ack_sent.min(self.adv_right);
-        let queue_empty = self.rcv_nxt == self.read_pos;
-        let span = self.ooo_span();
-        let Some(d) = self.drs.as_mut() else {
-            return;
-        };
         if in_order {
-            d.on_in_order(now, self.rcv_nxt, rcv_wnd, queue_empty);
+            let rcv_wnd = self.adv_right - self.last_ack_sent.min(self.adv_right);
+            let (rcv_nxt, queue_empty) = (self.rcv_nxt, self.rcv_nxt == self.read_pos);
+            if let Some(d) = self.drs.as_mut() {
+                d.on_in_order(now, rcv_nxt, rcv_wnd, queue_empty);
+            }
         } else if seg.len > 0 && seg.seq > nxt_before && seg.seq < right_before {
-            d.on_out_of_order(span);
+            let span = self.ooo_span();
+            if let Some(d) = self.drs.as_mut() {
+                d.on_out_of_order(span);
+            }
         }
     }
 

@@ -10,6 +10,20 @@ pub const US: Time = 1_000;
 pub const MS: Time = 1_000_000;
 pub const SEC: Time = 1_000_000_000;
 
+/// include/linux/jiffies.h usecs_to_jiffies() at HZ = `hz`: rounding up,
+/// exact for an HZ that divides 10^6 (100, 250, 1000).
+pub fn usecs_to_jiffies(us: u64, hz: u64) -> u64 {
+    (us * hz).div_ceil(1_000_000)
+}
+
+/// When a kernel timer armed at `now` for `jiffies` fires at HZ = `hz`:
+/// inet_csk_reset_xmit_timer() sets it to jiffies + `jiffies`, counted
+/// from the jiffy `now` falls in, and the timer wheel runs it on that tick.
+pub fn jiffy_deadline(now: Time, jiffies: u64, hz: u64) -> Time {
+    let tick = SEC / hz;
+    (now / tick + jiffies) * tick
+}
+
 /// Formats a time in seconds with millisecond precision, for messages.
 pub fn fmt_secs(t: Time) -> String {
     format!("{:.3}s", t as f64 / SEC as f64)

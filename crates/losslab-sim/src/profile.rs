@@ -62,11 +62,19 @@ fn linux_common(f: &mut FlowSpec) {
 /// per RTT; `rto_formula = "linux-kernel"`) and timers on a 1000 Hz tick
 /// (`timer_hz`; CONFIG_HZ was a build choice, 1000 the common desktop and
 /// server value of the time, 250 the other: a setup choice of the
-/// reproductions). The estimator is unchanged in later kernels.
+/// reproductions; Westwood's jiffies at the same HZ). The estimator is
+/// unchanged in later kernels. The 3.x kernels' own code, as 3.2, 3.10
+/// and 3.17 share it: tcp_cubic.c of 3.x (`cubic-linux-3`, HyStart
+/// `linux-3`) and PRR as tcp_cwnd_reduction() of 3.x (`prr-linux-3`:
+/// prior_cwnd, SSRB on every ACK).
 fn linux_3x(f: &mut FlowSpec) {
     linux_common(f);
     f.rto_formula = RtoFormula::LinuxKernel;
     f.timer_hz = 1000;
+    f.westwood_hz = 1000;
+    f.cc = CcSpec::Named("cubic-linux-3".into());
+    f.hystart = HyStartMode::Linux3;
+    f.recovery = "prr-linux-3".into();
 }
 
 /// Linux 3.10-3.17's loss detection and timers (tcp_early_retrans = 3):
@@ -190,13 +198,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - Westwood's jiffies at the profile's 1000 Hz.
         "linux-3.17" => {
             linux_3x(f);
-            f.cc = CcSpec::Named("cubic-linux-3".into());
-            f.hystart = HyStartMode::Linux3;
-            f.recovery = "prr-linux-3".into();
             early_retransmit_and_tlp(f);
             f.rtt_sample = RttSampling::Linux315;
             f.cwnd_growth = CwndGrowth::Linux;
-            f.westwood_hz = 1000;
         }
         // Linux 3.10 (the mobile paper's hosts): as 3.17 in detection and
         // timers (tcp_early_retrans = 3). Before issue 32's third step it
@@ -219,13 +223,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   "linux-3.10"`; the mobile reproduction sets its no-GSO form).
         "linux-3.10" => {
             linux_3x(f);
-            f.cc = CcSpec::Named("cubic-linux-3".into());
-            f.hystart = HyStartMode::Linux3;
-            f.recovery = "prr-linux-3".into();
             early_retransmit_and_tlp(f);
             f.slow_start = SlowStart::PerAck;
             f.rtt_sample = RttSampling::Linux32;
-            f.westwood_hz = 1000;
             f.cwnd_validation = CwndValidation::Linux310;
         }
         // Linux 3.2 (the PRR paper's experiments): PRR had just replaced
@@ -247,15 +247,11 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   "linux-3.10"`, the same code).
         "linux-3.2" => {
             linux_3x(f);
-            f.cc = CcSpec::Named("cubic-linux-3".into());
-            f.hystart = HyStartMode::Linux3;
-            f.recovery = "prr-linux-3".into();
             f.detection = "fack".into();
             f.timers = "rto".into();
             f.init_cwnd = 10;
             f.slow_start = SlowStart::PerAck;
             f.rtt_sample = RttSampling::Linux32;
-            f.westwood_hz = 1000;
             // tcp_is_cwnd_limited(sk, in_flight) of 2.6-3.15 (tcp_cong.c),
             // GSO on as on the paper's servers.
             f.cwnd_validation = CwndValidation::Linux310;

@@ -77,7 +77,7 @@
 //!   it at tcp_westwood_init(), which the engine has no hook for).
 
 use super::{CaState, CcCtx, CongestionControl, Reno};
-use crate::time::{Time, MS, SEC, US};
+use crate::time::{usecs_to_jiffies, Time, MS, SEC, US};
 use crate::window::Window;
 
 /// `TCP_WESTWOOD_RTT_MIN`: no bandwidth sample over a shorter interval.
@@ -457,7 +457,7 @@ impl CongestionControl for Westwood {
                 hz => {
                     let us = r / US;
                     if us > 0 {
-                        self.rtt = (us * u64::from(hz)).div_ceil(1_000_000);
+                        self.rtt = usecs_to_jiffies(us, u64::from(hz));
                     }
                 }
             }

@@ -49,7 +49,7 @@
 use super::{mark, DetectCtx, DupThresh, LossDetector};
 use crate::minmax::WindowedFilter;
 use crate::scoreboard::{Scoreboard, SegMeta, EVER_RETRANS, LOST};
-use crate::time::{Time, SEC, US};
+use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, SEC, US};
 
 /// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
 pub const REO_WND_PERSIST: u32 = 16;
@@ -105,14 +105,12 @@ impl ReoTimer {
 pub fn linux_reo_deadline(mode: ReoTimer, now: Time, due: Time, hz: u32) -> Time {
     let hz = u64::from(hz.max(1));
     let remaining_us = due.saturating_sub(now).div_ceil(US);
-    let to_jiffies = |us: u64| (us * hz).div_ceil(1_000_000);
     let jiffies = match mode {
         ReoTimer::Exact => return due,
-        ReoTimer::Linux => to_jiffies(remaining_us + TCP_TIMEOUT_MIN_US),
-        ReoTimer::LinuxTwoJiffies => to_jiffies(remaining_us) + TCP_TIMEOUT_MIN,
+        ReoTimer::Linux => usecs_to_jiffies(remaining_us + TCP_TIMEOUT_MIN_US, hz),
+        ReoTimer::LinuxTwoJiffies => usecs_to_jiffies(remaining_us, hz) + TCP_TIMEOUT_MIN,
     };
-    let tick = SEC / hz;
-    (now / tick + jiffies) * tick
+    jiffy_deadline(now, jiffies, hz)
 }
 
 #[derive(Clone, Debug)]

@@ -19,7 +19,7 @@
 use super::tlp::{probe_allowed, ProbeSchedule, WC_DEL_ACK};
 use super::{Deadline, TimerCtx, TimerPolicy};
 use crate::detect::{TCP_TIMEOUT_MIN, TCP_TIMEOUT_MIN_US};
-use crate::time::{Time, SEC, US};
+use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, US};
 
 /// How the probe timeout is computed (`[flow.rack-tlp] pto`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,7 +94,7 @@ pub fn linux_pto_deadline(
         return (now + 2 * srtt + floor).min(rto_at);
     }
     let hz = u64::from(hz);
-    let to_jiffies = |us: u64| (us * hz).div_ceil(1_000_000);
+    let to_jiffies = |us: u64| usecs_to_jiffies(us, hz);
     let two_srtt_us = 2 * srtt / US;
     let timeout = match mode {
         Pto::Linux if one_out => to_jiffies(two_srtt_us + min_rto.div_ceil(US)),
@@ -110,8 +110,7 @@ pub fn linux_pto_deadline(
     } else {
         timeout
     };
-    let tick = SEC / hz;
-    (now / tick + timeout) * tick
+    jiffy_deadline(now, timeout, hz)
 }
 
 #[derive(Clone, Debug, Default)]
