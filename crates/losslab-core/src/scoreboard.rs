@@ -96,6 +96,12 @@ pub struct Delivered {
     /// The most recently (re)sent of them that was retransmitted: which
     /// copy arrived is ambiguous, so RACK checks it before use.
     pub latest_retransmitted: Option<DeliveredSeg>,
+    /// The same among those newly SACKed, and among those the cumulative
+    /// ACK delivered: Linux checks the two differently (tcp_sacktag_one()
+    /// hands every SACKed one to tcp_rack_advance(), tcp_clean_rtx_queue()
+    /// only those tcp_skb_spurious_retrans() clears).
+    pub sacked_retransmitted: Option<DeliveredSeg>,
+    pub cum_retransmitted: Option<DeliveredSeg>,
     /// The lowest never-retransmitted one (reordering detection: Linux
     /// tcp_check_sack_reordering(), RFC 8985 RACK_detect_reordering()).
     pub lowest_original: Option<u64>,
@@ -126,6 +132,14 @@ impl Delivered {
             sent: s.last_sent,
         };
         let slot = if s.is(EVER_RETRANS) {
+            let by = if sacked {
+                &mut self.sacked_retransmitted
+            } else {
+                &mut self.cum_retransmitted
+            };
+            if by.is_none_or(|o| o.tx_order < d.tx_order) {
+                *by = Some(d);
+            }
             &mut self.latest_retransmitted
         } else {
             self.lowest_original = Some(self.lowest_original.map_or(seg_no, |l| l.min(seg_no)));

@@ -261,6 +261,14 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("linux".into()),
             );
         }
+        if f.detection == "rack" && f.rack_advance != p.rack_advance {
+            d(
+                "rack.advance",
+                f.rack_advance.name().into(),
+                "linux (tcp_rack_advance: a SACKed retransmission moves RACK on its RTT alone, whatever the ACK echoes)",
+                Some("linux".into()),
+            );
+        }
         // Named for any probing policy: the set offered for `tlp` and the
         // others is `rack-tlp`, which then reads the key.
         if f.timers != "rto" && f.rack_tlp_pto != p.rack_tlp_pto {
@@ -901,11 +909,12 @@ mod tests {
     const CUBIC_RACK: &str = "cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"";
 
     /// The keys linux-6 sets that a flow without it differs in (issue 32).
-    const LINUX6_KEYS: [&str; 9] = [
+    const LINUX6_KEYS: [&str; 10] = [
         "recovery",
         "rto_formula",
         "timer_hz",
         "rack.reo_timer",
+        "rack.advance",
         "rack-tlp.pto",
         "rtt_sample",
         "cwnd_growth",
@@ -1045,6 +1054,7 @@ mod tests {
                 "cwnd_growth",
                 "westwood_hz",
                 "rack_reo_timer",
+                "rack_advance",
                 "rack_tlp_pto",
                 "receiver",
                 "rto_rearm_on_head_retransmit"
@@ -1066,13 +1076,13 @@ mod tests {
             k.contains(&"westwood.hz") && k.contains(&"pacing_start"),
             "{k:?}"
         );
-        // (rack_reo_timer with RACK and rack_tlp_pto with RACK-TLP: the
+        // (rack_reo_timer and rack_advance with RACK and rack_tlp_pto with RACK-TLP: the
         // first test.)
         let dd = differences(&scenario("", &[]));
         let d = keys(&dd);
         for k in LINUX6_KEYS
             .iter()
-            .filter(|k| !["rack.reo_timer", "rack-tlp.pto"].contains(*k))
+            .filter(|k| !["rack.reo_timer", "rack.advance", "rack-tlp.pto"].contains(*k))
         {
             assert!(d.contains(k), "{k}: {d:?}");
         }

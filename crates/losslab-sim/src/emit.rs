@@ -317,6 +317,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         westwood_hz,
         bbr_min_rtt_refresh,
         rack_reo_timer,
+        rack_advance,
         rack_tlp_pto,
         hack1_refire,
         qarr_queue_len_threshold,
@@ -662,20 +663,36 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         out.line("[flow.bbr]");
         out.kv("min_rtt_refresh", string(bbr_min_rtt_refresh.name()));
     }
-    if *rack_reo_timer != base.rack_reo_timer {
-        if *timer_hz == 0 {
+    let reo_timer_set = *rack_reo_timer != base.rack_reo_timer;
+    let advance_set = *rack_advance != base.rack_advance;
+    if reo_timer_set && *timer_hz == 0 {
+        return Err(format!(
+            "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written with timer_hz = 0: [flow.rack] reo_timer = {:?} counts jiffies of timer_hz",
+            rack_reo_timer.name()
+        ));
+    }
+    for (set, field, value) in [
+        (
+            reo_timer_set,
+            "rack_reo_timer",
+            format!("{rack_reo_timer:?}"),
+        ),
+        (advance_set, "rack_advance", format!("{rack_advance:?}")),
+    ] {
+        if set && detection.as_str() != "rack" {
             return Err(format!(
-                "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written with timer_hz = 0: [flow.rack] reo_timer = {:?} counts jiffies of timer_hz",
-                rack_reo_timer.name()
+                "{at}.{field}: {value} cannot be written: [flow.rack] is read only with detection = \"rack\", and this flow's detection is {detection:?}"
             ));
         }
-        if detection.as_str() != "rack" {
-            return Err(format!(
-                "{at}.rack_reo_timer: {rack_reo_timer:?} cannot be written: [flow.rack] is read only with detection = \"rack\", and this flow's detection is {detection:?}"
-            ));
-        }
+    }
+    if reo_timer_set || advance_set {
         out.line("[flow.rack]");
-        out.kv("reo_timer", string(rack_reo_timer.name()));
+        if reo_timer_set {
+            out.kv("reo_timer", string(rack_reo_timer.name()));
+        }
+        if advance_set {
+            out.kv("advance", string(rack_advance.name()));
+        }
     }
     if *rack_tlp_pto != base.rack_tlp_pto {
         if *rack_tlp_pto == Pto::LinuxTwoJiffies && *timer_hz == 0 {
@@ -1154,7 +1171,7 @@ mod tests {
     use super::*;
     use crate::parse::load_scenario;
     use losslab_core::cc::MinRttRefresh;
-    use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
+    use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
     use losslab_core::{
@@ -1545,7 +1562,23 @@ app = { kind = "bulk" }
                 text.contains("[flow.rack]\nreo_timer = \"linux\"\n"),
                 "{text}"
             );
+            sc.flows[0].rack_advance = RackAdvance::Linux;
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack]\nreo_timer = \"linux\"\nadvance = \"linux\"\n"),
+                "{text}"
+            );
+            sc.flows[0].rack_reo_timer = ReoTimer::Exact;
             sc.flows[0].timer_hz = 0;
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.rack]\nadvance = \"linux\"\n"),
+                "{text}"
+            );
+            sc.flows[0].detection = "linux-4.4".into();
+            assert_err(&sc, "flow.a.rack_advance:");
+            sc.flows[0].detection = "rack".into();
+            sc.flows[0].rack_reo_timer = ReoTimer::Linux;
             assert_err(&sc, "flow.a.rack_reo_timer:");
         }
         {
@@ -1998,6 +2031,9 @@ app = { kind = "bulk" }
                 f.rack_reo_timer,
                 *pick(rng, &[ReoTimer::Linux, ReoTimer::LinuxTwoJiffies])
             );
+        }
+        if f.detection == "rack" {
+            maybe!(f.rack_advance, RackAdvance::Linux);
         }
         if f.timers == "rack-tlp" {
             let two = if f.timer_hz > 0 {

@@ -13,7 +13,7 @@ use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
 use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
-use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
+use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::timers::Pto;
@@ -61,6 +61,7 @@ by_name!(
     NewRenoVariant,
     LeOrder,
     ReoTimer,
+    RackAdvance,
     Pto,
     MinRttRefresh
 );
@@ -2095,8 +2096,9 @@ impl Cx<'_> {
         if let Some(v) = t.get("rack") {
             let rloc = loc.key("rack");
             let rt = self.table(v, &rloc, r#"a table like [flow.rack] reo_timer = "linux""#)?;
-            self.only_keys(rt, &rloc, &["reo_timer"], "in [flow.rack]")?;
+            self.only_keys(rt, &rloc, &["reo_timer", "advance"], "in [flow.rack]")?;
             self.set_named(rt, &rloc, "reo_timer", &mut f.rack_reo_timer)?;
+            self.set_named(rt, &rloc, "advance", &mut f.rack_advance)?;
             if f.rack_reo_timer != ReoTimer::Exact && f.timer_hz == 0 {
                 return Err(self.err(
                     &rloc.key("reo_timer"),

@@ -8,7 +8,7 @@
 //! beside FACK in 4.4-4.14), the comment says what stands in for it.
 
 use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
-use losslab_core::detect::{ErMitigation, ErVariant, ReoTimer};
+use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
 use losslab_core::time::{MS, SEC};
 use losslab_core::timers::Pto;
 use losslab_core::{
@@ -133,6 +133,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // tcp_rack_mark_lost() since 6.6: the wait + 2 ms in jiffies;
             // tcp_westwood.c counts jiffies too.
             f.rack_reo_timer = ReoTimer::Linux;
+            // tcp_rack_advance(): a SACKed retransmission moves RACK on its
+            // RTT alone, whatever the ACK echoes.
+            f.rack_advance = RackAdvance::Linux;
             f.westwood_hz = 250;
             // tcp_schedule_loss_probe() since 6.6: 2 SRTT + 2 ms (the
             // minimum RTO with one packet out) in jiffies, capped by the

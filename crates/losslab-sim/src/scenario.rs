@@ -3,7 +3,7 @@
 //! parses them from TOML with `parse::parse_scenario`.
 
 use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
-use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, ReoTimer};
+use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
@@ -408,6 +408,13 @@ pub struct FlowSpec {
     /// in jiffies of `timer_hz`: 6.6 and later, the wait + 2 ms rounded
     /// up; before, the wait rounded up + 2 jiffies.
     pub rack_reo_timer: ReoTimer,
+    /// `[flow.rack] advance = "rfc8985" | "linux"` (added): which delivered
+    /// retransmissions move RACK.xmit_ts: RFC 8985's (`"rfc8985"`, the
+    /// default, as before: the ACK must echo a timestamp not older than
+    /// the retransmission) or Linux's tcp_rack_advance() (a SACKed one on
+    /// its RTT alone; the echo test only for cumulatively acknowledged
+    /// ones).
+    pub rack_advance: RackAdvance,
     /// `[flow.rack-tlp] pto = "rfc8985" | "linux" | "linux-2-jiffies"`
     /// (added; only with `timers = "rack-tlp"`): RFC 8985's probe timeout
     /// at exact times (`"rfc8985"`, the default, as before) or Linux's
@@ -532,6 +539,7 @@ impl FlowSpec {
             westwood_hz: 0,
             bbr_min_rtt_refresh: MinRttRefresh::Lower,
             rack_reo_timer: ReoTimer::Exact,
+            rack_advance: RackAdvance::Rfc8985,
             rack_tlp_pto: Pto::Rfc8985,
             hack1_refire: true,
             qarr_queue_len_threshold: losslab_core::recovery::QUEUE_LEN_THRESHOLD,

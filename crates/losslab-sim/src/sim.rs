@@ -1481,6 +1481,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         le_order: spec.le_order,
         rack_reo_timer: spec.rack_reo_timer,
         rack_timer_hz: spec.timer_hz,
+        rack_advance: spec.rack_advance,
     };
     let timers = losslab_core::timers::TimerParams {
         rrthresh: spec.rrthresh,

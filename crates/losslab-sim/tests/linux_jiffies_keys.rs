@@ -1,6 +1,7 @@
 //! The scenario keys of issue 32 that put Linux's jiffies into Westwood+,
 //! RACK and the loss probe, `[flow.westwood] hz`, `[flow.rack] reo_timer`
-//! and `[flow.rack-tlp] pto`, and BBR's
+//! and `[flow.rack-tlp] pto`, Linux's RACK advance (`[flow.rack]
+//! advance`), and BBR's
 //! min_rtt rule by kernel version, `[flow.bbr] min_rtt_refresh`
 //! (docs/SCENARIO.md), parsed, refused with the key named, and reaching
 //! the simulation.
@@ -8,7 +9,7 @@
 mod common;
 
 use common::{expect_parse_error, parse, run};
-use losslab_core::detect::ReoTimer;
+use losslab_core::detect::{RackAdvance, ReoTimer};
 use losslab_core::timers::Pto;
 
 fn text(extra: &str) -> String {
@@ -103,6 +104,59 @@ fn rack_reo_timer() {
     let two = results("linux-2-jiffies");
     assert_ne!(exact, linux, "reo_timer = \"linux\" did not reach RACK");
     assert_ne!(linux, two, "the two Linux rules ran alike");
+}
+
+/// `[flow.rack] advance`: parsed, refused with the key named, set by
+/// profile linux-6, and reaching RACK: a flow held by a receive window
+/// about one BDP, at 3% loss, has retransmissions lost below holes that
+/// only SACKs of later retransmissions can reveal.
+#[test]
+fn rack_advance() {
+    let base = "detection = \"rack\"";
+    let s = parse(&text(base)).unwrap();
+    assert_eq!(s.flows[0].rack_advance, RackAdvance::Rfc8985);
+    for (v, want) in [
+        ("rfc8985", RackAdvance::Rfc8985),
+        ("linux", RackAdvance::Linux),
+    ] {
+        let s = parse(&text(&format!("{base}\n[flow.rack]\nadvance = {v:?}"))).unwrap();
+        assert_eq!(s.flows[0].rack_advance, want);
+    }
+    let s = parse(&text("profile = \"linux-6\"")).unwrap();
+    assert_eq!(s.flows[0].rack_advance, RackAdvance::Linux);
+    let s = parse(&text(
+        "profile = \"linux-6\"\n[flow.rack]\nadvance = \"rfc8985\"",
+    ))
+    .unwrap();
+    assert_eq!(s.flows[0].rack_advance, RackAdvance::Rfc8985);
+    expect_parse_error(
+        parse(&text(&format!("{base}\n[flow.rack]\nadvance = \"tsecr\""))),
+        "flow.a.rack.advance",
+        &["unknown advance \"tsecr\"", "rfc8985, linux"],
+    );
+    expect_parse_error(
+        parse(&text("[flow.rack]\nadvance = \"linux\"")),
+        "flow.a.rack",
+        &["parameters for rack given but this flow's detection is"],
+    );
+    let results = |v: &str| {
+        let body = format!(
+            "{base}\ncc = \"bbr\"\ntimers = \"rack-tlp\"\nreceiver = {{ rcvbuf = \"80kB\" }}\n[flow.rack]\nadvance = {v:?}"
+        );
+        let r = run(&parse(&text(&body).replace("p = 0.01", "p = 0.03")).unwrap());
+        (
+            r.flows[0].timeouts,
+            r.flows[0].segments_sent,
+            r.flows[0].bytes_delivered,
+        )
+    };
+    let (rfc, linux) = (results("rfc8985"), results("linux"));
+    // (timeouts, segments, bytes): RFC 8985's RACK leaves 2 lost
+    // retransmissions to the RTO here, Linux's finds them (0 timeouts).
+    assert!(
+        linux.0 < rfc.0,
+        "Linux's RACK took no fewer timeouts: {linux:?} {rfc:?}"
+    );
 }
 
 /// `[flow.rack-tlp] pto`: parsed, refused with the key named, set by

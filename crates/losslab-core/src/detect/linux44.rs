@@ -22,7 +22,7 @@
 //! adapts to DSACKs. The reordering timer came in 4.11, the same release
 //! that removed early retransmit.
 
-use super::{mark, DetectCtx, EarlyRetransmit, ErMitigation, ErVariant, LossDetector};
+use super::{mark, DetectCtx, EarlyRetransmit, ErMitigation, ErVariant, LossDetector, RackAdvance};
 use crate::scoreboard::{Scoreboard, SegMeta, EVER_RETRANS, LOST};
 use crate::time::{Time, MS};
 
@@ -60,17 +60,12 @@ impl Linux44 {
     /// delayed up to aRTT + min_rtt"; before a min_rtt, tcp_min_rtt() is
     /// ~0U and none counts) and, when acknowledged cumulatively, when the
     /// ACK does not echo a timestamp from before the retransmission
-    /// (tcp_skb_spurious_retrans()); the engine applies the echo test to
-    /// SACKed ones too, where the min_rtt test already rules most out.
+    /// (tcp_skb_spurious_retrans() in tcp_clean_rtx_queue();
+    /// tcp_sacktag_one() has no such test): `RackAdvance::Linux`.
     fn advance(&mut self, ctx: &DetectCtx, board: &Scoreboard) {
         let d = board.delivered();
         let original = d.latest_original.map(|o| o.sent);
-        let retransmitted = d.latest_retransmitted.map(|r| r.sent).filter(|&sent| {
-            let aged = ctx
-                .min_rtt
-                .is_some_and(|m| ctx.now.saturating_sub(sent) >= m);
-            ctx.echo_not_before(sent) && aged
-        });
+        let retransmitted = RackAdvance::Linux.pick(d, ctx, ctx.min_rtt).map(|r| r.sent);
         let Some(sent) = original.max(retransmitted) else {
             return;
         };

@@ -37,7 +37,7 @@ pub use hack1::Hack1;
 pub use le::{Le, LeOrder};
 pub use linux44::Linux44;
 pub use ns2_sack1::Ns2Sack1;
-pub use rack::{Rack, ReoTimer, TCP_TIMEOUT_MIN, TCP_TIMEOUT_MIN_US};
+pub use rack::{Rack, RackAdvance, ReoTimer, TCP_TIMEOUT_MIN, TCP_TIMEOUT_MIN_US};
 
 use crate::scoreboard::{Scoreboard, SegMeta};
 use crate::time::Time;
@@ -244,6 +244,9 @@ pub struct DetectParams {
     /// exact timers, the expiry itself).
     pub rack_reo_timer: ReoTimer,
     pub rack_timer_hz: u32,
+    /// rack only: which delivered retransmissions move RACK.xmit_ts
+    /// (`[flow.rack] advance`).
+    pub rack_advance: RackAdvance,
 }
 
 impl Default for DetectParams {
@@ -255,6 +258,7 @@ impl Default for DetectParams {
             le_order: LeOrder::Sack,
             rack_reo_timer: ReoTimer::Exact,
             rack_timer_hz: 0,
+            rack_advance: RackAdvance::Rfc8985,
         }
     }
 }
@@ -280,7 +284,9 @@ pub fn build(name: &str, p: &DetectParams) -> Option<Box<dyn LossDetector>> {
             p.er_variant,
         ))),
         "rack" => Some(Box::new(
-            Rack::new(p.dupthresh).with_reo_timer(p.rack_reo_timer, p.rack_timer_hz),
+            Rack::new(p.dupthresh)
+                .with_reo_timer(p.rack_reo_timer, p.rack_timer_hz)
+                .with_advance(p.rack_advance),
         )),
         "le" => Some(Box::new(Le::new(p.dupthresh, p.le_order))),
         "ns2-sack1" => Some(Box::new(Ns2Sack1::new(p.dupthresh))),

@@ -48,7 +48,7 @@
 
 use super::{mark, DetectCtx, DupThresh, LossDetector};
 use crate::minmax::WindowedFilter;
-use crate::scoreboard::{Scoreboard, SegMeta, EVER_RETRANS, LOST};
+use crate::scoreboard::{Delivered, DeliveredSeg, Scoreboard, SegMeta, EVER_RETRANS, LOST};
 use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, SEC, US};
 
 /// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
@@ -91,6 +91,72 @@ impl ReoTimer {
             ReoTimer::Exact => "exact",
             ReoTimer::Linux => "linux",
             ReoTimer::LinuxTwoJiffies => "linux-2-jiffies",
+        }
+    }
+}
+
+/// Which delivered retransmissions may move RACK.xmit_ts (`[flow.rack]
+/// advance`). Which copy arrived is ambiguous; the two guard it apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RackAdvance {
+    /// RFC 8985 section 6.2 step 2 (RACK_update()): only if the ACK echoes
+    /// a timestamp not older than the retransmission and the RTT is not
+    /// below RACK.min_RTT, for SACKed and cumulatively acknowledged ones
+    /// alike (the behaviour before the key).
+    #[default]
+    Rfc8985,
+    /// Linux (net/ipv4/tcp_recovery.c tcp_rack_advance(), read at 4.10.17
+    /// and the same in 6.x): a SACKed retransmission if its RTT is not
+    /// below tcp_min_rtt(), whatever the ACK echoes (tcp_sacktag_one()
+    /// calls it for every newly SACKed segment); a cumulatively
+    /// acknowledged one only if tcp_skb_spurious_retrans() also finds the
+    /// echo not older than the retransmission (tcp_clean_rtx_queue()). A
+    /// receiver echoes the segment that last advanced its window (RFC 7323
+    /// section 4.3), so a retransmission SACKed above a hole never passes
+    /// RFC 8985's test, and a lost retransmission below it waits for the
+    /// RTO where Linux's RACK marks it lost.
+    Linux,
+}
+
+impl RackAdvance {
+    pub const NAMES: &'static [&'static str] = &["rfc8985", "linux"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc8985" => Some(RackAdvance::Rfc8985),
+            "linux" => Some(RackAdvance::Linux),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RackAdvance::Rfc8985 => "rfc8985",
+            RackAdvance::Linux => "linux",
+        }
+    }
+
+    /// The most recently sent retransmission this ACK delivered that may
+    /// move RACK.xmit_ts, given what `ctx` echoes and `min_rtt` (None: no
+    /// minimum yet, Linux's ~0U, so none may).
+    pub fn pick(
+        self,
+        d: &Delivered,
+        ctx: &DetectCtx,
+        min_rtt: Option<Time>,
+    ) -> Option<DeliveredSeg> {
+        let aged = |r: &DeliveredSeg| min_rtt.is_some_and(|m| ctx.now.saturating_sub(r.sent) >= m);
+        let echoed = |r: &DeliveredSeg| ctx.echo_not_before(r.sent);
+        match self {
+            RackAdvance::Rfc8985 => d.latest_retransmitted.filter(|r| echoed(r) && aged(r)),
+            RackAdvance::Linux => {
+                let sacked = d.sacked_retransmitted.filter(aged);
+                let cum = d.cum_retransmitted.filter(|r| echoed(r) && aged(r));
+                match (sacked, cum) {
+                    (Some(a), Some(b)) => Some(if a.tx_order > b.tx_order { a } else { b }),
+                    (a, b) => a.or(b),
+                }
+            }
         }
     }
 }
@@ -140,6 +206,8 @@ pub struct Rack {
     /// How the reordering timer is armed, and the HZ of its jiffies.
     reo_timer: ReoTimer,
     timer_hz: u32,
+    /// Which delivered retransmissions may move RACK.xmit_ts.
+    advance: RackAdvance,
 }
 
 impl Rack {
@@ -159,7 +227,14 @@ impl Rack {
             timer: None,
             reo_timer: ReoTimer::Exact,
             timer_hz: 0,
+            advance: RackAdvance::Rfc8985,
         }
+    }
+
+    /// Lets delivered retransmissions move RACK.xmit_ts as `advance` says.
+    pub fn with_advance(mut self, advance: RackAdvance) -> Self {
+        self.advance = advance;
+        self
     }
 
     /// Arms the reordering timer as `mode` says, in jiffies at HZ =
@@ -206,11 +281,8 @@ impl Rack {
         if let Some(o) = d.latest_original {
             self.min_rtt.update(ctx.now, ctx.now.saturating_sub(o.sent));
         }
-        if let Some(r) = d.latest_retransmitted {
-            let rtt = ctx.now.saturating_sub(r.sent);
-            let echo_ok = ctx.echo_not_before(r.sent);
-            let rtt_ok = self.min_rtt(ctx).is_some_and(|m| rtt >= m);
-            if echo_ok && rtt_ok && best.is_none_or(|b| b.tx_order < r.tx_order) {
+        if let Some(r) = self.advance.pick(&d, ctx, self.min_rtt(ctx)) {
+            if best.is_none_or(|b| b.tx_order < r.tx_order) {
                 best = Some(r);
             }
         }
@@ -545,6 +617,91 @@ mod tests {
         assert_eq!(on_ack(&mut r, &c, &mut b), (true, vec![0]));
         assert_eq!(b.next_to_retransmit(), Some(0));
         assert_eq!(b.retrans_out(), 0);
+    }
+
+    /// The WAN case of docs/FIDELITY.md: segments 0 and 5 of 0..9 (sent
+    /// at i ms) are lost, both marked at 105 ms and retransmitted at 110
+    /// and 120 ms (orders 11 and 12); 0's retransmission is lost too. At
+    /// 220 ms 5's retransmission is SACKed; the ACK echoes the timestamp
+    /// of segment 0's first copy (TSval 0 + 1), the receiver's TS.Recent
+    /// while 0 is missing (RFC 7323 section 4.3). Its RTT, 100 ms, is not
+    /// below min_RTT: Linux's tcp_rack_advance() moves RACK to 120 ms, and
+    /// 0's retransmission, due at 110 + 100 + 0 ms (in recovery), is lost
+    /// now. RFC 8985's echo test refuses the sample, and 0 waits for the
+    /// RTO. A cumulative ACK of a retransmission with such an echo moves
+    /// neither (tcp_skb_spurious_retrans()).
+    #[test]
+    fn a_sacked_retransmission_moves_linux_rack_whatever_the_echo() {
+        let run = |advance: RackAdvance| {
+            let (r, mut b) = setup();
+            let mut r = r.with_advance(advance);
+            b.begin_ack();
+            sack(&mut b, 1, 5);
+            sack(&mut b, 6, 10);
+            let c = DetectCtx {
+                in_fast_recovery: true,
+                ..at(105 * MS)
+            };
+            assert_eq!(on_ack(&mut r, &c, &mut b), (true, vec![0, 5]));
+            b.on_retransmit(0, 110 * MS, 11);
+            b.on_retransmit(5, 120 * MS, 12);
+            b.begin_ack();
+            sack(&mut b, 5, 6);
+            let c = DetectCtx {
+                in_fast_recovery: true,
+                ts_ecr: 1,
+                ..at(220 * MS)
+            };
+            let got = on_ack(&mut r, &c, &mut b).1;
+            (got, r.xmit_ts())
+        };
+        assert_eq!(run(RackAdvance::Linux), (vec![0], Some(120 * MS)));
+        assert_eq!(run(RackAdvance::Rfc8985), (vec![], Some(9 * MS)));
+
+        // Cumulatively: segment 0's retransmission (order 11, 110 ms)
+        // acknowledged at 215 ms with the old echo, RTT 105 ms.
+        for advance in [RackAdvance::Linux, RackAdvance::Rfc8985] {
+            let (r, mut b) = setup();
+            let mut r = r.with_advance(advance);
+            b.begin_ack();
+            sack(&mut b, 1, 10);
+            let c = DetectCtx {
+                in_fast_recovery: true,
+                ..at(105 * MS)
+            };
+            assert_eq!(on_ack(&mut r, &c, &mut b), (true, vec![0]));
+            b.on_retransmit(0, 110 * MS, 11);
+            b.begin_ack();
+            b.on_cum_ack(10_000);
+            let c = DetectCtx {
+                ts_ecr: 1,
+                ..at(215 * MS)
+            };
+            on_ack(&mut r, &c, &mut b);
+            assert_eq!(r.xmit_ts(), Some(9 * MS), "{advance:?}");
+            // With an echo from after the retransmission both take it.
+            let (r, mut b) = setup();
+            let mut r = r.with_advance(advance);
+            b.begin_ack();
+            sack(&mut b, 1, 10);
+            on_ack(
+                &mut r,
+                &DetectCtx {
+                    in_fast_recovery: true,
+                    ..at(105 * MS)
+                },
+                &mut b,
+            );
+            b.on_retransmit(0, 110 * MS, 11);
+            b.begin_ack();
+            b.on_cum_ack(10_000);
+            let c = DetectCtx {
+                ts_ecr: 110 * MS + 1,
+                ..at(215 * MS)
+            };
+            on_ack(&mut r, &c, &mut b);
+            assert_eq!(r.xmit_ts(), Some(110 * MS), "{advance:?}");
+        }
     }
 
     #[test]
