@@ -567,18 +567,45 @@ pub fn variant_explanation(
     how: &str,
     measured: &str,
 ) -> String {
-    let vo = variant.ours.as_ref().map(summary_text).unwrap_or_default();
-    if supports(c, variant) {
-        format!(
-            "Explained by {cause}: tested by {how}, which gives {vo} ({}); {measured}",
-            variant.verdict.name()
-        )
+    variants_explanation(c, &[(cause, how, variant.clone())], measured)
+}
+
+/// The explanation of `c` that several variants of its runs give, each
+/// `(cause, how, variant)` as in `variant_explanation`: "Explained by"
+/// the causes whose variant meets the paper, the others listed as tested
+/// and rejected; `measured` follows. One variant reads exactly as
+/// `variant_explanation`.
+pub fn variants_explanation(c: &Claim, variants: &[(&str, &str, Claim)], measured: &str) -> String {
+    let gives = |v: &Claim| v.ours.as_ref().map(summary_text).unwrap_or_default();
+    let (held, rejected): (Vec<_>, Vec<_>) = variants.iter().partition(|(_, _, v)| supports(c, v));
+    let rejected = rejected
+        .iter()
+        .map(|(cause, how, v)| format!("{cause} ({how} gives {}, {})", gives(v), v.verdict.name()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut text = if held.is_empty() {
+        format!("{UNEXPLAINED}; tested and rejected: {rejected}")
     } else {
-        format!(
-            "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
-            variant.verdict.name()
-        )
-    }
+        let held = held
+            .iter()
+            .map(|(cause, how, v)| {
+                format!(
+                    "{cause}: tested by {how}, which gives {} ({})",
+                    gives(v),
+                    v.verdict.name()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; and by ");
+        if rejected.is_empty() {
+            format!("Explained by {held}")
+        } else {
+            format!("Explained by {held}; tested and rejected: {rejected}")
+        }
+    };
+    text.push_str("; ");
+    text.push_str(measured);
+    text
 }
 
 /// What a differing row says until an experiment has tested an
@@ -1178,6 +1205,50 @@ mod tests {
         // The paper's sign at four times its size: not the paper's number.
         assert!(!supports(&base, &claim(e.clone(), -0.25, -0.15)));
         assert!(supports(&base, &claim(e, -0.055, -0.045)));
+    }
+
+    #[test]
+    fn several_variants_name_what_held_and_what_was_rejected() {
+        let order = Expect::Order {
+            paper_positive: true,
+        };
+        let claim = |lo: f64, hi: f64| {
+            Claim::measured(
+                "p",
+                "e",
+                "id",
+                "s",
+                order.clone(),
+                ours((lo + hi) / 2.0, lo, hi),
+                "",
+            )
+        };
+        let base = claim(-3.0, -1.0);
+        assert!(base.verdict.needs_explanation());
+        let (up, flat) = (claim(2.0, 4.0), claim(-1.0, 1.0));
+        let one = variant_explanation(&base, &up, "A", "a = 1", "m");
+        assert_eq!(
+            one,
+            variants_explanation(&base, &[("A", "a = 1", up.clone())], "m")
+        );
+        assert!(one.starts_with("Explained by A: tested by a = 1, which gives "));
+        assert!(one.ends_with("(reproduced); m"));
+        let both = variants_explanation(
+            &base,
+            &[("A", "a = 1", flat.clone()), ("B", "b = 1", up.clone())],
+            "m",
+        );
+        assert!(both.starts_with("Explained by B: tested by b = 1, which gives "));
+        assert!(both.contains("; tested and rejected: A (a = 1 gives "));
+        assert!(both.contains(", differs); m"), "{both}");
+        let none = variants_explanation(
+            &base,
+            &[("A", "a = 1", flat.clone()), ("B", "b = 1", flat)],
+            "m",
+        );
+        assert!(none.starts_with("not yet explained; tested and rejected: A (a = 1 gives "));
+        assert!(none.contains(", differs); B (b = 1 gives "));
+        assert!(none.ends_with("; m"));
     }
 
     #[test]
