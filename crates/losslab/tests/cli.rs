@@ -869,6 +869,7 @@ fn bad_seed_lists_exit_2_before_any_run() {
         ],
         &["--jobs"],
     );
+    bad(&["reproduce", "prr", "--quick", "--jobs", "0"], &["--jobs"]);
 }
 
 #[test]

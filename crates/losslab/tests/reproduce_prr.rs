@@ -220,3 +220,17 @@ fn unknown_paper_is_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nosuchpaper"));
 }
+
+/// `--jobs` decides how many simulations run at once, never what they
+/// give: one thread and three write the same results.json byte for byte.
+#[test]
+fn prr_quick_results_do_not_depend_on_jobs() {
+    let read = |jobs: &str| {
+        let (dir, _) = reproduce_quick("prr", &["--jobs", jobs]);
+        std::fs::read(dir.path().join("prr/results.json")).unwrap()
+    };
+    assert!(
+        read("1") == read("3"),
+        "results.json differs between --jobs 1 and 3"
+    );
+}

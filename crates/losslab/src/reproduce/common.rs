@@ -124,10 +124,11 @@ pub struct Run {
     pub traces: Vec<FlowTrace>,
 }
 
-/// Runs `f(i)` for every i in `0..n` on every core (pool.rs, as `run
-/// --seeds` and `sweep` do); the results come back in index order, so the
-/// thread count never shows in the output.
+/// Runs `f(i)` for every i in `0..n` on `ctx.jobs` threads, one per core
+/// by default (pool.rs, as `run --seeds` and `sweep` do); the results come
+/// back in index order, so the thread count never shows in the output.
 pub fn par_map<T: Send>(
+    ctx: &super::Ctx,
     n: usize,
     f: impl Fn(usize) -> Result<T, String> + Sync,
 ) -> Result<Vec<T>, String> {
@@ -135,7 +136,7 @@ pub fn par_map<T: Send>(
     let never = std::sync::atomic::AtomicBool::new(false);
     crate::pool::run_all(
         n,
-        crate::pool::jobs(None, n),
+        crate::pool::jobs(ctx.jobs, n),
         &never,
         |i| Some(f(i)),
         |i, r| out[i] = Some(r),
@@ -148,6 +149,10 @@ pub fn par_map<T: Send>(
 /// Runs `cases` cases over seeds 1..=`seeds` on every core, each
 /// scenario built by `build(case, seed)` (and exported for experiment
 /// `exp` when asked), keeping `keep(results)`: by case, then seed.
+///
+/// The runs start longest first (by `work`) so that the batch does not
+/// end on one core finishing a long run the others could have shared;
+/// results go back by index, so the order never shows in the output.
 pub fn run_cases<T: Send>(
     ctx: &super::Ctx,
     exp: &str,
@@ -157,19 +162,43 @@ pub fn run_cases<T: Send>(
     keep: impl Fn(RunResults) -> T + Sync,
 ) -> Result<Vec<Vec<T>>, String> {
     let n = seeds as usize;
-    let flat = par_map(cases * n, |j| {
-        let sc = build(j / n, 1 + (j % n) as u64);
+    let scenarios: Vec<Scenario> = (0..cases * n)
+        .map(|j| build(j / n, 1 + (j % n) as u64))
+        .collect();
+    let order = longest_first(&scenarios);
+    let ran = par_map(ctx, order.len(), |k| {
+        let sc = &scenarios[order[k]];
         if let Some(x) = &ctx.export {
-            export(x, exp, &sc)?;
+            export(x, exp, sc)?;
         }
-        results_only(&sc).map(&keep)
+        results_only(sc).map(&keep)
     })?;
+    let mut flat: Vec<Option<T>> = (0..order.len()).map(|_| None).collect();
+    for (k, r) in ran.into_iter().enumerate() {
+        flat[order[k]] = Some(r);
+    }
     let mut out = Vec::with_capacity(cases);
-    let mut it = flat.into_iter();
+    let mut it = flat.into_iter().map(|r| r.expect("every run ran"));
     for _ in 0..cases {
         out.push(it.by_ref().take(n).collect());
     }
     Ok(out)
+}
+
+/// A scenario's work, for ordering only: the bottleneck's bit-seconds
+/// times the flows on it (a bulk run's packets grow with both; a file
+/// that ends early makes it an overestimate, which costs nothing but
+/// order).
+pub fn work(sc: &Scenario) -> u128 {
+    let flows: u128 = sc.flows.iter().map(|f| u128::from(f.count.max(1))).sum();
+    u128::from(sc.path.rate) * u128::from(sc.duration) * flows.max(1)
+}
+
+/// Indices of `scenarios`, most work first, ties in index order.
+pub fn longest_first(scenarios: &[Scenario]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scenarios.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(work(&scenarios[i])));
+    order
 }
 
 /// Runs a scenario. With `dir`, also leaves a run directory there
@@ -337,4 +366,35 @@ pub fn export(dir: &Path, exp: &str, sc: &Scenario) -> Result<(), String> {
     let text = losslab_sim::emit::to_toml(sc).map_err(|e| format!("{}: {e}", sc.name))?;
     let f = d.join(format!("{}.toml", crate::outdir::folder_name(&sc.name)));
     fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use losslab_core::time::{MS, SEC};
+
+    /// Work is rate x duration x connections: 10 Mbit/s for 60 s (600
+    /// Mbit), 100 Mbit/s for 10 s (1000), 10 Mbit/s for 60 s with three
+    /// connections (1800), 100 Mbit/s for 10 s again; ties keep index
+    /// order.
+    #[test]
+    fn the_longest_runs_start_first() {
+        let sc = |rate: u64, secs: u64, count: u32| {
+            let mut f = FlowSpec::new("a");
+            f.count = count;
+            scenario(
+                "s",
+                secs * SEC,
+                path(rate, 10 * MS, QueueLimit::Packets(100), LossModel::None),
+                vec![f],
+            )
+        };
+        let all = [
+            sc(10_000_000, 60, 1),
+            sc(100_000_000, 10, 1),
+            sc(10_000_000, 60, 3),
+            sc(100_000_000, 10, 1),
+        ];
+        assert_eq!(longest_first(&all), [2, 1, 3, 0]);
+    }
 }

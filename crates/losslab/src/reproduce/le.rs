@@ -723,7 +723,7 @@ fn fig4(ctx: &Ctx) -> Result<Experiment, String> {
     };
     let k = seeds as usize;
     let per = ns.len() * k;
-    let flat = par_map(SCHEMES.len() * per, |j| {
+    let flat = par_map(ctx, SCHEMES.len() * per, |j| {
         let (c, rest) = (j / per, j % per);
         let (n, seed) = (ns[rest / k], 1 + (rest % k) as u64);
         let sc = fig4_scenario(SCHEMES[c], (agents, timers), rtt, first, n, seed);

@@ -1022,6 +1022,7 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
             full: ctx.full,
             export: ctx.export.as_ref().map(|x| x.join("explain").join(slug)),
             overrides: vec![("tweak".into(), slug.into())],
+            jobs: ctx.jobs,
         };
         tried.push((t, experiments(&sub)?));
     }

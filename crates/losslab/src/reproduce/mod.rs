@@ -60,6 +60,10 @@ pub struct ReproduceArgs {
     /// Print the results as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Simulations to run at once (default: one per core). The results
+    /// do not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
 }
 
 /// One row of a comparison table.
@@ -166,6 +170,9 @@ pub struct Ctx {
     /// Setup choices set to an alternative (setup.rs); empty in the main
     /// arm.
     pub overrides: Vec<(String, String)>,
+    /// Simulations at once (`--jobs`); None: one per core. Results come
+    /// back in index order, so it never shows in the output.
+    pub jobs: Option<u64>,
 }
 
 impl Ctx {
@@ -179,6 +186,7 @@ impl Ctx {
             full: false,
             export: None,
             overrides: vec![],
+            jobs: None,
         }
     }
 
@@ -270,6 +278,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             full: a.full,
             export: export.as_ref().map(OutDir::stage),
             overrides: vec![],
+            jobs: a.jobs,
         };
         let mut r = f(&ctx).map_err(Failure::Runtime)?;
         r.headlines_first();

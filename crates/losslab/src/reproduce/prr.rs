@@ -431,7 +431,7 @@ fn precision(ctx: &Ctx) -> Result<Experiment, String> {
             SEC43_REORDER,
         ),
     ];
-    let per_seed = common::par_map(seeds, |k| {
+    let per_seed = common::par_map(ctx, seeds, |k| {
         let mut out = [[None; 3]; 3];
         for (s, (tag, _, reverse, reorder)) in settings.iter().enumerate() {
             for (i, rec) in ALGS.iter().enumerate() {
@@ -607,7 +607,7 @@ fn rfc3517_matches_prr(ctx: &Ctx, seeds: usize, section: &[bool]) -> Result<Stri
         ("8 separate holes and 1 SACK block per ACK", spread, 1),
     ];
     for (label, drops, blocks) in &settings {
-        let same = common::par_map(seeds, |k| {
+        let same = common::par_map(ctx, seeds, |k| {
             let mut sent = [None; 2];
             for (j, rec) in ["prr-6937", "rfc3517"].iter().enumerate() {
                 let mut sc = testbed(
@@ -1165,7 +1165,7 @@ fn figure4(ctx: &Ctx) -> Result<Experiment, String> {
     // row depends on it.
     let first = v.start.div_ceil(FIG4_SWEEP_STEP) * FIG4_SWEEP_STEP;
     let times: Vec<Time> = (first..end).step_by(FIG4_SWEEP_STEP as usize).collect();
-    let sweep = common::par_map(times.len(), |i| {
+    let sweep = common::par_map(ctx, times.len(), |i| {
         let t = times[i];
         let mut out = [None; ALGS.len()];
         for (j, rec) in ALGS.iter().enumerate() {

@@ -605,6 +605,7 @@ fn er_claims(per_seed: &[Vec<ErStats>], hold: Time, reorder_p: f64) -> Vec<Claim
 /// (at least 200 ms) that ER avoids is most of a lossy response's
 /// latency. The test: the same workloads with the web experiment's RTTs.
 fn explain_er(
+    ctx: &Ctx,
     claims: &mut [Claim],
     mixed_seed: impl Fn(usize) -> Result<Vec<ErStats>, String> + Sync,
     seeds: usize,
@@ -624,7 +625,7 @@ fn explain_er(
     if !claims.iter().any(waiting) {
         return Ok(());
     }
-    let mixed = super::common::par_map(seeds, mixed_seed)?;
+    let mixed = super::common::par_map(ctx, seeds, mixed_seed)?;
     let alt = er_claims(&mixed, hold, reorder_p);
     for c in claims.iter_mut().filter(|c| waiting(c)) {
         let Some(a) = alt.iter().find(|a| a.id == c.id) else {
@@ -765,8 +766,9 @@ pub fn early_retransmit(ctx: &Ctx) -> Result<Experiment, String> {
     );
     let mut by_hold = Vec::new();
     for &hold in &holds {
-        let per_seed =
-            super::common::par_map(seeds, |k| er_seed_with(ctx, setup, k as u64, false, hold))?;
+        let per_seed = super::common::par_map(ctx, seeds, |k| {
+            er_seed_with(ctx, setup, k as u64, false, hold)
+        })?;
         by_hold.push((hold, per_seed));
     }
     let Some((_, per_seed)) = by_hold.iter().find(|(h, _)| *h == setup.hold) else {
@@ -777,6 +779,7 @@ pub fn early_retransmit(ctx: &Ctx) -> Result<Experiment, String> {
     };
     e.claims = er_claims(per_seed, setup.hold, setup.reorder_p);
     explain_er(
+        ctx,
         &mut e.claims,
         |k| er_seed_with(ctx, setup, k as u64, true, setup.hold),
         seeds,

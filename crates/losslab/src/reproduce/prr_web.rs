@@ -799,7 +799,7 @@ pub fn web(ctx: &Ctx) -> Result<Experiment, String> {
     );
     let algs = WEB_ALGS;
     let run = |path: WebPath| -> Result<Vec<PerSeed>, String> {
-        par_map(seeds, |k| web_stats(ctx, setup, path, k as u64))
+        par_map(ctx, seeds, |k| web_stats(ctx, setup, path, k as u64))
     };
     let runs = run(WebPath::Bursty)?;
     let per_seed: Vec<&[WebStats]> = runs.iter().map(|p| p.all.as_slice()).collect();

@@ -146,6 +146,7 @@ fn table(
                 full: ctx.full,
                 export: ctx.export.as_ref().map(|x| x.join("setup").join(&slug)),
                 overrides: vec![(c.key.to_string(), alt.to_string())],
+                jobs: ctx.jobs,
             };
             let mut changed = Vec::new();
             let mut n = 0;
@@ -227,6 +228,7 @@ mod tests {
             full: false,
             export: None,
             overrides: vec![],
+            jobs: None,
         };
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
             let mut e = Experiment::new(id, "t", "s");
@@ -275,6 +277,7 @@ mod tests {
             full: false,
             export: None,
             overrides: vec![("rate".into(), "5".into())],
+            jobs: None,
         };
         let mut main = vec![run(&low, "x").unwrap()];
         assert!(main[0].claims[0].verdict.needs_explanation());

@@ -1331,7 +1331,7 @@ fn section32(ctx: &Ctx) -> Result<Experiment, String> {
     let jobs: Vec<(usize, usize, usize)> = (0..scale.seeds)
         .flat_map(|k| (0..configs.len()).flat_map(move |c| (0..4).map(move |i| (k, c, i))))
         .collect();
-    let mut flat = par_map(jobs.len(), |j| {
+    let mut flat = par_map(ctx, jobs.len(), |j| {
         let (k, c, i) = jobs[j];
         foreground_run(ctx, &configs[c], TIMERS[i], &scale, k as u64)
     })?
@@ -1820,7 +1820,7 @@ fn section33(ctx: &Ctx) -> Result<Experiment, String> {
     let mut spurious: [Vec<(usize, u64, u64)>; 4] = Default::default();
     for &rtt in rtts {
         for site in &SITES {
-            let runs = par_map(4 * downloads, |j| {
+            let runs = par_map(ctx, 4 * downloads, |j| {
                 let (i, d) = (j / downloads, (j % downloads) as u64);
                 page_load(ctx, site, rtt, d, TIMERS[i], &PAPER_FETCH, &loss)
             })?;
@@ -2032,7 +2032,7 @@ fn explain_fig4f_by_connections(
         else {
             continue;
         };
-        let runs = par_map(downloads, |d| {
+        let runs = par_map(ctx, downloads, |d| {
             let fetch = Fetch {
                 ack: AckSpec::Delayed,
                 conns: SUBDOMAIN_CONNECTIONS,
