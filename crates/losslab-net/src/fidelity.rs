@@ -180,6 +180,17 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("per-segment".into()),
             );
         }
+        if f.avoidance != losslab_core::cc::Avoidance::PerSegment {
+            d(
+                "avoidance",
+                format!(
+                    "{} (Linux 3.x's one segment per cwnd + 1 ACKs)",
+                    f.avoidance.name()
+                ),
+                "tcp_cong_avoid_ai(tp, w, acked): the segments acknowledged",
+                Some("per-segment".into()),
+            );
+        }
         if cc == "westwood" && !f.westwood_complete_cwr {
             d(
                 "westwood.complete_cwr",
@@ -1110,8 +1121,8 @@ mod tests {
         }
     }
 
-    /// On top of the linux-6 profile, the older kernels' CUBIC, HyStart
-    /// and per-ACK slow start are differences from the kernel (6.x), each
+    /// On top of the linux-6 profile, the older kernels' CUBIC, HyStart,
+    /// per-ACK slow start and avoidance are differences from the kernel (6.x), each
     /// with the set that removes it.
     #[test]
     fn older_kernel_keys_are_differences() {
@@ -1124,6 +1135,10 @@ mod tests {
             (
                 "profile = \"linux-6\"\nslow_start = \"per-ack\"",
                 "slow_start",
+            ),
+            (
+                "profile = \"linux-6\"\navoidance = \"per-ack\"",
+                "avoidance",
             ),
         ] {
             let d = differences(&scenario(flow, &[]));

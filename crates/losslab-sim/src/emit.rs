@@ -311,6 +311,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         rtt_sample,
         cwnd_growth,
         slow_start,
+        avoidance,
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
@@ -461,6 +462,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *slow_start != base.slow_start {
         out.kv("slow_start", string(slow_start.name()));
+    }
+    if *avoidance != base.avoidance {
+        out.kv("avoidance", string(avoidance.name()));
     }
     if *pacing != base.pacing {
         out.kv("pacing", string(pacing.name()));
@@ -2215,6 +2219,7 @@ app = { kind = "bulk" }
         );
         maybe!(f.cwnd_growth, CwndGrowth::Linux);
         maybe!(f.slow_start, losslab_core::cc::SlowStart::PerAck);
+        maybe!(f.avoidance, losslab_core::cc::Avoidance::PerAck);
         if f.cc.name() == "cubic-linux-3" {
             maybe!(f.hystart, HyStartMode::Linux410);
         }

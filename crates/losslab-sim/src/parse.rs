@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
-use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
+use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -56,6 +56,7 @@ by_name!(
     RttSampling,
     CwndGrowth,
     SlowStart,
+    Avoidance,
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
@@ -722,6 +723,7 @@ const FLOW_KEYS: &[&str] = &[
     "rtt_sample",
     "cwnd_growth",
     "slow_start",
+    "avoidance",
 ];
 /// Algorithms whose parameter table (`[flow.NAME]`) this version reads.
 const PARAMETER_TABLES: &[&str] = &[
@@ -1918,6 +1920,7 @@ impl Cx<'_> {
         self.set_named(t, loc, "rtt_sample", &mut f.rtt_sample)?;
         self.set_named(t, loc, "cwnd_growth", &mut f.cwnd_growth)?;
         self.set_named(t, loc, "slow_start", &mut f.slow_start)?;
+        self.set_named(t, loc, "avoidance", &mut f.avoidance)?;
         if let Some(v) = t.get("slow_start_after_idle") {
             f.slow_start_after_idle = self.boolean(v, &loc.key("slow_start_after_idle"))?;
         }

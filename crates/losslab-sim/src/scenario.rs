@@ -2,7 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
-use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
+use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -378,6 +378,11 @@ pub struct FlowSpec {
     /// Linux up to 3.13's tcp_slow_start(tp), one segment per ACK, for
     /// every controller with the shared slow start.
     pub slow_start: SlowStart,
+    /// `avoidance = "per-segment" | "per-ack"` (added, default
+    /// "per-segment": one segment per cwnd segments acknowledged): Linux
+    /// up to 3.17's tcp_cong_avoid_ai(tp, w), one segment per cwnd + 1
+    /// ACKs, for the Reno family (`cc::Avoidance`).
+    pub avoidance: Avoidance,
     /// `[flow.cubic] hystart = true | false | "linux" | "linux-6" |
     /// "linux-4.10" | "linux-3" | "hystart++"` (added): CUBIC's
     /// slow-start exit, Linux's HyStart (`true` is `"linux"`) or
@@ -559,6 +564,7 @@ impl FlowSpec {
             rtt_sample: RttSampling::Tsecr,
             cwnd_growth: CwndGrowth::Rfc5681,
             slow_start: SlowStart::PerSegment,
+            avoidance: Avoidance::PerSegment,
             app: AppSpec::Bulk,
             sndbuf: None,
             sndbuf_model: None,

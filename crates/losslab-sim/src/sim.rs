@@ -1582,6 +1582,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         rtt_sample: spec.rtt_sample,
         cwnd_growth: spec.cwnd_growth,
         slow_start: spec.slow_start,
+        avoidance: spec.avoidance,
     }
 }
 

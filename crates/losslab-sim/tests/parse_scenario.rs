@@ -1723,3 +1723,21 @@ fn slow_start_key() {
         &["per-segment, per-ack"],
     );
 }
+
+/// `avoidance = "per-segment" | "per-ack"`: absent is today's per
+/// segment; bad values name the key and the choices.
+#[test]
+fn avoidance_key() {
+    use losslab_core::cc::Avoidance;
+    let f = &parse(&minimal_with("", "")).flows[0];
+    assert_eq!(f.avoidance, Avoidance::PerSegment);
+    let f = &parse(&minimal_with("", "avoidance = \"per-ack\"")).flows[0];
+    assert_eq!(f.avoidance, Avoidance::PerAck);
+    let s = parse_with(&minimal_with("", ""), &["flow.a.avoidance=\"per-ack\""]).unwrap();
+    assert_eq!(s.flows[0].avoidance, Avoidance::PerAck);
+    file_error(
+        &minimal_with("", "avoidance = \"w+1\""),
+        "flow.a.avoidance",
+        &["unknown avoidance \"w+1\"", "per-segment", "per-ack"],
+    );
+}

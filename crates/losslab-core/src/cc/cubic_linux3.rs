@@ -40,7 +40,10 @@ use super::cubic_linux::{
     CUBE_RTT_SCALE, HZ,
 };
 use super::hystart::{HyStartOld, OldKernel};
-use super::{slow_start_per_ack, CaState, CcCtx, CongestionControl, HyStartMode, SlowStart};
+use super::{
+    cong_avoid_ai_per_ack, slow_start_per_ack, CaState, CcCtx, CongestionControl, HyStartMode,
+    SlowStart,
+};
 use crate::time::Time;
 use crate::window::Window;
 
@@ -238,18 +241,6 @@ impl CubicLinux3 {
         if self.cnt == 0 {
             self.cnt = 1;
         }
-    }
-}
-
-/// tcp_cong_avoid_ai(tp, w) of 3.x (net/ipv4/tcp_cong.c): one count per
-/// ACK; the ACK that finds cwnd_cnt at w raises cwnd and restarts the
-/// count, so cwnd grows once per w + 1 ACKs.
-fn cong_avoid_ai_per_ack(win: &mut Window, w: u64) {
-    if win.cwnd_cnt >= w {
-        win.cwnd += 1;
-        win.cwnd_cnt = 0;
-    } else {
-        win.cwnd_cnt += 1;
     }
 }
 

@@ -111,6 +111,9 @@ pub struct CcCtx {
     /// The flow's slow start (`slow_start` key; `in_slow_start`,
     /// `grow_in_slow_start`).
     pub slow_start: SlowStart,
+    /// The Reno family's congestion avoidance count (`avoidance` key;
+    /// `avoid`).
+    pub avoidance: Avoidance,
 }
 
 /// The analogue of Linux's `struct tcp_congestion_ops`. Every method but
@@ -318,6 +321,40 @@ impl SlowStart {
     }
 }
 
+/// How the Reno family (`reno`, `newreno`, `westwood`, `veno`, `vegas`'s
+/// Reno mode, `tcp-rr`) counts toward congestion avoidance's one segment
+/// per window (`avoidance`). The CUBIC ports carry their kernel's rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Avoidance {
+    /// One segment per w segments acknowledged (RFC 5681 equation 3 with
+    /// byte counting; Linux 3.18+ tcp_cong_avoid_ai(tp, w, acked)).
+    #[default]
+    PerSegment,
+    /// Linux up to 3.17, tcp_cong_avoid_ai(tp, w) in net/ipv4/tcp_cong.c
+    /// (read at 3.10.105 and 3.2.7; 2.6.18's tcp_reno_cong_avoid() has the
+    /// same lines): one count per ACK however much it acknowledges, and
+    /// the ACK that finds the count at w raises cwnd and restarts it, so
+    /// cwnd grows once per w + 1 ACKs.
+    PerAck,
+}
+
+impl Avoidance {
+    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "per-segment" => Some(Avoidance::PerSegment),
+            "per-ack" => Some(Avoidance::PerAck),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Avoidance::PerSegment => "per-segment",
+            Avoidance::PerAck => "per-ack",
+        }
+    }
+}
+
 /// Parameters a congestion controller may take.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcParams {
@@ -460,6 +497,27 @@ pub fn slow_start_per_ack(w: &mut Window) {
     let delta = w.cwnd_cnt / cwnd;
     w.cwnd_cnt -= delta * cwnd;
     w.cwnd = cwnd + delta;
+}
+
+/// Congestion avoidance's step toward one segment per `per`, counted as
+/// the flow's `avoidance` says.
+pub fn avoid(w: &mut Window, per: u64, acked: u64, ctx: &CcCtx) {
+    match ctx.avoidance {
+        Avoidance::PerSegment => additive_increase(w, per, acked),
+        Avoidance::PerAck => cong_avoid_ai_per_ack(w, per),
+    }
+}
+
+/// tcp_cong_avoid_ai(tp, w) of Linux up to 3.17 (net/ipv4/tcp_cong.c):
+/// one count per ACK; the ACK that finds snd_cwnd_cnt at w raises cwnd
+/// and restarts the count, so cwnd grows once per w + 1 ACKs.
+pub fn cong_avoid_ai_per_ack(win: &mut Window, w: u64) {
+    if win.cwnd_cnt >= w {
+        win.cwnd += 1;
+        win.cwnd_cnt = 0;
+    } else {
+        win.cwnd_cnt += 1;
+    }
 }
 
 /// Additive increase of one segment per `per` segments acknowledged

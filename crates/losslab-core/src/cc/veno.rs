@@ -144,7 +144,7 @@ impl CongestionControl for Veno {
             if grow {
                 if self.diff < BETA {
                     // Non-congestive: Reno's one segment per RTT.
-                    super::additive_increase(w, w.cwnd, acked);
+                    super::avoid(w, w.cwnd, acked, ctx);
                 } else if w.cwnd_cnt >= w.cwnd {
                     // Congestive: every other cwnd's worth of ACKs.
                     if self.inc {
@@ -155,7 +155,11 @@ impl CongestionControl for Veno {
                     }
                     w.cwnd_cnt = 0;
                 } else {
-                    w.cwnd_cnt += acked;
+                    // Linux 3.x counts ACKs here (snd_cwnd_cnt++).
+                    w.cwnd_cnt += match ctx.avoidance {
+                        super::Avoidance::PerSegment => acked,
+                        super::Avoidance::PerAck => 1,
+                    };
                 }
             }
             w.cwnd = w.cwnd.max(2);
@@ -197,6 +201,7 @@ impl CongestionControl for Veno {
 #[cfg(test)]
 mod tests {
     use super::super::testing::window;
+    use super::super::Avoidance;
     use super::*;
     use crate::time::MS;
 
@@ -269,6 +274,31 @@ mod tests {
         assert_eq!(cwnds[33], 11);
         assert_eq!(cwnds[34], 12);
         assert_eq!(cwnds[43], 12);
+    }
+
+    /// The congestive state of the test above with delayed ACKs of two
+    /// segments: per segment the count passes 10 on the 5th ACK and the
+    /// 6th wraps it (grows, inc was 1); per ACK (Linux 3.x's
+    /// `snd_cwnd_cnt++`) as with one segment per ACK, the 11th.
+    #[test]
+    fn congestive_state_counts_acks_in_linux_3() {
+        let grows_at = |avoidance: Avoidance| {
+            let ctx = CcCtx {
+                avoidance,
+                ..CcCtx::default()
+            };
+            let mut v = primed();
+            let mut w = window(10, 5);
+            (1..=20)
+                .find(|_| {
+                    v.on_ack(&mut Window::new(10), &sample(200));
+                    v.cong_avoid(&mut w, 2, &ctx);
+                    w.cwnd == 11
+                })
+                .expect("grows")
+        };
+        assert_eq!(grows_at(Avoidance::PerSegment), 6);
+        assert_eq!(grows_at(Avoidance::PerAck), 11);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! chosen by name in scenarios.
 
 use crate::app::App;
-use crate::cc::{CcParams, CongestionControl, SlowStart};
+use crate::cc::{Avoidance, CcParams, CongestionControl, SlowStart};
 use crate::config::{
     CwndGrowth, CwndValidation, Pacing, PacingStart, RecoveryExit, RtoConfig, RtoSsthresh,
     RttSampling,
@@ -74,6 +74,8 @@ pub struct SenderConfig {
     pub cwnd_growth: CwndGrowth,
     /// Slow start per segment acknowledged or per ACK (`slow_start`).
     pub slow_start: SlowStart,
+    /// Congestion avoidance counted per segment or per ACK (`avoidance`).
+    pub avoidance: Avoidance,
 }
 
 impl Default for SenderConfig {
@@ -104,6 +106,7 @@ impl Default for SenderConfig {
             rtt_sample: RttSampling::Tsecr,
             cwnd_growth: CwndGrowth::Rfc5681,
             slow_start: SlowStart::PerSegment,
+            avoidance: Avoidance::PerSegment,
         }
     }
 }

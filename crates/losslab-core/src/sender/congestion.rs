@@ -59,6 +59,7 @@ impl Sender {
                 None
             },
             slow_start: self.cfg.slow_start,
+            avoidance: self.cfg.avoidance,
         }
     }
 
