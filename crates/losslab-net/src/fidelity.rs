@@ -191,6 +191,14 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("per-segment".into()),
             );
         }
+        if cc == "westwood" && f.westwood_ssthresh != losslab_core::cc::WestwoodSsthresh::Linux {
+            d(
+                "westwood.ssthresh",
+                "bwe (BWE x RTTmin at every congestion signal)".into(),
+                "linux (tcp_reno_ssthresh, then CA_EVENT_LOSS / CA_EVENT_COMPLETE_CWR)",
+                Some("linux".into()),
+            );
+        }
         if cc == "westwood" && !f.westwood_complete_cwr {
             d(
                 "westwood.complete_cwr",
@@ -343,6 +351,14 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("linux".into()),
             );
         }
+        if f.lost_retransmission_detection != p.lost_retransmission_detection {
+            d(
+                "lost_retransmission_detection",
+                onoff(f.lost_retransmission_detection),
+                "false (no tcp_mark_lost_retrans() since 4.4: RACK finds lost retransmissions, with its reordering window)",
+                Some("false".into()),
+            );
+        }
         if f.rto_rearm_on_head_retransmit != p.rto_rearm_on_head_retransmit {
             d(
                 "rto_rearm_on_head_retransmit",
@@ -386,14 +402,6 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
         if !f.dsack_undo {
             d(
                 "dsack_undo",
-                "false".into(),
-                "true (refused)",
-                Some("true".into()),
-            );
-        }
-        if !f.lost_retransmission_detection {
-            d(
-                "lost_retransmission_detection",
                 "false".into(),
                 "true (refused)",
                 Some("true".into()),
@@ -920,7 +928,7 @@ mod tests {
     const CUBIC_RACK: &str = "cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"";
 
     /// The keys linux-6 sets that a flow without it differs in (issue 32).
-    const LINUX6_KEYS: [&str; 10] = [
+    const LINUX6_KEYS: [&str; 11] = [
         "recovery",
         "rto_formula",
         "timer_hz",
@@ -930,6 +938,7 @@ mod tests {
         "rtt_sample",
         "cwnd_growth",
         "receiver.grow_window",
+        "lost_retransmission_detection",
         "rto_rearm_on_head_retransmit",
     ];
 
@@ -1068,6 +1077,7 @@ mod tests {
                 "rack_advance",
                 "rack_tlp_pto",
                 "receiver",
+                "lost_retransmission_detection",
                 "rto_rearm_on_head_retransmit"
             ]
         );
@@ -1084,7 +1094,9 @@ mod tests {
         let ww = differences(&scenario("cc = \"westwood\"\npacing = \"rate\"", &[]));
         let k = keys(&ww);
         assert!(
-            k.contains(&"westwood.hz") && k.contains(&"pacing_start"),
+            k.contains(&"westwood.hz")
+                && k.contains(&"westwood.ssthresh")
+                && k.contains(&"pacing_start"),
             "{k:?}"
         );
         // (rack_reo_timer and rack_advance with RACK and rack_tlp_pto with RACK-TLP: the

@@ -315,6 +315,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         hystart,
         tcp_rr_rto_factor,
         westwood_complete_cwr,
+        westwood_ssthresh,
         westwood_hz,
         bbr_min_rtt_refresh,
         rack_reo_timer,
@@ -635,11 +636,14 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         out.kv("refire", *hack1_refire);
     }
     let ww_cwr = *westwood_complete_cwr != base.westwood_complete_cwr;
+    let ww_ssthresh = *westwood_ssthresh != base.westwood_ssthresh;
     let ww_hz = *westwood_hz != base.westwood_hz;
-    if ww_cwr || ww_hz {
+    if ww_cwr || ww_ssthresh || ww_hz {
         if cc.name() != "westwood" {
             let (key, value) = if ww_cwr {
                 ("westwood_complete_cwr", westwood_complete_cwr.to_string())
+            } else if ww_ssthresh {
+                ("westwood_ssthresh", format!("{westwood_ssthresh:?}"))
             } else {
                 ("westwood_hz", westwood_hz.to_string())
             };
@@ -651,6 +655,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         out.line("[flow.westwood]");
         if ww_cwr {
             out.kv("complete_cwr", *westwood_complete_cwr);
+        }
+        if ww_ssthresh {
+            out.kv("ssthresh", string(westwood_ssthresh.name()));
         }
         if ww_hz {
             out.kv("hz", u64::from(*westwood_hz));
@@ -2026,6 +2033,10 @@ app = { kind = "bulk" }
         }
         if f.cc.name() == "westwood" {
             maybe!(f.westwood_hz, *pick(rng, &[100, 250, 300, 1000]));
+            maybe!(
+                f.westwood_ssthresh,
+                losslab_core::cc::WestwoodSsthresh::Linux
+            );
         }
         if f.cc.name() == "bbr" {
             maybe!(f.bbr_min_rtt_refresh, MinRttRefresh::LowerOrEqual);

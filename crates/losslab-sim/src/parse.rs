@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
-use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart};
+use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart, WestwoodSsthresh};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -57,6 +57,7 @@ by_name!(
     CwndGrowth,
     SlowStart,
     Avoidance,
+    WestwoodSsthresh,
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
@@ -1970,10 +1971,16 @@ impl Cx<'_> {
         if let Some(v) = t.get("westwood") {
             let wloc = loc.key("westwood");
             let wt = self.table(v, &wloc, "a table like [flow.westwood] complete_cwr = true")?;
-            self.only_keys(wt, &wloc, &["complete_cwr", "hz"], "in [flow.westwood]")?;
+            self.only_keys(
+                wt,
+                &wloc,
+                &["complete_cwr", "ssthresh", "hz"],
+                "in [flow.westwood]",
+            )?;
             if let Some(x) = wt.get("complete_cwr") {
                 f.westwood_complete_cwr = self.boolean(x, &wloc.key("complete_cwr"))?;
             }
+            self.set_named(wt, &wloc, "ssthresh", &mut f.westwood_ssthresh)?;
             if let Some(x) = wt.get("hz") {
                 // Linux's CONFIG_HZ is 100 to 1000; 0 keeps nanoseconds.
                 f.westwood_hz = self.integer(

@@ -133,6 +133,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // tcp_rack_mark_lost() since 6.6: the wait + 2 ms in jiffies;
             // tcp_westwood.c counts jiffies too.
             f.rack_reo_timer = ReoTimer::Linux;
+            // tcp_mark_lost_retrans() left in 4.4: RACK finds lost
+            // retransmissions, with its reordering window.
+            f.lost_retransmission_detection = false;
             // tcp_rack_advance(): a SACKed retransmission moves RACK on its
             // RTT alone, whatever the ACK echoes.
             f.rack_advance = RackAdvance::Linux;
@@ -180,6 +183,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.rtt_sample = RttSampling::Linux;
             f.cwnd_growth = CwndGrowth::Linux;
             // tcp_bbr.c before 5.10: an equal RTT sample refreshes min_rtt.
+            // No tcp_mark_lost_retrans() since 4.4 (`git grep` at 4.10.17):
+            // linux-4.4's RACK marks lost retransmissions.
+            f.lost_retransmission_detection = false;
             f.bbr_min_rtt_refresh = MinRttRefresh::LowerOrEqual;
         }
         // Linux 3.17 (the tail-loss paper's hosts; docs/LINUX-VERSIONS.md):

@@ -2,7 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
-use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart};
+use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart, WestwoodSsthresh};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -400,6 +400,11 @@ pub struct FlowSpec {
     /// BARR, which never ask for ssthresh; false by default (the value
     /// of ssthresh at the start of recovery stands in for it, as before).
     pub westwood_complete_cwr: bool,
+    /// `[flow.westwood] ssthresh = "bwe" | "linux"` (added): BWE x RTTmin
+    /// at every congestion signal (`"bwe"`, the default, as before), or
+    /// Linux's tcp_reno_ssthresh() with CA_EVENT_LOSS's BWE x RTTmin on a
+    /// timeout (`"linux"`; with `complete_cwr` it is Linux's Westwood).
+    pub westwood_ssthresh: WestwoodSsthresh,
     /// `[flow.westwood] hz = N` (added): Westwood+ keeps its times in
     /// Linux's jiffies at HZ = N (tcp_westwood.c: usecs_to_jiffies() of
     /// each RTT, tcp_jiffies32 intervals, TCP_WESTWOOD_RTT_MIN = HZ / 20);
@@ -541,6 +546,7 @@ impl FlowSpec {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: losslab_core::cc::TCP_RR_DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
+            westwood_ssthresh: WestwoodSsthresh::Bwe,
             westwood_hz: 0,
             bbr_min_rtt_refresh: MinRttRefresh::Lower,
             rack_reo_timer: ReoTimer::Exact,

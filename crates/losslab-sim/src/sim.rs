@@ -1495,6 +1495,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         hystart: spec.hystart,
         tcp_rr_rto_factor: spec.tcp_rr_rto_factor,
         westwood_complete_cwr: spec.westwood_complete_cwr,
+        westwood_ssthresh: spec.westwood_ssthresh,
         westwood_hz: spec.westwood_hz,
         bbr_min_rtt_refresh: spec.bbr_min_rtt_refresh,
         seed,

@@ -1741,3 +1741,29 @@ fn avoidance_key() {
         &["unknown avoidance \"w+1\"", "per-segment", "per-ack"],
     );
 }
+
+/// `[flow.westwood] ssthresh = "bwe" | "linux"`: absent is BWE x RTTmin;
+/// bad values and other controllers name the key.
+#[test]
+fn westwood_ssthresh_key() {
+    use losslab_core::cc::WestwoodSsthresh;
+    let ww = "cc = \"westwood\"";
+    let f = &parse(&minimal_with("", ww)).flows[0];
+    assert_eq!(f.westwood_ssthresh, WestwoodSsthresh::Bwe);
+    let f = &parse(&minimal_with(
+        "",
+        &format!("{ww}\n[flow.westwood]\nssthresh = \"linux\""),
+    ))
+    .flows[0];
+    assert_eq!(f.westwood_ssthresh, WestwoodSsthresh::Linux);
+    file_error(
+        &minimal_with("", &format!("{ww}\n[flow.westwood]\nssthresh = \"reno\"")),
+        "flow.a.westwood.ssthresh",
+        &["unknown ssthresh \"reno\"", "bwe", "linux"],
+    );
+    file_error(
+        &minimal_with("", "cc = \"reno\"\n[flow.westwood]\nssthresh = \"linux\""),
+        "flow.a.westwood",
+        &["parameters for westwood given but this flow's cc is \"reno\""],
+    );
+}

@@ -28,7 +28,7 @@ pub use reno::Reno;
 pub use tcp_rr::{TcpRr, DEFAULT_RTO_FACTOR as TCP_RR_DEFAULT_RTO_FACTOR};
 pub use vegas::Vegas;
 pub use veno::Veno;
-pub use westwood::{Estimator as WestwoodEstimator, Westwood};
+pub use westwood::{Estimator as WestwoodEstimator, Westwood, WestwoodSsthresh};
 
 use crate::rate::RateSample;
 use crate::time::Time;
@@ -375,6 +375,10 @@ pub struct CcParams {
     /// `westwood` only: Linux's jiffies at HZ = N for its times
     /// (`[flow.westwood] hz = N`; westwood.rs `with_hz`); 0, the
     /// default, keeps nanoseconds.
+    /// `westwood` only: Linux's ssthresh rule (`[flow.westwood] ssthresh
+    /// = "linux"`; westwood.rs `WestwoodSsthresh`); BWE x RTTmin at once
+    /// by default.
+    pub westwood_ssthresh: WestwoodSsthresh,
     pub westwood_hz: u32,
     /// `bbr` only: which samples refresh min_rtt (`[flow.bbr]
     /// min_rtt_refresh`; Linux 5.10+'s `<` by default).
@@ -392,6 +396,7 @@ impl Default for CcParams {
             hystart: HyStartMode::Off,
             tcp_rr_rto_factor: tcp_rr::DEFAULT_RTO_FACTOR,
             westwood_complete_cwr: false,
+            westwood_ssthresh: WestwoodSsthresh::Bwe,
             westwood_hz: 0,
             bbr_min_rtt_refresh: MinRttRefresh::Lower,
             seed: 0,
@@ -421,6 +426,7 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
         "westwood" => Some(Box::new(
             Westwood::new()
                 .with_complete_cwr(p.westwood_complete_cwr)
+                .with_ssthresh(p.westwood_ssthresh)
                 .with_hz(p.westwood_hz),
         )),
         _ => by_name(name),

@@ -77,6 +77,39 @@
 //!   it at tcp_westwood_init(), which the engine has no hook for).
 
 use super::{CaState, CcCtx, CongestionControl, Reno};
+
+/// Where Westwood's ssthresh comes from at a congestion signal
+/// (`[flow.westwood] ssthresh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WestwoodSsthresh {
+    /// BWE x RTTmin at once (the Westwood+ papers, and the mobile paper's
+    /// section II.B; the behaviour before the key).
+    #[default]
+    Bwe,
+    /// Linux (tcp_westwood.c, read at 3.10.105; 6.x the same):
+    /// `.ssthresh = tcp_reno_ssthresh`, max(cwnd / 2, 2), at every
+    /// congestion signal; on a timeout CA_EVENT_LOSS then sets BWE x
+    /// RTTmin; at the end of a recovery CA_EVENT_COMPLETE_CWR does
+    /// (`complete_cwr`, which Linux's Westwood pairs with this).
+    Linux,
+}
+
+impl WestwoodSsthresh {
+    pub const NAMES: &'static [&'static str] = &["bwe", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "bwe" => Some(WestwoodSsthresh::Bwe),
+            "linux" => Some(WestwoodSsthresh::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            WestwoodSsthresh::Bwe => "bwe",
+            WestwoodSsthresh::Linux => "linux",
+        }
+    }
+}
 use crate::time::{usecs_to_jiffies, Time, MS, SEC, US};
 use crate::window::Window;
 
@@ -178,6 +211,10 @@ pub struct Westwood {
     /// Linux's CA_EVENT_COMPLETE_CWR taken as Linux takes it
     /// (`with_complete_cwr`).
     complete_cwr: bool,
+    /// Linux's ssthresh rule (`with_ssthresh`).
+    ssthresh_rule: WestwoodSsthresh,
+    /// The last timeout asked for ssthresh: Linux raised CA_EVENT_LOSS.
+    loss_event: bool,
     /// HZ of Linux's jiffies (`with_hz`); 0: nanoseconds. When set,
     /// `rtt`, `rtt_min` and `rtt_win_sx` hold jiffies and `bw_ns_est`,
     /// `bw_est` bytes per jiffy.
@@ -219,8 +256,17 @@ impl Westwood {
             ssthresh_asked: false,
             per_ack: PerAckFilter::default(),
             complete_cwr: false,
+            ssthresh_rule: WestwoodSsthresh::Bwe,
+            loss_event: false,
             hz: 0,
         }
+    }
+
+    /// Where ssthresh comes from at a congestion signal (`[flow.westwood]
+    /// ssthresh`; see `WestwoodSsthresh`).
+    pub fn with_ssthresh(mut self, rule: WestwoodSsthresh) -> Self {
+        self.ssthresh_rule = rule;
+        self
     }
 
     /// Westwood+ in Linux's jiffies at HZ = `hz` (0: exact nanoseconds,
@@ -382,10 +428,15 @@ impl CongestionControl for Westwood {
     }
 
     /// BWE x RTTmin (see the module comment for why at the start of
-    /// recovery rather than, as Linux, at its end).
-    fn ssthresh(&mut self, _w: &Window, _flight_size: u64) -> u64 {
+    /// recovery rather than, as Linux, at its end), or with
+    /// `WestwoodSsthresh::Linux` Linux's `.ssthresh = tcp_reno_ssthresh`:
+    /// max(cwnd / 2, 2).
+    fn ssthresh(&mut self, w: &Window, _flight_size: u64) -> u64 {
         self.ssthresh_asked = true;
-        self.bw_rttmin()
+        match self.ssthresh_rule {
+            WestwoodSsthresh::Bwe => self.bw_rttmin(),
+            WestwoodSsthresh::Linux => (w.cwnd / 2).max(2),
+        }
     }
 
     /// Linux tcp_reno_cong_avoid().
@@ -399,6 +450,21 @@ impl CongestionControl for Westwood {
     fn on_timeout(&mut self, _now: Time) {
         if std::mem::take(&mut self.ssthresh_asked) {
             self.reset_rtt_min = true;
+            self.loss_event = true;
+        }
+    }
+
+    /// tcp_westwood_event(), CA_EVENT_LOSS, which tcp_enter_loss() raises
+    /// right after asking ssthresh: `tp->snd_ssthresh =
+    /// tcp_westwood_bw_rttmin(sk)` (RTTmin not yet reset: that waits for
+    /// the next ACK). Only with `WestwoodSsthresh::Linux`; otherwise
+    /// `ssthresh` gave BWE x RTTmin already.
+    fn ssthresh_after_timeout(&mut self, ssthresh: u64) -> u64 {
+        let loss = std::mem::take(&mut self.loss_event);
+        if loss && self.ssthresh_rule == WestwoodSsthresh::Linux {
+            self.bw_rttmin()
+        } else {
+            ssthresh
         }
     }
 
@@ -590,6 +656,38 @@ mod tests {
         let mut win = Window::new(50);
         w.complete_cwr(&mut win);
         assert_eq!((win.cwnd, win.ssthresh), (172, 172));
+    }
+
+    /// The estimate of the test above, 172 segments, at cwnd 300. Linux's
+    /// rule: fast recovery's ssthresh is Reno's 300 / 2 = 150; a timeout
+    /// that asked for ssthresh gets 150 first, then CA_EVENT_LOSS's 172; a
+    /// repeated timeout (none asked) keeps what the sender holds. "bwe":
+    /// 172 at every signal.
+    #[test]
+    fn linux_ssthresh_is_renos_then_the_estimate_after_a_timeout() {
+        let est = |rule: WestwoodSsthresh| {
+            let mut w = Westwood::new().with_ssthresh(rule);
+            w.bw_est = 2_500_000;
+            w.rtt_min = 100 * MS;
+            w.mss = 1448;
+            w
+        };
+        let win = Window::new(300);
+        let mut w = est(WestwoodSsthresh::Linux);
+        assert_eq!(w.ssthresh(&win, 300), 150);
+        w.on_state(CaState::Open, &win);
+        let asked = w.ssthresh(&win, 300);
+        w.on_timeout(0);
+        assert_eq!((asked, w.ssthresh_after_timeout(asked)), (150, 172));
+        w.on_timeout(0);
+        assert_eq!(w.ssthresh_after_timeout(90), 90, "a repeated timeout");
+        let mut w = est(WestwoodSsthresh::Bwe);
+        assert_eq!(w.ssthresh(&win, 300), 172);
+        w.on_timeout(0);
+        assert_eq!(w.ssthresh_after_timeout(172), 172);
+        // Floor: max(cwnd / 2, 2).
+        let mut w = est(WestwoodSsthresh::Linux);
+        assert_eq!(w.ssthresh(&Window::new(3), 3), 2);
     }
 
     #[test]

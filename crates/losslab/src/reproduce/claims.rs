@@ -608,6 +608,31 @@ pub fn variants_explanation(c: &Claim, variants: &[(&str, &str, Claim)], measure
     text
 }
 
+/// Variants that cannot explain a row whatever they give, because they
+/// change something the paper fixed (`why_not` says what): each is listed
+/// with what it gives, and one that meets the paper is said to reproduce
+/// the row without explaining it; the row stays not yet explained.
+pub fn variants_not_explaining(
+    variants: &[(&str, &str, Claim)],
+    why_not: &str,
+    measured: &str,
+) -> String {
+    let list = variants
+        .iter()
+        .map(|(cause, how, v)| {
+            let gives = v.ours.as_ref().map(summary_text).unwrap_or_default();
+            let held = if v.verdict == Verdict::Reproduced {
+                ": it reproduces the row"
+            } else {
+                ""
+            };
+            format!("{cause} ({how} gives {gives}, {}{held})", v.verdict.name())
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!("{UNEXPLAINED}; tested, not as explanations ({why_not}): {list}; {measured}")
+}
+
 /// What a differing row says until an experiment has tested an
 /// explanation.
 pub const UNTESTED: &str = "not yet explained (no explanation has been tested yet)";
@@ -1243,12 +1268,18 @@ mod tests {
         assert!(both.contains(", differs); m"), "{both}");
         let none = variants_explanation(
             &base,
-            &[("A", "a = 1", flat.clone()), ("B", "b = 1", flat)],
+            &[("A", "a = 1", flat.clone()), ("B", "b = 1", flat.clone())],
             "m",
         );
         assert!(none.starts_with("not yet explained; tested and rejected: A (a = 1 gives "));
         assert!(none.contains(", differs); B (b = 1 gives "));
         assert!(none.ends_with("; m"));
+        let not = variants_not_explaining(&[("A", "a = 1", up), ("B", "b = 1", flat)], "w", "m");
+        assert!(
+            not.starts_with("not yet explained; tested, not as explanations (w): A (a = 1 gives ")
+        );
+        assert!(not.contains(", reproduced: it reproduces the row); B (b = 1 gives "));
+        assert!(not.ends_with(", differs); m"));
     }
 
     #[test]
