@@ -93,13 +93,13 @@ pub struct Delivered {
     /// section 6.2 step 2) and every retransmission sent before it should
     /// have arrived first (lost-retransmission detection).
     pub latest_original: Option<DeliveredSeg>,
-    /// The most recently (re)sent of them that was retransmitted: which
-    /// copy arrived is ambiguous, so RACK checks it before use.
-    pub latest_retransmitted: Option<DeliveredSeg>,
-    /// The same among those newly SACKed, and among those the cumulative
-    /// ACK delivered: Linux checks the two differently (tcp_sacktag_one()
-    /// hands every SACKed one to tcp_rack_advance(), tcp_clean_rtx_queue()
-    /// only those tcp_skb_spurious_retrans() clears).
+    /// The most recently (re)sent of them that was retransmitted, among
+    /// those newly SACKed and among those the cumulative ACK delivered
+    /// (`latest_retransmitted()`: either). Which copy arrived is
+    /// ambiguous, so RACK checks it before use, and Linux checks the two
+    /// differently (tcp_sacktag_one() hands every SACKed one to
+    /// tcp_rack_advance(), tcp_clean_rtx_queue() only those
+    /// tcp_skb_spurious_retrans() clears).
     pub sacked_retransmitted: Option<DeliveredSeg>,
     pub cum_retransmitted: Option<DeliveredSeg>,
     /// The lowest never-retransmitted one (reordering detection: Linux
@@ -123,7 +123,21 @@ pub struct Delivered {
     pub cum_acked_original_sent: Option<(Time, Time)>,
 }
 
+/// The more recently sent of two delivered segments.
+pub fn later(a: Option<DeliveredSeg>, b: Option<DeliveredSeg>) -> Option<DeliveredSeg> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if x.tx_order > y.tx_order { x } else { y }),
+        (x, y) => x.or(y),
+    }
+}
+
 impl Delivered {
+    /// The most recently (re)sent retransmitted segment this ACK delivered,
+    /// SACKed or cumulatively.
+    pub fn latest_retransmitted(&self) -> Option<DeliveredSeg> {
+        later(self.sacked_retransmitted, self.cum_retransmitted)
+    }
+
     fn note(&mut self, seg_no: u64, s: &SegMeta, sacked: bool) {
         self.segments += 1;
         let d = DeliveredSeg {
@@ -132,15 +146,11 @@ impl Delivered {
             sent: s.last_sent,
         };
         let slot = if s.is(EVER_RETRANS) {
-            let by = if sacked {
+            if sacked {
                 &mut self.sacked_retransmitted
             } else {
                 &mut self.cum_retransmitted
-            };
-            if by.is_none_or(|o| o.tx_order < d.tx_order) {
-                *by = Some(d);
             }
-            &mut self.latest_retransmitted
         } else {
             self.lowest_original = Some(self.lowest_original.map_or(seg_no, |l| l.min(seg_no)));
             let span = if sacked {
@@ -1046,7 +1056,7 @@ mod tests {
             d.latest_original.map(|o| (o.seg_no, o.tx_order)),
             Some((5, 5))
         );
-        let r = d.latest_retransmitted.unwrap();
+        let r = d.latest_retransmitted().unwrap();
         assert_eq!((r.seg_no, r.tx_order, r.sent), (2, 20, 50));
         assert_eq!(b.fack(), 6);
         // A repeated block delivers nothing new.

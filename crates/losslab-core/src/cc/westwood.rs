@@ -431,11 +431,11 @@ impl CongestionControl for Westwood {
     /// recovery rather than, as Linux, at its end), or with
     /// `WestwoodSsthresh::Linux` Linux's `.ssthresh = tcp_reno_ssthresh`:
     /// max(cwnd / 2, 2).
-    fn ssthresh(&mut self, w: &Window, _flight_size: u64) -> u64 {
+    fn ssthresh(&mut self, w: &Window, flight_size: u64) -> u64 {
         self.ssthresh_asked = true;
         match self.ssthresh_rule {
             WestwoodSsthresh::Bwe => self.bw_rttmin(),
-            WestwoodSsthresh::Linux => (w.cwnd / 2).max(2),
+            WestwoodSsthresh::Linux => Reno.ssthresh(w, flight_size),
         }
     }
 

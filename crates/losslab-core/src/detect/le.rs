@@ -108,7 +108,7 @@ impl Le {
         let d = board.delivered();
         let min_rtt = ctx.min_rtt.unwrap_or(0);
         let rtx = d
-            .latest_retransmitted
+            .latest_retransmitted()
             .filter(|x| ctx.now.saturating_sub(x.sent) >= min_rtt);
         [d.latest_original, rtx]
             .into_iter()

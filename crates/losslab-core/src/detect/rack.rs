@@ -48,7 +48,7 @@
 
 use super::{mark, DetectCtx, DupThresh, LossDetector};
 use crate::minmax::WindowedFilter;
-use crate::scoreboard::{Delivered, DeliveredSeg, Scoreboard, SegMeta, EVER_RETRANS, LOST};
+use crate::scoreboard::{later, Delivered, DeliveredSeg, Scoreboard, SegMeta, EVER_RETRANS, LOST};
 use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, SEC, US};
 
 /// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
@@ -148,15 +148,11 @@ impl RackAdvance {
         let aged = |r: &DeliveredSeg| min_rtt.is_some_and(|m| ctx.now.saturating_sub(r.sent) >= m);
         let echoed = |r: &DeliveredSeg| ctx.echo_not_before(r.sent);
         match self {
-            RackAdvance::Rfc8985 => d.latest_retransmitted.filter(|r| echoed(r) && aged(r)),
-            RackAdvance::Linux => {
-                let sacked = d.sacked_retransmitted.filter(aged);
-                let cum = d.cum_retransmitted.filter(|r| echoed(r) && aged(r));
-                match (sacked, cum) {
-                    (Some(a), Some(b)) => Some(if a.tx_order > b.tx_order { a } else { b }),
-                    (a, b) => a.or(b),
-                }
-            }
+            RackAdvance::Rfc8985 => d.latest_retransmitted().filter(|r| echoed(r) && aged(r)),
+            RackAdvance::Linux => later(
+                d.sacked_retransmitted.filter(aged),
+                d.cum_retransmitted.filter(|r| echoed(r) && aged(r)),
+            ),
         }
     }
 }

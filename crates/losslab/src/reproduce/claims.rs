@@ -567,45 +567,18 @@ pub fn variant_explanation(
     how: &str,
     measured: &str,
 ) -> String {
-    variants_explanation(c, &[(cause, how, variant.clone())], measured)
-}
-
-/// The explanation of `c` that several variants of its runs give, each
-/// `(cause, how, variant)` as in `variant_explanation`: "Explained by"
-/// the causes whose variant meets the paper, the others listed as tested
-/// and rejected; `measured` follows. One variant reads exactly as
-/// `variant_explanation`.
-pub fn variants_explanation(c: &Claim, variants: &[(&str, &str, Claim)], measured: &str) -> String {
-    let gives = |v: &Claim| v.ours.as_ref().map(summary_text).unwrap_or_default();
-    let (held, rejected): (Vec<_>, Vec<_>) = variants.iter().partition(|(_, _, v)| supports(c, v));
-    let rejected = rejected
-        .iter()
-        .map(|(cause, how, v)| format!("{cause} ({how} gives {}, {})", gives(v), v.verdict.name()))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let mut text = if held.is_empty() {
-        format!("{UNEXPLAINED}; tested and rejected: {rejected}")
+    let vo = variant.ours.as_ref().map(summary_text).unwrap_or_default();
+    if supports(c, variant) {
+        format!(
+            "Explained by {cause}: tested by {how}, which gives {vo} ({}); {measured}",
+            variant.verdict.name()
+        )
     } else {
-        let held = held
-            .iter()
-            .map(|(cause, how, v)| {
-                format!(
-                    "{cause}: tested by {how}, which gives {} ({})",
-                    gives(v),
-                    v.verdict.name()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; and by ");
-        if rejected.is_empty() {
-            format!("Explained by {held}")
-        } else {
-            format!("Explained by {held}; tested and rejected: {rejected}")
-        }
-    };
-    text.push_str("; ");
-    text.push_str(measured);
-    text
+        format!(
+            "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
+            variant.verdict.name()
+        )
+    }
 }
 
 /// Variants that cannot explain a row whatever they give, because they
@@ -1233,7 +1206,7 @@ mod tests {
     }
 
     #[test]
-    fn several_variants_name_what_held_and_what_was_rejected() {
+    fn variants_name_what_held_and_what_was_rejected() {
         let order = Expect::Order {
             paper_positive: true,
         };
@@ -1252,28 +1225,11 @@ mod tests {
         assert!(base.verdict.needs_explanation());
         let (up, flat) = (claim(2.0, 4.0), claim(-1.0, 1.0));
         let one = variant_explanation(&base, &up, "A", "a = 1", "m");
-        assert_eq!(
-            one,
-            variants_explanation(&base, &[("A", "a = 1", up.clone())], "m")
-        );
         assert!(one.starts_with("Explained by A: tested by a = 1, which gives "));
         assert!(one.ends_with("(reproduced); m"));
-        let both = variants_explanation(
-            &base,
-            &[("A", "a = 1", flat.clone()), ("B", "b = 1", up.clone())],
-            "m",
-        );
-        assert!(both.starts_with("Explained by B: tested by b = 1, which gives "));
-        assert!(both.contains("; tested and rejected: A (a = 1 gives "));
-        assert!(both.contains(", differs); m"), "{both}");
-        let none = variants_explanation(
-            &base,
-            &[("A", "a = 1", flat.clone()), ("B", "b = 1", flat.clone())],
-            "m",
-        );
+        let none = variant_explanation(&base, &flat, "A", "a = 1", "m");
         assert!(none.starts_with("not yet explained; tested and rejected: A (a = 1 gives "));
-        assert!(none.contains(", differs); B (b = 1 gives "));
-        assert!(none.ends_with("; m"));
+        assert!(none.ends_with(", differs); m"), "{none}");
         let not = variants_not_explaining(&[("A", "a = 1", up), ("B", "b = 1", flat)], "w", "m");
         assert!(
             not.starts_with("not yet explained; tested, not as explanations (w): A (a = 1 gives ")
