@@ -70,8 +70,10 @@ def main(argv: List[str]) -> int:
     head = json.loads(sys.stdin.readline())
     points = [json.loads(line) for line in sys.stdin if line.strip()]
     text = ray.put(head["scenario"])
+    # A point with a scenario of its own (losslab reproduce --ray) runs it.
     pending = {
-        task.remote(head["origin"], text, p["overrides"], p["seeds"]): p["point"] for p in points
+        task.remote(head["origin"], p["scenario"] if "scenario" in p else text, p["overrides"], p["seeds"]): p["point"]
+        for p in points
     }
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)

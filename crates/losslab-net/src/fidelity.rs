@@ -199,6 +199,22 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("linux".into()),
             );
         }
+        if cc == "vegas" && f.vegas_gate != losslab_core::cc::VegasGate::Linux {
+            d(
+                "vegas.gate",
+                "cwnd-limited (Vegas adjusts only while cwnd-limited)".into(),
+                "linux (tcp_vegas_cong_avoid() on every ACK that may raise cwnd)",
+                Some("linux".into()),
+            );
+        }
+        if cc == "vegas" && f.vegas_ssthresh != losslab_core::cc::VegasSsthresh::Cwnd {
+            d(
+                "vegas.ssthresh",
+                "cwnd-1 (min(ssthresh, cwnd - 1) on a decrease, Linux up to 4.10)".into(),
+                "cwnd (tcp_vegas_ssthresh() of 5.x and later: min(ssthresh, cwnd))",
+                Some("cwnd".into()),
+            );
+        }
         if cc == "westwood" && !f.westwood_complete_cwr {
             d(
                 "westwood.complete_cwr",
@@ -1072,7 +1088,10 @@ mod tests {
                 "pacing_start",
                 "rtt_sample",
                 "cwnd_growth",
+                "westwood_complete_cwr",
+                "westwood_ssthresh",
                 "westwood_hz",
+                "vegas_gate",
                 "rack_reo_timer",
                 "rack_advance",
                 "rack_tlp_pto",
@@ -1083,8 +1102,9 @@ mod tests {
         );
         // profile is a name; detection, timers, slow_start_after_idle and
         // frto are followed (sysctls); recovery_exit matters only without SACK, and is
-        // compared there; pacing_start matters only to a paced flow and
-        // westwood_hz only to Westwood, and are compared there; the rest
+        // compared there; pacing_start matters only to a paced flow, the
+        // westwood_* keys only to Westwood and vegas_gate only to Vegas,
+        // and are compared there; the rest
         // are differences of the default flow.
         for k in ["detection", "timers", "slow_start_after_idle", "frto"] {
             assert!(FOLLOWED.contains(&k), "{k}");

@@ -317,6 +317,8 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         westwood_complete_cwr,
         westwood_ssthresh,
         westwood_hz,
+        vegas_gate,
+        vegas_ssthresh,
         bbr_min_rtt_refresh,
         rack_reo_timer,
         rack_advance,
@@ -661,6 +663,28 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         }
         if ww_hz {
             out.kv("hz", u64::from(*westwood_hz));
+        }
+    }
+    let vg_gate = *vegas_gate != base.vegas_gate;
+    let vg_ssthresh = *vegas_ssthresh != base.vegas_ssthresh;
+    if vg_gate || vg_ssthresh {
+        if cc.name() != "vegas" {
+            let (key, value) = if vg_gate {
+                ("vegas_gate", vegas_gate.name())
+            } else {
+                ("vegas_ssthresh", vegas_ssthresh.name())
+            };
+            return Err(format!(
+                "{at}.{key}: {value:?} cannot be written: [flow.vegas] is read only with cc = \"vegas\", and this flow's cc is {:?}",
+                cc.name()
+            ));
+        }
+        out.line("[flow.vegas]");
+        if vg_gate {
+            out.kv("gate", string(vegas_gate.name()));
+        }
+        if vg_ssthresh {
+            out.kv("ssthresh", string(vegas_ssthresh.name()));
         }
     }
     if *bbr_min_rtt_refresh != base.bbr_min_rtt_refresh {
@@ -1563,6 +1587,22 @@ app = { kind = "bulk" }
         {
             let mut sc = two_flows();
             let f = &mut sc.flows[0];
+            f.cc = CcSpec::Named("vegas".into());
+            f.vegas_gate = losslab_core::cc::VegasGate::Linux;
+            let text = round_trip(&sc);
+            assert!(text.contains("[flow.vegas]\ngate = \"linux\"\n"), "{text}");
+            sc.flows[0].vegas_ssthresh = losslab_core::cc::VegasSsthresh::CwndMinusOne;
+            let text = round_trip(&sc);
+            assert!(
+                text.contains("[flow.vegas]\ngate = \"linux\"\nssthresh = \"cwnd-1\"\n"),
+                "{text}"
+            );
+            sc.flows[0].cc = CcSpec::Named("reno".into());
+            assert_err(&sc, "flow.a.vegas_gate:");
+        }
+        {
+            let mut sc = two_flows();
+            let f = &mut sc.flows[0];
             f.rack_reo_timer = ReoTimer::Linux;
             f.detection = "dupthresh".into();
             f.timer_hz = 250;
@@ -1969,11 +2009,13 @@ app = { kind = "bulk" }
         maybe!(f.start, rng.gen_range(0..duration));
         maybe!(
             f.cc,
-            match rng.gen_range(0..5) {
+            match rng.gen_range(0..7) {
                 0 => CcSpec::NewReno,
                 1 => CcSpec::Fixed(rng.gen_range(1..100)),
                 2 => CcSpec::Named("reno".into()),
                 3 => CcSpec::Named("tcp-rr".into()),
+                4 => CcSpec::Named("westwood".into()),
+                5 => CcSpec::Named("vegas".into()),
                 _ => CcSpec::Named("cubic".into()),
             }
         );
@@ -2036,6 +2078,13 @@ app = { kind = "bulk" }
             maybe!(
                 f.westwood_ssthresh,
                 losslab_core::cc::WestwoodSsthresh::Linux
+            );
+        }
+        if f.cc.name() == "vegas" {
+            maybe!(f.vegas_gate, losslab_core::cc::VegasGate::Linux);
+            maybe!(
+                f.vegas_ssthresh,
+                losslab_core::cc::VegasSsthresh::CwndMinusOne
             );
         }
         if f.cc.name() == "bbr" {

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use losslab_core::time::{Time, SEC};
 use toml::{Table, Value};
 
-use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart, WestwoodSsthresh};
+use losslab_core::cc::{
+    Avoidance, HyStartMode, MinRttRefresh, SlowStart, VegasGate, VegasSsthresh, WestwoodSsthresh,
+};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -58,6 +60,8 @@ by_name!(
     SlowStart,
     Avoidance,
     WestwoodSsthresh,
+    VegasGate,
+    VegasSsthresh,
     AckRtt,
     QarrUpdate,
     NewRenoVariant,
@@ -735,6 +739,7 @@ const PARAMETER_TABLES: &[&str] = &[
     "tlpr",
     "cubic",
     "westwood",
+    "vegas",
     "rack",
     "rack-tlp",
     "hack1",
@@ -1992,6 +1997,14 @@ impl Cx<'_> {
                 )? as u32;
             }
             self.parameters_read(&wloc, "westwood", "cc", &f.cc.name())?;
+        }
+        if let Some(v) = t.get("vegas") {
+            let vloc = loc.key("vegas");
+            let vt = self.table(v, &vloc, "a table like [flow.vegas] gate = \"linux\"")?;
+            self.only_keys(vt, &vloc, &["gate", "ssthresh"], "in [flow.vegas]")?;
+            self.set_named(vt, &vloc, "gate", &mut f.vegas_gate)?;
+            self.set_named(vt, &vloc, "ssthresh", &mut f.vegas_ssthresh)?;
+            self.parameters_read(&vloc, "vegas", "cc", &f.cc.name())?;
         }
         if let Some(v) = t.get("bbr") {
             let bloc = loc.key("bbr");

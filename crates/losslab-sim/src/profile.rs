@@ -7,7 +7,9 @@
 //! had something it lacks (BIC in 2.6.17, BBR in 4.10, RACK running
 //! beside FACK in 4.4-4.14), the comment says what stands in for it.
 
-use losslab_core::cc::{HyStartMode, MinRttRefresh, SlowStart};
+use losslab_core::cc::{
+    Avoidance, HyStartMode, MinRttRefresh, SlowStart, VegasGate, VegasSsthresh, WestwoodSsthresh,
+};
 use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
 use losslab_core::time::{MS, SEC};
 use losslab_core::timers::Pto;
@@ -57,6 +59,25 @@ fn linux_common(f: &mut FlowSpec) {
     f.rto_rearm_on_head_retransmit = true;
 }
 
+/// The congestion-control modules as the kernels from 3.10 on have them
+/// (each key is read only by its controller): tcp_westwood.c's
+/// `.ssthresh = tcp_reno_ssthresh` with CA_EVENT_LOSS and
+/// CA_EVENT_COMPLETE_CWR setting BWE x RTTmin (`[flow.westwood] ssthresh
+/// = "linux"`, `complete_cwr = true`), and tcp_vegas_cong_avoid() called
+/// on every ACK that may raise cwnd (`[flow.vegas] gate = "linux"`).
+/// Read at 3.10.105 and 4.10.17; 6.x is the same. 3.2 stands nearest:
+/// its Westwood hooks CA_EVENT_FRTO, not CA_EVENT_LOSS, which with SACK
+/// and tcp_frto = 2 comes on the same timeouts, but not without SACK
+/// with more than one retransmission out (tcp_enter_loss()), where 3.2
+/// keeps Reno's ssthresh. tcp_vegas_ssthresh() is min(ssthresh, cwnd -
+/// 1) up to 4.10 (`[flow.vegas] ssthresh = "cwnd-1"`, set by the 3.x
+/// and 4.10 profiles) and min(ssthresh, cwnd) by 5.2 (the default).
+fn linux_modules(f: &mut FlowSpec) {
+    f.westwood_ssthresh = WestwoodSsthresh::Linux;
+    f.westwood_complete_cwr = true;
+    f.vegas_gate = VegasGate::Linux;
+}
+
 /// The Linux 3.x hosts of the PRR, mobile and tail-loss papers: Linux's
 /// whole RTT estimator (tcp_rtt_estimator(): the variance term falls once
 /// per RTT; `rto_formula = "linux-kernel"`) and timers on a 1000 Hz tick
@@ -66,9 +87,16 @@ fn linux_common(f: &mut FlowSpec) {
 /// unchanged in later kernels. The 3.x kernels' own code, as 3.2, 3.10
 /// and 3.17 share it: tcp_cubic.c of 3.x (`cubic-linux-3`, HyStart
 /// `linux-3`) and PRR as tcp_cwnd_reduction() of 3.x (`prr-linux-3`:
-/// prior_cwnd, SSRB on every ACK).
+/// prior_cwnd, SSRB on every ACK). The Reno family's congestion
+/// avoidance per ACK (tcp_cong_avoid_ai(tp, w), `avoidance = "per-ack"`;
+/// later kernels count the segments acked, tcp_cong_avoid_ai(tp, w,
+/// acked)) and the modules of `linux_modules`.
 fn linux_3x(f: &mut FlowSpec) {
     linux_common(f);
+    linux_modules(f);
+    f.vegas_ssthresh = VegasSsthresh::CwndMinusOne;
+    // tcp_cong_avoid_ai(tp, w) up to 3.17: one segment per cwnd + 1 ACKs.
+    f.avoidance = Avoidance::PerAck;
     f.rto_formula = RtoFormula::LinuxKernel;
     f.timer_hz = 1000;
     f.westwood_hz = 1000;
@@ -117,6 +145,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - IW 10 (RFC 6928, since 2.6.39).
         "linux-6" => {
             linux_common(f);
+            linux_modules(f);
             f.cc = CcSpec::Named("cubic-linux".into());
             f.hystart = HyStartMode::Off;
             f.recovery = "prr-linux".into();
@@ -170,6 +199,8 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   at their defaults.
         "linux-4.10" => {
             linux_common(f);
+            linux_modules(f);
+            f.vegas_ssthresh = VegasSsthresh::CwndMinusOne;
             f.cc = CcSpec::Named("cubic-linux".into());
             f.hystart = HyStartMode::Linux410;
             f.recovery = "prr-linux-4.10".into();
@@ -287,6 +318,10 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // tcp_slow_start() with tcp_abc = 0: one segment per ACK (read
             // at 2.6.18; the same through 3.13).
             f.slow_start = SlowStart::PerAck;
+            // tcp_reno_cong_avoid() of 2.6.18 with tcp_abc = 0 (its
+            // default there; 2.6.17's is not read): one segment per cwnd
+            // + 1 ACKs, as 3.x's tcp_cong_avoid_ai(tp, w).
+            f.avoidance = Avoidance::PerAck;
         }
         // The standards alone: RFC 5681 congestion control with RFC 6582's
         // FlightSize halving (`newreno`), RFC 6675 loss recovery and

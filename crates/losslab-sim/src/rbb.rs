@@ -105,7 +105,7 @@ impl RbbMeter {
 }
 
 /// A flow's `rbb` in the results document.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct RbbResults {
     pub samples: u64,
     pub nonzero_samples: u64,

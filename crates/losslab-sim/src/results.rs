@@ -1,18 +1,20 @@
 //! The results document (docs/SCENARIO.md, "Results"): a public contract.
 //! Fields may be added, never renamed or re-typed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use losslab_core::time::{Time, MS, SEC};
 
 use crate::view::{RecoveryPeriod, RunView};
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunResults {
     pub scenario: String,
     pub seed: u64,
     pub sim_time_s: f64,
-    /// Filled by the caller (the simulator has no clock).
+    /// Filled by the caller (the simulator has no clock); documents that
+    /// must not depend on the machine leave it out.
+    #[serde(default)]
     pub wall_time_s: f64,
     pub events: u64,
     /// True when the run was stopped before its end (Ctrl-C).
@@ -21,13 +23,13 @@ pub struct RunResults {
     pub flows: Vec<FlowResults>,
     /// One entry per flow of app kind "chunks" (added; absent without
     /// one).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileResults>,
 }
 
 /// A chunked file sent over parallel connections (OR3 paper section
 /// III-C).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FileResults {
     /// The `[[flow]]`'s name; its connections are the flows NAME.1 ..
     /// NAME.N (NAME itself with one connection).
@@ -49,7 +51,7 @@ pub struct FileResults {
     pub chunks_completed: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PathResults {
     pub utilization: f64,
     /// Data packets dropped on the bottleneck (queue + loss model).
@@ -64,7 +66,7 @@ pub struct PathResults {
 }
 
 /// The scenario's `[path]` and `[reverse]`, for the results document.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PathConfig {
     pub rate_bps: u64,
     pub delay_s: f64,
@@ -136,14 +138,14 @@ fn describe_loss(m: &crate::scenario::LossModel) -> String {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RttResults {
     pub min: Option<f64>,
     pub mean: Option<f64>,
     pub p99: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RecoveryResult {
     pub start_s: f64,
     pub end_s: Option<f64>,
@@ -167,7 +169,7 @@ pub struct RecoveryResult {
     /// no unsent data while cwnd and the peer's window allowed some
     /// (application stall, the mobile paper's Definition 1). Absent when
     /// the flow's send buffer is unlimited.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_stall_s: Option<f64>,
     /// Added: the RTT spike after the episode (the mobile paper's section
     /// VII.E): the latest RTT when it began, the largest RTT of segments
@@ -177,12 +179,12 @@ pub struct RecoveryResult {
     pub rtt_spike: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowResults {
     pub name: String,
     /// The flow's `profile`, when it named one (added field; absent
     /// otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
     pub cc: String,
     pub recovery: String,
@@ -207,7 +209,7 @@ pub struct FlowResults {
     /// segment was accepted, after an earlier copy had reached the
     /// receiver and been discarded as out of window (OR3 paper section
     /// IV's overbooking); absent when none were.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub retransmissions_of_discarded: u64,
     /// Added (OR3 paper section III-B): retransmissions of data the
     /// receiver held when they were sent, because the ACKs that reported
@@ -238,14 +240,14 @@ pub struct FlowResults {
     pub spurious_rtos: u64,
     /// Added: segments sent beyond the receiver's advertised window
     /// (opportunistic retransmission; absent when none were).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub beyond_window_segments: u64,
     /// Added: extra copies of retransmissions sent (OR3's redundancy; in
     /// `segments_sent`, not in `retransmissions`), and the DSACKs matched
     /// to them; absent when none were.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub redundant_copies: u64,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub redundant_duplicates: u64,
     /// Added: cumulatively acknowledged segments by how many times each
     /// was retransmitted, entry k for k retransmissions (the OR3 paper's
@@ -261,19 +263,19 @@ pub struct FlowResults {
     /// of fast recovery with an empty send buffer while the windows
     /// allowed new data, and their share of all fast-recovery time. Absent
     /// when the send buffer is unlimited (`sndbuf = "auto"`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_stall_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_stall_share: Option<f64>,
     pub rtt_ms: RttResults,
     pub recoveries: Vec<RecoveryResult>,
     /// Recovery episodes left out of `recoveries` beyond the first
     /// `MAX_RECOVERIES` (added field; absent when none were).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub recoveries_omitted: u64,
     /// An app of kind "objects": each object's request and completion
     /// (added field; absent for other apps).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub objects: Vec<ObjectResult>,
     /// Segments the receiver dropped, wholly or in part, for lying beyond
     /// the window it had advertised (added; the mobile paper's section
@@ -282,7 +284,7 @@ pub struct FlowResults {
     /// Why each of `receiver_out_of_window_drops` was discarded and how
     /// far past the window it reached (added; absent without a discard;
     /// OR3 paper section IV's overbooking, `DiscardResults`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_discards: Option<DiscardResults>,
     /// Most bytes the receive buffer held at once, in-order unread plus
     /// out-of-order, sampled as segments arrived (added).
@@ -299,7 +301,7 @@ pub struct FlowResults {
     pub recovery_periods: Vec<RecoveryPeriodResult>,
     /// Closed periods left out of `recovery_periods` (added; absent when
     /// none were).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub recovery_periods_omitted: u64,
     /// Link busy time over period time, summed over every closed period
     /// (eq. 8 measured; null without a closed period) (added).
@@ -311,7 +313,7 @@ pub struct FlowResults {
 /// One loss-recovery period (mobile paper section III): from the first
 /// retransmission starting serialisation at the bottleneck to the first
 /// new segment of the flow leaving it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RecoveryPeriodResult {
     pub start_s: f64,
     /// null while open at the end of the run, and so are `utilization`
@@ -341,7 +343,7 @@ impl RecoveryPeriodResult {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ObjectResult {
     pub bytes: u64,
     /// When the client sent the request (None: never requested).
@@ -358,7 +360,7 @@ pub struct ObjectResult {
 pub const MAX_RECOVERIES: usize = losslab_core::recovery_log::KEEP;
 
 /// The receiver's out-of-window discards (results' `receiver_discards`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DiscardResults {
     /// No hole at the head of the receive buffer: unread in-order data or
     /// a right edge not yet re-advertised held the space.

@@ -2,7 +2,9 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
-use losslab_core::cc::{Avoidance, HyStartMode, MinRttRefresh, SlowStart, WestwoodSsthresh};
+use losslab_core::cc::{
+    Avoidance, HyStartMode, MinRttRefresh, SlowStart, VegasGate, VegasSsthresh, WestwoodSsthresh,
+};
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -410,6 +412,15 @@ pub struct FlowSpec {
     /// each RTT, tcp_jiffies32 intervals, TCP_WESTWOOD_RTT_MIN = HZ / 20);
     /// 0, the default, keeps the engine's nanoseconds, as before.
     pub westwood_hz: u32,
+    /// `[flow.vegas] gate = "cwnd-limited" | "linux"` (added): Vegas
+    /// adjusts only while the flow is cwnd-limited (the default, as
+    /// before), or on every ACK that may raise cwnd, asking
+    /// tcp_is_cwnd_limited() only in its Reno fallback (`"linux"`).
+    pub vegas_gate: VegasGate,
+    /// `[flow.vegas] ssthresh = "cwnd" | "cwnd-1"` (added): ssthresh when
+    /// Vegas lowers cwnd, min(ssthresh, cwnd) (the default, as before;
+    /// Linux 5.x-6.x) or min(ssthresh, cwnd - 1) (Linux up to 4.10).
+    pub vegas_ssthresh: VegasSsthresh,
     /// `[flow.bbr] min_rtt_refresh` (with `cc = "bbr"`).
     pub bbr_min_rtt_refresh: MinRttRefresh,
     /// `[flow.rack] reo_timer = "exact" | "linux" | "linux-2-jiffies"`
@@ -548,6 +559,8 @@ impl FlowSpec {
             westwood_complete_cwr: false,
             westwood_ssthresh: WestwoodSsthresh::Bwe,
             westwood_hz: 0,
+            vegas_gate: VegasGate::CwndLimited,
+            vegas_ssthresh: VegasSsthresh::Cwnd,
             bbr_min_rtt_refresh: MinRttRefresh::Lower,
             rack_reo_timer: ReoTimer::Exact,
             rack_advance: RackAdvance::Rfc8985,

@@ -1497,6 +1497,8 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         westwood_complete_cwr: spec.westwood_complete_cwr,
         westwood_ssthresh: spec.westwood_ssthresh,
         westwood_hz: spec.westwood_hz,
+        vegas_gate: spec.vegas_gate,
+        vegas_ssthresh: spec.vegas_ssthresh,
         bbr_min_rtt_refresh: spec.bbr_min_rtt_refresh,
         seed,
     };

@@ -1767,3 +1767,32 @@ fn westwood_ssthresh_key() {
         &["parameters for westwood given but this flow's cc is \"reno\""],
     );
 }
+
+#[test]
+fn vegas_gate_key() {
+    use losslab_core::cc::VegasGate;
+    let vg = "cc = \"vegas\"";
+    let f = &parse(&minimal_with("", vg)).flows[0];
+    assert_eq!(f.vegas_gate, VegasGate::CwndLimited);
+    let f = &parse(&minimal_with(
+        "",
+        &format!("{vg}\n[flow.vegas]\ngate = \"linux\""),
+    ))
+    .flows[0];
+    assert_eq!(f.vegas_gate, VegasGate::Linux);
+    file_error(
+        &minimal_with("", &format!("{vg}\n[flow.vegas]\ngate = \"always\"")),
+        "flow.a.vegas.gate",
+        &["unknown gate \"always\"", "cwnd-limited", "linux"],
+    );
+    file_error(
+        &minimal_with("", &format!("{vg}\n[flow.vegas]\nalpha = 3")),
+        "flow.a.vegas.alpha",
+        &["unknown key \"alpha\"", "gate"],
+    );
+    file_error(
+        &minimal_with("", "cc = \"reno\"\n[flow.vegas]\ngate = \"linux\""),
+        "flow.a.vegas",
+        &["parameters for vegas given but this flow's cc is \"reno\""],
+    );
+}

@@ -9,7 +9,9 @@
 //!    `{"ready": true, "cpus": N}` or `{"error": "..."}`;
 //! 2. we send the base scenario `{"origin": ..., "scenario": TEXT}`, then
 //!    one line per point `{"point": P, "overrides": [...], "seeds": [...]}`
-//!    and close its input;
+//!    and close its input; a point with a `"scenario": TEXT` of its own
+//!    runs that instead of the base (`losslab reproduce --ray`, whose
+//!    runs are each a different scenario);
 //! 3. it answers `{"point": P, "seed": S, "results": {...}}` per run as
 //!    tasks finish, `{"point": P, "error": "..."}` for a task that failed,
 //!    and `{"done": true}` at the end.
@@ -38,6 +40,8 @@ pub struct PointTask {
     /// The point's `--set` overrides; the worker adds `seed=N`.
     pub overrides: Vec<String>,
     pub seeds: Vec<u64>,
+    /// A scenario of the point's own, instead of the base.
+    pub scenario: Option<String>,
 }
 
 /// A driver connected to a cluster.
@@ -48,13 +52,34 @@ pub struct Driver {
     address: String,
     /// CPUs the cluster offers.
     pub cpus: f64,
+    /// SIGPIPE's disposition before `connect`.
+    #[cfg(unix)]
+    sigpipe: libc::sighandler_t,
 }
 
 impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // No pipe to the driver is left: SIGPIPE goes back to what it was
+        // (main.rs's default, so `losslab ... | head` ends quietly; a
+        // Python host's own).
+        #[cfg(unix)]
+        // SAFETY: changing a signal's disposition has no memory effects.
+        unsafe {
+            libc::signal(libc::SIGPIPE, self.sigpipe);
+        }
     }
+}
+
+/// How a caller names its tasks and what it keeps when some fail, for
+/// `Driver::run`'s errors.
+pub struct Wording<'a> {
+    /// The task with this `point`, e.g. "point 3" or a scenario's name.
+    pub task: &'a dyn Fn(usize) -> String,
+    /// What happens to the finished runs, e.g. "finished runs are kept;
+    /// --resume reruns the rest".
+    pub kept: &'a str,
 }
 
 /// Checks that something listens at a `host:port` (or `ray://host:port`)
@@ -94,9 +119,7 @@ pub fn connect(address: &str, python: &str) -> Result<Driver, Failure> {
     // default for the sake of `losslab ... | head`).
     #[cfg(unix)]
     // SAFETY: changing a signal's disposition has no memory effects.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
+    let sigpipe = unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let mut child = Command::new(python)
         .args(["-m", "losslab._ray_driver", address])
         .stdin(Stdio::piped())
@@ -104,6 +127,11 @@ pub fn connect(address: &str, python: &str) -> Result<Driver, Failure> {
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(|e| {
+            #[cfg(unix)]
+            // SAFETY: as above.
+            unsafe {
+                libc::signal(libc::SIGPIPE, sigpipe);
+            }
             Failure::BadInput(format!(
                 "--ray {address}: cannot start the Python driver with {python} ({e}); name an interpreter that has losslab's package with --python or LOSSLAB_PYTHON"
             ))
@@ -125,6 +153,8 @@ pub fn connect(address: &str, python: &str) -> Result<Driver, Failure> {
         lines,
         address: address.to_string(),
         cpus: 0.0,
+        #[cfg(unix)]
+        sigpipe,
     };
     let first = match d.lines.recv_timeout(CONNECT_TIMEOUT) {
         Ok(l) => l,
@@ -164,15 +194,17 @@ impl Driver {
         text: &str,
         tasks: &[PointTask],
         stop: &AtomicBool,
+        wording: &Wording,
         done: &mut dyn FnMut(usize, u64, Value),
     ) -> Result<(), Failure> {
         let mut batch = json!({ "origin": origin, "scenario": text }).to_string();
         batch.push('\n');
         for t in tasks {
-            batch.push_str(
-                &json!({ "point": t.point, "overrides": t.overrides, "seeds": t.seeds })
-                    .to_string(),
-            );
+            let mut line = json!({ "point": t.point, "overrides": t.overrides, "seeds": t.seeds });
+            if let Some(text) = &t.scenario {
+                line["scenario"] = Value::String(text.clone());
+            }
+            batch.push_str(&line.to_string());
             batch.push('\n');
         }
         // Written from a thread: the driver may answer before it has read
@@ -196,7 +228,7 @@ impl Driver {
                     }
                     let p = v["point"].as_u64().unwrap_or(u64::MAX) as usize;
                     if let Some(e) = v["error"].as_str() {
-                        failed.push(format!("point {p}: {e}"));
+                        failed.push(format!("{}: {e}", (wording.task)(p)));
                     } else if let (Some(seed), Some(r)) = (v["seed"].as_u64(), v.get("results")) {
                         done(p, seed, r.clone());
                     }
@@ -220,16 +252,17 @@ impl Driver {
             };
             failed.truncate(3);
             return Err(Failure::Runtime(format!(
-                "Ray at {}: {}{more} (finished runs are kept; --resume reruns the rest)",
+                "Ray at {}: {}{more} ({})",
                 self.address,
-                failed.join("; ")
+                failed.join("; "),
+                wording.kept
             )));
         }
         if !finished_cleanly {
             let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
             return Err(Failure::Runtime(format!(
-                "Ray at {}: the driver ended early ({status}); finished runs are kept, --resume reruns the rest",
-                self.address
+                "Ray at {}: the driver ended early ({status}); {}",
+                self.address, wording.kept
             )));
         }
         Ok(())

@@ -765,6 +765,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
                     point: p,
                     overrides: point_overrides(s, &pts[p]),
                     seeds,
+                    scenario: None,
                 })
                 .collect();
             d.run(
@@ -772,6 +773,10 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
                 &s.scenario_text,
                 &work,
                 stop,
+                &ray::Wording {
+                    task: &|p| format!("point {p}"),
+                    kept: "finished runs are kept; --resume reruns the rest",
+                },
                 &mut record,
             )?;
             format!("{} tasks on Ray at {address} ({cpus} CPUs)", work.len())

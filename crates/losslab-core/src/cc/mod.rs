@@ -26,7 +26,7 @@ pub use hystart_plus_plus::HyStartPlusPlus;
 pub use newreno::NewReno;
 pub use reno::Reno;
 pub use tcp_rr::{TcpRr, DEFAULT_RTO_FACTOR as TCP_RR_DEFAULT_RTO_FACTOR};
-pub use vegas::Vegas;
+pub use vegas::{Vegas, VegasGate, VegasSsthresh};
 pub use veno::Veno;
 pub use westwood::{Estimator as WestwoodEstimator, Westwood, WestwoodSsthresh};
 
@@ -178,6 +178,16 @@ pub trait CongestionControl {
     fn owns_cwnd(&self) -> bool {
         false
     }
+    /// Whether the controller tests cwnd-limitedness itself. Linux's
+    /// tcp_cong_avoid() calls cong_avoid() on every ACK that may raise
+    /// cwnd and most modules return unless tcp_is_cwnd_limited(); the
+    /// sender applies that test for them. A controller that says true
+    /// gets `cong_avoid` whatever the flight and reads
+    /// `CcCtx::cwnd_limited` where its module asks (Vegas under
+    /// `[flow.vegas] gate = "linux"`).
+    fn tests_cwnd_limited(&self) -> bool {
+        false
+    }
     /// cwnd on every ACK, for controllers that own it.
     fn cong_control(&mut self, _w: &mut Window, _ctx: &CcCtx) {}
     /// cwnd when a reduction is undone (Linux undo_cwnd();
@@ -327,7 +337,8 @@ impl SlowStart {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Avoidance {
     /// One segment per w segments acknowledged (RFC 5681 equation 3 with
-    /// byte counting; Linux 3.18+ tcp_cong_avoid_ai(tp, w, acked)).
+    /// byte counting; later Linux's tcp_cong_avoid_ai(tp, w, acked), 6.x
+    /// read).
     #[default]
     PerSegment,
     /// Linux up to 3.17, tcp_cong_avoid_ai(tp, w) in net/ipv4/tcp_cong.c
@@ -372,14 +383,19 @@ pub struct CcParams {
     /// of every window reduction, whatever set the window during it
     /// (westwood.rs, `complete_cwr`); off by default.
     pub westwood_complete_cwr: bool,
-    /// `westwood` only: Linux's jiffies at HZ = N for its times
-    /// (`[flow.westwood] hz = N`; westwood.rs `with_hz`); 0, the
-    /// default, keeps nanoseconds.
     /// `westwood` only: Linux's ssthresh rule (`[flow.westwood] ssthresh
     /// = "linux"`; westwood.rs `WestwoodSsthresh`); BWE x RTTmin at once
     /// by default.
     pub westwood_ssthresh: WestwoodSsthresh,
+    /// `westwood` only: Linux's jiffies at HZ = N for its times
+    /// (`[flow.westwood] hz = N`; westwood.rs `with_hz`); 0, the
+    /// default, keeps nanoseconds.
     pub westwood_hz: u32,
+    /// `vegas` only: which ACKs reach its adjustment (`[flow.vegas]
+    /// gate`; vegas.rs `VegasGate`).
+    pub vegas_gate: VegasGate,
+    /// `vegas` only: tcp_vegas_ssthresh()'s rule (`[flow.vegas] ssthresh`).
+    pub vegas_ssthresh: VegasSsthresh,
     /// `bbr` only: which samples refresh min_rtt (`[flow.bbr]
     /// min_rtt_refresh`; Linux 5.10+'s `<` by default).
     pub bbr_min_rtt_refresh: MinRttRefresh,
@@ -398,6 +414,8 @@ impl Default for CcParams {
             westwood_complete_cwr: false,
             westwood_ssthresh: WestwoodSsthresh::Bwe,
             westwood_hz: 0,
+            vegas_gate: VegasGate::CwndLimited,
+            vegas_ssthresh: VegasSsthresh::Cwnd,
             bbr_min_rtt_refresh: MinRttRefresh::Lower,
             seed: 0,
         }
@@ -428,6 +446,11 @@ pub fn build(name: &str, p: &CcParams) -> Option<Box<dyn CongestionControl>> {
                 .with_complete_cwr(p.westwood_complete_cwr)
                 .with_ssthresh(p.westwood_ssthresh)
                 .with_hz(p.westwood_hz),
+        )),
+        "vegas" => Some(Box::new(
+            Vegas::new()
+                .with_gate(p.vegas_gate)
+                .with_ssthresh(p.vegas_ssthresh),
         )),
         _ => by_name(name),
     }

@@ -31,9 +31,15 @@
 //! after idle starts from the last snd.una seen (nothing is in flight
 //! then, so snd.nxt equals it).
 //!
-//! Gaps: the engine calls `cong_avoid` only while cwnd-limited, where
-//! Linux's tcp_vegas_cong_avoid() also adjusts an application-limited
-//! flow once per RTT; the engine has no Disorder state, so duplicate ACKs
+//! Which ACKs reach `cong_avoid` (`[flow.vegas] gate`, `VegasGate`): by
+//! default the engine's, only while cwnd-limited, like every controller.
+//! Linux's tcp_cong_avoid() hands tcp_vegas_cong_avoid() every ACK that
+//! may raise cwnd, and only its Reno fallback (tcp_reno_cong_avoid())
+//! tests tcp_is_cwnd_limited(): the once-per-round adjustment and slow
+//! start run for an application-limited flow too (read at 3.10.105; 6.x
+//! is the same).
+//!
+//! Gaps: the engine has no Disorder state, so duplicate ACKs
 //! before a recovery do not disable Vegas as Linux's Open -> Disorder
 //! transition does; there is no cwnd clamp (`snd_cwnd_clamp`).
 
@@ -44,6 +50,74 @@ use crate::window::Window;
 
 /// Linux's "no sample yet" RTT (0x7fffffff microseconds).
 const NO_RTT: u64 = 0x7fff_ffff;
+
+/// Which ACKs Vegas adjusts cwnd on (`[flow.vegas] gate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VegasGate {
+    /// Only while the flow is cwnd-limited, the sender's test for every
+    /// controller (the behaviour before the key).
+    #[default]
+    CwndLimited,
+    /// Linux's: every ACK that may raise cwnd; only the Reno fallback
+    /// asks tcp_is_cwnd_limited().
+    Linux,
+}
+
+impl VegasGate {
+    pub const NAMES: &'static [&'static str] = &["cwnd-limited", "linux"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "cwnd-limited" => Some(VegasGate::CwndLimited),
+            "linux" => Some(VegasGate::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            VegasGate::CwndLimited => "cwnd-limited",
+            VegasGate::Linux => "linux",
+        }
+    }
+}
+
+/// ssthresh when Vegas lowers cwnd (`[flow.vegas] ssthresh`):
+/// tcp_vegas_ssthresh() on the window just set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VegasSsthresh {
+    /// min(ssthresh, cwnd): Linux 5.x-6.x (read at 5.2 and 6.x), and the
+    /// behaviour before the key.
+    #[default]
+    Cwnd,
+    /// min(ssthresh, cwnd - 1): Linux up to 4.10 at least (read at
+    /// 3.10.105 and 4.10.17), so a per-ACK slow-start test (cwnd <=
+    /// ssthresh) stays false after a decrease.
+    CwndMinusOne,
+}
+
+impl VegasSsthresh {
+    pub const NAMES: &'static [&'static str] = &["cwnd", "cwnd-1"];
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "cwnd" => Some(VegasSsthresh::Cwnd),
+            "cwnd-1" => Some(VegasSsthresh::CwndMinusOne),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            VegasSsthresh::Cwnd => "cwnd",
+            VegasSsthresh::CwndMinusOne => "cwnd-1",
+        }
+    }
+
+    /// tcp_vegas_ssthresh() on `w`'s new cwnd.
+    fn apply(self, w: &Window) -> u64 {
+        match self {
+            VegasSsthresh::Cwnd => w.ssthresh.min(w.cwnd),
+            VegasSsthresh::CwndMinusOne => w.ssthresh.min(w.cwnd.saturating_sub(1)),
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Vegas {
@@ -65,6 +139,8 @@ pub struct Vegas {
     enable_pending: bool,
     /// snd.una of the last ACK.
     last_snd_una: u64,
+    gate: VegasGate,
+    ssthresh_rule: VegasSsthresh,
 }
 
 impl Default for Vegas {
@@ -92,6 +168,28 @@ impl Vegas {
             base_rtt: NO_RTT,
             enable_pending: false,
             last_snd_una: 0,
+            gate: VegasGate::CwndLimited,
+            ssthresh_rule: VegasSsthresh::Cwnd,
+        }
+    }
+
+    /// Which tcp_vegas_ssthresh() (`VegasSsthresh`).
+    pub fn with_ssthresh(mut self, rule: VegasSsthresh) -> Self {
+        self.ssthresh_rule = rule;
+        self
+    }
+
+    /// Which ACKs reach the adjustment (`VegasGate`).
+    pub fn with_gate(mut self, gate: VegasGate) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    /// tcp_reno_cong_avoid(), which returns unless tcp_is_cwnd_limited().
+    /// Under the engine's gate the sender asked already.
+    fn reno(&self, w: &mut Window, acked: u64, ctx: &CcCtx) {
+        if self.gate == VegasGate::CwndLimited || ctx.cwnd_limited {
+            Reno.cong_avoid(w, acked, ctx);
         }
     }
 
@@ -121,12 +219,12 @@ impl Vegas {
             // Going too fast: match the measured rate, plus one for the
             // integer truncation, and leave slow start.
             w.cwnd = w.cwnd.min(target + 1);
-            w.ssthresh = w.ssthresh.min(w.cwnd);
+            w.ssthresh = self.ssthresh_rule.apply(w);
         } else if in_slow_start(w, ctx) {
             grow_in_slow_start(w, acked, ctx);
         } else if diff > self.beta {
             w.cwnd -= 1;
-            w.ssthresh = w.ssthresh.min(w.cwnd);
+            w.ssthresh = self.ssthresh_rule.apply(w);
         } else if diff < self.alpha {
             w.cwnd += 1;
         }
@@ -155,7 +253,7 @@ impl CongestionControl for Vegas {
     /// Linux tcp_vegas_cong_avoid().
     fn cong_avoid(&mut self, w: &mut Window, acked: u64, ctx: &CcCtx) {
         if !self.doing_vegas_now {
-            Reno.cong_avoid(w, acked, ctx);
+            self.reno(w, acked, ctx);
             return;
         }
         if ctx.snd_una > self.beg_snd_nxt {
@@ -165,7 +263,7 @@ impl CongestionControl for Vegas {
             if self.cnt_rtt <= 2 {
                 // Two samples a round are one delayed-ACK pair: not enough
                 // to tell queueing from ACK delay. Reno.
-                Reno.cong_avoid(w, acked, ctx);
+                self.reno(w, acked, ctx);
             } else {
                 self.adjust(w, acked, ctx);
             }
@@ -174,6 +272,10 @@ impl CongestionControl for Vegas {
         } else if in_slow_start(w, ctx) {
             grow_in_slow_start(w, acked, ctx);
         }
+    }
+
+    fn tests_cwnd_limited(&self) -> bool {
+        self.gate == VegasGate::Linux
     }
 
     /// Linux tcp_vegas_pkts_acked().
@@ -257,7 +359,8 @@ mod tests {
         // alpha and beta: hold.
         assert_eq!(round(&mut v, &mut w, 115, 5), 21);
         // RTT 125 ms: diff = 21 x 25 000 / 100 001 = 5 (5.2499) > beta 4:
-        // -1, ssthresh = min(15, 20) = 15, then max(15, 20/2 + 20/4 = 15).
+        // -1, ssthresh = min(15, 20) = 15 (tcp_vegas_ssthresh() of 5.x+),
+        // then max(15, 20/2 + 20/4 = 15).
         assert_eq!(round(&mut v, &mut w, 125, 5), 20);
         assert_eq!(w.ssthresh, 15);
         // The +1 in the microsecond RTT counts: at cwnd 20, 120 ms gives
@@ -278,9 +381,14 @@ mod tests {
         // RTT 110 ms (110 001 us) at cwnd 39 (3 more in-round ACKs):
         // diff = 39 x 10 000 / 100 001 = 3 > 1: exit. target = 39 x
         // 100 001 / 110 001 = 35 (35.45): cwnd = min(39, 36) = 36,
-        // ssthresh = min(inf, 36) = 36, then max(36, 18 + 9) = 36.
+        // ssthresh = min(inf, 36) = 36 (5.x+), then max(36, 18 + 9) = 36;
+        // up to 4.10 min(inf, 36 - 1) = 35, then max(35, 27) = 35.
+        let mut v4 = v.clone().with_ssthresh(VegasSsthresh::CwndMinusOne);
+        let mut w4 = w;
         assert_eq!(round(&mut v, &mut w, 110, 3), 36);
         assert_eq!(w.ssthresh, 36);
+        assert_eq!(round(&mut v4, &mut w4, 110, 3), 36);
+        assert_eq!(w4.ssthresh, 35);
         assert!(!w.in_slow_start());
     }
 
@@ -332,6 +440,64 @@ mod tests {
         v.on_ack(&mut Window::new(10), &ack(Some(100), 9000, 12_000));
         assert!(v.doing_vegas_now);
         assert_eq!((v.cnt_rtt, v.min_rtt, v.beg_snd_nxt), (0, NO_RTT, 12_000));
+    }
+
+    #[test]
+    fn decrease_keeps_ssthresh_below_the_new_window_up_to_4_10() {
+        // cwnd 12, ssthresh 11 (just left slow start): RTT 150 ms, diff =
+        // 12 x 50 000 / 100 001 = 5 > beta: cwnd 11, ssthresh = min(11,
+        // 11 - 1) = 10, then max(10, 5 + 2) = 10 (3.10, 4.10). 5.x+ keeps
+        // min(11, 11) = 11 = cwnd, where its cwnd < ssthresh test stays
+        // false too.
+        let mut v = primed().with_ssthresh(VegasSsthresh::CwndMinusOne);
+        let mut w = window(12, 11);
+        assert_eq!(round(&mut v, &mut w, 150, 5), 11);
+        assert_eq!(w.ssthresh, 10);
+        let mut v = primed();
+        let mut w = window(12, 11);
+        assert_eq!(round(&mut v, &mut w, 150, 5), 11);
+        assert_eq!(w.ssthresh, 11);
+    }
+
+    #[test]
+    fn linux_gate_adjusts_an_application_limited_flow() {
+        // Not cwnd-limited: the sender still calls cong_avoid() under the
+        // Linux gate. The round's +1 is Vegas's own; the Reno fallback
+        // (too few samples) asks tcp_is_cwnd_limited() and holds.
+        let limited = |mut a: CcCtx, l: bool| {
+            a.cwnd_limited = l;
+            a
+        };
+        let mut v = primed().with_gate(VegasGate::Linux);
+        assert!(v.tests_cwnd_limited());
+        assert!(!primed().tests_cwnd_limited());
+        let mut w = window(20, 10);
+        let beg = v.beg_snd_nxt;
+        for k in 0..3 {
+            let a = limited(ack(Some(105), beg - 3 + k, beg + 500), false);
+            v.on_ack(&mut Window::new(10), &a);
+            v.cong_avoid(&mut w, 1, &a);
+        }
+        let a = limited(ack(Some(105), beg + 1, beg + 1000), false);
+        v.on_ack(&mut Window::new(10), &a);
+        v.cong_avoid(&mut w, 1, &a);
+        assert_eq!(w.cwnd, 21);
+        // Next round, two samples only: Reno's fallback, not limited.
+        let beg = v.beg_snd_nxt;
+        let a = limited(ack(Some(105), beg, beg), false);
+        v.on_ack(&mut Window::new(10), &a);
+        v.cong_avoid(&mut w, 1, &a);
+        let a = limited(ack(Some(105), beg + 1, beg + 2000), false);
+        v.on_ack(&mut Window::new(10), &a);
+        let before = (w.cwnd, w.cwnd_cnt);
+        v.cong_avoid(&mut w, 1, &a);
+        assert_eq!((w.cwnd, w.cwnd_cnt), before);
+        // The same ACK while cwnd-limited counts for Reno.
+        let mut v2 = v.clone();
+        v2.beg_snd_nxt = beg;
+        let mut w2 = w;
+        v2.cong_avoid(&mut w2, 1, &limited(a, true));
+        assert_eq!(w2.cwnd_cnt, before.1 + 1);
     }
 
     #[test]

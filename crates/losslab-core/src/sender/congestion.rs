@@ -75,7 +75,8 @@ impl Sender {
     /// owns cwnd sets it (Linux cong_control()); otherwise the
     /// RecoveryOps during fast recovery (the entering ACK was handled by
     /// enter_fast_recovery), and the controller's growth outside it while
-    /// the flow is cwnd-limited. The context is built only when someone
+    /// the flow is cwnd-limited (or, for one that tests that itself,
+    /// whatever the flight: `tests_cwnd_limited`). The context is built only when someone
     /// reads it.
     pub(super) fn congestion_control(
         &mut self,
@@ -90,7 +91,7 @@ impl Sender {
             && self.may_raise_cwnd(cum_advanced, f.newly_sacked)
             && (matches!(self.state, State::Open | State::Loss { .. })
                 || (!entering && self.alg.recovery.grows_in_recovery()))
-            && self.cwnd_limited_at(f.prior_in_flight);
+            && (self.cc_caps.tests_cwnd_limited || self.cwnd_limited_at(f.prior_in_flight));
         if self.cc_caps.owns_cwnd || self.cc_caps.observes_acks || grows {
             let cctx = self.cc_ctx(now, f);
             if self.cc_caps.observes_acks {
@@ -105,7 +106,8 @@ impl Sender {
             // sets ssthresh = cwnd); Linux judges tcp_is_cwnd_limited() in
             // tcp_cong_avoid(), after it. For every other controller the
             // window is unchanged and so is the answer.
-            let grows = grows && self.cwnd_limited_at(f.prior_in_flight);
+            let grows = grows
+                && (self.cc_caps.tests_cwnd_limited || self.cwnd_limited_at(f.prior_in_flight));
             if grows {
                 // What this ACK delivered, less the duplicates that
                 // already counted (Linux tcp_cong_control()'s acked_sacked

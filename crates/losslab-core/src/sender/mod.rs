@@ -237,6 +237,8 @@ struct CcCaps {
     owns_cwnd: bool,
     observes_acks: bool,
     wants_pacing_rate: bool,
+    /// The controller asks tcp_is_cwnd_limited() itself.
+    tests_cwnd_limited: bool,
     /// TCP_CONG_RTT_STAMP at this flow's tick (`rtt_sample = "linux-3.2"`).
     rtt_stamp: bool,
 }
@@ -352,6 +354,7 @@ impl Sender {
                 owns_cwnd: alg.cc.owns_cwnd(),
                 observes_acks: alg.cc.observes_every_ack(),
                 wants_pacing_rate: alg.cc.wants_pacing_rate(),
+                tests_cwnd_limited: alg.cc.tests_cwnd_limited(),
                 rtt_stamp: alg.cc.rtt_stamp(cfg.rto.tick),
             },
             app: AppState::new(cfg.app.clone()),

@@ -166,13 +166,26 @@ pub fn run_cases<T: Send>(
         .map(|j| build(j / n, 1 + (j % n) as u64))
         .collect();
     let order = longest_first(&scenarios);
-    let ran = par_map(ctx, order.len(), |k| {
-        let sc = &scenarios[order[k]];
-        if let Some(x) = &ctx.export {
-            export(x, exp, sc)?;
+    let ran = match &ctx.ray {
+        Some(target) => {
+            if let Some(x) = &ctx.export {
+                for sc in &scenarios {
+                    export(x, exp, sc)?;
+                }
+            }
+            on_ray(target, exp, &scenarios, &order)?
+                .into_iter()
+                .map(&keep)
+                .collect()
         }
-        results_only(sc).map(&keep)
-    })?;
+        None => par_map(ctx, order.len(), |k| {
+            let sc = &scenarios[order[k]];
+            if let Some(x) = &ctx.export {
+                export(x, exp, sc)?;
+            }
+            results_only(sc).map(&keep)
+        })?,
+    };
     let mut flat: Vec<Option<T>> = (0..order.len()).map(|_| None).collect();
     for (k, r) in ran.into_iter().enumerate() {
         flat[order[k]] = Some(r);
@@ -183,6 +196,74 @@ pub fn run_cases<T: Send>(
         out.push(it.by_ref().take(n).collect());
     }
     Ok(out)
+}
+
+/// `scenarios[order[k]]`'s results at index k, run as tasks on a Ray
+/// cluster (ray.rs): each scenario goes as the TOML `losslab run` reads
+/// (emit.rs, the text `--export` writes) and comes back as the engine's
+/// results document, which carries every field of `RunResults` (floats
+/// exactly: serde_json's float_roundtrip), so `keep` sees what a local
+/// run gives it.
+fn on_ray(
+    target: &super::RayTarget,
+    exp: &str,
+    scenarios: &[Scenario],
+    order: &[usize],
+) -> Result<Vec<RunResults>, String> {
+    let tasks = order
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let sc = &scenarios[i];
+            let text = losslab_sim::emit::to_toml(sc).map_err(|e| format!("{}: {e}", sc.name))?;
+            Ok(crate::ray::PointTask {
+                point: k,
+                overrides: vec![],
+                seeds: vec![sc.seed],
+                scenario: Some(text),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let driver = crate::ray::connect(&target.address, &target.python).map_err(|e| e.to_string())?;
+    let mut got: Vec<Option<RunResults>> = vec![None; order.len()];
+    let mut unreadable = None;
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let name = |k: usize| {
+        order
+            .get(k)
+            .map_or_else(|| format!("run {k}"), |&i| scenarios[i].name.clone())
+    };
+    driver
+        .run(
+            &format!("{exp} (reproduce --ray)"),
+            "",
+            &tasks,
+            &never,
+            &crate::ray::Wording {
+                task: &name,
+                kept: "the experiment's runs are not kept; reproduce again to rerun them",
+            },
+            &mut |k, _seed, v| match serde_json::from_value::<RunResults>(v) {
+                Ok(r) if k < got.len() => got[k] = Some(r),
+                Ok(_) => unreadable = Some(format!("a result for run {k}, which was not sent")),
+                Err(e) => unreadable = Some(format!("{}'s results: {e}", name(k))),
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    if let Some(e) = unreadable {
+        return Err(format!("{exp}: Ray at {}: {e}", target.address));
+    }
+    got.into_iter()
+        .enumerate()
+        .map(|(k, r)| {
+            r.ok_or_else(|| {
+                format!(
+                    "{exp}: Ray at {} returned nothing for {}",
+                    target.address, scenarios[order[k]].name
+                )
+            })
+        })
+        .collect()
 }
 
 /// A scenario's work, for ordering only: the bottleneck's bit-seconds
@@ -372,6 +453,35 @@ pub fn export(dir: &Path, exp: &str, sc: &Scenario) -> Result<(), String> {
 mod tests {
     use super::*;
     use losslab_core::time::{MS, SEC};
+
+    /// `--ray` hands `keep` the results read back from the document the
+    /// worker writes (seeds::results_value, as losslab._native.run_json
+    /// does): every field comes back exactly, the ones the document
+    /// leaves out when empty or zero included. The examples cover files
+    /// of chunks, objects, recovery episodes, receiver discards and
+    /// reverse loss.
+    #[test]
+    fn results_come_back_from_their_document_unchanged() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut seen = 0;
+        for name in [
+            "bulk-20mbps.toml",
+            "gilbert-elliott.toml",
+            "parallel-chunks.toml",
+            "tail-drop.toml",
+            "three-drops.toml",
+            "web-page.toml",
+        ] {
+            let sc = losslab_sim::parse::load_scenario(&dir.join(name), &["duration=3s".into()])
+                .unwrap();
+            let r = results_only(&sc).unwrap();
+            let text = crate::seeds::results_value(&r).to_string();
+            let back: RunResults = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, r, "{name}");
+            seen += 1;
+        }
+        assert_eq!(seen, 6);
+    }
 
     /// Work is rate x duration x connections: 10 Mbit/s for 60 s (600
     /// Mbit), 100 Mbit/s for 10 s (1000), 10 Mbit/s for 60 s with three

@@ -13,7 +13,7 @@
 //! The paper gives no link rates or delays for its dumbbell (Figure 3) or
 //! its testbed's link; the choices and their reasons are in each setup.
 
-use losslab_core::cc::SlowStart;
+use losslab_core::cc::{Avoidance, SlowStart};
 use losslab_core::config::RtoFormula;
 use losslab_core::detect::LeOrder;
 use losslab_core::recovery::NewRenoVariant;
@@ -154,8 +154,11 @@ fn apply(s: Scheme, a: Agents, f: &mut FlowSpec) {
     ) {
         // 2.6.17's tcp_slow_start() with tcp_abc = 0: one segment per
         // ACK, for every scheme on the testbed (issue 32; by segments
-        // acked before it).
+        // acked before it), and tcp_reno_cong_avoid()'s one segment per
+        // cwnd + 1 ACKs in congestion avoidance (issue 32's fifth step;
+        // by segments acked before it).
         f.slow_start = SlowStart::PerAck;
+        f.avoidance = Avoidance::PerAck;
     }
     if s == Scheme::Le {
         f.le_order = LeOrder::Echo;
@@ -251,7 +254,8 @@ fn mapping(a: Agents) -> String {
             };
             format!(
                 "Linux 2.6.17's senders: {rec}; limited transmit (RFC 3042) on; slow start by \
-                 one segment per ACK (tcp_abc = 0) for all; LE = detection le, recovery le, \
+                 one segment per ACK (tcp_abc = 0) and congestion avoidance by one segment per \
+                 cwnd + 1 ACKs for all; LE = detection le, recovery le, \
                  [flow.le] order echo. The receiver delays ACKs (Linux's delayed ACK, the \
                  default here)."
             )

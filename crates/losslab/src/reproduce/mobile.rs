@@ -186,9 +186,11 @@ enum Tweak {
     /// The burst placed between the 20,000th and 23,000th packet rather
     /// than the 3000th and 6000th (the run 12 s longer).
     BurstLate,
-    /// Westwood under QARR and BARR takes Linux's CA_EVENT_COMPLETE_CWR
-    /// (`[flow.westwood] complete_cwr = true`).
-    WestwoodCompleteCwr,
+    /// Westwood as its papers and section II.B define it, BWE x RTTmin at
+    /// every congestion signal and nothing at the end of a recovery
+    /// (`[flow.westwood] ssthresh = "bwe"`, `complete_cwr = false`): the
+    /// main arm before `linux-3.10` took Linux's tcp_westwood.c.
+    WestwoodBwe,
     /// Hack 1 fires once per run of duplicate ACKs without new SACK
     /// (`[flow.hack1] refire = false`) rather than every dupthresh + 1.
     Hack1Once,
@@ -230,7 +232,7 @@ impl Tweak {
         Tweak::Headroom2,
         Tweak::WakeDelay,
         Tweak::BurstLate,
-        Tweak::WestwoodCompleteCwr,
+        Tweak::WestwoodBwe,
         Tweak::Hack1Once,
         Tweak::AllPeriods,
         Tweak::Wmem4M,
@@ -252,7 +254,7 @@ impl Tweak {
             Tweak::Headroom2 => "headroom-2",
             Tweak::WakeDelay => "wake-10ms",
             Tweak::BurstLate => "burst-late",
-            Tweak::WestwoodCompleteCwr => "westwood-complete-cwr",
+            Tweak::WestwoodBwe => "westwood-bwe",
             Tweak::Hack1Once => "hack1-once",
             Tweak::AllPeriods => "all-periods",
             Tweak::Wmem4M => "wmem-4m",
@@ -324,14 +326,13 @@ impl Tweak {
                  where the flow, its window and its send buffer may not yet be in the steady \
                  state the model of section III assumes)"
             }
-            Tweak::WestwoodCompleteCwr => {
-                "Westwood not inert under QARR and BARR: our main arm follows section VII.B (their \
-                 \"CWnd/ssthreshs are unaffected by packet losses\"), so no controller is asked for \
-                 a window on a loss and Veno, Westwood and Vegas run alike; the paper's Linux 3.10 \
-                 still raised CA_EVENT_COMPLETE_CWR at tcp_end_cwnd_reduction(), on which \
-                 tcp_westwood_event() sets cwnd = ssthresh = BWE x RTTmin whatever recovery ran \
-                 (its Westwood+QARR cells are 5-10% below CUBIC's; Veno's and Vegas's Linux \
-                 modules have no such event)"
+            Tweak::WestwoodBwe => {
+                "which Westwood: our main arm runs Linux 3.10's tcp_westwood.c (Reno's half \
+                 window at the signal, BWE x RTTmin by CA_EVENT_LOSS after a timeout and by \
+                 CA_EVENT_COMPLETE_CWR when any recovery ends, QARR's and BARR's included, \
+                 though section VII.B says their windows are unaffected by losses); the \
+                 Westwood+ papers and section II.B set BWE x RTTmin at the signal and nothing \
+                 after, under which Westwood is inert under QARR and BARR, as Veno and Vegas are"
             }
             Tweak::Hack1Once => {
                 "a Hack 1 other than ours (section VIII says it \"triggers fast retransmit\" when \
@@ -393,7 +394,7 @@ impl Tweak {
             Tweak::Headroom2 => "rcvbuf = 2 AW, window_clamp = AW",
             Tweak::WakeDelay => "sndbuf wake_delay = 10 ms",
             Tweak::BurstLate => "the burst at the 20,000th to 23,000th packet",
-            Tweak::WestwoodCompleteCwr => "[flow.westwood] complete_cwr = true",
+            Tweak::WestwoodBwe => "[flow.westwood] ssthresh = \"bwe\", complete_cwr = false",
             Tweak::Hack1Once => "[flow.hack1] refire = false",
             Tweak::AllPeriods => "utilization over every recovery period after the burst",
             Tweak::Wmem4M => "sndbuf wmem_max = 4 MiB",
@@ -423,9 +424,7 @@ impl Tweak {
             // Random loss: not the loss-free run.
             Tweak::AckLoss => matches!(exp, "hspa" | "lte" | "limits") && c.id != "sec7c-no-loss",
             Tweak::WakeDelay | Tweak::BurstLate => exp == "bursts",
-            Tweak::WestwoodCompleteCwr => {
-                c.id.contains("westwood") && (c.id.contains("qarr") || c.id.contains("barr"))
-            }
+            Tweak::WestwoodBwe => c.id.contains("westwood"),
             Tweak::Hack1Once => c.id.contains("hack1"),
             // A measurement: the rows whose numbers it changes.
             Tweak::AllPeriods => false,
@@ -498,7 +497,7 @@ impl Tweak {
             Tweak::Headroom125 | Tweak::Headroom2 => true,
             // The stall rows are the bursts' (section V.B measures it there).
             Tweak::WakeDelay | Tweak::BurstLate => c.burst.is_some(),
-            Tweak::WestwoodCompleteCwr => c.cc == "westwood" && matches!(c.rec, "qarr" | "barr"),
+            Tweak::WestwoodBwe => c.cc == "westwood",
             Tweak::Hack1Once => c.opt == Opt::Hack1,
             // No run changes: the burst rows measure the main arm's runs
             // otherwise.
@@ -527,7 +526,10 @@ impl Tweak {
             // `drops` and `build` read the tweak themselves: the drop list
             // and the duration are made there.
             Tweak::BurstLate => {}
-            Tweak::WestwoodCompleteCwr => f.westwood_complete_cwr = true,
+            Tweak::WestwoodBwe => {
+                f.westwood_ssthresh = losslab_core::cc::WestwoodSsthresh::Bwe;
+                f.westwood_complete_cwr = false;
+            }
             Tweak::Hack1Once => f.hack1_refire = false,
             Tweak::AllPeriods => {}
             Tweak::Wmem4M => {
@@ -959,10 +961,13 @@ fn paired_some(a: &[Option<f64>], b: &[Option<f64>]) -> (Vec<f64>, Vec<f64>) {
 
 /// Measurement ids of rows whose runs are the same runs made again:
 /// QARR and BARR set the window themselves on a loss (section VI), so
-/// Veno's, Westwood's and Vegas's reductions never act and those three
-/// controllers grow the same Reno-like window up to AW = C x U; their
-/// runs differ only in the controller's name and give bit-for-bit the
-/// same goodput. Under BARR the check finds CUBIC's runs bitwise equal
+/// Veno's, Westwood's and Vegas's reductions never act, and where those
+/// controllers also grow the same Reno-like window up to AW = C x U
+/// their runs differ only in the controller's name and give bit-for-bit
+/// the same goodput. (Linux 3.10's Westwood still acts, by
+/// CA_EVENT_COMPLETE_CWR when a recovery ends, and its Vegas adjusts
+/// once per round when not cwnd-limited; the check below finds which
+/// runs stay equal.) Under BARR the check finds CUBIC's runs bitwise equal
 /// to theirs as well (the third review): eq. 4's window, B_i x RTT_i with
 /// the queue in it, keeps the flow at the receive window AW, where no
 /// controller's growth rule acts. Checked here, not assumed: a row shares an earlier
@@ -1023,6 +1028,7 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
             export: ctx.export.as_ref().map(|x| x.join("explain").join(slug)),
             overrides: vec![("tweak".into(), slug.into())],
             jobs: ctx.jobs,
+            ray: ctx.ray.clone(),
         };
         tried.push((t, experiments(&sub)?));
     }
@@ -2892,8 +2898,8 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
          whose paper value x 1.25 passes the 20 Mbit/s capacity is judged as a share of \
          capacity (ours / 20 against paper / 20, +-0.10: claims.rs near_capacity), since the \
          quantity band's upper half could not be reached. QARR and BARR rows of Veno, Westwood \
-         and Vegas whose seeds give bit-for-bit the same goodput (the controller is inert under \
-         QARR and BARR, see SameRuns in mobile.rs) share one measurement id and count once. \
+         and Vegas whose seeds give bit-for-bit the same goodput (where the controller is inert \
+         under QARR and BARR, see SameRuns in mobile.rs) share one measurement id and count once. \
          Headline 5 pools Table 6's cells (every controller measured x three loss rates). \
          `--quick` measures CUBIC only.",
     );
@@ -2994,7 +3000,7 @@ fn lte(ctx: &Ctx) -> Result<Experiment, String> {
          shared measurement ids likewise). \"QARR performs better than BARR\" (section VII.F, \
          Tables 10 and 11) is one order row per cell (ord-*: QARR - BARR per seed, original \
          runs): each cell is a paired comparison the paper makes, and a single share-of-cells \
-         row would count Veno's, Westwood's and Vegas's identical runs three times; rows on \
+         row would count identical runs of Veno, Westwood and Vegas more than once; rows on \
          identical runs share a measurement id. Headline 1's summary rows (hl1-*) are judged \
          over every original -> optimized cell pair measured over HSPA+ and LTE; the share row \
          counts each measurement once. `--quick` measures CUBIC+QARR and the 133% cell \

@@ -64,6 +64,23 @@ pub struct ReproduceArgs {
     /// do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
+    /// Run the experiments' batches of runs as tasks on the Ray cluster
+    /// at ADDRESS (host:port, ray://host:port or auto), as `sweep --ray`
+    /// does; the files are the same as a local run's. Runs an experiment
+    /// makes one at a time, and those whose traces it keeps, stay local.
+    #[arg(long, value_name = "ADDRESS")]
+    pub ray: Option<String>,
+    /// With --ray: the Python interpreter that has losslab's package and
+    /// Ray [default: $LOSSLAB_PYTHON, else python3].
+    #[arg(long, value_name = "PYTHON", requires = "ray")]
+    pub python: Option<String>,
+}
+
+/// Where `--ray` sends the batches of runs.
+#[derive(Clone, Debug)]
+pub struct RayTarget {
+    pub address: String,
+    pub python: String,
 }
 
 /// One row of a comparison table.
@@ -173,6 +190,8 @@ pub struct Ctx {
     /// Simulations at once (`--jobs`); None: one per core. Results come
     /// back in index order, so it never shows in the output.
     pub jobs: Option<u64>,
+    /// `--ray`: batches of runs (common::run_cases) go to this cluster.
+    pub ray: Option<RayTarget>,
 }
 
 impl Ctx {
@@ -187,6 +206,7 @@ impl Ctx {
             export: None,
             overrides: vec![],
             jobs: None,
+            ray: None,
         }
     }
 
@@ -238,6 +258,14 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     } else {
         a.papers.clone()
     };
+    let ray = a.ray.as_ref().map(|address| RayTarget {
+        address: address.clone(),
+        python: a
+            .python
+            .clone()
+            .or_else(|| std::env::var("LOSSLAB_PYTHON").ok())
+            .unwrap_or_else(|| "python3".into()),
+    });
     let mut results = Vec::new();
     let mut runs = Vec::new();
     for n in &names {
@@ -248,6 +276,12 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             )));
         };
         runs.push((n, f));
+    }
+    // A cluster that cannot be reached is bad input, found before the
+    // first run (each batch connects again: ray.rs runs one batch per
+    // driver).
+    if let Some(t) = &ray {
+        drop(crate::ray::connect(&t.address, &t.python)?);
     }
     // Every paper's folders are opened (and so checked and locked) before
     // the first paper runs: a refused folder costs no minutes of runs.
@@ -279,6 +313,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             export: export.as_ref().map(OutDir::stage),
             overrides: vec![],
             jobs: a.jobs,
+            ray: ray.clone(),
         };
         let mut r = f(&ctx).map_err(Failure::Runtime)?;
         r.headlines_first();

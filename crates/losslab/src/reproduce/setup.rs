@@ -147,6 +147,7 @@ fn table(
                 export: ctx.export.as_ref().map(|x| x.join("setup").join(&slug)),
                 overrides: vec![(c.key.to_string(), alt.to_string())],
                 jobs: ctx.jobs,
+                ray: ctx.ray.clone(),
             };
             let mut changed = Vec::new();
             let mut n = 0;
@@ -229,6 +230,7 @@ mod tests {
             export: None,
             overrides: vec![],
             jobs: None,
+            ray: None,
         };
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
             let mut e = Experiment::new(id, "t", "s");
@@ -278,6 +280,7 @@ mod tests {
             export: None,
             overrides: vec![("rate".into(), "5".into())],
             jobs: None,
+            ray: None,
         };
         let mut main = vec![run(&low, "x").unwrap()];
         assert!(main[0].claims[0].verdict.needs_explanation());
