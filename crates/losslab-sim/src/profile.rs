@@ -69,9 +69,9 @@ fn linux_common(f: &mut FlowSpec) {
 /// its Westwood hooks CA_EVENT_FRTO, not CA_EVENT_LOSS, which with SACK
 /// and tcp_frto = 2 comes on the same timeouts, but not without SACK
 /// with more than one retransmission out (tcp_enter_loss()), where 3.2
-/// keeps Reno's ssthresh. tcp_vegas_ssthresh() is min(ssthresh, cwnd -
-/// 1) up to 4.10 (`[flow.vegas] ssthresh = "cwnd-1"`, set by the 3.x
-/// and 4.10 profiles) and min(ssthresh, cwnd) by 5.2 (the default).
+/// keeps Reno's ssthresh. tcp_vegas_ssthresh() is min(ssthresh, cwnd
+/// less one) up to 4.10 (`[flow.vegas] ssthresh = "cwnd-1"`, set by the
+/// 3.x and 4.10 profiles) and min(ssthresh, cwnd) by 5.2 (the default).
 fn linux_modules(f: &mut FlowSpec) {
     f.westwood_ssthresh = WestwoodSsthresh::Linux;
     f.westwood_complete_cwr = true;
