@@ -108,6 +108,14 @@ fn check_reachable(address: &str) -> Result<(), Failure> {
         .map_err(|e| bad(format!("cannot reach a Ray cluster there ({e})")))
 }
 
+/// The interpreter that runs the driver: `--python`, else
+/// $LOSSLAB_PYTHON, else python3.
+pub fn python(given: Option<String>) -> String {
+    given
+        .or_else(|| std::env::var("LOSSLAB_PYTHON").ok())
+        .unwrap_or_else(|| "python3".into())
+}
+
 /// Starts `python -m losslab._ray_driver ADDRESS` and waits until it is
 /// connected. Every way this can fail is the user's setting (an address,
 /// an interpreter, a missing package), so it is bad input, reported

@@ -539,10 +539,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), Failure> {
     let backend = match a.ray {
         Some(address) => Backend::Ray {
             address,
-            python: a
-                .python
-                .or_else(|| std::env::var("LOSSLAB_PYTHON").ok())
-                .unwrap_or_else(|| "python3".into()),
+            python: ray::python(a.python),
         },
         None => Backend::Local { jobs: a.jobs },
     };

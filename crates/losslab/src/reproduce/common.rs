@@ -259,7 +259,8 @@ fn on_ray(
             r.ok_or_else(|| {
                 format!(
                     "{exp}: Ray at {} returned nothing for {}",
-                    target.address, scenarios[order[k]].name
+                    target.address,
+                    name(k)
                 )
             })
         })

@@ -260,11 +260,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     };
     let ray = a.ray.as_ref().map(|address| RayTarget {
         address: address.clone(),
-        python: a
-            .python
-            .clone()
-            .or_else(|| std::env::var("LOSSLAB_PYTHON").ok())
-            .unwrap_or_else(|| "python3".into()),
+        python: crate::ray::python(a.python.clone()),
     });
     let mut results = Vec::new();
     let mut runs = Vec::new();
