@@ -175,7 +175,13 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
         if f.slow_start != losslab_core::cc::SlowStart::PerSegment {
             d(
                 "slow_start",
-                format!("{} (Linux 3.x's one segment per ACK)", f.slow_start.name()),
+                match f.slow_start {
+                    losslab_core::cc::SlowStart::Linux314 => format!(
+                        "{} (3.14-4.2: while cwnd <= ssthresh, up to ssthresh + 1)",
+                        f.slow_start.name()
+                    ),
+                    _ => format!("{} (Linux 3.x's one segment per ACK)", f.slow_start.name()),
+                },
                 "tcp_slow_start(tp, acked): the segments acknowledged",
                 Some("per-segment".into()),
             );

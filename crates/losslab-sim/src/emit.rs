@@ -2278,7 +2278,14 @@ app = { kind = "bulk" }
             ][rng.gen_range(0..3)]
         );
         maybe!(f.cwnd_growth, CwndGrowth::Linux);
-        maybe!(f.slow_start, losslab_core::cc::SlowStart::PerAck);
+        maybe!(
+            f.slow_start,
+            if rng.gen_bool(0.5) {
+                losslab_core::cc::SlowStart::PerAck
+            } else {
+                losslab_core::cc::SlowStart::Linux314
+            }
+        );
         maybe!(f.avoidance, losslab_core::cc::Avoidance::PerAck);
         if f.cc.name() == "cubic-linux-3" {
             maybe!(f.hystart, HyStartMode::Linux410);

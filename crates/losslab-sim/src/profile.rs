@@ -230,8 +230,12 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // 6937's `prr-6937`, the TSecr sample and cwnd growth on cumulative
         // ACKs only; the keys in docs/SCENARIO.md restore that.
         // - tcp_cubic.c of 3.10-3.17 (`cubic-linux-3`: ACK counting, the
-        //   delayed-ACK ratio, 3.x HyStart), slow start by segments acked
-        //   up to ssthresh + 1 (3.14's tcp_slow_start(tp, acked));
+        //   delayed-ACK ratio, 3.x HyStart);
+        // - slow start while cwnd <= ssthresh by segments acked up to
+        //   ssthresh + 1 (3.14-4.2's tcp_slow_start(tp, acked)), for
+        //   every controller (`slow_start = "linux-3.14"`; before issue
+        //   32's sixth step only `cubic-linux-3` did, the others ran
+        //   `"per-segment"`);
         // - PRR as 3.x's tcp_cwnd_reduction() (`prr-linux-3`: prior_cwnd,
         //   SSRB on every ACK);
         // - RTT samples of 3.15-3.17 (`linux-3.15`) and
@@ -242,6 +246,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         "linux-3.17" => {
             linux_3x(f);
             early_retransmit_and_tlp(f);
+            f.slow_start = SlowStart::Linux314;
             f.rtt_sample = RttSampling::Linux315;
             f.cwnd_growth = CwndGrowth::Linux;
         }

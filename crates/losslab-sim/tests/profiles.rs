@@ -38,6 +38,16 @@ fn a_profile_sets_the_parts_and_explicit_keys_override_it() {
     assert_eq!(f.rto_formula, RtoFormula::LinuxKernel);
     assert_eq!(f.timer_hz, 1000);
     assert!(f.slow_start_after_idle);
+    // 3.14-4.2's slow start for every controller; the key written after
+    // the profile restores the old one (docs/SCENARIO.md "Changed
+    // defaults").
+    assert_eq!(f.slow_start, losslab_core::cc::SlowStart::Linux314);
+    let f = &parse(&flow(
+        "profile = \"linux-3.17\"\ncc = \"reno\"\nslow_start = \"per-segment\"",
+    ))
+    .unwrap()
+    .flows[0];
+    assert_eq!(f.slow_start, losslab_core::cc::SlowStart::PerSegment);
     // Explicit keys win, whatever their order in the table.
     let f = &parse(&flow(
         "cc = \"newreno\"\nprofile = \"linux-6\"\nmin_rto = \"1s\"",

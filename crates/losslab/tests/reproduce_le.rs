@@ -10,11 +10,40 @@ use common::*;
 
 #[test]
 fn le_quick_claims_and_verdicts() {
-    let (dir, exps) = reproduce_quick("le", &[]);
+    let (dir, exps) = reproduce_quick("le", &["--timings"]);
     assert_eq!(
         ids(&exps),
         ["headline", "fig4", "fig5", "fig6", "fig9", "setup"]
     );
+    // --timings: one line per experiment run, the setup table's reruns
+    // named after their alternative, then the total of the runs.
+    let csv = std::fs::read_to_string(dir.path().join("le/timings.csv")).unwrap();
+    let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        lines[0],
+        [
+            "paper",
+            "experiment",
+            "runs",
+            "packets",
+            "engine_s",
+            "engine_ns_per_packet",
+            "wall_s",
+            "cpu_s"
+        ]
+    );
+    let names: Vec<&str> = lines[1..].iter().map(|l| l[1]).collect();
+    assert_eq!(names[..4], ["fig4", "fig5", "fig6", "fig9"]);
+    assert!(names
+        .iter()
+        .any(|n| n.starts_with("setup/") && n.ends_with("/fig4")));
+    assert_eq!(names.last(), Some(&"total"));
+    let num = |l: &Vec<&str>, i: usize| l[i].parse::<u64>().unwrap();
+    for l in &lines[1..] {
+        assert!(num(l, 2) > 0 && num(l, 3) > 0, "{l:?}");
+    }
+    let runs: u64 = lines[1..lines.len() - 1].iter().map(|l| num(l, 2)).sum();
+    assert_eq!(runs, num(lines.last().unwrap(), 2));
     assert_headlines_first(&exps, 4);
     for e in &exps {
         // The setup table measures our choices, not the paper's claims:

@@ -23,7 +23,7 @@ fn or3_quick_claims_and_verdicts() {
     for e in &exps {
         // The setup table measures our choices, not the paper's claims.
         if e["id"] == "setup" {
-            assert_eq!(e["rows"].as_array().unwrap().len(), 6);
+            assert_eq!(e["rows"].as_array().unwrap().len(), 7);
             assert!(e["claims"].as_array().unwrap().is_empty());
             continue;
         }

@@ -41,8 +41,8 @@ use super::cubic_linux::{
 };
 use super::hystart::{HyStartOld, OldKernel};
 use super::{
-    cong_avoid_ai_per_ack, slow_start_per_ack, CaState, CcCtx, CongestionControl, HyStartMode,
-    SlowStart,
+    cong_avoid_ai_per_ack, slow_start_linux314, slow_start_per_ack, CaState, CcCtx,
+    CongestionControl, HyStartMode, SlowStart,
 };
 use crate::time::Time;
 use crate::window::Window;
@@ -244,17 +244,6 @@ impl CubicLinux3 {
     }
 }
 
-/// tcp_slow_start(tp, acked) of 3.14-3.17 (net/ipv4/tcp_cong.c): cwnd
-/// grows by the segments acked up to ssthresh + 1; the caller drops what
-/// is left.
-fn slow_start_317(w: &mut Window, acked: u64) {
-    let mut cwnd = w.cwnd + acked;
-    if cwnd > w.ssthresh {
-        cwnd = w.ssthresh.saturating_add(1);
-    }
-    w.cwnd = cwnd;
-}
-
 impl CongestionControl for CubicLinux3 {
     fn name(&self) -> String {
         match self.hy.kernel() {
@@ -284,7 +273,9 @@ impl CongestionControl for CubicLinux3 {
         if w.cwnd <= w.ssthresh {
             self.hy.cong_avoid_round(w, ctx, self.hystart);
             match ctx.slow_start {
-                SlowStart::PerSegment => slow_start_317(w, acked),
+                // 3.10's module under the per-segment default runs
+                // 3.14-3.17's tcp_slow_start(tp, acked), as `linux-3.14`.
+                SlowStart::PerSegment | SlowStart::Linux314 => slow_start_linux314(w, acked),
                 SlowStart::PerAck => slow_start_per_ack(w),
             }
             return;

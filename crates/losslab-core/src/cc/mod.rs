@@ -312,14 +312,21 @@ pub enum SlowStart {
     /// ssthresh (tcp_reno_cong_avoid(), bictcp_cong_avoid()), one segment
     /// per ACK however many it acknowledges, nothing carried over.
     PerAck,
+    /// Linux 3.14 to 4.2, tcp_slow_start(tp, acked) (net/ipv4/tcp_cong.c,
+    /// read at 3.17): while cwnd <= ssthresh (tcp_reno_cong_avoid() and
+    /// every module's cong_avoid; `tcp_in_slow_start()`'s `<` came in
+    /// 4.3), by the segments acknowledged up to ssthresh + 1, the rest
+    /// dropped (the callers ignore what it returns).
+    Linux314,
 }
 
 impl SlowStart {
-    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack"];
+    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack", "linux-3.14"];
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "per-segment" => Some(SlowStart::PerSegment),
             "per-ack" => Some(SlowStart::PerAck),
+            "linux-3.14" => Some(SlowStart::Linux314),
             _ => None,
         }
     }
@@ -327,6 +334,7 @@ impl SlowStart {
         match self {
             SlowStart::PerSegment => "per-segment",
             SlowStart::PerAck => "per-ack",
+            SlowStart::Linux314 => "linux-3.14",
         }
     }
 }
@@ -350,7 +358,7 @@ pub enum Avoidance {
 }
 
 impl Avoidance {
-    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack"];
+    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack", "linux-3.14"];
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "per-segment" => Some(Avoidance::PerSegment),
@@ -490,12 +498,13 @@ pub fn slow_start(w: &mut Window, acked: u64) -> u64 {
 
 /// Whether an ACK that may grow cwnd grows it by slow start: `cwnd <
 /// ssthresh` (RFC 5681 section 3.1, Linux 4.x tcp_in_slow_start()), or
-/// with `slow_start = "per-ack"` Linux 3.x's `snd_cwnd <= snd_ssthresh`
-/// (tcp_reno_cong_avoid() in net/ipv4/tcp_cong.c).
+/// with `slow_start = "per-ack"` or `"linux-3.14"` Linux 3.x's
+/// `snd_cwnd <= snd_ssthresh` (tcp_reno_cong_avoid() in
+/// net/ipv4/tcp_cong.c).
 pub fn in_slow_start(w: &Window, ctx: &CcCtx) -> bool {
     match ctx.slow_start {
         SlowStart::PerSegment => w.in_slow_start(),
-        SlowStart::PerAck => w.cwnd <= w.ssthresh,
+        SlowStart::PerAck | SlowStart::Linux314 => w.cwnd <= w.ssthresh,
     }
 }
 
@@ -509,7 +518,22 @@ pub fn grow_in_slow_start(w: &mut Window, acked: u64, ctx: &CcCtx) -> u64 {
             slow_start_per_ack(w);
             0
         }
+        SlowStart::Linux314 => {
+            slow_start_linux314(w, acked);
+            0
+        }
     }
+}
+
+/// tcp_slow_start(tp, acked) of 3.14-4.2 (net/ipv4/tcp_cong.c, read at
+/// 3.17): cwnd grows by the segments acked up to ssthresh + 1; the
+/// caller drops what is left.
+pub fn slow_start_linux314(w: &mut Window, acked: u64) {
+    let mut cwnd = w.cwnd + acked;
+    if cwnd > w.ssthresh {
+        cwnd = w.ssthresh.saturating_add(1);
+    }
+    w.cwnd = cwnd;
 }
 
 /// tcp_slow_start(tp) of Linux 3.10 (net/ipv4/tcp_cong.c), with
@@ -685,6 +709,31 @@ mod slow_start_tests {
         grow(&mut a, &[1], SlowStart::PerAck);
         grow(&mut s, &[1], SlowStart::PerSegment);
         assert_eq!((a.cwnd, s.cwnd, s.cwnd_cnt), (12, 11, 1));
+    }
+
+    /// tcp_slow_start(tp, acked) of 3.17 with its `<=` test. From cwnd 8,
+    /// ssthresh 10: an ACK of 2 gives 10 (per segment too); at cwnd 10 =
+    /// ssthresh an ACK of 2 is still slow start and stops at ssthresh + 1,
+    /// 11, the extra segment dropped; per segment it is avoidance (10,
+    /// cwnd_cnt 2). At 11 both are in avoidance.
+    #[test]
+    fn linux_314_slow_start_stops_at_ssthresh_plus_one() {
+        let start = Window {
+            cwnd: 8,
+            ssthresh: 10,
+            cwnd_cnt: 0,
+        };
+        let (mut l, mut s) = (start, start);
+        grow(&mut l, &[2], SlowStart::Linux314);
+        grow(&mut s, &[2], SlowStart::PerSegment);
+        assert_eq!((l.cwnd, s.cwnd), (10, 10));
+        grow(&mut l, &[2], SlowStart::Linux314);
+        grow(&mut s, &[2], SlowStart::PerSegment);
+        assert_eq!((l.cwnd, l.cwnd_cnt), (11, 0));
+        assert_eq!((s.cwnd, s.cwnd_cnt), (10, 2));
+        grow(&mut l, &[2], SlowStart::Linux314);
+        assert_eq!(l.cwnd, 11);
+        assert!(l.cwnd_cnt > 0);
     }
 
     #[test]

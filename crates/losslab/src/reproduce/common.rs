@@ -244,7 +244,12 @@ fn on_ray(
                 kept: "the experiment's runs are not kept; reproduce again to rerun them",
             },
             &mut |k, _seed, v| match serde_json::from_value::<RunResults>(v) {
-                Ok(r) if k < got.len() => got[k] = Some(r),
+                Ok(r) if k < got.len() => {
+                    // The worker's own clock for the engine's time.
+                    let took = std::time::Duration::try_from_secs_f64(r.wall_time_s);
+                    super::timing::count(&r, took.unwrap_or_default());
+                    got[k] = Some(r)
+                }
                 Ok(_) => unreadable = Some(format!("a result for run {k}, which was not sent")),
                 Err(e) => unreadable = Some(format!("{}'s results: {e}", name(k))),
             },
@@ -287,6 +292,7 @@ pub fn longest_first(scenarios: &[Scenario]) -> Vec<usize> {
 /// (summary.json, timeseries.csv, packets.csv, plots/) like `losslab run
 /// --plot` would.
 pub fn run(sc: &Scenario, dir: Option<&Path>) -> Result<Run, String> {
+    let started = std::time::Instant::now();
     let mut sim = Simulation::new(sc).map_err(|e| format!("{}: {e}", sc.name))?;
     let collected = Rc::new(RefCell::new(Collected::default()));
     let mut tracers: Vec<Box<dyn Tracer>> = vec![Box::new(Collector(collected.clone()))];
@@ -307,6 +313,7 @@ pub fn run(sc: &Scenario, dir: Option<&Path>) -> Result<Run, String> {
         t.finish().map_err(|e| e.to_string())?;
     }
     let results = sim.results();
+    super::timing::count(&results, started.elapsed());
     if let Some(d) = dir {
         let json = serde_json::to_string_pretty(&results).expect("serialise");
         fs::write(d.join("summary.json"), json).map_err(|e| e.to_string())?;
@@ -318,9 +325,12 @@ pub fn run(sc: &Scenario, dir: Option<&Path>) -> Result<Run, String> {
 /// Runs a scenario for its results alone: no traces kept, so long runs at
 /// high rates cost no memory per packet.
 pub fn results_only(sc: &Scenario) -> Result<RunResults, String> {
+    let started = std::time::Instant::now();
     let mut sim = Simulation::new(sc).map_err(|e| format!("{}: {e}", sc.name))?;
     sim.run();
-    Ok(sim.results())
+    let results = sim.results();
+    super::timing::count(&results, started.elapsed());
+    Ok(results)
 }
 
 /// Draws a run directory's pictures, optionally for a time window.

@@ -397,7 +397,12 @@ fn experiment(ctx: &Ctx, id: &str) -> Result<Experiment, String> {
 }
 
 pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
-    let mut experiments = vec![fig4(ctx)?, fig5(ctx)?, fig6(ctx)?, fig9(ctx)?];
+    let mut experiments = vec![
+        super::timing::experiment("", || fig4(ctx))?,
+        super::timing::experiment("", || fig5(ctx))?,
+        super::timing::experiment("", || fig6(ctx))?,
+        super::timing::experiment("", || fig9(ctx))?,
+    ];
     let setup = super::setup::sensitivity_annotated(ctx, &CHOICES, &mut experiments, &experiment)?;
     experiments.push(setup);
     Ok(PaperResult {

@@ -998,15 +998,23 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
 
 /// Every experiment of the paper under `ctx` (and its tweak, if any).
 fn experiments(ctx: &Ctx) -> Result<Vec<Experiment>, String> {
-    let hspa = hspa(ctx)?;
-    let mut lte = lte(ctx)?;
+    // --timings names a variant's experiments after the variant.
+    let prefix = match ctx.overrides.iter().find(|(k, _)| k == "tweak") {
+        Some((_, slug)) => format!("explain/{slug}/"),
+        None => String::new(),
+    };
+    let t = |f: &dyn Fn(&Ctx) -> Result<Experiment, String>| {
+        super::timing::experiment(&prefix, || f(ctx))
+    };
+    let hspa = t(&hspa)?;
+    let mut lte = t(&lte)?;
     effect_summary(&hspa, &mut lte);
     Ok(vec![
-        bursts(ctx)?,
+        t(&bursts)?,
         hspa,
         lte,
-        limits(ctx)?,
-        spikes(ctx)?,
+        t(&limits)?,
+        t(&spikes)?,
         linux_check(),
     ])
 }

@@ -23,6 +23,7 @@ mod prr_er;
 mod prr_web;
 mod setup;
 mod tail;
+mod timing;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -74,6 +75,11 @@ pub struct ReproduceArgs {
     /// Ray [default: $LOSSLAB_PYTHON, else python3].
     #[arg(long, value_name = "PYTHON", requires = "ray")]
     pub python: Option<String>,
+    /// Also write <paper>/timings.csv: per experiment its runs, the
+    /// packets they simulated, the engine's time per packet, and wall and
+    /// CPU time. The one file that depends on the machine.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Where `--ray` sends the batches of runs.
@@ -311,8 +317,14 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             jobs: a.jobs,
             ray: ray.clone(),
         };
+        timing::take();
         let mut r = f(&ctx).map_err(Failure::Runtime)?;
         r.headlines_first();
+        if a.timings {
+            let csv = timing::to_csv(&r.paper, &timing::take());
+            fs::write(ctx.dir.join("timings.csv"), csv)
+                .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
+        }
         let json = serde_json::to_string_pretty(&r).expect("serialise");
         fs::write(ctx.dir.join("results.json"), format!("{json}\n"))
             .map_err(|e| Failure::Runtime(e.to_string()))?;

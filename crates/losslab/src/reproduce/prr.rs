@@ -294,13 +294,13 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         full: ctx.full,
         experiments: {
             let mut v = vec![
-                figure2(ctx)?,
-                figure3(ctx)?,
-                figure4(ctx)?,
-                precision(ctx)?,
-                prr_web::web(ctx)?,
+                super::timing::experiment("", || figure2(ctx))?,
+                super::timing::experiment("", || figure3(ctx))?,
+                super::timing::experiment("", || figure4(ctx))?,
+                super::timing::experiment("", || precision(ctx))?,
+                super::timing::experiment("", || prr_web::web(ctx))?,
                 youtube(),
-                prr_er::early_retransmit(ctx)?,
+                super::timing::experiment("", || prr_er::early_retransmit(ctx))?,
             ];
             v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
             v

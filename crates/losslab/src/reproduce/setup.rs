@@ -152,7 +152,7 @@ fn table(
             let mut changed = Vec::new();
             let mut n = 0;
             for id in c.experiments {
-                let x = rerun(&sub, id)?;
+                let x = super::timing::experiment(&format!("setup/{slug}/"), || rerun(&sub, id))?;
                 for claim in &x.claims {
                     n += 1;
                     seen.entry(claim.id.clone()).or_default().push(format!(

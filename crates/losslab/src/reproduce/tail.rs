@@ -5,9 +5,9 @@
 //! loads of section 3.3 (Figure 4).
 //!
 //! Their testbed: Linux 3.17 hosts, so our senders are that kernel's
-//! (profile `linux-3.17`: CUBIC, PRR as RFC 6937, early retransmit as
-//! Linux did it over FACK with the SRTT/4 delay, Linux's RTO, F-RTO, the
-//! handshake). The baseline is that kernel's RTO with ER; RTOR, TLP and
+//! (profile `linux-3.17`: 3.x's CUBIC, PRR as 3.x's tcp_cwnd_reduction(),
+//! early retransmit as Linux did it over FACK with the SRTT/4 delay,
+//! Linux's RTO, F-RTO, the handshake). The baseline is that kernel's RTO with ER; RTOR, TLP and
 //! TLPR replace its timer. The paper's receivers delay ACKs with a fixed
 //! 200 ms timeout (a modification of theirs) or ACK every segment (quick
 //! ACKs). In section 3.1 the FCT runs from connection establishment to
@@ -192,10 +192,10 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         full: ctx.full,
         experiments: {
             let mut v = vec![
-                figure1(ctx)?,
-                figure2(ctx)?,
-                section32(ctx)?,
-                section33(ctx)?,
+                super::timing::experiment("", || figure1(ctx))?,
+                super::timing::experiment("", || figure2(ctx))?,
+                super::timing::experiment("", || section32(ctx))?,
+                super::timing::experiment("", || section33(ctx))?,
             ];
             v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
             v
