@@ -274,7 +274,7 @@ impl CongestionControl for CubicLinux3 {
             self.hy.cong_avoid_round(w, ctx, self.hystart);
             match ctx.slow_start {
                 // 3.10's module under the per-segment default runs
-                // 3.14-3.17's tcp_slow_start(tp, acked), as `linux-3.14`.
+                // 3.14-4.2's tcp_slow_start(tp, acked), as `linux-3.14`.
                 SlowStart::PerSegment | SlowStart::Linux314 => slow_start_linux314(w, acked),
                 SlowStart::PerAck => slow_start_per_ack(w),
             }

@@ -358,7 +358,7 @@ pub enum Avoidance {
 }
 
 impl Avoidance {
-    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack", "linux-3.14"];
+    pub const NAMES: &'static [&'static str] = &["per-segment", "per-ack"];
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "per-segment" => Some(Avoidance::PerSegment),
@@ -740,6 +740,10 @@ mod slow_start_tests {
     fn names() {
         for n in SlowStart::NAMES {
             assert_eq!(SlowStart::from_name(n).unwrap().name(), *n);
+        }
+        // Every name an error message offers parses.
+        for n in Avoidance::NAMES {
+            assert_eq!(Avoidance::from_name(n).unwrap().name(), *n);
         }
         assert_eq!(SlowStart::default(), SlowStart::PerSegment);
         assert_eq!(SlowStart::from_name("abc"), None);

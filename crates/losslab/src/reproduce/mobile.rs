@@ -1046,7 +1046,7 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
     side_by_side(&mut main, &tried);
     main.push(table);
     main.push(setup);
-    main.push(window(ctx)?);
+    main.push(super::timing::experiment("", || window(ctx))?);
     Ok(PaperResult {
         paper: PAPER.into(),
         title: "Opportunistic retransmission and send-buffer growth in mobile networks".into(),
