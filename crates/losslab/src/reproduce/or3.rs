@@ -132,8 +132,7 @@ const FIG8_LEVELS: Choice = Choice {
     why: "Figure 8 does not list its parallelism levels. Without the Pantheon path's cross \
           traffic, parallel CUBIC's aggregate in our model grows about linearly with N (the \
           tenth review: 4 / 16 / 38 / 71 / 121 Mbit/s for N = 1, 2, 4, 8, 16 at 0.05%, seed \
-          1), so the \
-          highest level tried can decide whether the best of them beats TCP-OR3",
+          1), so the highest level tried can decide whether the best of them beats TCP-OR3",
     alternatives: ["64", "128"],
     experiments: &["fig8"],
     quick: false,

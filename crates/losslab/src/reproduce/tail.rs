@@ -7,7 +7,8 @@
 //! Their testbed: Linux 3.17 hosts, so our senders are that kernel's
 //! (profile `linux-3.17`: 3.x's CUBIC, PRR as 3.x's tcp_cwnd_reduction(),
 //! early retransmit as Linux did it over FACK with the SRTT/4 delay,
-//! Linux's RTO, F-RTO, the handshake). The baseline is that kernel's RTO with ER; RTOR, TLP and
+//! Linux's RTO, F-RTO, the handshake). The baseline is that kernel's RTO
+//! with ER; RTOR, TLP and
 //! TLPR replace its timer. The paper's receivers delay ACKs with a fixed
 //! 200 ms timeout (a modification of theirs) or ACK every segment (quick
 //! ACKs). In section 3.1 the FCT runs from connection establishment to
