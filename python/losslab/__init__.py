@@ -128,6 +128,8 @@ def run(
     seed: Optional[int] = None,
     set: Overrides = None,
     jobs: Optional[int] = None,
+    timeseries: bool = False,
+    packets: bool = False,
 ) -> Dict[str, Any]:
     """Simulate a scenario and return its results document.
 
@@ -144,6 +146,15 @@ def run(
 
     ``set`` overrides keys as ``--set`` does: ``{"path.loss.p": 0.02,
     "flow.a.recovery": "prr"}`` or ``["path.loss.p=0.02"]``.
+
+    ``timeseries=True`` (one run only) adds ``"timeseries"``: a pandas
+    DataFrame with one row per ACK the sender processed (``time_s``,
+    ``flow``, ``cwnd``, ``ssthresh``, ``pipe``, ``inflight``, ``srtt_ms``,
+    ``rto_ms``, ``snd_una``, ``snd_nxt``, ``pacing_mbps``), the table
+    ``losslab run --timeseries`` writes as timeseries.csv (docs/TRACES.md).
+    ``packets=True`` adds ``"packets"`` too: one row per packet event, the
+    table ``--trace`` writes as packets.csv. Both need pandas
+    (``pip install 'losslab[dataframe]'``) and memory for the whole table.
     """
     if seed is not None:
         seed = _whole("seed", seed, 0, _MAX_SEED)
@@ -151,6 +162,8 @@ def run(
         jobs = _whole("jobs", jobs, 1)
     origin, text, _ = _source(scenario, "scenario")
     overrides = _overrides(set)
+    if (timeseries or packets) and seeds is not None:
+        raise ValueError("run: timeseries and packets go with one run, not seeds")
     if seeds is not None:
         if seed is not None:
             raise ValueError("run: give seed or seeds, not both")
@@ -161,8 +174,31 @@ def run(
         raise ValueError("run: jobs goes with seeds")
     if seed is not None:
         overrides.append(f"seed={seed}")
+    if timeseries or packets:
+        return _run_series(origin, text, overrides, packets)
     one: Dict[str, Any] = json.loads(_native.run_one(origin, text, overrides))
     return one
+
+
+def _run_series(origin: str, text: str, overrides: List[str], packets: bool) -> Dict[str, Any]:
+    try:
+        import io
+
+        import pandas as pd
+    except ImportError:  # pragma: no cover - the extra is documented
+        raise ImportError(
+            "run(timeseries=True) needs pandas: pip install 'losslab[dataframe]'"
+        ) from None
+    doc, series, log = _native.run_series(origin, text, overrides, packets)
+    out: Dict[str, Any] = json.loads(doc)
+    # Flow names stay text even when they look like numbers; an empty
+    # cell (an ssthresh never set, no pacing) is NaN.
+    out["timeseries"] = pd.read_csv(io.StringIO(series), dtype={"flow": str})
+    if log is not None:
+        out["packets"] = pd.read_csv(
+            io.StringIO(log), dtype={"flow": str, "dir": str, "event": str, "sack": str, "dsack": str}
+        )
+    return out
 
 
 def sweep(

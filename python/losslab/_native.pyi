@@ -1,7 +1,7 @@
 # Type stubs for losslab._native, the Rust module (crates/losslab-py).
 # The public API is losslab.run / losslab.sweep in __init__.py; these are
 # its building blocks and may change between versions.
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __version__: str
 
@@ -10,6 +10,12 @@ def run_one(origin: str, text: str, overrides: Sequence[str]) -> str:
 
 def run_json(origin: str, text: str, overrides: Sequence[str]) -> str:
     """One run; the document without wall_time_s, compact (Ray workers)."""
+
+def run_series(
+    origin: str, text: str, overrides: Sequence[str], packets: bool
+) -> Tuple[str, str, Optional[str]]:
+    """One run; its document, timeseries.csv's text and (with packets)
+    packets.csv's, as `losslab run --timeseries --trace` writes them."""
 
 def run_seeds(
     origin: str,

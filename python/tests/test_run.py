@@ -220,3 +220,44 @@ def test_native_jobs_0_is_refused_too():
 
     with pytest.raises(ValueError, match="jobs: expected 1 or more"):
         _native.run_seeds("<t>", "", [], "1..2", 0)
+
+
+def test_timeseries_frames_are_the_cli_files(repo, cli, tmp_path):
+    """run(timeseries=True, packets=True): the DataFrames hold what
+    `losslab run --timeseries --trace` writes, row for row and cell for
+    cell, beside the same results document."""
+    import pandas as pd
+
+    path = repo / "examples/three-drops.toml"
+    out = tmp_path / "cli"
+    want = cli_json(cli, ["run", str(path), "--json", "--timeseries", "--trace", "--out", str(out)])
+    got = losslab.run(path, timeseries=True, packets=True)
+    ts, pk = got.pop("timeseries"), got.pop("packets")
+    assert without_wall(got) == without_wall(want)
+    for frame, name, text_cols in [(ts, "timeseries.csv", {"flow": str}),
+                                   (pk, "packets.csv", {"flow": str, "dir": str, "event": str, "sack": str, "dsack": str})]:
+        file = pd.read_csv(out / name, dtype=text_cols)
+        assert list(frame.columns) == list(file.columns)
+        assert len(frame) == len(file) > 10
+        pd.testing.assert_frame_equal(frame, file)
+    # The series is usable as it is: cwnd after each ACK, times in order.
+    assert ts["time_s"].is_monotonic_increasing
+    assert (ts["cwnd"] > 0).all()
+    # Only the time series unless packets are asked for; one run only.
+    only = losslab.run(path, timeseries=True)
+    assert "timeseries" in only and "packets" not in only
+    with pytest.raises(ValueError, match="one run"):
+        losslab.run(path, seeds="1..2", timeseries=True)
+    # Bad input is a ValueError naming the key, as for a plain run.
+    with pytest.raises(ValueError, match="path.rate"):
+        losslab.run(path, timeseries=True, set={"path.rate": "fast"})
+
+
+def test_a_trace_driven_scenario_runs_from_python(repo, cli, tmp_path):
+    """A relative trace in a scenario file is read from the file's folder,
+    from Python as from the command line."""
+    path = repo / "examples/lte-trace.toml"
+    want = cli_json(cli, ["run", str(path), "--json", "--set", "duration=5s", "--out", str(tmp_path)])
+    got = losslab.run(path, set={"duration": "5s"})
+    assert without_wall(got) == without_wall(want)
+    assert got["path"]["config"]["trace"].endswith("traces/lte-markov-1.trace")

@@ -24,7 +24,7 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -194,6 +194,9 @@ pub struct Emulator {
     /// CPUs for everything but a pinned emulator thread (empty: any).
     others: Vec<usize>,
     t0: u64,
+    /// The clock reading of the scenario's time 0, which link traces
+    /// count from (`set_time_origin`; at first `t0`).
+    origin: Arc<AtomicU64>,
     // Declared last: dropped after the thread has been stopped.
     pair: Option<NetPair>,
 }
@@ -233,6 +236,7 @@ impl Emulator {
         }
         let pair = NetPair::create(mtu).map_err(rt("cannot set up the namespaces"))?;
         let t0 = sys::now_ns();
+        let origin = Arc::new(AtomicU64::new(t0));
         let realtime_t0_ns = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -313,6 +317,7 @@ impl Emulator {
                 flows: flows.clone(),
                 pool: Pool::new(slots / nthreads),
                 t0,
+                origin: origin.clone(),
                 spin: cfg.spin_ns,
                 lat: Lateness::new(),
                 log: if logging { Some(tx.clone()) } else { None },
@@ -349,6 +354,7 @@ impl Emulator {
             logger,
             others,
             t0,
+            origin,
             pair: Some(pair),
         })
     }
@@ -376,6 +382,14 @@ impl Emulator {
     /// CLOCK_MONOTONIC (ns) at the start: time 0 of the logs.
     pub fn t0(&self) -> u64 {
         self.t0
+    }
+
+    /// Makes `t` (CLOCK_MONOTONIC, ns) the scenario's time 0 for link
+    /// traces: `losslab linux` starts its flows some time after the
+    /// emulator, and a trace must play from the run's start there as in
+    /// the simulator. Before any packet that should see the trace.
+    pub fn set_time_origin(&self, t: u64) {
+        self.origin.store(t, Ordering::SeqCst);
     }
 
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
@@ -741,6 +755,7 @@ struct Worker {
     flows: Arc<Mutex<Flows>>,
     pool: Pool,
     t0: u64,
+    origin: Arc<AtomicU64>,
     spin: u64,
     lat: Lateness,
     log: Option<mpsc::SyncSender<(usize, Batch)>>,
@@ -925,6 +940,8 @@ impl Worker {
             st.first_in_s = Some((now - self.t0) as f64 / 1e9);
         }
         let mut r = self.rec(now, d, Kind::Enqueue, slot, c.view.flow, c.view.index);
+        let origin = self.origin.load(Ordering::Relaxed);
+        self.dirs[d].model.set_origin(origin);
         let verdict = self.dirs[d].model.offer(now, n as u32, c.modelled, &c.view);
         r.queue_bytes = self.dirs[d].model.queued_bytes();
         self.push_log(r);

@@ -239,14 +239,10 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
                 "no extension exists in Linux",
             ));
         }
-        if !f.lost_retransmission_detection {
-            return Err(refuse(
-                n,
-                "lost_retransmission_detection",
-                "false",
-                "Linux always detects lost retransmissions",
-            ));
-        }
+        // lost_retransmission_detection is no refusal: Linux since 4.4 has
+        // no tcp_mark_lost_retrans() (RACK finds lost retransmissions), so
+        // `false` is the kernel's (profile linux-6) and `--compare` names
+        // `true` as a difference (fidelity.rs).
         if !f.dsack_undo {
             return Err(refuse(
                 n,
@@ -544,8 +540,10 @@ pub fn run(sc: &Scenario, opts: &LinuxOptions) -> Result<LinuxOutcome, EmuError>
         .map_err(|e| rt("netstat", e))?
         .map_err(|e| rt("netstat", e))?;
 
-    // Time 0 of the run: every flow's start is an offset from it.
+    // Time 0 of the run: every flow's start is an offset from it, and a
+    // link trace plays from it.
     let t0 = now_ns() + 20 * MS;
+    emu.set_time_origin(t0);
     let end = t0 + sc.duration;
     let mut handles = Vec::new();
     for (i, (f, cc)) in p.flows.iter().zip(&p.cc).enumerate() {
@@ -814,6 +812,18 @@ mod tests {
             &[],
         )
         .unwrap()
+    }
+
+    /// The profile of the kernel here plans as it is: `losslab linux` on
+    /// examples/fidelity.toml (profile = "linux-6") was refused from
+    /// 2026-11-29, when the profile turned lost_retransmission_detection
+    /// off, until issue 34's session.
+    #[test]
+    fn the_linux_6_profile_plans() {
+        let p = plan(&sc("profile = \"linux-6\"")).unwrap();
+        assert_eq!(p.cc, vec!["cubic"]);
+        let p = plan(&sc("profile = \"linux-6\"\ncc = \"bbr\"")).unwrap();
+        assert_eq!(p.cc, vec!["bbr"]);
     }
 
     #[test]

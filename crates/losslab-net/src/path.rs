@@ -9,8 +9,11 @@
 //!   on the packet as it leaves the link (a lossy wire), then the
 //!   propagation delay, reordering (held back by `reorder.delay` with
 //!   probability `reorder.p`) and duplication;
-//! - reverse path: no rate limit; the loss model acts as the packet enters,
-//!   then delay, reordering and duplication.
+//! - reverse path: the loss model acts as the packet enters; then, only
+//!   when `reverse.rate` gives it a link, a drop-tail queue and that link;
+//!   then delay, reordering and duplication;
+//! - a link drains at a constant rate or by a mahimahi trace, through the
+//!   simulator's own `Drain` (losslab-sim's link.rs).
 //!
 //! The random draws use the same named streams as the simulator
 //! ("path.loss", "path.reorder", "path.duplicate", "reverse.…") under the
@@ -19,14 +22,19 @@
 
 use std::collections::VecDeque;
 
-use losslab_core::time::{Time, SEC};
+use losslab_core::time::Time;
+use losslab_sim::link::Drain;
 use losslab_sim::loss::{LossRt, PacketView};
 use losslab_sim::rng::Stream;
 use losslab_sim::scenario::{QueueLimit, Scenario};
 
 pub struct DirModel {
-    /// Bits per second; None = no rate limit (the reverse path).
-    rate_bps: Option<u64>,
+    /// What drains the link; None: no link (a reverse path without
+    /// `reverse.rate`).
+    drain: Option<Drain>,
+    /// The loss model acts as a packet enters (reverse path), not as it
+    /// leaves the link.
+    loss_on_entry: bool,
     delay: Time,
     queue: Option<QueueLimit>,
     loss: LossRt,
@@ -37,11 +45,15 @@ pub struct DirModel {
     reorder_rng: Stream,
     dup_p: f64,
     dup_rng: Stream,
-    /// Serialisation end times and sizes of packets accepted and not yet
-    /// serialised; the front is in service.
-    backlog: VecDeque<(Time, u32)>,
+    /// Packets accepted and not yet gone: when each one's first byte
+    /// goes, when its last has gone, and its size; the front is at the
+    /// link's head.
+    backlog: VecDeque<(Time, Time, u32)>,
     backlog_bytes: u64,
     pub max_queue_bytes: u64,
+    /// The clock reading of the scenario's time 0, which a trace's time
+    /// counts from (`set_origin`).
+    origin: Time,
 }
 
 /// Why a packet was dropped.
@@ -96,7 +108,8 @@ impl DirModel {
                 );
             }
             Ok(DirModel {
-                rate_bps: Some(p.rate.max(1)),
+                drain: Some(Drain::new(p.rate, p.trace.as_ref())),
+                loss_on_entry: false,
                 delay: p.delay,
                 queue: Some(p.queue.clone()),
                 loss,
@@ -109,6 +122,7 @@ impl DirModel {
                 backlog: VecDeque::new(),
                 backlog_bytes: 0,
                 max_queue_bytes: 0,
+                origin: 0,
             })
         } else {
             let r = &sc.reverse;
@@ -121,9 +135,13 @@ impl DirModel {
                 );
             }
             Ok(DirModel {
-                rate_bps: None,
+                drain: r
+                    .link
+                    .as_ref()
+                    .map(|l| Drain::new(l.rate, l.trace.as_ref())),
+                loss_on_entry: true,
                 delay: r.delay,
-                queue: None,
+                queue: r.link.as_ref().map(|l| l.queue.clone()),
                 loss,
                 protect_rtx: false,
                 reorder_p: r.reorder.p,
@@ -134,66 +152,103 @@ impl DirModel {
                 backlog: VecDeque::new(),
                 backlog_bytes: 0,
                 max_queue_bytes: 0,
+                origin: 0,
             })
         }
     }
 
-    pub fn ser_time(&self, bytes: u32) -> Time {
-        match self.rate_bps {
-            Some(r) => ((bytes as u128 * 8 * SEC as u128).div_ceil(r as u128)) as Time,
-            None => 0,
+    /// Bytes waiting behind the packet at the link's head.
+    pub fn queued_bytes(&self) -> u64 {
+        self.backlog_bytes - self.backlog.front().map_or(0, |f| u64::from(f.2))
+    }
+
+    /// Sets the clock reading (ns) of the scenario's time 0: a trace's
+    /// opportunities count from it, so that `losslab linux` plays the
+    /// trace from the run's start as the simulator does (`emulate`: from
+    /// the emulator's start). A trace starts over when it moves.
+    pub fn set_origin(&mut self, origin: Time) {
+        if origin != self.origin {
+            self.origin = origin;
+            if let Some(d) = self.drain.as_mut() {
+                d.restart();
+            }
         }
     }
 
-    /// Bytes waiting behind the packet in service at `now`.
-    pub fn queued_bytes(&self) -> u64 {
-        self.backlog_bytes - self.backlog.front().map_or(0, |f| f.1 as u64)
+    /// When a packet of `bytes` arriving at `now` leaves the link (`now`
+    /// without one), or None when the queue refuses it.
+    fn link(&mut self, now: Time, bytes: u32) -> Option<Time> {
+        let Some(drain) = self.drain.as_mut() else {
+            return Some(now);
+        };
+        while let Some(&(_, done, b)) = self.backlog.front() {
+            if done > now {
+                break;
+            }
+            self.backlog.pop_front();
+            self.backlog_bytes -= u64::from(b);
+        }
+        // The drain counts time from the scenario's start.
+        let o = self.origin;
+        let Some(&(_, last_done, _)) = self.backlog.back() else {
+            let s = drain.send(now.saturating_sub(o), bytes, false);
+            self.backlog.push_back((s.first + o, s.done + o, bytes));
+            self.backlog_bytes += u64::from(bytes);
+            return Some(s.done + o);
+        };
+        // Busy link: the queue limit excludes the packet being sent (at a
+        // constant rate, the head; on a trace, the head once its first
+        // opportunity has come).
+        let (waiting, waiting_bytes) = match self.backlog.front() {
+            Some(&(first, _, b)) if first <= now => (
+                self.backlog.len() as u64 - 1,
+                self.backlog_bytes - u64::from(b),
+            ),
+            _ => (self.backlog.len() as u64, self.backlog_bytes),
+        };
+        let full = match self.queue {
+            Some(QueueLimit::Bytes(lim)) => waiting_bytes + u64::from(bytes) > lim,
+            Some(QueueLimit::Packets(n)) => waiting >= n,
+            None => false,
+        };
+        if full {
+            return None;
+        }
+        // It waits behind the last packet accepted and starts when that
+        // one leaves.
+        let s = drain.send(last_done.saturating_sub(o), bytes, true);
+        self.backlog.push_back((s.first + o, s.done + o, bytes));
+        self.backlog_bytes += u64::from(bytes);
+        let behind_head = self.backlog_bytes - self.backlog.front().map_or(0, |f| u64::from(f.2));
+        self.max_queue_bytes = self.max_queue_bytes.max(behind_head);
+        Some(s.done + o)
     }
 
     /// The fate of a packet of `bytes` (IP length) arriving at `now`.
     /// `modelled`: whether the loss model sees it (see
     /// `packet::Flows::classify`).
     pub fn offer(&mut self, now: Time, bytes: u32, modelled: bool, view: &PacketView) -> Verdict {
-        let left_link = if self.rate_bps.is_some() {
-            while let Some(&(done, b)) = self.backlog.front() {
-                if done > now {
-                    break;
+        let protected = self.protect_rtx && view.tx_count > 1;
+        let lost =
+            |loss: &mut LossRt| modelled && !protected && !loss.is_none() && loss.drops(view);
+        if self.loss_on_entry && lost(&mut self.loss) {
+            return Verdict::Drop {
+                reason: DropReason::Loss,
+                at: now,
+            };
+        }
+        let left_link = match self.link(now, bytes) {
+            Some(done) => done,
+            None => {
+                return Verdict::Drop {
+                    reason: DropReason::Queue,
+                    at: now,
                 }
-                self.backlog.pop_front();
-                self.backlog_bytes -= b as u64;
             }
-            if let Some(&(last_done, _)) = self.backlog.back() {
-                // Busy link: the queue limit excludes the packet in service.
-                let waiting = self.backlog.len() as u64 - 1;
-                let full = match self.queue {
-                    Some(QueueLimit::Bytes(lim)) => self.queued_bytes() + bytes as u64 > lim,
-                    Some(QueueLimit::Packets(n)) => waiting >= n,
-                    None => false,
-                };
-                if full {
-                    return Verdict::Drop {
-                        reason: DropReason::Queue,
-                        at: now,
-                    };
-                }
-                let done = last_done + self.ser_time(bytes);
-                self.backlog.push_back((done, bytes));
-                self.backlog_bytes += bytes as u64;
-                self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes());
-                done
-            } else {
-                let done = now + self.ser_time(bytes);
-                self.backlog.push_back((done, bytes));
-                self.backlog_bytes += bytes as u64;
-                done
-            }
-        } else {
-            now
         };
         // FIFO service keeps departures in arrival order, so drawing the
         // loss now is the simulator's draw at departure.
-        let protected = self.protect_rtx && view.tx_count > 1;
-        if modelled && !protected && !self.loss.is_none() && self.loss.drops(view) {
+        if !self.loss_on_entry && lost(&mut self.loss) {
             return Verdict::Drop {
                 reason: DropReason::Loss,
                 at: left_link,
@@ -213,7 +268,7 @@ impl DirModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use losslab_core::time::{MS, US};
+    use losslab_core::time::{MS, SEC, US};
     use losslab_sim::scenario::{FlowSpec, LossModel, PathSpec};
 
     fn sc(rate: u64, queue: QueueLimit, loss: LossModel) -> Scenario {
@@ -235,6 +290,56 @@ mod tests {
             flow_total: None,
             mss: 1448,
         }
+    }
+
+    /// The simulator's trace rules (losslab-sim's link.rs) hold here too:
+    /// a packet arriving at an empty link waits for the next opportunity;
+    /// queued ones use what the one before left of its opportunity.
+    #[test]
+    fn a_trace_drains_the_link_as_in_the_simulator() {
+        use losslab_sim::scenario::{LinkTrace, ReverseLink};
+        let trace = LinkTrace {
+            file: "t".into(),
+            ms: vec![1].into(),
+            offset: 0,
+        };
+        let mut s = sc(1, QueueLimit::Packets(10), LossModel::None);
+        s.path.trace = Some(trace.clone());
+        let mut m = DirModel::new(&s, 0, |_| None).unwrap();
+        let at = |v: Verdict| match v {
+            Verdict::Deliver { at, .. } => at - 10 * MS,
+            other => panic!("{other:?}"),
+        };
+        // 1500, then 4 + 1496, then 8 + 1492 bytes: 1, 2 and 3 ms.
+        let got: Vec<Time> = (1..=3).map(|i| at(m.offer(0, 1500, true, &v(i)))).collect();
+        assert_eq!(got, [MS, 2 * MS, 3 * MS]);
+        // At the instant of an opportunity, after the link emptied: the next.
+        assert_eq!(at(m.offer(5 * MS, 1500, true, &v(4))), 6 * MS);
+        // The ACK direction: lost on entry, before its queue.
+        let mut r = sc(1, QueueLimit::Packets(10), LossModel::None);
+        r.reverse.link = Some(ReverseLink {
+            rate: trace.mean_rate_bps(),
+            trace: Some(trace),
+            queue: QueueLimit::Packets(1),
+        });
+        let mut m = DirModel::new(&r, 1, |_| None).unwrap();
+        assert_eq!(at(m.offer(0, 52, true, &v(1))), MS);
+        // The first ACK has not gone yet: it still counts against the
+        // 1-packet queue, as in mahimahi, so the second is dropped.
+        assert_eq!(
+            m.offer(0, 52, true, &v(2)),
+            Verdict::Drop {
+                reason: DropReason::Queue,
+                at: 0
+            }
+        );
+        // Once its opportunity came, the next waits behind it.
+        assert_eq!(at(m.offer(MS, 52, true, &v(3))), 2 * MS);
+        // The trace counts from the scenario's time 0, wherever the clock
+        // stands: from 500 ms on, the first opportunity is at 501 ms.
+        let mut m = DirModel::new(&r, 1, |_| None).unwrap();
+        m.set_origin(500 * MS);
+        assert_eq!(at(m.offer(500 * MS + 300 * US, 52, true, &v(1))), 501 * MS);
     }
 
     #[test]

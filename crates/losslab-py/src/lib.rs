@@ -100,6 +100,84 @@ fn run_one(py: Python<'_>, origin: &str, text: &str, overrides: Vec<String>) -> 
     Ok(serde_json::to_string_pretty(&r).expect("results serialise"))
 }
 
+/// One run with its time series: the results document (as `run_one`),
+/// timeseries.csv's text (one row per ACK the sender processed, the file
+/// `losslab run --timeseries` writes) and, with `packets`, packets.csv's
+/// (`--trace`). The files are written by the command line's own writers
+/// into a folder of this call's own under the system's temporary folder,
+/// read back and removed; the memory check counts them as loaded.
+#[pyfunction]
+#[pyo3(signature = (origin, text, overrides, packets))]
+fn run_series(
+    py: Python<'_>,
+    origin: &str,
+    text: &str,
+    overrides: Vec<String>,
+    packets: bool,
+) -> PyResult<(String, String, Option<String>)> {
+    use losslab_sim::packet_log::PacketLog;
+    use losslab_sim::sim::{Simulation, Tee, Tracer};
+    use losslab_sim::timeseries::TimeSeries;
+    let guard = Guard {
+        traces_loaded: true,
+        ..Guard::default()
+    };
+    let sc = checked_scenario(origin, text, &overrides, &guard).map_err(PyValueError::new_err)?;
+    // A folder of this call's own (a fresh name, made here, removed with
+    // what this call wrote in it when `tmp` drops).
+    let tmp = tempfile::Builder::new()
+        .prefix("losslab-py-series-")
+        .tempdir()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot make a temporary folder: {e}")))?;
+    let dir = tmp.path().to_path_buf();
+    let io = |e: std::io::Error| PyRuntimeError::new_err(format!("{}: {e}", dir.display()));
+    let written = [dir.join("timeseries.csv"), dir.join("packets.csv")];
+    let result = (|| {
+        // The simulation is built on the run's own thread: it is not Send.
+        let r = interruptible(py, |stop| -> Option<Result<RunResults, String>> {
+            let run = || -> Result<Option<RunResults>, String> {
+                let mut sim = Simulation::new(&sc).map_err(|e| e.to_string())?;
+                let shown = |e: std::io::Error| format!("{}: {e}", dir.display());
+                let mut tracers: Vec<Box<dyn Tracer>> = vec![Box::new(
+                    TimeSeries::create(&written[0], sim.flow_names()).map_err(shown)?,
+                )];
+                if packets {
+                    tracers.push(Box::new(
+                        PacketLog::create(&written[1], sim.flow_names()).map_err(shown)?,
+                    ));
+                }
+                sim.set_tracer(Box::new(Tee(tracers)));
+                let end = sim.end_time();
+                while !sim.run_until_budget(end, pool::SLICE_EVENTS) {
+                    if stop.load(Ordering::SeqCst) {
+                        return Ok(None);
+                    }
+                }
+                let mut t = sim.take_tracer().expect("set above");
+                t.finish().map_err(shown)?;
+                Ok(Some(sim.results()))
+            };
+            run().transpose()
+        })?
+        .ok_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))?
+        .map_err(PyRuntimeError::new_err)?;
+        let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(io);
+        let series = read(&written[0])?;
+        let log = if packets {
+            Some(read(&written[1])?)
+        } else {
+            None
+        };
+        Ok((
+            serde_json::to_string_pretty(&r).expect("results serialise"),
+            series,
+            log,
+        ))
+    })();
+    drop(tmp);
+    result
+}
+
 /// The same run's document without its wall time, compact: what a Ray
 /// worker returns and a sweep's results.jsonl holds.
 #[pyfunction]
@@ -332,6 +410,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run_one, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_series, m)?)?;
     m.add_function(wrap_pyfunction!(run_seeds, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(seeds_of, m)?)?;

@@ -30,7 +30,8 @@ use crate::parse::parse_scenario;
 use crate::profile;
 use crate::scenario::{
     AckSpec, AppSpec, Burst, BurstStart, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec,
-    LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
+    LinkTrace, LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseLink, ReverseSpec,
+    Scenario,
 };
 use crate::units::{format_duration, format_queue, format_rate, format_size};
 use losslab_core::sndbuf::LinuxSndbuf;
@@ -111,6 +112,7 @@ fn render(sc: &Scenario) -> Res<String> {
 fn path_keys(out: &mut Out, p: &PathSpec) -> Res<()> {
     let PathSpec {
         rate,
+        trace,
         delay,
         queue,
         loss,
@@ -118,15 +120,8 @@ fn path_keys(out: &mut Out, p: &PathSpec) -> Res<()> {
         reorder,
         duplicate,
     } = p;
-    if *rate == 0 {
-        return Err("path.rate: 0 cannot be written (a rate must be above 0)".into());
-    }
-    if matches!(queue, QueueLimit::Bytes(0) | QueueLimit::Packets(0)) {
-        return Err(format!(
-            "path.queue: {queue:?} cannot be written (a queue must hold at least one packet)"
-        ));
-    }
-    out.kv("rate", string(&format_rate(*rate)));
+    writable_link("path", *rate, queue)?;
+    out.kv("rate", rate_value(*rate, trace.as_ref()));
     out.kv("delay", duration_value(*delay));
     out.kv("queue", string(&format_queue(queue)));
     if *loss != LossModel::None {
@@ -150,8 +145,14 @@ fn reverse_keys(out: &mut Out, r: &ReverseSpec) -> Res<()> {
         loss,
         reorder,
         duplicate,
+        link,
     } = r;
     out.kv("delay", duration_value(*delay));
+    if let Some(ReverseLink { rate, trace, queue }) = link {
+        writable_link("reverse", *rate, queue)?;
+        out.kv("rate", rate_value(*rate, trace.as_ref()));
+        out.kv("queue", string(&format_queue(queue)));
+    }
     if *loss != LossModel::None {
         out.kv("loss", loss_model(loss, "reverse.loss", true)?);
     }
@@ -162,6 +163,35 @@ fn reverse_keys(out: &mut Out, r: &ReverseSpec) -> Res<()> {
         out.kv("duplicate", probability("reverse.duplicate", *duplicate)?);
     }
     Ok(())
+}
+
+/// A link's rate and queue as the parser would take them back.
+fn writable_link(table: &str, rate: u64, queue: &QueueLimit) -> Res<()> {
+    if rate == 0 {
+        return Err(format!(
+            "{table}.rate: 0 cannot be written (a rate must be above 0)"
+        ));
+    }
+    if matches!(queue, QueueLimit::Bytes(0) | QueueLimit::Packets(0)) {
+        return Err(format!(
+            "{table}.queue: {queue:?} cannot be written (a queue must hold at least one packet)"
+        ));
+    }
+    Ok(())
+}
+
+/// A constant rate, or the trace that drives the link (its file as
+/// resolved when read, so the written scenario reads the same one).
+fn rate_value(rate: u64, trace: Option<&LinkTrace>) -> String {
+    match trace {
+        None => string(&format_rate(rate)),
+        Some(t) if t.offset == 0 => format!("{{ trace = {} }}", string(&t.file)),
+        Some(t) => format!(
+            "{{ trace = {}, trace_offset = {} }}",
+            string(&t.file),
+            duration_value(t.offset)
+        ),
+    }
 }
 
 /// Both keys, always: a reorder table with `p > 0` needs its delay.
@@ -2321,9 +2351,21 @@ app = { kind = "bulk" }
             reverse.loss = random_loss(rng, &flows, true);
             reverse.reorder = random_reorder(rng);
             reverse.duplicate = random_probability(rng);
+            if rng.gen_bool(0.5) {
+                reverse.link = Some(ReverseLink {
+                    rate: rng.gen_range(1..1 << 40),
+                    trace: None,
+                    queue: if rng.gen_bool(0.5) {
+                        QueueLimit::Packets(rng.gen_range(1..10_000))
+                    } else {
+                        QueueLimit::Bytes(random_size(rng))
+                    },
+                });
+            }
         }
         let path = PathSpec {
             rate: rng.gen_range(1..1 << 40),
+            trace: None,
             delay,
             queue: if rng.gen_bool(0.5) {
                 QueueLimit::Packets(rng.gen_range(1..10_000))

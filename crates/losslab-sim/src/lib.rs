@@ -7,6 +7,7 @@
 pub(crate) mod ack_reports;
 pub(crate) mod chunks;
 pub mod emit;
+pub mod link;
 pub mod loss;
 pub mod memory;
 pub mod packet_log;
@@ -21,6 +22,7 @@ pub mod sim;
 pub mod stats;
 pub mod timeseries;
 pub mod trace;
+pub mod tracegen;
 pub mod units;
 pub(crate) mod view;
 

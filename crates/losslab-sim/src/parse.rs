@@ -26,7 +26,8 @@ use losslab_core::{
 
 use crate::scenario::{
     AckSpec, AppSpec, Burst, BurstStart, CcSpec, DropSpec, EarlyRetransmitSpec, FlowSpec,
-    LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseSpec, Scenario,
+    LinkTrace, LossModel, PathSpec, QueueLimit, ReceiverSpec, Reorder, ReverseLink, ReverseSpec,
+    Scenario,
 };
 use crate::units;
 
@@ -687,7 +688,8 @@ const PATH_KEYS: &[&str] = &[
     "reorder",
     "duplicate",
 ];
-const REVERSE_KEYS: &[&str] = &["delay", "loss", "reorder", "duplicate"];
+const REVERSE_KEYS: &[&str] = &["delay", "loss", "reorder", "duplicate", "rate", "queue"];
+const TRACE_KEYS: &[&str] = &["trace", "trace_offset"];
 const REORDER_KEYS: &[&str] = &["p", "delay"];
 const LOSS_MODELS: &[&str] = &["none", "bernoulli", "gilbert-elliott", "drop"];
 const FLOW_KEYS: &[&str] = &[
@@ -1249,6 +1251,62 @@ impl Cx<'_> {
         self.with_unit(v, loc, &RATE, units::parse_rate)
     }
 
+    /// A link's `rate`: a constant (`"12Mbps"`) or a delivery-opportunity
+    /// trace (`{ trace = "FILE", trace_offset = "2s" }`, link.rs), whose
+    /// mean capacity is then the rate.
+    fn link_rate(&self, v: &Value, loc: &Loc) -> Res<(u64, Option<LinkTrace>)> {
+        let Value::Table(t) = v else {
+            return Ok((self.rate(v, loc)?, None));
+        };
+        self.only_keys(t, loc, TRACE_KEYS, "in a trace-driven rate")?;
+        let file_loc = loc.key("trace");
+        let name = self.string(
+            self.required(t, loc, "trace", "the file of a mahimahi trace")?,
+            &file_loc,
+            "the file of a mahimahi trace",
+        )?;
+        let file = self.trace_path(name);
+        let shown = file.display().to_string();
+        let text = crate::link::read_trace_text(&file)
+            .map_err(|e| self.err(&file_loc, format!("cannot read the trace {shown}: {e}")))?;
+        let ms = crate::link::parse_trace(&text).map_err(|e| {
+            let at = if e.line > 0 {
+                format!("{shown}, line {}", e.line)
+            } else {
+                shown.clone()
+            };
+            self.err(&file_loc, format!("{at}: {}", e.message))
+        })?;
+        let offset = match t.get("trace_offset") {
+            Some(v) => self.duration(v, &loc.key("trace_offset"))?,
+            None => 0,
+        };
+        let trace = LinkTrace {
+            file: shown,
+            ms,
+            offset,
+        };
+        Ok((trace.mean_rate_bps(), Some(trace)))
+    }
+
+    /// A trace file named in the scenario: a relative name is taken from
+    /// the scenario file's folder (from the working folder when the
+    /// scenario is not a file: `--set`, Python, standard input) and made
+    /// absolute, so that a scenario written out reads the same file.
+    fn trace_path(&self, name: &str) -> std::path::PathBuf {
+        let p = Path::new(name);
+        let base = Path::new(self.file)
+            .is_file()
+            .then(|| Path::new(self.file).parent())
+            .flatten()
+            .filter(|d| !d.as_os_str().is_empty());
+        let joined = match base {
+            Some(d) if p.is_relative() => d.join(p),
+            _ => p.to_path_buf(),
+        };
+        std::path::absolute(&joined).unwrap_or(joined)
+    }
+
     fn size(&self, v: &Value, loc: &Loc) -> Res<u64> {
         self.with_unit(v, loc, &SIZE, units::parse_size)
     }
@@ -1301,12 +1359,7 @@ impl Cx<'_> {
         };
         let reverse = match root.get("reverse") {
             Some(v) => self.reverse(v, &top.key("reverse"), path.delay)?,
-            None => ReverseSpec {
-                delay: path.delay,
-                loss: LossModel::None,
-                reorder: Reorder::default(),
-                duplicate: 0.0,
-            },
+            None => ReverseSpec::lossless(path.delay),
         };
         let flows = self.flows(root.get("flow"))?;
 
@@ -1339,8 +1392,8 @@ impl Cx<'_> {
     fn path(&self, v: &Value, loc: &Loc) -> Res<PathSpec> {
         let t = self.table(v, loc, "a [path] table")?;
         self.only_keys(t, loc, PATH_KEYS, "in [path]")?;
-        let rate = match t.get("rate") {
-            Some(v) => self.rate(v, &loc.key("rate"))?,
+        let (rate, trace) = match t.get("rate") {
+            Some(v) => self.link_rate(v, &loc.key("rate"))?,
             None => return Err(self.missing(&loc.key("rate"), units::RATE_LIKE)),
         };
         let delay = match t.get("delay") {
@@ -1369,6 +1422,7 @@ impl Cx<'_> {
         };
         Ok(PathSpec {
             rate,
+            trace,
             delay,
             queue,
             loss,
@@ -1381,7 +1435,26 @@ impl Cx<'_> {
     fn reverse(&self, v: &Value, loc: &Loc, forward_delay: Time) -> Res<ReverseSpec> {
         let t = self.table(v, loc, "a [reverse] table")?;
         self.only_keys(t, loc, REVERSE_KEYS, "in [reverse]")?;
+        let link = match (t.get("rate"), t.get("queue")) {
+            (Some(v), queue) => {
+                let (rate, trace) = self.link_rate(v, &loc.key("rate"))?;
+                let queue = match queue {
+                    Some(v) => self.with_unit(v, &loc.key("queue"), &QUEUE, units::parse_queue)?,
+                    None => QueueLimit::Packets(1000),
+                };
+                Some(ReverseLink { rate, trace, queue })
+            }
+            (None, Some(_)) => {
+                return Err(self.err(
+                    &loc.key("queue"),
+                    "a queue needs a link to drain it: give reverse.rate too (without one, ACKs \
+                     only propagate)",
+                ))
+            }
+            (None, None) => None,
+        };
         Ok(ReverseSpec {
+            link,
             delay: match t.get("delay") {
                 Some(v) => self.duration(v, &loc.key("delay"))?,
                 None => forward_delay,

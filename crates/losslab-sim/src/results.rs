@@ -76,20 +76,43 @@ pub struct PathConfig {
     pub loss: String,
     pub reverse_delay_s: f64,
     pub reverse_loss: String,
+    /// The delivery-opportunity trace that drove the link (added in issue
+    /// 34; absent with a constant rate, whose documents stay as they were):
+    /// its file, and where in it the run began. `rate_bps` is then the
+    /// trace's mean capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_offset_s: Option<f64>,
+    /// The ACK direction's own link (`reverse.rate`, added): its rate (a
+    /// trace's mean), queue and trace; absent when ACKs only propagate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_rate_bps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_queue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_trace: Option<String>,
 }
 
 impl PathConfig {
     pub fn of(sc: &crate::Scenario) -> Self {
+        let queue = |q: &crate::scenario::QueueLimit| match q {
+            crate::scenario::QueueLimit::Packets(n) => format!("{n}pkt"),
+            crate::scenario::QueueLimit::Bytes(b) => format!("{b}B"),
+        };
+        let rev = sc.reverse.link.as_ref();
         PathConfig {
             rate_bps: sc.path.rate,
             delay_s: secs(sc.path.delay),
-            queue: match sc.path.queue {
-                crate::scenario::QueueLimit::Packets(n) => format!("{n}pkt"),
-                crate::scenario::QueueLimit::Bytes(b) => format!("{b}B"),
-            },
+            queue: queue(&sc.path.queue),
             loss: describe_loss(&sc.path.loss),
             reverse_delay_s: secs(sc.reverse.delay),
             reverse_loss: describe_loss(&sc.reverse.loss),
+            trace: sc.path.trace.as_ref().map(|t| t.file.clone()),
+            trace_offset_s: sc.path.trace.as_ref().map(|t| secs(t.offset % t.period())),
+            reverse_rate_bps: rev.map(|l| l.rate),
+            reverse_queue: rev.map(|l| queue(&l.queue)),
+            reverse_trace: rev.and_then(|l| l.trace.as_ref()).map(|t| t.file.clone()),
         }
     }
 }

@@ -36,6 +36,11 @@ impl Stream {
         self.0.gen::<f64>() < p
     }
 
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        self.0.gen::<f64>()
+    }
+
     pub fn below(&mut self, n: u64) -> u64 {
         self.0.gen_range(0..n.max(1))
     }

@@ -2,6 +2,7 @@
 //! once parsed and checked. Reproductions build these in code; the CLI
 //! parses them from TOML with `parse::parse_scenario`.
 
+pub use crate::link::LinkTrace;
 use losslab_core::cc::{
     Avoidance, HyStartMode, MinRttRefresh, SlowStart, VegasGate, VegasSsthresh, WestwoodSsthresh,
 };
@@ -104,8 +105,12 @@ impl Default for Reorder {
 /// The bottleneck, data direction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathSpec {
-    /// Bits per second.
+    /// Bits per second; with a trace, the trace's mean capacity
+    /// (`LinkTrace::mean_rate_bps`), which what needs one rate uses.
     pub rate: u64,
+    /// The delivery-opportunity trace that drains the link instead of a
+    /// constant rate (`rate = { trace = "FILE" }`, added key).
+    pub trace: Option<LinkTrace>,
     /// One-way propagation delay.
     pub delay: Time,
     pub queue: QueueLimit,
@@ -121,6 +126,7 @@ impl PathSpec {
     pub fn new(rate: u64, delay: Time, queue: QueueLimit, loss: LossModel) -> Self {
         PathSpec {
             rate,
+            trace: None,
             delay,
             queue,
             loss,
@@ -131,13 +137,27 @@ impl PathSpec {
     }
 }
 
-/// The ACK direction: no rate limit, its own delay, loss and reordering.
+/// The ACK direction: its own delay, loss and reordering, and no rate
+/// limit unless it has a link of its own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReverseSpec {
     pub delay: Time,
     pub loss: LossModel,
     pub reorder: Reorder,
     pub duplicate: f64,
+    /// A rate or trace that drains the ACKs, and its queue
+    /// (`reverse.rate`, `reverse.queue`, added keys); None: ACKs only
+    /// propagate.
+    pub link: Option<ReverseLink>,
+}
+
+/// The ACK direction's own bottleneck (added in issue 34).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReverseLink {
+    /// Bits per second; with a trace, its mean capacity.
+    pub rate: u64,
+    pub trace: Option<LinkTrace>,
+    pub queue: QueueLimit,
 }
 
 impl ReverseSpec {
@@ -148,6 +168,7 @@ impl ReverseSpec {
             loss: LossModel::None,
             reorder: Reorder::default(),
             duplicate: 0.0,
+            link: None,
         }
     }
 }

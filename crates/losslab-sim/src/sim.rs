@@ -9,7 +9,10 @@
 //! few entries per flow. The next event is the minimum of five heads; ties
 //! go in that fixed order, which keeps runs bit-for-bit reproducible.
 //! A sixth source, last in that order: the segments in their senders'
-//! hosts (`nic_rate`), one FIFO per flow (`NicLine`).
+//! hosts (`nic_rate`), one FIFO per flow (`NicLine`); a seventh, second
+//! in that order (its ties must precede the ACKs they hold back): the ACK
+//! being sent on the reverse path's own link (`reverse.rate`).
+//! A link drains at a constant rate or by a trace (`link.rs`).
 
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
@@ -17,11 +20,12 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use losslab_core::config::{AckMode, ReceiverConfig, RtoConfig};
 use losslab_core::detect::LeOrder;
-use losslab_core::time::{Time, SEC};
+use losslab_core::time::Time;
 use losslab_core::{Ack, Algorithms, App, Handshake, Receiver, Segment, Sender, SenderConfig};
 
 use crate::ack_reports::{counts_as_retransmission, AckReports};
 use crate::chunks::{ConnChunks, FileRt};
+use crate::link::{serialisation, Drain};
 use crate::loss::{LossRt, PacketView, SynLoss};
 use crate::rbb::RbbMeter;
 use crate::rng::Stream;
@@ -114,12 +118,6 @@ fn data_wire_bytes(seg: &Segment) -> u32 {
     seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 }
 }
 
-/// How long `bytes` take to serialise at `rate_bps` (> 0), rounded up to
-/// whole nanoseconds.
-fn serialisation(bytes: u32, rate_bps: u64) -> Time {
-    ((bytes as u128 * 8 * SEC as u128).div_ceil(rate_bps as u128)) as Time
-}
-
 /// Segments serialising on their senders' interfaces (`nic_rate`), by
 /// the time they reach the bottleneck. Each flow has its own interface,
 /// which takes a segment only after every earlier one (exit = max(free,
@@ -183,16 +181,47 @@ impl NicLine {
     }
 }
 
+/// The ACK direction's own bottleneck (`reverse.rate`): a drop-tail
+/// queue drained by a rate or a trace, before the ACKs propagate.
+struct RevLink {
+    drain: Drain,
+    queue_limit: QueueLimit,
+    queue: VecDeque<Packet>,
+    queue_bytes: u64,
+    in_service: Option<(Time, Packet)>,
+    /// When the ACK in service sends its first byte (`Span::first`).
+    first: Time,
+}
+
+/// Whether a drop-tail queue holding `len` packets of `bytes` refuses
+/// one more of `add` bytes, counting the packet at the link's head while
+/// it waits for its first byte to go (`head`: its bytes, if it does).
+fn queue_full(limit: &QueueLimit, len: usize, bytes: u64, head: Option<u32>, add: u32) -> bool {
+    let (hl, hb) = head.map_or((0, 0), |b| (1, u64::from(b)));
+    match *limit {
+        QueueLimit::Bytes(b) => bytes + hb + u64::from(add) > b,
+        QueueLimit::Packets(n) => (len + hl) as u64 >= n,
+    }
+}
+
 struct Net {
+    /// The bottleneck's rate; with a trace, the trace's mean (statistics).
     rate_bps: u64,
+    drain: Drain,
+    rev_link: Option<RevLink>,
+    /// When the ACK in service on the reverse link leaves (Time::MAX:
+    /// none), kept apart so the event loop reads one number.
+    rev_next: Time,
     fwd_delay: Time,
     rev_delay: Time,
     queue_limit: QueueLimit,
     queue: VecDeque<Packet>,
     queue_bytes: u64,
     in_service: Option<(Time, Packet)>,
-    /// When the packet in service started serialisation.
+    /// When the packet in service reached the head of the link, and when
+    /// its first byte goes (later on a trace: `Span::first`).
     service_start: Time,
+    service_first: Time,
     fwd_line: VecDeque<(Time, Packet)>,
     rev_line: VecDeque<(Time, Packet)>,
     held: BTreeMap<(Time, u64), Packet>,
@@ -223,14 +252,13 @@ struct Net {
 }
 
 impl Net {
-    fn ser_time(&self, bytes: u32) -> Time {
-        serialisation(bytes, self.rate_bps)
-    }
-
-    /// The link starts serialising `p` at `now`.
-    fn start_service(&mut self, now: Time, p: Packet) {
-        let done = now + self.ser_time(p.wire_bytes);
+    /// The link starts serialising `p` at `now`; `queued`: it waited
+    /// behind the packet that has just left (`Drain::done`).
+    fn start_service(&mut self, now: Time, p: Packet, queued: bool) {
+        let span = self.drain.send(now, p.wire_bytes, queued);
+        let done = span.done;
         self.service_start = now;
+        self.service_first = span.first;
         if let Body::Data(s) = &p.body {
             // Mobile paper Fig. 1, T2: the first retransmission reaches the
             // link. A zero-window probe carries no segment.
@@ -374,13 +402,20 @@ impl Net {
         self.trace(now, &p, PacketFate::Sent);
         if self.in_service.is_none() {
             self.note_entry(now, &p);
-            self.start_service(now, p);
+            self.start_service(now, p, false);
             return;
         }
-        let full = match self.queue_limit {
-            QueueLimit::Bytes(b) => self.queue_bytes + p.wire_bytes as u64 > b,
-            QueueLimit::Packets(n) => self.queue.len() as u64 >= n,
+        let head = match &self.in_service {
+            Some((_, h)) if now < self.service_first => Some(h.wire_bytes),
+            _ => None,
         };
+        let full = queue_full(
+            &self.queue_limit,
+            self.queue.len(),
+            self.queue_bytes,
+            head,
+            p.wire_bytes,
+        );
         if full {
             self.queue_drops += 1;
             self.record_drop(&p);
@@ -436,7 +471,7 @@ impl Net {
         }
         if let Some(next) = self.queue.pop_front() {
             self.queue_bytes -= next.wire_bytes as u64;
-            self.start_service(now, next);
+            self.start_service(now, next, true);
         }
         if s.syn {
             let nth = self.flows[p.flow as usize].syns_fwd;
@@ -521,6 +556,61 @@ impl Net {
                 return;
             }
         }
+        let Some(link) = self.rev_link.as_mut() else {
+            self.propagate_ack(now, p);
+            return;
+        };
+        if link.in_service.is_none() {
+            let span = link.drain.send(now, p.wire_bytes, false);
+            link.first = span.first;
+            link.in_service = Some((span.done, p));
+            self.rev_next = span.done;
+            return;
+        }
+        let head = match &link.in_service {
+            Some((_, h)) if now < link.first => Some(h.wire_bytes),
+            _ => None,
+        };
+        if queue_full(
+            &link.queue_limit,
+            link.queue.len(),
+            link.queue_bytes,
+            head,
+            p.wire_bytes,
+        ) {
+            self.ack_drops += 1;
+            if let Body::Ack(a) = &p.body {
+                // As the loss model's drops: a SYN-ACK is no report.
+                if !a.syn {
+                    self.flows[f].reports.on_dropped(a);
+                }
+            }
+            self.trace(now, &p, PacketFate::QueueDrop);
+            return;
+        }
+        link.queue_bytes += u64::from(p.wire_bytes);
+        link.queue.push_back(p);
+    }
+
+    /// The ACK in service on the reverse link left it at `now`.
+    fn rev_depart(&mut self, now: Time) {
+        let link = self.rev_link.as_mut().expect("a reverse link");
+        let (_, p) = link.in_service.take().expect("departure without packet");
+        self.rev_next = Time::MAX;
+        if let Some(next) = link.queue.pop_front() {
+            link.queue_bytes -= u64::from(next.wire_bytes);
+            let span = link.drain.send(now, next.wire_bytes, true);
+            link.first = span.first;
+            link.in_service = Some((span.done, next));
+            self.rev_next = span.done;
+        }
+        self.propagate_ack(now, p);
+    }
+
+    /// An ACK starts across the reverse path's delay at `now`.
+    #[inline]
+    fn propagate_ack(&mut self, now: Time, p: Packet) {
+        let f = p.flow as usize;
         let access = self.flows[f].extra_delay;
         let at = now + self.rev_delay + access;
         let (pr, extra, rng) = &mut self.rev_reorder;
@@ -794,6 +884,16 @@ impl Simulation {
         }
         let net = Net {
             rate_bps: p.rate.max(1),
+            drain: Drain::new(p.rate, p.trace.as_ref()),
+            rev_next: Time::MAX,
+            rev_link: r.link.as_ref().map(|l| RevLink {
+                drain: Drain::new(l.rate, l.trace.as_ref()),
+                queue_limit: l.queue.clone(),
+                queue: VecDeque::new(),
+                queue_bytes: 0,
+                in_service: None,
+                first: 0,
+            }),
             fwd_delay: p.delay,
             rev_delay: r.delay,
             queue_limit: p.queue.clone(),
@@ -801,6 +901,7 @@ impl Simulation {
             queue_bytes: 0,
             in_service: None,
             service_start: 0,
+            service_first: 0,
             fwd_line: VecDeque::new(),
             rev_line: VecDeque::new(),
             held: BTreeMap::new(),
@@ -914,6 +1015,13 @@ impl Simulation {
                 t = d;
                 src = 1;
             }
+            // The reverse link's departures come second at equal times:
+            // an ACK sent at the instant the one in service leaves must
+            // find it gone (link.rs: it arrived at an opportunity).
+            if self.net.rev_next < t {
+                t = self.net.rev_next;
+                src = 7;
+            }
             if let Some(&(a, _)) = self.net.fwd_line.front() {
                 if a < t {
                     t = a;
@@ -966,6 +1074,7 @@ impl Simulation {
                     let (_, p) = self.net.held.pop_first().expect("head");
                     self.deliver(p);
                 }
+                7 => self.net.rev_depart(t),
                 6 => {
                     let (f, seg, bytes) = self.net.nic_line.pop().expect("head");
                     self.net.send_data(t, f, seg);

@@ -539,9 +539,9 @@ fn unknown_keys_are_named_with_what_is_allowed() {
         &["p, delay"],
     );
     file_error(
-        &format!("{MINIMAL}\n[reverse]\nrate = \"1Mbps\"\n"),
-        "reverse.rate",
-        &["delay, loss, reorder, duplicate"],
+        &format!("{MINIMAL}\n[reverse]\nbandwidth = \"1Mbps\"\n"),
+        "reverse.bandwidth",
+        &["delay, loss, reorder, duplicate, rate, queue"],
     );
     file_error(
         &minimal_with("", "app = { kind = \"bulk\", size = \"1MB\" }"),

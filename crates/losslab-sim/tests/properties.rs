@@ -303,6 +303,34 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
             },
         };
     }
+    // Trace-driven links (issue 34), from the seed's high bits: the data
+    // path drained by a bursty trace with gaps (several opportunities in
+    // one millisecond, idle stretches, a loop), and an ACK path with a
+    // link and a short queue of its own.
+    if c.seed & (1 << 40) != 0 {
+        let mut ms = Vec::new();
+        let mut t = 1 + (c.seed >> 41) % 5;
+        for k in 0..40u64 {
+            for _ in 0..=(c.seed >> (44 + k % 8)) % 3 {
+                ms.push(t as u32);
+            }
+            t += 1 + ((c.seed >> (k % 16)) % 7) * ((c.seed >> 52) % 4);
+        }
+        let trace = LinkTrace {
+            file: "prop".into(),
+            ms: ms.into(),
+            offset: ((c.seed >> 56) % 50) * MS,
+        };
+        p.rate = trace.mean_rate_bps();
+        p.trace = Some(trace);
+    }
+    if c.seed & (1 << 58) != 0 {
+        r.link = Some(ReverseLink {
+            rate: [20_000, 200_000, 5_000_000][((c.seed >> 59) % 3) as usize],
+            trace: None,
+            queue: QueueLimit::Packets(1 + (c.seed >> 61) % 4),
+        });
+    }
     let mut sc = scenario("prop", 20_000, (p, r), vec![f]);
     sc.seed = c.seed;
     let mut sim = Simulation::new(&sc).unwrap();

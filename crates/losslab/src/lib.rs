@@ -24,6 +24,7 @@ pub mod seeds;
 pub mod sweep;
 pub mod table;
 pub mod tables;
+pub mod trace_cmd;
 
 /// Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input,
 /// 130 interrupted (partial results were written).

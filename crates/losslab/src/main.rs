@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use losslab::{
     bench, compare, drill, emulate, linux, memory, model_cmd, plot, reproduce, run, seeds, sweep,
-    Failure,
+    trace_cmd, Failure,
 };
 
 /// A laboratory for TCP loss recovery.
@@ -46,6 +46,9 @@ enum Command {
     /// recovery algorithm, original and with opportunistic retransmission,
     /// and the application-stall bounds (docs/MODEL.md).
     Model(model_cmd::ModelArgs),
+    /// Make link traces (mahimahi's format: one line per 1504-byte
+    /// delivery opportunity) and summarise one.
+    Trace(trace_cmd::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +89,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Linux(a) => linux::linux(a),
         Command::Drill(a) => drill::drill(a),
         Command::Model(a) => model_cmd::model(a),
+        Command::Trace(a) => trace_cmd::trace(a),
     }
 }
 

@@ -141,6 +141,18 @@ pub struct Outcome {
     pub results_jsonl: PathBuf,
 }
 
+/// The scenario's origin as a Ray worker must see it: a worker parses
+/// the text again in a working folder of Ray's, and a relative link
+/// trace (issue 34) is read from the scenario file's folder, so a file's
+/// path goes absolute. Nodes must see the files at those paths.
+fn absolute_origin(origin: &str) -> String {
+    let p = Path::new(origin);
+    match std::path::absolute(p) {
+        Ok(a) if p.is_file() => a.display().to_string(),
+        _ => origin.to_string(),
+    }
+}
+
 fn bad(origin: &str, key: &str, msg: impl std::fmt::Display) -> Failure {
     Failure::BadInput(format!("{origin}: {key}: {msg}"))
 }
@@ -766,7 +778,7 @@ pub fn execute(s: &Sweep, o: &SweepOptions, stop: &AtomicBool) -> Result<Outcome
                 })
                 .collect();
             d.run(
-                &s.scenario_origin,
+                &absolute_origin(&s.scenario_origin),
                 &s.scenario_text,
                 &work,
                 stop,

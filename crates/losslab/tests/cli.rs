@@ -1556,3 +1556,88 @@ fn a_sweep_plots_flows_named_with_slashes_and_absurd_intervals() {
     assert!(svg("a_b").contains("flow a_b:"));
     assert!(plots.join("sweep-a_b-retransmissions.png").exists());
 }
+
+/// A bad mahimahi trace (issue 34) stops the run with exit 2, naming the
+/// scenario's key, the trace's file and its line.
+#[test]
+fn a_bad_trace_exits_2_naming_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("drive.trace");
+    std::fs::write(&trace, "1\n2\n2\n1\n").unwrap();
+    let sc = dir.path().join("s.toml");
+    std::fs::write(
+        &sc,
+        "duration = \"1s\"\n[path]\nrate = { trace = \"drive.trace\" }\ndelay = \"10ms\"\n[[flow]]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    bad(
+        &["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        &["path.rate.trace", "drive.trace, line 4", "1 ms after 2 ms"],
+    );
+    assert!(!out.exists(), "nothing written for a refused scenario");
+}
+
+/// `losslab trace generate` makes the traces shipped in traces/ byte for
+/// byte (their README gives each command), refuses to overwrite a file,
+/// and `losslab trace info` reads one back.
+#[test]
+fn shipped_traces_are_what_trace_generate_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "constant-12mbps.trace",
+            &["constant", "--rate", "12Mbps", "--duration", "10s"],
+        ),
+        (
+            "on-off-24mbps.trace",
+            &[
+                "on-off",
+                "--rate",
+                "24Mbps",
+                "--on",
+                "800ms",
+                "--off",
+                "200ms",
+                "--duration",
+                "10s",
+            ],
+        ),
+        (
+            "lte-markov-1.trace",
+            &["markov", "--seed", "1", "--duration", "30s"],
+        ),
+        (
+            "lte-markov-2.trace",
+            &["markov", "--seed", "2", "--duration", "30s"],
+        ),
+    ];
+    for (name, args) in cases {
+        let out = dir.path().join(name);
+        let mut all = vec!["trace", "generate"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        let o = run(&all);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let shipped = std::fs::read(root().join("traces").join(name)).unwrap();
+        assert!(
+            std::fs::read(&out).unwrap() == shipped,
+            "{name} differs from traces/{name}"
+        );
+        // The file exists now: a second run refuses and leaves it alone.
+        bad(&all, &["exists"]);
+        assert!(std::fs::read(&out).unwrap() == shipped);
+    }
+    let o = run(&["trace", "info", "traces/lte-markov-1.trace", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["opportunities"], 28_082);
+    assert_eq!(v["length_s"], 30.0);
+    assert_eq!(v["min_rate_bps"], 0);
+    let broken = dir.path().join("broken.trace");
+    std::fs::write(&broken, "5\n4\n").unwrap();
+    bad(
+        &["trace", "info", broken.to_str().unwrap()],
+        &["broken.trace, line 2"],
+    );
+}
