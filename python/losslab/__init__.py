@@ -152,8 +152,8 @@ def run(
     ``flow``, ``cwnd``, ``ssthresh``, ``pipe``, ``inflight``, ``srtt_ms``,
     ``rto_ms``, ``snd_una``, ``snd_nxt``, ``pacing_mbps``), the table
     ``losslab run --timeseries`` writes as timeseries.csv (docs/TRACES.md).
-    ``packets=True`` adds ``"packets"`` too: one row per packet event, the
-    table ``--trace`` writes as packets.csv. Both need pandas
+    ``packets=True`` adds ``"packets"`` (and ``"timeseries"`` as well): one
+    row per packet event, the table ``--trace`` writes as packets.csv. Both need pandas
     (``pip install 'losslab[dataframe]'``) and memory for the whole table.
     """
     if seed is not None:

@@ -54,6 +54,9 @@ pub struct DirModel {
     /// The clock reading of the scenario's time 0, which a trace's time
     /// counts from (`set_origin`).
     origin: Time,
+    /// The trace started over with packets still queued: the next one
+    /// seeks its opportunity rather than take their leftovers.
+    restarted: bool,
 }
 
 /// Why a packet was dropped.
@@ -123,6 +126,7 @@ impl DirModel {
                 backlog_bytes: 0,
                 max_queue_bytes: 0,
                 origin: 0,
+                restarted: false,
             })
         } else {
             let r = &sc.reverse;
@@ -153,6 +157,7 @@ impl DirModel {
                 backlog_bytes: 0,
                 max_queue_bytes: 0,
                 origin: 0,
+                restarted: false,
             })
         }
     }
@@ -171,6 +176,7 @@ impl DirModel {
             self.origin = origin;
             if let Some(d) = self.drain.as_mut() {
                 d.restart();
+                self.restarted = !self.backlog.is_empty();
             }
         }
     }
@@ -188,8 +194,12 @@ impl DirModel {
             self.backlog.pop_front();
             self.backlog_bytes -= u64::from(b);
         }
-        // The drain counts time from the scenario's start.
-        let o = self.origin;
+        // A trace counts time from the scenario's start; a constant rate
+        // needs no origin (and a packet before it keeps its own time).
+        let o = match drain {
+            Drain::Trace(_) => self.origin,
+            Drain::Rate(_) => 0,
+        };
         let Some(&(_, last_done, _)) = self.backlog.back() else {
             let s = drain.send(now.saturating_sub(o), bytes, false);
             self.backlog.push_back((s.first + o, s.done + o, bytes));
@@ -215,8 +225,12 @@ impl DirModel {
             return None;
         }
         // It waits behind the last packet accepted and starts when that
-        // one leaves.
-        let s = drain.send(last_done.saturating_sub(o), bytes, true);
+        // one leaves (after a restart, at the trace's next opportunity).
+        let s = if std::mem::take(&mut self.restarted) {
+            drain.send(last_done.max(now).saturating_sub(o), bytes, false)
+        } else {
+            drain.send(last_done.saturating_sub(o), bytes, true)
+        };
         self.backlog.push_back((s.first + o, s.done + o, bytes));
         self.backlog_bytes += u64::from(bytes);
         let behind_head = self.backlog_bytes - self.backlog.front().map_or(0, |f| u64::from(f.2));
@@ -333,13 +347,44 @@ mod tests {
                 at: 0
             }
         );
-        // Once its opportunity came, the next waits behind it.
+        // At 1 ms the first ACK has gone: the link is empty again.
         assert_eq!(at(m.offer(MS, 52, true, &v(3))), 2 * MS);
-        // The trace counts from the scenario's time 0, wherever the clock
-        // stands: from 500 ms on, the first opportunity is at 501 ms.
+        // A byte limit counts the waiting head's bytes too.
+        r.reverse.link.as_mut().unwrap().queue = QueueLimit::Bytes(100);
         let mut m = DirModel::new(&r, 1, |_| None).unwrap();
-        m.set_origin(500 * MS);
-        assert_eq!(at(m.offer(500 * MS + 300 * US, 52, true, &v(1))), 501 * MS);
+        assert_eq!(at(m.offer(0, 52, true, &v(1))), MS);
+        assert!(matches!(m.offer(0, 52, true, &v(2)), Verdict::Drop { .. }));
+        assert_eq!(at(m.offer(0, 48, true, &v(3))), MS);
+        // The trace counts from the scenario's time 0, wherever the clock
+        // stands: from 500.5 ms on, the opportunities are at 501.5 ms,
+        // 502.5 ms, ...
+        let mut m = DirModel::new(&r, 1, |_| None).unwrap();
+        m.set_origin(500 * MS + 500 * US);
+        assert_eq!(
+            at(m.offer(500 * MS + 800 * US, 52, true, &v(1))),
+            501 * MS + 500 * US
+        );
+        // Moved with a packet still queued, the trace starts over and the
+        // next packet still leaves after it.
+        let mut f = sc(1, QueueLimit::Packets(10), LossModel::None);
+        f.path.trace = Some(LinkTrace {
+            file: "t".into(),
+            ms: vec![1, 100].into(),
+            offset: 0,
+        });
+        let mut m = DirModel::new(&f, 0, |_| None).unwrap();
+        assert_eq!(at(m.offer(2 * MS, 1500, true, &v(1))), 100 * MS);
+        m.set_origin(20 * MS);
+        assert_eq!(at(m.offer(21 * MS, 1500, true, &v(2))), 120 * MS);
+        // A constant rate keeps its own time before the origin.
+        let mut c = DirModel::new(
+            &sc(12_000_000, QueueLimit::Packets(10), LossModel::None),
+            0,
+            |_| None,
+        )
+        .unwrap();
+        c.set_origin(500 * MS);
+        assert_eq!(at(c.offer(400 * MS, 1500, true, &v(1))), 401 * MS);
     }
 
     #[test]

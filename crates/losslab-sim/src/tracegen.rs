@@ -179,14 +179,7 @@ pub fn generate(model: &Model, duration: Time) -> Result<String, String> {
             } => {
                 let (rng, at) = markov.as_mut().expect("drawn above");
                 if m > 1 && (m - 1) % (step / MS) == 0 {
-                    // One draw a step: below p up, from p to 2p down, so
-                    // each move has probability p (none past an end).
-                    let u = rng.unit();
-                    if u < *p_move && *at < levels_bps.len() - 1 {
-                        *at += 1;
-                    } else if u >= *p_move && u < 2.0 * *p_move && *at > 0 {
-                        *at -= 1;
-                    }
+                    *at = markov_step(*at, levels_bps.len(), rng.unit(), *p_move);
                 }
                 levels_bps[*at]
             }
@@ -204,6 +197,19 @@ pub fn generate(model: &Model, duration: Time) -> Result<String, String> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// One step of the chain from level `at` of `levels`, given a uniform
+/// draw `u`: below p one level up, from p to 2p one down, so each move
+/// has probability p; a move past an end stays.
+fn markov_step(at: usize, levels: usize, u: f64, p: f64) -> usize {
+    if u < p && at + 1 < levels {
+        at + 1
+    } else if u >= p && u < 2.0 * p && at > 0 {
+        at - 1
+    } else {
+        at
+    }
 }
 
 /// What a trace holds: for `losslab trace info`.
@@ -379,6 +385,48 @@ mod tests {
     }
 
     #[test]
+    fn the_chain_moves_one_level_up_or_down_with_p_each() {
+        // Interior: up below p, down from p to 2p, else stays.
+        assert_eq!(markov_step(3, 7, 0.05, 0.1), 4);
+        assert_eq!(markov_step(3, 7, 0.15, 0.1), 2);
+        assert_eq!(markov_step(3, 7, 0.25, 0.1), 3);
+        // The ends: no move past them.
+        assert_eq!(markov_step(6, 7, 0.05, 0.1), 6);
+        assert_eq!(markov_step(6, 7, 0.15, 0.1), 5);
+        assert_eq!(markov_step(0, 7, 0.15, 0.1), 0);
+        assert_eq!(markov_step(0, 7, 0.05, 0.1), 1);
+        // Over a long trace, level changes between 50 ms windows are one
+        // level, up as often as down (a chain that steps the other way
+        // less often would drift).
+        let m = Model::Markov {
+            levels_bps: vec![12_032_000, 24_064_000, 36_096_000, 48_128_000],
+            step: 50 * MS,
+            p_move: 0.2,
+            seed: 9,
+        };
+        let ms = parse_trace(&generate(&m, 600 * SEC).unwrap()).unwrap();
+        let mut per = vec![0i64; 12_000];
+        for &t in ms.iter() {
+            if let Some(c) = per.get_mut(((t - 1) / 50) as usize) {
+                *c += 1;
+            }
+        }
+        let (mut up, mut down) = (0, 0);
+        for w in per.windows(2) {
+            match (w[1] - w[0]) / 50 {
+                1 => up += 1,
+                -1 => down += 1,
+                0 => {}
+                d => panic!("a move of {d} levels"),
+            }
+        }
+        assert!(
+            up > 1_500 && (up - down) < 40 && (down - up) < 40,
+            "{up} up, {down} down"
+        );
+    }
+
+    #[test]
     fn bad_models_are_refused() {
         assert!(generate(&Model::Constant { rate_bps: 0 }, SEC).is_err());
         assert!(generate(&Model::Constant { rate_bps: 1 }, MS / 2).is_err());
@@ -396,6 +444,17 @@ mod tests {
             seed: 1,
         };
         assert!(generate(&m, SEC).is_err());
+        // Longer than a trace's u32 milliseconds; on + off overflowing.
+        let one = Model::Constant { rate_bps: 1 };
+        assert!(generate(&one, (u64::from(u32::MAX) + 1) * MS)
+            .unwrap_err()
+            .contains("49 days"));
+        let wild = Model::OnOff {
+            rate_bps: 1,
+            on: u64::MAX,
+            off: MS,
+        };
+        assert!(generate(&wild, SEC).is_err());
     }
 
     #[test]

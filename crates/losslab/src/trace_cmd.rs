@@ -139,6 +139,14 @@ fn generate(a: GenerateArgs) -> Result<(), Failure> {
     let m = model(&a)?;
     let duration = parse_duration(&a.duration).map_err(|e| bad("duration", &a.duration, e))?;
     let text = tracegen::generate(&m, duration).map_err(Failure::BadInput)?;
+    if text.len() as u64 > losslab_sim::link::MAX_TRACE_BYTES {
+        return Err(Failure::BadInput(format!(
+            "the trace would take {} MiB, more than the {} MiB losslab reads; make it shorter \
+             (it loops) or slower",
+            text.len() >> 20,
+            losslab_sim::link::MAX_TRACE_BYTES >> 20
+        )));
+    }
     // Read back before it is written: a file losslab could not read is
     // never left behind.
     let ms = losslab_sim::link::parse_trace(&text)
@@ -172,8 +180,12 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 fn info(a: InfoArgs) -> Result<(), Failure> {
     let shown = a.file.display().to_string();
     let window = parse_duration(&a.window).map_err(|e| bad("window", &a.window, e))?;
-    if window < MS {
-        return Err(bad("window", &a.window, "must be at least 1ms"));
+    if window < MS || !window.is_multiple_of(MS) {
+        return Err(bad(
+            "window",
+            &a.window,
+            "must be whole milliseconds, at least 1ms",
+        ));
     }
     let text = losslab_sim::link::read_trace_text(&a.file)
         .map_err(|e| Failure::BadInput(format!("cannot read the trace {shown}: {e}")))?;

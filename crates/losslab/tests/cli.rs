@@ -1634,6 +1634,24 @@ fn shipped_traces_are_what_trace_generate_makes() {
     assert_eq!(v["opportunities"], 28_082);
     assert_eq!(v["length_s"], 30.0);
     assert_eq!(v["min_rate_bps"], 0);
+    // A trace whose text would pass the 64 MiB losslab reads is refused
+    // before a byte is written (7.2 million lines of ten-digit times).
+    let big = dir.path().join("big.trace");
+    bad(
+        &[
+            "trace",
+            "generate",
+            "constant",
+            "--rate",
+            "24kbps",
+            "--duration",
+            "1000h",
+            "--out",
+            big.to_str().unwrap(),
+        ],
+        &["MiB"],
+    );
+    assert!(!big.exists());
     let broken = dir.path().join("broken.trace");
     std::fs::write(&broken, "5\n4\n").unwrap();
     bad(
