@@ -181,12 +181,8 @@ impl DirModel {
         }
     }
 
-    /// When a packet of `bytes` arriving at `now` leaves the link (`now`
-    /// without one), or None when the queue refuses it.
-    fn link(&mut self, now: Time, bytes: u32) -> Option<Time> {
-        let Some(drain) = self.drain.as_mut() else {
-            return Some(now);
-        };
+    /// Forgets the packets that have left the link by `now`.
+    fn retire(&mut self, now: Time) {
         while let Some(&(_, done, b)) = self.backlog.front() {
             if done > now {
                 break;
@@ -194,6 +190,14 @@ impl DirModel {
             self.backlog.pop_front();
             self.backlog_bytes -= u64::from(b);
         }
+    }
+
+    /// When a packet of `bytes` arriving at `now` leaves the link (`now`
+    /// without one), or None when the queue refuses it.
+    fn link(&mut self, now: Time, bytes: u32) -> Option<Time> {
+        let Some(drain) = self.drain.as_mut() else {
+            return Some(now);
+        };
         // A trace counts time from the scenario's start; a constant rate
         // needs no origin (and a packet before it keeps its own time).
         let o = match drain {
@@ -242,6 +246,9 @@ impl DirModel {
     /// `modelled`: whether the loss model sees it (see
     /// `packet::Flows::classify`).
     pub fn offer(&mut self, now: Time, bytes: u32, modelled: bool, view: &PacketView) -> Verdict {
+        // Before any verdict, so that `queued_bytes` is current even for
+        // a packet lost on entry.
+        self.retire(now);
         let protected = self.protect_rtx && view.tx_count > 1;
         let lost =
             |loss: &mut LossRt| modelled && !protected && !loss.is_none() && loss.drops(view);
