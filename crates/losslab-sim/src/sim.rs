@@ -194,10 +194,19 @@ struct RevLink {
 }
 
 /// Whether a drop-tail queue holding `len` packets of `bytes` refuses
-/// one more of `add` bytes, counting the packet at the link's head while
-/// it waits for its first byte to go (`head`: its bytes, if it does).
-fn queue_full(limit: &QueueLimit, len: usize, bytes: u64, head: Option<u32>, add: u32) -> bool {
-    let (hl, hb) = head.map_or((0, 0), |b| (1, u64::from(b)));
+/// one more of `add` bytes at `now`, counting the packet at the link's
+/// head (`in_service`) while it waits for its first byte, due at `first`.
+fn queue_full(
+    limit: &QueueLimit,
+    len: usize,
+    bytes: u64,
+    (in_service, first, now): (&Option<(Time, Packet)>, Time, Time),
+    add: u32,
+) -> bool {
+    let (hl, hb) = match in_service {
+        Some((_, h)) if now < first => (1, u64::from(h.wire_bytes)),
+        _ => (0, 0),
+    };
     match *limit {
         QueueLimit::Bytes(b) => bytes + hb + u64::from(add) > b,
         QueueLimit::Packets(n) => (len + hl) as u64 >= n,
@@ -253,7 +262,7 @@ struct Net {
 
 impl Net {
     /// The link starts serialising `p` at `now`; `queued`: it waited
-    /// behind the packet that has just left (`Drain::done`).
+    /// behind the packet that has just left (`Drain::send`).
     fn start_service(&mut self, now: Time, p: Packet, queued: bool) {
         let span = self.drain.send(now, p.wire_bytes, queued);
         let done = span.done;
@@ -405,15 +414,11 @@ impl Net {
             self.start_service(now, p, false);
             return;
         }
-        let head = match &self.in_service {
-            Some((_, h)) if now < self.service_first => Some(h.wire_bytes),
-            _ => None,
-        };
         let full = queue_full(
             &self.queue_limit,
             self.queue.len(),
             self.queue_bytes,
-            head,
+            (&self.in_service, self.service_first, now),
             p.wire_bytes,
         );
         if full {
@@ -567,15 +572,11 @@ impl Net {
             self.rev_next = span.done;
             return;
         }
-        let head = match &link.in_service {
-            Some((_, h)) if now < link.first => Some(h.wire_bytes),
-            _ => None,
-        };
         if queue_full(
             &link.queue_limit,
             link.queue.len(),
             link.queue_bytes,
-            head,
+            (&link.in_service, link.first, now),
             p.wire_bytes,
         ) {
             self.ack_drops += 1;
