@@ -9,7 +9,7 @@
 //! the same seed list gives the same numbers however the runs were
 //! scheduled.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::rng::Stream;
@@ -76,8 +76,48 @@ pub struct Summary {
     /// 95% confidence interval for the mean; None with fewer than two
     /// values.
     pub ci95: Option<[f64; 2]>,
-    /// `"student-t"` or `"bootstrap"`.
+    /// `"student-t"` or `"bootstrap"` (other crates add their own).
     pub ci_method: &'static str,
+}
+
+/// A [`Summary`] as read back (a kept result, `reproduce --resume`).
+#[derive(Deserialize)]
+struct SummaryRead {
+    n: usize,
+    mean: f64,
+    sd: f64,
+    ci95: Option<[f64; 2]>,
+    ci_method: String,
+}
+
+// By hand: a derive would borrow the `&'static str` from the input.
+impl<'de> Deserialize<'de> for Summary {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Summary, D::Error> {
+        SummaryRead::deserialize(d).map(Summary::from)
+    }
+}
+
+impl From<SummaryRead> for Summary {
+    fn from(r: SummaryRead) -> Summary {
+        // The few distinct method names are interned, each leaked once.
+        static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        let ci_method = match names.iter().find(|n| **n == r.ci_method) {
+            Some(n) => *n,
+            None => {
+                let n: &'static str = Box::leak(r.ci_method.into_boxed_str());
+                names.push(n);
+                n
+            }
+        };
+        Summary {
+            n: r.n,
+            mean: r.mean,
+            sd: r.sd,
+            ci95: r.ci95,
+            ci_method,
+        }
+    }
 }
 
 /// Bootstrap resamples for a quantile metric's interval.

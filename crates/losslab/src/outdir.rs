@@ -119,6 +119,10 @@ pub struct OutDir {
     /// the command is refused before it writes anything.
     made_root: bool,
     made_meta: bool,
+    /// A resumable command's record of finished work (`reproduce
+    /// --resume`, reproduce/resume.rs): while it holds a first kept item
+    /// the stage outlives the command, since that work is in it.
+    keep_stage_for: Option<PathBuf>,
 }
 
 /// A file's identity, so that an input reached by another path (a
@@ -225,6 +229,42 @@ impl OutDir {
     /// makes it if it is missing, and takes its lock. A folder that is
     /// refused is left as it was.
     pub fn open(root: &Path, o: Options) -> Result<OutDir, Failure> {
+        Self::open_with(root, o, None, false)
+    }
+
+    /// [`OutDir::open`] for a command that can be continued after it was
+    /// stopped: the stage is kept when the command ends while `record`
+    /// (a folder of the command's own) holds `0000.json`, its first
+    /// finished piece of work, and with `resume` the stage an earlier
+    /// command kept is taken over instead of cleared.
+    pub fn open_resumable(
+        root: &Path,
+        o: Options,
+        record: PathBuf,
+        resume: bool,
+    ) -> Result<OutDir, Failure> {
+        Self::open_with(root, o, Some(record), resume)
+    }
+
+    /// The folder for a resumable command's own record, under .losslab
+    /// (kept when the stage and scratch are cleared).
+    pub fn record_dir(root: &Path, name: &str) -> PathBuf {
+        root.join(META).join(name)
+    }
+
+    /// Empties the stage (a resumable command found nothing to continue).
+    pub fn clear_stage(&self) -> Result<(), Failure> {
+        let p = self.stage();
+        clear(&p)?;
+        fs::create_dir(&p).map_err(|e| runtime("create", &p, e))
+    }
+
+    fn open_with(
+        root: &Path,
+        o: Options,
+        keep_stage_for: Option<PathBuf>,
+        resume: bool,
+    ) -> Result<OutDir, Failure> {
         let shown = root.display();
         let flag = o.flag;
         let refuse = |why: String| Failure::BadInput(format!("{flag} {shown}: {why}"));
@@ -359,6 +399,7 @@ impl OutDir {
             wrote: false,
             made_root,
             made_meta,
+            keep_stage_for,
         };
         // A .losslab this command made is marked losslab's at once, so that
         // a second command finds it so (and then finds it locked); it is
@@ -366,8 +407,12 @@ impl OutDir {
         if !ours {
             d.save()?;
         }
-        // What a killed command staged is garbage: it never became a result.
+        // What a killed command staged is garbage: it never became a result
+        // (unless it is to be continued).
         for p in [d.stage(), d.scratch()] {
+            if resume && p == d.stage() && p.is_dir() {
+                continue;
+            }
             clear(&p)?;
             fs::create_dir(&p).map_err(|e| runtime("create", &p, e))?;
         }
@@ -731,8 +776,16 @@ impl Drop for OutDir {
         // A command that failed before commit leaves no half-staged files
         // behind (the next command would remove them anyway), and a folder
         // it was refused after opening is left as it found it.
-        let _ = clear(&self.stage());
         let _ = clear(&self.scratch());
+        if !self.committed
+            && self
+                .keep_stage_for
+                .as_ref()
+                .is_some_and(|r| r.join("0000.json").is_file())
+        {
+            return;
+        }
+        let _ = clear(&self.stage());
         if !self.committed && !self.wrote {
             if self.made_meta {
                 let _ = clear(&self.root.join(META));

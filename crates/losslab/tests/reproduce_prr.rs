@@ -236,3 +236,100 @@ fn prr_quick_results_do_not_depend_on_jobs() {
         "results.json differs between --jobs 1 and 3"
     );
 }
+
+/// Every file under `dir` but losslab's own `.losslab`, with its bytes.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_name() == ".losslab" {
+                continue;
+            }
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A reproduction stopped by Ctrl-C keeps its finished experiments, and
+/// `--resume` writes the files of a run never stopped, byte for byte; a
+/// finished one is not run again, and another scale is refused.
+#[test]
+fn a_stopped_reproduction_resumes_to_the_same_files() {
+    let bin = env!("CARGO_BIN_EXE_losslab");
+    let whole = tempfile::tempdir().unwrap();
+    let o = Command::new(bin)
+        .args(["reproduce", "prr", "--quick", "--out"])
+        .arg(whole.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let cut = tempfile::tempdir().unwrap();
+    let child = Command::new(bin)
+        .args(["reproduce", "prr", "--quick", "--out"])
+        .arg(cut.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop it once two experiments are kept. How far it got by then
+    // depends on the machine; what it must write after --resume does not.
+    let kept = cut.path().join("prr/.losslab/resume/0001.json");
+    let done = cut.path().join("prr/.losslab/resume/complete.json");
+    while !kept.exists() && !done.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let stopped_early = !done.exists();
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    if stopped_early && o.status.code() == Some(130) {
+        assert!(err.contains("with --resume continues it"), "{err}");
+        assert!(!cut.path().join("prr/results.json").exists());
+        // Another scale cannot continue it (refused before any run).
+        let o = Command::new(bin)
+            .args(["reproduce", "prr", "--resume", "--out"])
+            .arg(cut.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("it ran at the quick scale, this at the default"),
+            "{err}"
+        );
+    } else {
+        eprintln!("the run ended before it could be stopped; only --resume's result is checked");
+    }
+    let o = Command::new(bin)
+        .args(["reproduce", "prr", "--quick", "--resume", "--out"])
+        .arg(cut.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (a, b) = (tree(whole.path()), tree(cut.path()));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(b[k] == *v, "{k} differs after --resume");
+    }
+    // Finished: a further --resume runs nothing and says so.
+    let o = Command::new(bin)
+        .args(["reproduce", "prr", "--quick", "--resume", "--out"])
+        .arg(cut.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("prr: finished earlier"));
+    assert!(tree(cut.path()) == b);
+}

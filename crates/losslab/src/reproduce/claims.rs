@@ -11,10 +11,10 @@ use std::fmt::Write as _;
 use losslab_sim::stats::{summarize, Summary};
 
 use super::estimators::{ratio_of_totals, seeds_for};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What our numbers say of a claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Our 95% CI lies inside the paper's tolerance band (`judge`;
@@ -70,7 +70,7 @@ impl Verdict {
 
 /// How far from the paper's number still counts as the same: one rule
 /// per kind of claim, chosen before running (docs/REPRODUCTIONS.md).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Band {
     /// `paper x (1 - r)` to `paper x (1 + r)`: counts, durations, rates.
@@ -144,7 +144,7 @@ pub fn near_capacity(paper: f64, capacity: f64) -> Option<Expect> {
 }
 
 /// What the paper states.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Expect {
     /// A number, e.g. "the median recovery takes 80 ms".
@@ -162,7 +162,7 @@ pub enum Expect {
 }
 
 /// One claim's row.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Claim {
     pub paper: String,
     pub experiment: String,

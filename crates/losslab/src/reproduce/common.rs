@@ -133,16 +133,17 @@ pub fn par_map<T: Send>(
     f: impl Fn(usize) -> Result<T, String> + Sync,
 ) -> Result<Vec<T>, String> {
     let mut out: Vec<Option<Result<T, String>>> = (0..n).map(|_| None).collect();
-    let never = std::sync::atomic::AtomicBool::new(false);
+    // Ctrl-C stops handing out runs (resume.rs); the batch is then
+    // incomplete and its experiment fails as stopped.
     crate::pool::run_all(
         n,
         crate::pool::jobs(ctx.jobs, n),
-        &never,
+        super::resume::stop_flag(),
         |i| Some(f(i)),
         |i, r| out[i] = Some(r),
     );
     out.into_iter()
-        .map(|r| r.expect("every index ran"))
+        .map(|r| r.unwrap_or_else(|| Err(super::resume::STOPPED.into())))
         .collect()
 }
 
@@ -227,7 +228,6 @@ fn on_ray(
     let driver = crate::ray::connect(&target.address, &target.python).map_err(|e| e.to_string())?;
     let mut got: Vec<Option<RunResults>> = vec![None; order.len()];
     let mut unreadable = None;
-    let never = std::sync::atomic::AtomicBool::new(false);
     let name = |k: usize| {
         order
             .get(k)
@@ -238,7 +238,7 @@ fn on_ray(
             &format!("{exp} (reproduce --ray)"),
             "",
             &tasks,
-            &never,
+            super::resume::stop_flag(),
             &crate::ray::Wording {
                 task: &name,
                 kept: "the experiment's runs are not kept; reproduce again to rerun them",
@@ -257,6 +257,9 @@ fn on_ray(
         .map_err(|e| e.to_string())?;
     if let Some(e) = unreadable {
         return Err(format!("{exp}: Ray at {}: {e}", target.address));
+    }
+    if super::resume::stopping() {
+        return Err(super::resume::STOPPED.into());
     }
     got.into_iter()
         .enumerate()

@@ -398,10 +398,10 @@ fn experiment(ctx: &Ctx, id: &str) -> Result<Experiment, String> {
 
 pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
     let mut experiments = vec![
-        super::timing::experiment("", || fig4(ctx))?,
-        super::timing::experiment("", || fig5(ctx))?,
-        super::timing::experiment("", || fig6(ctx))?,
-        super::timing::experiment("", || fig9(ctx))?,
+        super::timing::experiment(ctx, "", || fig4(ctx))?,
+        super::timing::experiment(ctx, "", || fig5(ctx))?,
+        super::timing::experiment(ctx, "", || fig6(ctx))?,
+        super::timing::experiment(ctx, "", || fig9(ctx))?,
     ];
     let setup = super::setup::sensitivity_annotated(ctx, &CHOICES, &mut experiments, &experiment)?;
     experiments.push(setup);

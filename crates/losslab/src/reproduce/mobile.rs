@@ -26,6 +26,7 @@
 //! they fall in the transfer (the paper's bursts are at no stated point).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Mutex;
 
 use losslab_core::recovery::{AckRtt, QarrUpdate};
@@ -1004,7 +1005,7 @@ fn experiments(ctx: &Ctx) -> Result<Vec<Experiment>, String> {
         None => String::new(),
     };
     let t = |f: &dyn Fn(&Ctx) -> Result<Experiment, String>| {
-        super::timing::experiment(&prefix, || f(ctx))
+        super::timing::experiment(ctx, &prefix, || f(ctx))
     };
     let hspa = t(&hspa)?;
     let mut lte = t(&lte)?;
@@ -1029,15 +1030,10 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
             continue;
         }
         let slug = t.label();
-        let sub = Ctx {
-            dir: ctx.dir.join("explain").join(slug),
-            quick: ctx.quick,
-            full: ctx.full,
-            export: ctx.export.as_ref().map(|x| x.join("explain").join(slug)),
-            overrides: vec![("tweak".into(), slug.into())],
-            jobs: ctx.jobs,
-            ray: ctx.ray.clone(),
-        };
+        let sub = ctx.variant(
+            &Path::new("explain").join(slug),
+            vec![("tweak".into(), slug.into())],
+        );
         tried.push((t, experiments(&sub)?));
     }
     let table = tweak_table(&main, &tried);
@@ -1046,7 +1042,7 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
     side_by_side(&mut main, &tried);
     main.push(table);
     main.push(setup);
-    main.push(super::timing::experiment("", || window(ctx))?);
+    main.push(super::timing::experiment(ctx, "", || window(ctx))?);
     Ok(PaperResult {
         paper: PAPER.into(),
         title: "Opportunistic retransmission and send-buffer growth in mobile networks".into(),

@@ -21,6 +21,7 @@ mod prr;
 mod prr_common;
 mod prr_er;
 mod prr_web;
+mod resume;
 mod setup;
 mod tail;
 mod timing;
@@ -30,7 +31,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::outdir::{Mode, Options, OutDir};
 use crate::report::esc;
@@ -55,6 +56,13 @@ pub struct ReproduceArgs {
     /// under --out, or under --export). Files of yours are never deleted.
     #[arg(long)]
     pub force: bool,
+    /// Continue a reproduction that was stopped (Ctrl-C, a kill): the
+    /// experiments it finished are taken back, the rest run, and the
+    /// files are those of a run never stopped. Only the same losslab
+    /// binary with the same papers and scale continues one; papers it
+    /// finished are not run again.
+    #[arg(long)]
+    pub resume: bool,
     /// Output directory.
     #[arg(long, default_value = "out/reproduce")]
     pub out: PathBuf,
@@ -90,14 +98,14 @@ pub struct RayTarget {
 }
 
 /// One row of a comparison table.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     pub metric: String,
     pub ours: String,
     pub paper: String,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Experiment {
     pub id: String,
     pub title: String,
@@ -139,7 +147,7 @@ impl Experiment {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PaperResult {
     pub paper: String,
     pub title: String,
@@ -198,6 +206,9 @@ pub struct Ctx {
     pub jobs: Option<u64>,
     /// `--ray`: batches of runs (common::run_cases) go to this cluster.
     pub ray: Option<RayTarget>,
+    /// Where finished experiments are kept for `--resume` (resume.rs);
+    /// None in unit tests.
+    pub resume: Option<std::sync::Arc<resume::Store>>,
 }
 
 impl Ctx {
@@ -213,6 +224,22 @@ impl Ctx {
             overrides: vec![],
             jobs: None,
             ray: None,
+            resume: None,
+        }
+    }
+
+    /// The context of a variant of this run: its own folders under
+    /// `sub` and its setup overrides; everything else as here.
+    pub fn variant(&self, sub: &Path, overrides: Vec<(String, String)>) -> Ctx {
+        Ctx {
+            dir: self.dir.join(sub),
+            quick: self.quick,
+            full: self.full,
+            export: self.export.as_ref().map(|x| x.join(sub)),
+            overrides,
+            jobs: self.jobs,
+            ray: self.ray.clone(),
+            resume: self.resume.clone(),
         }
     }
 
@@ -287,27 +314,64 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     }
     // Every paper's folders are opened (and so checked and locked) before
     // the first paper runs: a refused folder costs no minutes of runs.
-    let open = |root: PathBuf, flag: &str| {
-        OutDir::open(
-            &root,
+    // Each keeps its finished experiments for --resume (resume.rs).
+    let open = |root: &Path, flag: &str, record: &Path| {
+        OutDir::open_resumable(
+            root,
             Options {
                 flag,
                 mode: Mode::Fresh,
                 force: a.force,
                 inputs: &[],
             },
+            record.to_path_buf(),
+            a.resume,
         )
     };
     let mut dirs = Vec::new();
     for (n, _) in &runs {
-        let out = open(a.out.join(n), "--out")?;
+        let root = a.out.join(n);
+        let record = OutDir::record_dir(&root, "resume");
+        let out = open(&root, "--out", &record)?;
         let export = match &a.export {
-            Some(x) => Some(open(x.join(n), "--export")?),
+            Some(x) => Some(open(&x.join(n), "--export", &record)?),
             None => None,
         };
-        dirs.push((out, export));
+        let id = resume::Identity::new(n, a.quick, a.full, a.export.is_some())?;
+        let found = resume::Store::open(&record, &root, &id, a.resume)?;
+        dirs.push((out, export, id, found));
     }
-    for ((_, f), (out, export)) in runs.into_iter().zip(dirs) {
+    resume::catch_ctrl_c();
+    for ((n, f), (out, export, id, found)) in runs.into_iter().zip(dirs) {
+        let store = match found {
+            resume::Found::Complete(r) => {
+                eprintln!(
+                    "{n}: finished earlier with this losslab at this scale; kept as it is in {}",
+                    out.root().display()
+                );
+                if !a.json {
+                    print!("{}", render(&r));
+                }
+                results.push(*r);
+                continue;
+            }
+            resume::Found::Fresh(s) => {
+                // Nothing to continue: what a killed run staged goes.
+                out.clear_stage()?;
+                if let Some(x) = &export {
+                    x.clear_stage()?;
+                }
+                s
+            }
+            resume::Found::Partial(s, kept) => {
+                eprintln!(
+                    "{n}: continuing a stopped run: {kept} finished experiments taken back from {}",
+                    out.root().display()
+                );
+                s
+            }
+        };
+        let store = std::sync::Arc::new(store);
         let ctx = Ctx {
             dir: out.stage(),
             quick: a.quick,
@@ -316,9 +380,21 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             overrides: vec![],
             jobs: a.jobs,
             ray: ray.clone(),
+            resume: Some(store.clone()),
         };
         timing::take();
-        let mut r = f(&ctx).map_err(Failure::Runtime)?;
+        let mut r = match f(&ctx) {
+            Ok(r) => r,
+            Err(_) if resume::stopping() => {
+                eprintln!(
+                    "stopped: {n}'s finished experiments are kept in {}; \
+                     the same command with --resume continues it",
+                    out.root().display()
+                );
+                return Err(Failure::Interrupted);
+            }
+            Err(e) => return Err(Failure::Runtime(e)),
+        };
         r.headlines_first();
         if a.timings {
             let csv = timing::to_csv(&r.paper, &timing::take());
@@ -334,6 +410,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Runtime(format!("{}: {e}", ctx.dir.display())))?;
         let root = out.root().join("index.html");
         out.commit_with(export)?;
+        store.complete(&id)?;
         if !a.json {
             print!("{}", render(&r));
             println!("wrote {}", root.display());

@@ -474,12 +474,12 @@ fn diagnosis(runs: &[RunResults]) -> String {
 
 pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
     let mut experiments = vec![
-        super::timing::experiment("", || bubbles(ctx))?,
-        super::timing::experiment("", || kmax_fig6(ctx))?,
-        super::timing::experiment("", || parallel(ctx))?,
-        super::timing::experiment("", || buffers(ctx))?,
-        super::timing::experiment("", || versus_parallel(ctx))?,
-        super::timing::experiment("", || sack_ack_loss(ctx))?,
+        super::timing::experiment(ctx, "", || bubbles(ctx))?,
+        super::timing::experiment(ctx, "", || kmax_fig6(ctx))?,
+        super::timing::experiment(ctx, "", || parallel(ctx))?,
+        super::timing::experiment(ctx, "", || buffers(ctx))?,
+        super::timing::experiment(ctx, "", || versus_parallel(ctx))?,
+        super::timing::experiment(ctx, "", || sack_ack_loss(ctx))?,
         pantheon(),
     ];
     experiments.push(super::setup::sensitivity(

@@ -294,13 +294,13 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         full: ctx.full,
         experiments: {
             let mut v = vec![
-                super::timing::experiment("", || figure2(ctx))?,
-                super::timing::experiment("", || figure3(ctx))?,
-                super::timing::experiment("", || figure4(ctx))?,
-                super::timing::experiment("", || precision(ctx))?,
-                super::timing::experiment("", || prr_web::web(ctx))?,
+                super::timing::experiment(ctx, "", || figure2(ctx))?,
+                super::timing::experiment(ctx, "", || figure3(ctx))?,
+                super::timing::experiment(ctx, "", || figure4(ctx))?,
+                super::timing::experiment(ctx, "", || precision(ctx))?,
+                super::timing::experiment(ctx, "", || prr_web::web(ctx))?,
                 youtube(),
-                super::timing::experiment("", || prr_er::early_retransmit(ctx))?,
+                super::timing::experiment(ctx, "", || prr_er::early_retransmit(ctx))?,
             ];
             v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
             v

@@ -6,6 +6,7 @@
 //! has rows and no claims.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use super::claims::{Claim, UNTESTED};
 use super::{Ctx, Experiment};
@@ -140,19 +141,15 @@ fn table(
         let mut cells = Vec::new();
         for alt in c.alternatives {
             let slug = format!("{}={alt}", c.key).replace(['/', ' '], "_");
-            let sub = Ctx {
-                dir: ctx.dir.join("setup").join(&slug),
-                quick: ctx.quick,
-                full: ctx.full,
-                export: ctx.export.as_ref().map(|x| x.join("setup").join(&slug)),
-                overrides: vec![(c.key.to_string(), alt.to_string())],
-                jobs: ctx.jobs,
-                ray: ctx.ray.clone(),
-            };
+            let sub = ctx.variant(
+                &Path::new("setup").join(&slug),
+                vec![(c.key.to_string(), alt.to_string())],
+            );
             let mut changed = Vec::new();
             let mut n = 0;
             for id in c.experiments {
-                let x = super::timing::experiment(&format!("setup/{slug}/"), || rerun(&sub, id))?;
+                let x =
+                    super::timing::experiment(ctx, &format!("setup/{slug}/"), || rerun(&sub, id))?;
                 for claim in &x.claims {
                     n += 1;
                     seen.entry(claim.id.clone()).or_default().push(format!(
@@ -231,6 +228,7 @@ mod tests {
             overrides: vec![],
             jobs: None,
             ray: None,
+            resume: None,
         };
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
             let mut e = Experiment::new(id, "t", "s");
@@ -281,6 +279,7 @@ mod tests {
             overrides: vec![("rate".into(), "5".into())],
             jobs: None,
             ray: None,
+            resume: None,
         };
         let mut main = vec![run(&low, "x").unwrap()];
         assert!(main[0].claims[0].verdict.needs_explanation());

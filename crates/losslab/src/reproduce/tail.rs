@@ -193,10 +193,10 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         full: ctx.full,
         experiments: {
             let mut v = vec![
-                super::timing::experiment("", || figure1(ctx))?,
-                super::timing::experiment("", || figure2(ctx))?,
-                super::timing::experiment("", || section32(ctx))?,
-                super::timing::experiment("", || section33(ctx))?,
+                super::timing::experiment(ctx, "", || figure1(ctx))?,
+                super::timing::experiment(ctx, "", || figure2(ctx))?,
+                super::timing::experiment(ctx, "", || section32(ctx))?,
+                super::timing::experiment(ctx, "", || section33(ctx))?,
             ];
             v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
             v

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use losslab_sim::RunResults;
 
-use super::Experiment;
+use serde::{Deserialize, Serialize};
+
+use super::{resume, Ctx, Experiment};
 
 #[derive(Clone, Copy)]
 struct Tally {
@@ -36,7 +38,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// One experiment's cost.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     pub experiment: String,
     pub runs: u64,
@@ -58,23 +60,48 @@ pub fn count(r: &RunResults, took: Duration) {
 }
 
 /// Runs an experiment and keeps what it cost under its id after
-/// `prefix` (a variant's or a setup alternative's).
+/// `prefix` (a variant's or a setup alternative's). With a resume store
+/// (resume.rs) the experiment is kept when it ends, and one kept by a
+/// stopped run is taken back instead of run.
 pub fn experiment(
+    ctx: &Ctx,
     prefix: &str,
     f: impl FnOnce() -> Result<Experiment, String>,
 ) -> Result<Experiment, String> {
+    let slot = match &ctx.resume {
+        Some(store) => match store.take(prefix)? {
+            (_, Some((e, row))) => {
+                lock(&ROWS).push(row);
+                return Ok(e);
+            }
+            (n, None) => Some((store, n)),
+        },
+        None => None,
+    };
+    if resume::stopping() {
+        return Err(resume::STOPPED.into());
+    }
     let before = *lock(&TALLY);
     let (wall0, cpu0) = (Instant::now(), cpu_seconds());
     let e = f()?;
     let after = *lock(&TALLY);
-    lock(&ROWS).push(Row {
+    let row = Row {
         experiment: format!("{prefix}{}", e.id),
         runs: after.runs - before.runs,
         packets: after.packets - before.packets,
         engine_s: (after.engine - before.engine).as_secs_f64(),
         wall_s: wall0.elapsed().as_secs_f64(),
         cpu_s: cpu_seconds() - cpu0,
-    });
+    };
+    // An experiment a Ctrl-C cut short is not kept: its numbers are
+    // partial (its batches return an error, but a batch that ended
+    // before the stop and an experiment that ignored it must not count).
+    if let Some((store, n)) = slot {
+        if !resume::stopping() {
+            store.keep(n, prefix, &e, &row)?;
+        }
+    }
+    lock(&ROWS).push(row);
     Ok(e)
 }
 
