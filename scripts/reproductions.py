@@ -225,11 +225,13 @@ whose traces it keeps, stay on this machine. `--timings` also writes
 `DIR/<paper>/timings.csv`, each experiment's runs, packets, engine time
 per packet and wall time (docs/BENCHMARKS.md has the table). A run
 stopped by Ctrl-C or a kill keeps every experiment it finished (in the
-paper folder's `.losslab/resume/`); the same command with `--resume`
-takes them back, runs the rest and writes the files of a run never
-stopped, byte for byte (a test stops one and compares); papers it
-finished are not run again. Only the same losslab binary at the same
-scale continues a run (another is refused with exit 2). The code is
+paper folder's `.losslab/resume/`, with the length and SHA-256 of each
+file it left); the same command with `--resume` checks those files,
+takes the experiments back, runs the rest and writes the files of a run
+never stopped, byte for byte (tests stop and kill runs and compare);
+papers it finished are not run again. Only the same losslab binary at
+the same scale with the same `--export` folder continues a run (another
+is refused with exit 2); `--jobs` and `--ray` may differ. The code is
 `crates/losslab/src/reproduce/`.
 
 Scales: `--quick` (about 2 minutes for all five on 2 cores; its own

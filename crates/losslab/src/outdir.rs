@@ -229,21 +229,17 @@ impl OutDir {
     /// makes it if it is missing, and takes its lock. A folder that is
     /// refused is left as it was.
     pub fn open(root: &Path, o: Options) -> Result<OutDir, Failure> {
-        Self::open_with(root, o, None, false)
+        Self::open_with(root, o, None)
     }
 
     /// [`OutDir::open`] for a command that can be continued after it was
-    /// stopped: the stage is kept when the command ends while `record`
-    /// (a folder of the command's own) holds `0000.json`, its first
-    /// finished piece of work, and with `resume` the stage an earlier
-    /// command kept is taken over instead of cleared.
-    pub fn open_resumable(
-        root: &Path,
-        o: Options,
-        record: PathBuf,
-        resume: bool,
-    ) -> Result<OutDir, Failure> {
-        Self::open_with(root, o, Some(record), resume)
+    /// stopped: the stage an earlier command left is not cleared on
+    /// opening (the command decides, with [`OutDir::clear_stage`], once
+    /// it knows whether it continues that work), and it outlives this
+    /// command while `record` (a folder of the command's own) holds
+    /// `0000.json`, its first finished piece of work.
+    pub fn open_resumable(root: &Path, o: Options, record: PathBuf) -> Result<OutDir, Failure> {
+        Self::open_with(root, o, Some(record))
     }
 
     /// The folder for a resumable command's own record, under .losslab
@@ -263,7 +259,6 @@ impl OutDir {
         root: &Path,
         o: Options,
         keep_stage_for: Option<PathBuf>,
-        resume: bool,
     ) -> Result<OutDir, Failure> {
         let shown = root.display();
         let flag = o.flag;
@@ -410,7 +405,7 @@ impl OutDir {
         // What a killed command staged is garbage: it never became a result
         // (unless it is to be continued).
         for p in [d.stage(), d.scratch()] {
-            if resume && p == d.stage() && p.is_dir() {
+            if d.keep_stage_for.is_some() && p == d.stage() && p.is_dir() {
                 continue;
             }
             clear(&p)?;

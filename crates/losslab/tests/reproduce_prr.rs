@@ -258,47 +258,90 @@ fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// A reproduction stopped by Ctrl-C keeps its finished experiments, and
-/// `--resume` writes the files of a run never stopped, byte for byte; a
-/// finished one is not run again, and another scale is refused.
-#[test]
-fn a_stopped_reproduction_resumes_to_the_same_files() {
-    let bin = env!("CARGO_BIN_EXE_losslab");
-    let whole = tempfile::tempdir().unwrap();
-    let o = Command::new(bin)
-        .args(["reproduce", "prr", "--quick", "--out"])
-        .arg(whole.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-
-    let cut = tempfile::tempdir().unwrap();
-    let child = Command::new(bin)
-        .args(["reproduce", "prr", "--quick", "--out"])
-        .arg(cut.path())
+/// Starts `losslab reproduce prr --quick ARGS` and signals it once it has
+/// kept two experiments; returns whether it was stopped before it
+/// finished (how far it got by then depends on the machine, what it must
+/// write after --resume does not) and its exit status and stderr.
+fn stop_after_two(
+    args: &[&std::ffi::OsStr],
+    signal: &str,
+    out: &std::path::Path,
+) -> (bool, std::process::Output) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_losslab"))
+        .args(["reproduce", "prr", "--quick"])
+        .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Stop it once two experiments are kept. How far it got by then
-    // depends on the machine; what it must write after --resume does not.
-    let kept = cut.path().join("prr/.losslab/resume/0001.json");
-    let done = cut.path().join("prr/.losslab/resume/complete.json");
+    let kept = out.join("prr/.losslab/resume/0001.json");
+    let done = out.join("prr/.losslab/resume/complete.json");
+    let t0 = std::time::Instant::now();
     while !kept.exists() && !done.exists() {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            t0.elapsed().as_secs() < 600,
+            "no experiment was kept in 10 minutes"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    let stopped_early = !done.exists();
+    let early = kept.exists() && !done.exists();
     Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
-    let o = child.wait_with_output().unwrap();
+    (early, child.wait_with_output().unwrap())
+}
+
+/// How many experiments `--resume` said it took back.
+fn taken_back(stderr: &[u8]) -> usize {
+    let err = String::from_utf8_lossy(stderr);
+    err.split("continuing a stopped run: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn reproduce_into(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_losslab"))
+        .args(["reproduce", "prr", "--quick"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn assert_same_files(a: &std::path::Path, b: &std::path::Path) {
+    let (a, b) = (tree(a), tree(b));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(b[k] == *v, "{k} differs after --resume");
+    }
+}
+
+/// A reproduction stopped by Ctrl-C keeps its finished experiments, and
+/// `--resume` takes them back and writes the files of a run never
+/// stopped, byte for byte; a finished one is not run again, and another
+/// scale is refused.
+#[test]
+fn a_stopped_reproduction_resumes_to_the_same_files() {
+    let whole = tempfile::tempdir().unwrap();
+    let o = reproduce_into(&["--out".as_ref(), whole.path().as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let cut = tempfile::tempdir().unwrap();
+    let out = ["--out".as_ref(), cut.path().as_os_str()];
+    let (early, o) = stop_after_two(&out, "-INT", cut.path());
     let err = String::from_utf8_lossy(&o.stderr);
-    if stopped_early && o.status.code() == Some(130) {
+    if early {
+        // Stopped, not failed: exit 130 and the way on.
+        assert_eq!(o.status.code(), Some(130), "{err}");
         assert!(err.contains("with --resume continues it"), "{err}");
         assert!(!cut.path().join("prr/results.json").exists());
         // Another scale cannot continue it (refused before any run).
-        let o = Command::new(bin)
+        let o = Command::new(env!("CARGO_BIN_EXE_losslab"))
             .args(["reproduce", "prr", "--resume", "--out"])
             .arg(cut.path())
             .output()
@@ -312,24 +355,92 @@ fn a_stopped_reproduction_resumes_to_the_same_files() {
     } else {
         eprintln!("the run ended before it could be stopped; only --resume's result is checked");
     }
-    let o = Command::new(bin)
-        .args(["reproduce", "prr", "--quick", "--resume", "--out"])
-        .arg(cut.path())
-        .output()
-        .unwrap();
+    let o = reproduce_into(&["--resume".as_ref(), out[0], out[1]]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let (a, b) = (tree(whole.path()), tree(cut.path()));
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
-    for (k, v) in &a {
-        assert!(b[k] == *v, "{k} differs after --resume");
+    if early {
+        assert!(
+            taken_back(&o.stderr) >= 2,
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
+    assert_same_files(whole.path(), cut.path());
     // Finished: a further --resume runs nothing and says so.
-    let o = Command::new(bin)
-        .args(["reproduce", "prr", "--quick", "--resume", "--out"])
-        .arg(cut.path())
-        .output()
-        .unwrap();
+    let before = tree(cut.path());
+    let o = reproduce_into(&["--resume".as_ref(), out[0], out[1]]);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("prr: finished earlier"));
-    assert!(tree(cut.path()) == b);
+    assert!(tree(cut.path()) == before);
+}
+
+/// Killed outright, with --export, and then a command refused on the
+/// same folder (which must leave it as it was): --resume still writes
+/// both folders as a run never stopped does.
+#[test]
+fn a_killed_reproduction_resumes_with_its_export() {
+    let (whole, whole_x) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let o = reproduce_into(&[
+        "--out".as_ref(),
+        whole.path().as_os_str(),
+        "--export".as_ref(),
+        whole_x.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let (cut, cut_x) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let args = [
+        "--out".as_ref(),
+        cut.path().as_os_str(),
+        "--export".as_ref(),
+        cut_x.path().as_os_str(),
+    ];
+    let (early, _) = stop_after_two(&args, "-KILL", cut.path());
+    if early {
+        // A plain run whose --export folder is someone else's is refused
+        // before it touches the stopped run's folder.
+        let foreign = tempfile::tempdir().unwrap();
+        std::fs::create_dir(foreign.path().join("prr")).unwrap();
+        std::fs::write(foreign.path().join("prr/mine.txt"), "not losslab's").unwrap();
+        let o = reproduce_into(&[
+            "--out".as_ref(),
+            cut.path().as_os_str(),
+            "--export".as_ref(),
+            foreign.path().as_os_str(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // Another export folder cannot continue it.
+        let o = reproduce_into(&[
+            "--resume".as_ref(),
+            "--out".as_ref(),
+            cut.path().as_os_str(),
+            "--export".as_ref(),
+            whole_x.path().as_os_str(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    } else {
+        eprintln!("the run ended before it could be killed; only --resume's result is checked");
+    }
+    let mut resume = args.to_vec();
+    resume.push("--resume".as_ref());
+    let o = reproduce_into(&resume);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    if early {
+        assert!(
+            taken_back(&o.stderr) >= 2,
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_same_files(whole.path(), cut.path());
+    assert_same_files(whole_x.path(), cut_x.path());
 }

@@ -699,6 +699,19 @@ fn run_all(
             .filter(|&(i, s)| !d.contains_key(&key(&cases[i], s)))
             .collect()
     };
+    // A case another experiment already ran is exported here too, so that
+    // what --export writes does not depend on which experiments ran in
+    // this process (a resumed run takes some back: resume.rs).
+    if let Some(x) = &ctx.export {
+        let d = done();
+        for c in &cases {
+            for s in 1..=seeds {
+                if d.contains_key(&key(c, s)) {
+                    super::common::export(x, exp, &build(c, s))?;
+                }
+            }
+        }
+    }
     let fresh = super::common::run_cases(
         ctx,
         exp,

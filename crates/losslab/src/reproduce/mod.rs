@@ -325,7 +325,6 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
                 inputs: &[],
             },
             record.to_path_buf(),
-            a.resume,
         )
     };
     let mut dirs = Vec::new();
@@ -337,12 +336,41 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             Some(x) => Some(open(&x.join(n), "--export", &record)?),
             None => None,
         };
-        let id = resume::Identity::new(n, a.quick, a.full, a.export.is_some())?;
-        let found = resume::Store::open(&record, &root, &id, a.resume)?;
-        dirs.push((out, export, id, found));
+        dirs.push((root, record, out, export));
+    }
+    // Every paper's plan is made, and refused if need be, before any
+    // paper's kept work is touched.
+    let mut plans = Vec::new();
+    for (n, _) in &runs {
+        let i = plans.len();
+        let (root, record, out, export) = &dirs[i];
+        let stages: Vec<PathBuf> = std::iter::once(out.stage())
+            .chain(export.as_ref().map(OutDir::stage))
+            .collect();
+        let id = resume::Identity::new(
+            n,
+            a.quick,
+            a.full,
+            a.export.as_ref().map(|x| x.join(n)).as_deref(),
+        );
+        let plan = resume::Plan::make(record, root, &stages, &id, a.resume)?;
+        plans.push((stages, id, plan));
+    }
+    let mut papers = Vec::new();
+    for ((root, record, out, export), (stages, id, plan)) in dirs.into_iter().zip(plans) {
+        if let resume::Plan::Fresh { discard } = &plan {
+            if *discard > 0 {
+                eprintln!(
+                    "note: {}: {discard} experiments kept from a stopped run are discarded (--resume would have continued it)",
+                    root.display()
+                );
+            }
+        }
+        let found = plan.start(&record, &stages, &id)?;
+        papers.push((out, export, id, found));
     }
     resume::catch_ctrl_c();
-    for ((n, f), (out, export, id, found)) in runs.into_iter().zip(dirs) {
+    for ((n, f), (out, export, id, found)) in runs.into_iter().zip(papers) {
         let store = match found {
             resume::Found::Complete(r) => {
                 eprintln!(
@@ -356,7 +384,8 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
                 continue;
             }
             resume::Found::Fresh(s) => {
-                // Nothing to continue: what a killed run staged goes.
+                // Nothing to continue: what a killed run staged goes (its
+                // record went first).
                 out.clear_stage()?;
                 if let Some(x) = &export {
                     x.clear_stage()?;

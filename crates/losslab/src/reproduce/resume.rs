@@ -4,15 +4,21 @@
 //! run it whole were lost to this before it existed (issue 33).
 //!
 //! Each finished experiment (every `timing::experiment` call) is kept in
-//! the paper's `.losslab/resume/` as JSON: its result and its timing row,
-//! numbered in the order the paper makes them. Its files stay in the
-//! stage (outdir.rs keeps a resumable stage). A resumed run takes each
-//! kept experiment back instead of running it, runs the rest, and writes
-//! the same files, byte for byte, as a run that was never stopped (a CLI
-//! test compares the two).
+//! the paper's `.losslab/resume/` as JSON: its result, its timing row and
+//! the files it added to or changed in the stages (the results' and
+//! `--export`'s), each with its length and SHA-256, synced to disk before
+//! the record is written. Its files stay in the stage (outdir.rs keeps a
+//! resumable stage). A resumed run first checks the stages against the
+//! records: the kept experiments are the longest run of records from the
+//! first whose files are all there as recorded (a stage emptied by
+//! another command, a commit cut short or a crash ends it early), and
+//! every later one runs again. It takes the kept ones back instead of
+//! running them, runs the rest, and writes the same files, byte for byte,
+//! as a run that was never stopped (CLI tests stop and kill runs and
+//! compare).
 //!
 //! Kept experiments are only taken back by the same losslab binary (its
-//! SHA-256) at the same scale, paper and export choice: a resume by a
+//! SHA-256) at the same scale, paper and export folder: a resume by a
 //! rebuilt binary could otherwise put two engines' numbers in one page.
 //! Numbering by order is sound for the same reason: the same binary with
 //! the same arguments makes the same experiments in the same order (the
@@ -20,9 +26,10 @@
 //! never show in the results.
 //!
 //! An experiment whose result does not survive a JSON round trip
-//! unchanged (a NaN, which JSON writes as null) is not kept and simply
-//! runs again.
+//! unchanged (a NaN, which JSON writes as null) is not kept, and nor is
+//! any after it: they run again.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,19 +70,21 @@ pub const STOPPED: &str = "stopped by Ctrl-C";
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
     pub losslab: String,
-    /// SHA-256 of the running executable.
-    pub binary_sha256: String,
+    /// SHA-256 of the running executable; None when it cannot be read
+    /// (then nothing it keeps is ever taken back).
+    pub binary_sha256: Option<String>,
     pub paper: String,
     /// "quick", "default" or "full".
     pub scale: String,
-    pub export: bool,
+    /// The paper's `--export` folder, absolute, if any.
+    pub export: Option<String>,
 }
 
 impl Identity {
-    pub fn new(paper: &str, quick: bool, full: bool, export: bool) -> Result<Identity, Failure> {
-        Ok(Identity {
+    pub fn new(paper: &str, quick: bool, full: bool, export: Option<&Path>) -> Identity {
+        Identity {
             losslab: env!("CARGO_PKG_VERSION").into(),
-            binary_sha256: binary_sha256()?,
+            binary_sha256: binary_sha256(),
             paper: paper.into(),
             scale: if quick {
                 "quick"
@@ -85,24 +94,43 @@ impl Identity {
                 "default"
             }
             .into(),
-            export,
-        })
+            export: export.map(|x| {
+                std::path::absolute(x)
+                    .unwrap_or_else(|_| x.to_path_buf())
+                    .display()
+                    .to_string()
+            }),
+        }
     }
 }
 
-fn binary_sha256() -> Result<String, Failure> {
-    use sha2::{Digest, Sha256};
+fn binary_sha256() -> Option<String> {
     use std::sync::OnceLock;
-    static HASH: OnceLock<Result<String, String>> = OnceLock::new();
+    static HASH: OnceLock<Option<String>> = OnceLock::new();
     HASH.get_or_init(|| {
-        let exe = std::env::current_exe().map_err(|e| format!("the running losslab: {e}"))?;
-        let mut f = fs::File::open(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
-        let mut h = Sha256::new();
-        std::io::copy(&mut f, &mut h).map_err(|e| format!("{}: {e}", exe.display()))?;
-        Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+        let mut f = fs::File::open("/proc/self/exe")
+            .or_else(|_| fs::File::open(std::env::current_exe()?))
+            .ok()?;
+        sha256_of(&mut f).ok()
     })
     .clone()
-    .map_err(Failure::Runtime)
+}
+
+fn sha256_of(r: &mut impl std::io::Read) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    std::io::copy(r, &mut h)?;
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A file an experiment left in a stage: which stage (0 the results', 1
+/// the export's), its path there, length and SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct KeptFile {
+    stage: usize,
+    path: String,
+    len: u64,
+    sha256: String,
 }
 
 /// One kept experiment.
@@ -111,6 +139,8 @@ struct Kept {
     prefix: String,
     experiment: Experiment,
     timing: timing::Row,
+    /// The files it added or changed.
+    files: Vec<KeptFile>,
 }
 
 const IDENTITY: &str = "identity.json";
@@ -120,100 +150,230 @@ const COMPLETE: &str = "complete.json";
 /// A paper's kept experiments.
 pub struct Store {
     dir: PathBuf,
-    /// The number the next experiment gets.
-    next: Mutex<usize>,
-    /// Kept experiments taken back this run.
-    pub taken: Mutex<usize>,
+    stages: Vec<PathBuf>,
+    /// How many experiments are kept (records 0..kept).
+    kept: usize,
+    state: Mutex<State>,
 }
 
-/// What `--resume` finds in a paper's folder.
-pub enum Found {
-    /// Nothing kept (or not resuming): run the paper.
-    Fresh(Store),
-    /// Some experiments kept: run the rest.
-    Partial(Store, usize),
+struct State {
+    /// The number the next experiment gets.
+    next: usize,
+    /// Every file in the stages as the last record left it, with its
+    /// length and SHA-256: what the next experiment changes is the rest.
+    seen: BTreeMap<(usize, String), (u64, String)>,
+    /// An experiment was not kept: none after it is either (a resumed
+    /// run takes back only an unbroken run from the first).
+    broken: bool,
+}
+
+/// What `--resume` finds in a paper's folder, before anything changes.
+pub enum Plan {
+    /// Run the paper from the start; `discard` kept experiments of a
+    /// stopped run go (a run without `--resume`).
+    Fresh { discard: usize },
+    /// `kept` experiments are taken back, of `found` records.
+    Partial { kept: usize, found: usize },
     /// The paper finished with these results: nothing to run.
     Complete(Box<PaperResult>),
 }
 
-impl Store {
-    /// Opens `dir` (the paper folder's `.losslab/resume`). Without
-    /// `resume` it is emptied: a fresh run keeps nothing of an earlier
-    /// one. With it, what is kept must have been made by `id`.
-    pub fn open(dir: &Path, root: &Path, id: &Identity, resume: bool) -> Result<Found, Failure> {
+/// What a paper's run does, once its plan is carried out.
+pub enum Found {
+    Fresh(Store),
+    Partial(Store, usize),
+    Complete(Box<PaperResult>),
+}
+
+impl Plan {
+    /// Reads `dir` (the paper folder's `.losslab/resume`) and checks the
+    /// stages against it; changes nothing, so that every paper's plan is
+    /// made, and refused if need be, before any paper's is carried out.
+    pub fn make(
+        dir: &Path,
+        root: &Path,
+        stages: &[PathBuf],
+        id: &Identity,
+        resume: bool,
+    ) -> Result<Plan, Failure> {
         let shown = root.display().to_string();
-        let fresh = |dir: &Path| -> Result<Found, Failure> {
-            if dir.exists() {
-                fs::remove_dir_all(dir)
-                    .map_err(|e| Failure::Runtime(format!("{}: {e}", dir.display())))?;
-            }
-            fs::create_dir_all(dir)
-                .map_err(|e| Failure::Runtime(format!("{}: {e}", dir.display())))?;
-            write_atomic(dir, IDENTITY, &to_json(id))?;
-            Ok(Found::Fresh(Store {
-                dir: dir.into(),
-                next: Mutex::new(0),
-                taken: Mutex::new(0),
-            }))
-        };
-        if !resume {
-            return fresh(dir);
-        }
         let read = |name: &str| fs::read_to_string(dir.join(name)).ok();
-        if let Some(t) = read(COMPLETE) {
-            if serde_json::from_str::<Identity>(&t).ok().as_ref() != Some(id) {
-                return Err(mismatch(&shown, id, "finished", &t));
-            }
-            // Results moved or edited since: run the paper again.
-            return match fs::read_to_string(root.join("results.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<PaperResult>(&t).ok())
-            {
-                Some(r) => Ok(Found::Complete(Box::new(r))),
-                None => fresh(dir),
-            };
-        }
-        let Some(t) = read(IDENTITY) else {
-            return fresh(dir);
-        };
-        match serde_json::from_str::<Identity>(&t) {
-            Ok(old) if &old == id => {}
-            _ => return Err(mismatch(&shown, id, "stopped", &t)),
-        }
-        let kept = (0..)
+        let records = (0..)
             .take_while(|n| dir.join(file_name(*n)).is_file())
             .count();
-        if kept == 0 {
-            return fresh(dir);
+        if !resume {
+            return Ok(Plan::Fresh { discard: records });
         }
-        Ok(Found::Partial(
-            Store {
-                dir: dir.into(),
-                next: Mutex::new(0),
-                taken: Mutex::new(0),
-            },
+        if let Some(t) = read(COMPLETE) {
+            // A finished run of another kind has nothing to continue: the
+            // paper runs as it would without --resume.
+            if serde_json::from_str::<Identity>(&t).ok().as_ref() != Some(id) {
+                return Ok(Plan::Fresh { discard: 0 });
+            }
+            // Results moved or edited since: run the paper again.
+            return Ok(
+                match fs::read_to_string(root.join("results.json"))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<PaperResult>(&t).ok())
+                {
+                    Some(r) => Plan::Complete(Box::new(r)),
+                    None => Plan::Fresh { discard: 0 },
+                },
+            );
+        }
+        let Some(t) = read(IDENTITY) else {
+            return Ok(Plan::Fresh { discard: 0 });
+        };
+        if records == 0 {
+            return Ok(Plan::Fresh { discard: 0 });
+        }
+        match serde_json::from_str::<Identity>(&t) {
+            Ok(old) if &old == id && id.binary_sha256.is_some() => {}
+            _ => return Err(mismatch(&shown, id, &t)),
+        }
+        let kept = verified(dir, stages, records);
+        if kept < records {
+            eprintln!(
+                "note: {shown}: {} of the {records} kept experiments (from number {kept}) run again: \
+                 their files are not in the stage as recorded, or their records do not read",
+                records - kept
+            );
+        }
+        Ok(Plan::Partial {
             kept,
-        ))
+            found: records,
+        })
     }
 
+    /// Carries the plan out: a fresh run empties the record (the caller
+    /// then empties the stages), a partial one drops the records past the
+    /// kept ones.
+    pub fn start(self, dir: &Path, stages: &[PathBuf], id: &Identity) -> Result<Found, Failure> {
+        let err = |p: &Path, e: std::io::Error| Failure::Runtime(format!("{}: {e}", p.display()));
+        let store = |kept: usize, seen| Store {
+            dir: dir.into(),
+            stages: stages.to_vec(),
+            kept,
+            state: Mutex::new(State {
+                next: 0,
+                seen,
+                broken: false,
+            }),
+        };
+        match self {
+            Plan::Complete(r) => Ok(Found::Complete(r)),
+            Plan::Fresh { .. } => {
+                if dir.exists() {
+                    fs::remove_dir_all(dir).map_err(|e| err(dir, e))?;
+                }
+                fs::create_dir_all(dir).map_err(|e| err(dir, e))?;
+                write_atomic(dir, IDENTITY, &to_json(id))?;
+                Ok(Found::Fresh(store(0, BTreeMap::new())))
+            }
+            Plan::Partial { kept, found } => {
+                for n in kept..found {
+                    let p = dir.join(file_name(n));
+                    fs::remove_file(&p).map_err(|e| err(&p, e))?;
+                }
+                let seen = snapshot(stages).map_err(|e| Failure::Runtime(e.to_string()))?;
+                if kept == 0 {
+                    return Ok(Found::Fresh(store(0, BTreeMap::new())));
+                }
+                Ok(Found::Partial(store(kept, seen), kept))
+            }
+        }
+    }
+}
+
+/// How many records from the first are whole: each reads, and every
+/// file the run of them leaves (the last record to list a file says
+/// what it holds) is in its stage as recorded. A file that is not ends
+/// the run before the last record that wrote it.
+fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> usize {
+    let mut expect: BTreeMap<(usize, String), (usize, u64, String)> = BTreeMap::new();
+    let mut read = 0;
+    for n in 0..records {
+        let Some(k) = fs::read_to_string(dir.join(file_name(n)))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Kept>(&t).ok())
+        else {
+            break;
+        };
+        for f in k.files {
+            expect.insert((f.stage, f.path), (n, f.len, f.sha256));
+        }
+        read = n + 1;
+    }
+    let mut kept = read;
+    for ((stage, path), (n, len, sha)) in &expect {
+        let ok = stages.get(*stage).is_some_and(|s| {
+            let p = s.join(path);
+            fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() == *len)
+                && fs::File::open(&p)
+                    .and_then(|mut f| sha256_of(&mut f))
+                    .is_ok_and(|h| h == *sha)
+        });
+        if !ok {
+            kept = kept.min(*n);
+        }
+    }
+    kept
+}
+
+/// Every file under the stages: (stage, path) -> (length, SHA-256).
+fn snapshot(stages: &[PathBuf]) -> std::io::Result<BTreeMap<(usize, String), (u64, String)>> {
+    let mut out = BTreeMap::new();
+    for (i, s) in stages.iter().enumerate() {
+        let mut todo = vec![s.clone()];
+        while let Some(d) = todo.pop() {
+            let Ok(entries) = fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries {
+                let e = e?;
+                let t = e.file_type()?;
+                let p = e.path();
+                if t.is_dir() {
+                    todo.push(p);
+                } else if t.is_file() {
+                    let rel = p.strip_prefix(s).expect("walked from it");
+                    let mut f = fs::File::open(&p)?;
+                    let len = f.metadata()?.len();
+                    // Durable before the record that vouches for it.
+                    f.sync_all()?;
+                    out.insert(
+                        (i, rel.to_string_lossy().into_owned()),
+                        (len, sha256_of(&mut f)?),
+                    );
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Store {
     /// The kept experiment the next call would make, or None to run it.
     /// Advances the count either way.
     pub fn take(&self, prefix: &str) -> Result<(usize, Option<(Experiment, timing::Row)>), String> {
         let n = {
-            let mut next = lock(&self.next);
-            *next += 1;
-            *next - 1
+            let mut st = lock(&self.state);
+            st.next += 1;
+            st.next - 1
         };
-        let p = self.dir.join(file_name(n));
-        let Ok(text) = fs::read_to_string(&p) else {
+        if n >= self.kept {
             return Ok((n, None));
-        };
-        let k: Kept = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "{}: a kept experiment losslab cannot read ({e}); run without --resume",
-                p.display()
-            )
-        })?;
+        }
+        let p = self.dir.join(file_name(n));
+        let k: Kept = fs::read_to_string(&p)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .ok_or_else(|| {
+                format!(
+                    "{}: a kept experiment that no longer reads; run without --resume",
+                    p.display()
+                )
+            })?;
         if k.prefix != prefix {
             return Err(format!(
                 "{}: kept for {:?}, but this run's experiment {n} is under {prefix:?}; run without --resume",
@@ -221,11 +381,11 @@ impl Store {
                 k.prefix
             ));
         }
-        *lock(&self.taken) += 1;
         Ok((n, Some((k.experiment, k.timing))))
     }
 
-    /// Keeps experiment `n`, if its JSON reads back as itself.
+    /// Keeps experiment `n` with the files it left in the stages, if its
+    /// JSON reads back as itself and every one before it was kept.
     pub fn keep(
         &self,
         n: usize,
@@ -233,43 +393,74 @@ impl Store {
         e: &Experiment,
         row: &timing::Row,
     ) -> Result<(), String> {
-        let k = Kept {
+        let mut st = lock(&self.state);
+        if st.broken {
+            return Ok(());
+        }
+        let probe = Kept {
             prefix: prefix.into(),
             experiment: e.clone(),
             timing: row.clone(),
+            files: vec![],
         };
-        let text = to_json(&k);
-        let again = serde_json::from_str::<Kept>(&text).map(|k| to_json(&k));
-        if again.ok().as_deref() != Some(text.as_str()) {
+        let text = to_json(&probe);
+        if serde_json::from_str::<Kept>(&text)
+            .map(|k| to_json(&k))
+            .ok()
+            .as_deref()
+            != Some(text.as_str())
+        {
+            st.broken = true;
             return Ok(());
         }
-        write_atomic(&self.dir, &file_name(n), &text).map_err(|e| e.to_string())
+        let now = snapshot(&self.stages).map_err(|e| format!("the stage: {e}"))?;
+        let files = now
+            .iter()
+            .filter(|(k, v)| st.seen.get(*k) != Some(*v))
+            .map(|((stage, path), (len, sha))| KeptFile {
+                stage: *stage,
+                path: path.clone(),
+                len: *len,
+                sha256: sha.clone(),
+            })
+            .collect();
+        st.seen = now;
+        let k = Kept { files, ..probe };
+        write_atomic(&self.dir, &file_name(n), &to_json(&k)).map_err(|e| e.to_string())
     }
 
     /// The paper's results are in place: a later `--resume` skips it.
     pub fn complete(&self, id: &Identity) -> Result<(), Failure> {
+        write_atomic(&self.dir, COMPLETE, &to_json(id))?;
         for n in 0.. {
             let p = self.dir.join(file_name(n));
             if fs::remove_file(&p).is_err() {
                 break;
             }
         }
-        write_atomic(&self.dir, COMPLETE, &to_json(id))
+        Ok(())
     }
 }
 
-fn mismatch(root: &str, id: &Identity, state: &str, old: &str) -> Failure {
+fn mismatch(root: &str, id: &Identity, old: &str) -> Failure {
     let why = match serde_json::from_str::<Identity>(old) {
+        Ok(_) if id.binary_sha256.is_none() => {
+            "this losslab cannot read its own executable to tell whether it made it".to_string()
+        }
         Ok(o) if o.binary_sha256 != id.binary_sha256 => {
             "another losslab binary made it (a rebuilt or updated losslab would mix two engines' numbers)".to_string()
         }
         Ok(o) if o.scale != id.scale => format!("it ran at the {} scale, this at the {}", o.scale, id.scale),
-        Ok(o) if o.export != id.export => "it ran with and this without --export, or the reverse".into(),
+        Ok(o) if o.export != id.export => format!(
+            "it exported to {}, this to {}",
+            o.export.as_deref().unwrap_or("nowhere"),
+            id.export.as_deref().unwrap_or("nowhere")
+        ),
         Ok(_) => "it was made for another paper".into(),
         Err(_) => "its record is unreadable".into(),
     };
     Failure::BadInput(format!(
-        "--resume: the reproduction {state} in {root} cannot be continued by this one: {why}; run without --resume to start again"
+        "--resume: the reproduction stopped in {root} cannot be continued by this one: {why}; run without --resume to start again"
     ))
 }
 
@@ -335,40 +526,79 @@ mod tests {
         }
     }
 
-    fn store(dir: &Path) -> Store {
-        let id = Identity::new("p", true, false, false).unwrap();
-        match Store::open(dir, dir, &id, true).unwrap() {
+    fn store(dir: &Path, stage: &Path) -> Store {
+        let id = Identity::new("p", true, false, None);
+        let stages = [stage.to_path_buf()];
+        let plan = Plan::make(dir, dir, &stages, &id, true).unwrap();
+        match plan.start(dir, &stages, &id).unwrap() {
             Found::Fresh(s) | Found::Partial(s, _) => s,
             Found::Complete(_) => panic!("nothing was finished"),
         }
     }
 
     /// A kept experiment comes back as the same JSON, under its number;
-    /// one that would not (a NaN) is not kept and runs again.
+    /// one that would not (a NaN) is not kept, nor any after it.
     #[test]
     fn kept_experiments_come_back_unchanged_or_not_at_all() {
         let t = tempfile::tempdir().unwrap();
-        let dir = t.path().join("resume");
-        let s = store(&dir);
+        let (dir, stage) = (t.path().join("resume"), t.path().join("stage"));
+        fs::create_dir_all(&stage).unwrap();
+        let s = store(&dir, &stage);
         let good = experiment(&[0.1, 0.2 / 3.0, 1e-300]);
         let (n, none) = s.take("").unwrap();
         assert!(none.is_none());
+        fs::write(stage.join("a.csv"), "1\n").unwrap();
         s.keep(n, "", &good, &row()).unwrap();
-        let (n, none) = s.take("v/").unwrap();
-        assert!(none.is_none());
+        let (n, _) = s.take("v/").unwrap();
         s.keep(n, "v/", &experiment(&[f64::NAN, 1.0]), &row())
             .unwrap();
+        let (n, _) = s.take("w/").unwrap();
+        s.keep(n, "w/", &good, &row()).unwrap();
         assert!(dir.join("0000.json").is_file());
         assert!(!dir.join("0001.json").exists());
+        assert!(!dir.join("0002.json").exists());
 
-        let s = store(&dir);
+        let s = store(&dir, &stage);
         let (_, back) = s.take("").unwrap();
         let (e, r) = back.unwrap();
         assert_eq!(to_json(&e), to_json(&good));
         assert_eq!(r.runs, 3);
         assert!(s.take("v/").unwrap().1.is_none());
         // Kept under another prefix: a different run, refused.
-        let s = store(&dir);
+        let s = store(&dir, &stage);
         assert!(s.take("other/").unwrap_err().contains("kept for \"\""));
+    }
+
+    /// The stage must hold what the records say: a file changed or gone
+    /// ends the kept run at the first record that wrote it.
+    #[test]
+    fn a_stage_that_changed_ends_the_kept_run() {
+        let t = tempfile::tempdir().unwrap();
+        let (dir, stage) = (t.path().join("resume"), t.path().join("stage"));
+        fs::create_dir_all(stage.join("x")).unwrap();
+        let s = store(&dir, &stage);
+        for (i, f) in ["x/0.csv", "x/1.csv", "x/2.csv"].iter().enumerate() {
+            let (n, _) = s.take("").unwrap();
+            assert_eq!(n, i);
+            fs::write(stage.join(f), format!("{i}\n")).unwrap();
+            s.keep(n, "", &experiment(&[1.0, 2.0]), &row()).unwrap();
+        }
+        let id = Identity::new("p", true, false, None);
+        let stages = [stage.clone()];
+        let kept = |dir: &Path| match Plan::make(dir, dir, &stages, &id, true).unwrap() {
+            Plan::Partial { kept, .. } => kept,
+            _ => usize::MAX,
+        };
+        assert_eq!(kept(&dir), 3);
+        fs::write(stage.join("x/1.csv"), "changed\n").unwrap();
+        assert_eq!(kept(&dir), 1);
+        fs::remove_dir_all(&stage).unwrap();
+        fs::create_dir_all(&stage).unwrap();
+        assert_eq!(kept(&dir), 0);
+        // Without --resume nothing is kept, and what there is is counted.
+        assert!(matches!(
+            Plan::make(&dir, &dir, &stages, &id, false).unwrap(),
+            Plan::Fresh { discard: 3 }
+        ));
     }
 }
