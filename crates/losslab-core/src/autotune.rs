@@ -304,8 +304,9 @@ mod tests {
         // space = min3(rcv_ssthresh = min(65160, 64088) = 64088, rcv_wnd =
         // 65160, 10 * 1448 = 14480) = 14480.
         assert_eq!(d.space(), 14_480);
-        // tcp_rmem[2] = (16000000 << 8) / 128 = 32000000, as `losslab
-        // linux` sets it (2 x rcvbuf).
+        // tcp_rmem[2] = (16000000 << 8) / 128 = 32000000 at this fixed
+        // ratio (`losslab linux` sets 256/160 x rcvbuf on 6.5+ kernels,
+        // whose measured ratio is 160: the same largest window).
         assert_eq!(d.rmem_max, 32_000_000);
         // A buffer below tcp_rmem[1]: rcvbuf 4000 B of window, tcp_rmem[2]
         // = 8000; sk_rcvbuf = 8000, full space 4000 > 2896, clamp =

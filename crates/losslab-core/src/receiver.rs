@@ -522,6 +522,7 @@ impl Receiver {
             self.delack
                 .on_data(now, window / (2 * u64::from(self.cfg.mss.max(1))));
         }
+        let read_before = self.read_pos;
         self.advance_read(now);
         let nxt_before = self.rcv_nxt;
         let right_before = self.adv_right;
@@ -590,7 +591,7 @@ impl Receiver {
         // The application reads after the softirq has answered the
         // segment, so what autotuning grows shows in the next ACK.
         if self.drs.is_some() {
-            self.autotune_read(now);
+            self.autotune_read(now, read_before);
         }
         self.note_starvation(now);
     }
@@ -622,13 +623,26 @@ impl Receiver {
         }
     }
 
-    /// tcp_rcv_space_adjust() after the application's reading up to `now`.
-    /// Its callers test for `autotune` first: every segment and ACK poll
-    /// passes there, and without it a call costs more than the test.
-    fn autotune_read(&mut self, now: Time) {
+    /// tcp_rcv_space_adjust() for the application's reading since
+    /// `read_before`. Linux calls it only from tcp_recvmsg_locked(), after
+    /// each skb it copies: never on an arrival that made nothing readable
+    /// (out-of-order data), and, when a filled hole releases a burst, first
+    /// with one segment copied and the rest of the burst still queued
+    /// (`inq`), which closes the measurement without counting the burst;
+    /// the later skbs of the same read fall within the new measurement's
+    /// RTT and return at once. Before this (2026-11-30) every arrival
+    /// closed a measurement with the whole burst read, which moved the
+    /// window's growth steps in BBR's STARTUP by up to 0.4 s against
+    /// Linux 6.18's (docs/FIDELITY.md, WAN 16 MB). Its callers test for
+    /// `autotune` first: every segment and ACK poll passes there.
+    fn autotune_read(&mut self, now: Time, read_before: u64) {
+        if self.read_pos <= read_before {
+            return;
+        }
+        let first = read_before + (self.read_pos - read_before).min(u64::from(self.cfg.mss.max(1)));
         let span = self.ooo_span();
         if let Some(d) = self.drs.as_mut() {
-            d.on_read(now, self.read_pos, self.rcv_nxt, span);
+            d.on_read(now, first, self.rcv_nxt, span);
         }
     }
 
@@ -694,9 +708,10 @@ impl Receiver {
                 }
             }
         }
+        let read_before = self.read_pos;
         self.advance_read(now);
         if self.drs.is_some() {
-            self.autotune_read(now);
+            self.autotune_read(now, read_before);
         }
         if self.delack_deadline.is_some_and(|d| now >= d) || self.window_update_due() {
             self.queue_ack(now);
@@ -1431,6 +1446,59 @@ mod tests {
         off.on_segment(100 * MS, &seg(0, MSS, 100 * MS));
         assert_eq!(drain(&mut off, 100 * MS)[0].window, 1_000_000);
         assert!(off.autotune().is_none());
+    }
+
+    /// Linux measures what the application read only when it reads
+    /// (tcp_rcv_space_adjust() in tcp_recvmsg_locked()): data arriving out
+    /// of order, which makes nothing readable, does not close a
+    /// measurement, and the read a filled hole releases closes it after
+    /// its first segment, with the rest still queued, so the burst counts
+    /// in the next measurement.
+    #[test]
+    fn autotune_measures_at_reads_and_a_released_burst_counts_later() {
+        let mut r = Receiver::new(ReceiverConfig {
+            ack_mode: AckMode::Quick,
+            autotune: true,
+            ..cfg()
+        });
+        let echoing = |seq: u64, at: Time| Segment {
+            ts_ecr: if at == 100 * MS { 0 } else { 100 * MS },
+            ..seg(seq, MSS, at)
+        };
+        // As above: receiver RTT 100 ms from 200 ms, a measurement from
+        // 200 ms at 2000, rcvq_space.space 10000.
+        r.on_segment(100 * MS, &echoing(0, 100 * MS));
+        r.on_segment(200 * MS, &echoing(1_000, 200 * MS));
+        drain(&mut r, 200 * MS);
+        // 2000 is lost; 3000..23000 arrive out of order, the last more
+        // than an RTT after the measurement began: nothing was read, so
+        // it stays open.
+        for i in 0..20u64 {
+            let at = 250 * MS + i * 100_000;
+            r.on_segment(at, &echoing(3_000 + i * 1_000, at));
+        }
+        r.on_segment(310 * MS, &echoing(23_000, 310 * MS));
+        drain(&mut r, 310 * MS);
+        let d = r.autotune().unwrap();
+        assert_eq!((d.sk_rcvbuf(), d.space()), (131_072, 10_000));
+        // The retransmission of 2000 at 320 ms releases 22000 B. The first
+        // segment read (2000..3000) closes the measurement: 1000 B read,
+        // 21000 still queued, nothing counted, no growth; a new one from
+        // 3000 at 320 ms.
+        r.on_segment(320 * MS, &echoing(2_000, 320 * MS));
+        drain(&mut r, 320 * MS);
+        let d = r.autotune().unwrap();
+        assert_eq!((d.sk_rcvbuf(), d.space()), (131_072, 10_000));
+        // At 420 ms one more segment: 25000 - 3000 = 22000 B read in the
+        // RTT, the burst among them:
+        //   rcvwin = 44000 + 2 * (44000 * 12000 / 10000 = 52800) = 149600
+        //   sk_rcvbuf = (149600 << 8) / 128 = 299200.
+        // (Measured at every arrival, the 310 ms one would have closed the
+        // first measurement and 420 ms counted 23000 B: 331200.)
+        r.on_segment(420 * MS, &echoing(24_000, 420 * MS));
+        drain(&mut r, 420 * MS);
+        let d = r.autotune().unwrap();
+        assert_eq!((d.sk_rcvbuf(), d.space()), (299_200, 22_000));
     }
 
     #[test]

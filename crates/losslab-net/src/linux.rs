@@ -49,6 +49,32 @@ fn refuse(flow: &str, key: &str, value: &str, why: &str) -> String {
 
 /// Validates the scenario for Linux and derives the settings. Errors are
 /// bad input (exit 2) and name the flow and key.
+/// The release of the kernel this runs on, (major, minor), from
+/// /proc/sys/kernel/osrelease; None when it cannot be read.
+pub fn running_kernel() -> Option<(u32, u32)> {
+    let r = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    let mut it = r.trim().split(['.', '-']);
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+/// tcp_rmem[2] for a largest receive window of `window` bytes, the
+/// scenario's `rcvbuf`. Linux turns buffer memory into window at a
+/// ratio: up to 6.4 half of it (tcp_adv_win_scale = 1), so twice the
+/// window; since 6.5 the skbs' own, `scaling_ratio` = len * 256 /
+/// truesize from tcp_measure_rcv_mss(), which on the TUN path `losslab
+/// linux` runs (1448-byte segments in 2304-byte skbs) is 160/256: there a
+/// buffer of 2 x rcvbuf offered 1.25 x rcvbuf (Linux 6.18, rcvbuf 16 MB,
+/// tcp_rmem[2] 32 MB: 20.0 MB at most in the receiver's ACKs, measured
+/// 2026-11-30 from a pcap), so 256/160 x rcvbuf. With another MSS the
+/// ratio, and so the largest window, differ a little. An unknown kernel
+/// is taken to be current.
+pub fn rmem_for_window(window: u64, kernel: Option<(u32, u32)>) -> u64 {
+    match kernel {
+        Some(k) if k < (6, 5) => window.saturating_mul(2),
+        _ => window.saturating_mul(256) / 160,
+    }
+}
+
 pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
     let flows = expand_flows(&sc.flows);
     if flows.len() > 100 {
@@ -413,13 +439,12 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
             "net/ipv4/tcp_slow_start_after_idle".into(),
             b(first.slow_start_after_idle),
         ),
-        // Linux advertises about half its receive buffer
-        // (tcp_adv_win_scale = 1), so twice rcvbuf gives a window of rcvbuf.
+        // The buffer whose window is rcvbuf (rmem_for_window()).
         (
             "net/ipv4/tcp_rmem".into(),
             format!(
                 "4096 131072 {}",
-                rcvbuf.saturating_mul(2).min(i32::MAX as u64)
+                rmem_for_window(rcvbuf, running_kernel()).min(i32::MAX as u64)
             ),
         ),
         (
@@ -865,7 +890,17 @@ mod tests {
         assert_eq!(get("net/ipv4/tcp_recovery"), "0");
         assert_eq!(get("net/ipv4/tcp_early_retrans"), "0");
         assert_eq!(get("net/ipv4/tcp_sack"), "1");
-        assert_eq!(get("net/ipv4/tcp_rmem"), "4096 131072 32000000");
+        let want = format!(
+            "4096 131072 {}",
+            rmem_for_window(16_000_000, running_kernel())
+        );
+        assert_eq!(get("net/ipv4/tcp_rmem"), want);
+        // 6.5+: the 16 MB window at the TUN path's scaling ratio; before,
+        // twice the window.
+        assert_eq!(rmem_for_window(16_000_000, Some((6, 18))), 25_600_000);
+        assert_eq!(rmem_for_window(16_000_000, None), 25_600_000);
+        assert_eq!(rmem_for_window(16_000_000, Some((6, 4))), 32_000_000);
+        assert_eq!(rmem_for_window(16_000_000, Some((4, 19))), 32_000_000);
         assert!(p.route.is_empty());
     }
 
