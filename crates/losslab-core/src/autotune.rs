@@ -18,7 +18,7 @@
 //! (sk_rcvbuf, tcp_rmem) or of window, microseconds, the RTT estimate
 //! eight times its value. The engine has no skb truesize, so buffer and
 //! window convert at the TCP_DEFAULT_SCALING_RATIO tcp_init_sock() starts
-//! with (half of the memory is window). Linux 6.5+ replaces that ratio
+//! with (half of the memory is window). Linux 6.6+ replaces that ratio
 //! with len * 256 / truesize once tcp_measure_rcv_mss() sees the first
 //! full segment (and then drops the one-segment reservation below from
 //! window_clamp); with this one fixed ratio that never changes anything,
@@ -36,7 +36,7 @@ pub const TCP_RMEM_DEFAULT: u64 = 131_072;
 /// TCP_DEFAULT_SCALING_RATIO (include/net/tcp.h: one shifted left by
 /// TCP_RMEM_TO_WIN_SCALE less one): half of a buffer's bytes count as
 /// window until tcp_measure_rcv_mss() has seen a segment's truesize.
-/// Linux 6.5 to 6.10 used 1200 / SKB_TRUESIZE(4096), about a quarter.
+/// Linux 6.6 to 6.10 used 1200 / SKB_TRUESIZE(4096), about a quarter.
 pub const SCALING_RATIO: u64 = 128;
 pub const TCP_RMEM_TO_WIN_SCALE: u32 = 8;
 /// TCP_INIT_CWND: tcp_init_buffer_space() expects the sender's first
@@ -305,7 +305,7 @@ mod tests {
         // 65160, 10 * 1448 = 14480) = 14480.
         assert_eq!(d.space(), 14_480);
         // tcp_rmem[2] = (16000000 << 8) / 128 = 32000000 at this fixed
-        // ratio (`losslab linux` sets 256/160 x rcvbuf on 6.5+ kernels,
+        // ratio (`losslab linux` sets 256/160 x rcvbuf on 6.6+ kernels,
         // whose measured ratio is 160: the same largest window).
         assert_eq!(d.rmem_max, 32_000_000);
         // A buffer below tcp_rmem[1]: rcvbuf 4000 B of window, tcp_rmem[2]

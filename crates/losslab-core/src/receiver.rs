@@ -633,8 +633,12 @@ impl Receiver {
     /// RTT and return at once. Before this (2026-11-30) every arrival
     /// closed a measurement with the whole burst read, which moved the
     /// window's growth steps in BBR's STARTUP by up to 0.4 s against
-    /// Linux 6.18's (docs/FIDELITY.md, WAN 16 MB). Its callers test for
-    /// `autotune` first: every segment and ACK poll passes there.
+    /// Linux 6.18's (docs/FIDELITY.md, WAN 16 MB). Exact for a reader that
+    /// reads at once on a path whose skbs hold one segment each (the TUN
+    /// path `losslab linux` measures); with `read_rate` or `read_delay`
+    /// one call per event approximates the kernel's per-read calls. Its
+    /// callers test for `autotune` first: every segment and ACK poll
+    /// passes there.
     fn autotune_read(&mut self, now: Time, read_before: u64) {
         if self.read_pos <= read_before {
             return;

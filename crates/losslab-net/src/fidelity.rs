@@ -527,7 +527,7 @@ pub fn model_differences(sc: &Scenario) -> Vec<Difference> {
                     "{} (a window of rcvbuf)",
                     losslab_sim::units::format_size(f.receiver.rcvbuf)
                 ),
-                "tcp_rmem max = 256/160 x rcvbuf (2 x before Linux 6.5), so the window reaches rcvbuf at the TUN path's scaling_ratio",
+                "tcp_rmem max = 256/160 x rcvbuf (2 x before Linux 6.6), so the window reaches rcvbuf at the TUN path's scaling_ratio",
                 None,
             );
         }

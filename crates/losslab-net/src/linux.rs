@@ -47,8 +47,6 @@ fn refuse(flow: &str, key: &str, value: &str, why: &str) -> String {
     format!("flow {flow}: {key} = {value:?} cannot run on Linux: {why}")
 }
 
-/// Validates the scenario for Linux and derives the settings. Errors are
-/// bad input (exit 2) and name the flow and key.
 /// The release of the kernel this runs on, (major, minor), from
 /// /proc/sys/kernel/osrelease; None when it cannot be read.
 pub fn running_kernel() -> Option<(u32, u32)> {
@@ -60,22 +58,34 @@ pub fn running_kernel() -> Option<(u32, u32)> {
 /// tcp_rmem[2] for a largest receive window of `window` bytes, the
 /// scenario's `rcvbuf`. Linux turns buffer memory into window at a
 /// ratio: up to 6.4 half of it (tcp_adv_win_scale = 1), so twice the
-/// window; since 6.5 the skbs' own, `scaling_ratio` = len * 256 /
+/// window; since 6.6 the skbs' own, `scaling_ratio` = len * 256 /
 /// truesize from tcp_measure_rcv_mss(), which on the TUN path `losslab
 /// linux` runs (1448-byte segments in 2304-byte skbs) is 160/256: there a
 /// buffer of 2 x rcvbuf offered 1.25 x rcvbuf (Linux 6.18, rcvbuf 16 MB,
 /// tcp_rmem[2] 32 MB: 20.0 MB at most in the receiver's ACKs, measured
 /// 2026-11-30 from a pcap), so 256/160 x rcvbuf. With another MSS the
 /// ratio, and so the largest window, differ a little. An unknown kernel
-/// is taken to be current.
+/// is taken to be current. Since "tcp: get rid of
+/// sysctl_tcp_adv_win_scale" (6.6; a distribution may have backported
+/// it, which a version cannot tell: health.json records the release and
+/// the sysctls set).
 pub fn rmem_for_window(window: u64, kernel: Option<(u32, u32)>) -> u64 {
     match kernel {
-        Some(k) if k < (6, 5) => window.saturating_mul(2),
+        Some(k) if k < (6, 6) => window.saturating_mul(2),
         _ => window.saturating_mul(256) / 160,
     }
 }
 
+/// Validates the scenario for Linux and derives the settings for the
+/// kernel this runs on ([`plan_for`]). Errors are bad input (exit 2) and
+/// name the flow and key.
 pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
+    plan_for(sc, running_kernel())
+}
+
+/// [`plan`] for a kernel of release `kernel` (None: unknown, taken to be
+/// current).
+pub fn plan_for(sc: &Scenario, kernel: Option<(u32, u32)>) -> Result<LinuxPlan, String> {
     let flows = expand_flows(&sc.flows);
     if flows.len() > 100 {
         return Err("more than 100 flows".into());
@@ -439,14 +449,16 @@ pub fn plan(sc: &Scenario) -> Result<LinuxPlan, String> {
             "net/ipv4/tcp_slow_start_after_idle".into(),
             b(first.slow_start_after_idle),
         ),
-        // The buffer whose window is rcvbuf (rmem_for_window()).
-        (
-            "net/ipv4/tcp_rmem".into(),
-            format!(
-                "4096 131072 {}",
-                rmem_for_window(rcvbuf, running_kernel()).min(i32::MAX as u64)
-            ),
-        ),
+        // The buffer whose window is rcvbuf (rmem_for_window()); the
+        // default never above the maximum, or a small rcvbuf would start
+        // with a larger window.
+        {
+            let max = rmem_for_window(rcvbuf, kernel).min(i32::MAX as u64);
+            (
+                "net/ipv4/tcp_rmem".into(),
+                format!("4096 {} {max}", max.min(131_072)),
+            )
+        },
         (
             "net/ipv4/tcp_wmem".into(),
             format!("4096 16384 {}", sndbuf.min(i32::MAX as u64)),
@@ -890,17 +902,26 @@ mod tests {
         assert_eq!(get("net/ipv4/tcp_recovery"), "0");
         assert_eq!(get("net/ipv4/tcp_early_retrans"), "0");
         assert_eq!(get("net/ipv4/tcp_sack"), "1");
-        let want = format!(
-            "4096 131072 {}",
-            rmem_for_window(16_000_000, running_kernel())
-        );
-        assert_eq!(get("net/ipv4/tcp_rmem"), want);
-        // 6.5+: the 16 MB window at the TUN path's scaling ratio; before,
-        // twice the window.
-        assert_eq!(rmem_for_window(16_000_000, Some((6, 18))), 25_600_000);
-        assert_eq!(rmem_for_window(16_000_000, None), 25_600_000);
-        assert_eq!(rmem_for_window(16_000_000, Some((6, 4))), 32_000_000);
-        assert_eq!(rmem_for_window(16_000_000, Some((4, 19))), 32_000_000);
+        // 6.6+: the 16 MB window at the TUN path's scaling ratio; before,
+        // twice the window (6.5 still had tcp_adv_win_scale).
+        let rmem = |k| {
+            let p = plan_for(&sc(""), k).unwrap();
+            p.sysctls
+                .iter()
+                .find(|x| x.0 == "net/ipv4/tcp_rmem")
+                .unwrap()
+                .1
+                .clone()
+        };
+        assert_eq!(rmem(Some((6, 18))), "4096 131072 25600000");
+        assert_eq!(rmem(Some((6, 6))), "4096 131072 25600000");
+        assert_eq!(rmem(None), "4096 131072 25600000");
+        assert_eq!(rmem(Some((6, 5))), "4096 131072 32000000");
+        assert_eq!(rmem(Some((4, 19))), "4096 131072 32000000");
+        // A buffer below tcp_rmem[1]: the default is the maximum.
+        let small = plan_for(&sc("receiver = { rcvbuf = \"40000B\" }"), Some((6, 18))).unwrap();
+        let get_small = |k: &str| small.sysctls.iter().find(|x| x.0 == k).unwrap().1.clone();
+        assert_eq!(get_small("net/ipv4/tcp_rmem"), "4096 64000 64000");
         assert!(p.route.is_empty());
     }
 

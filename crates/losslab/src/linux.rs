@@ -65,7 +65,8 @@ fn emu_err(e: EmuError) -> Failure {
 pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
     let scenario = a.overrides.load(&a.file)?;
     // Refuse what Linux cannot express before asking for root.
-    linux::plan(&scenario).map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
+    let planned = linux::plan(&scenario)
+        .map_err(|e| Failure::BadInput(format!("{}: {e}", a.file.display())))?;
     // What the two sides of --compare do not share, named before the run.
     let (diffs, model_diffs) = if a.compare {
         (
@@ -162,6 +163,15 @@ pub fn linux(a: LinuxArgs) -> Result<(), Failure> {
         "emulator": o.emulator,
         "netstat_a": o.counters.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
         "notes": o.notes,
+        // What the run's numbers depend on beyond the scenario: the
+        // kernel, and the sysctls set from the scenario (tcp_rmem's
+        // mapping depends on the kernel's version).
+        "kernel": {
+            "release": std::fs::read_to_string("/proc/sys/kernel/osrelease")
+                .map(|r| r.trim().to_string())
+                .ok(),
+            "sysctls": planned.sysctls.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+        },
     });
     fs::write(
         &health,

@@ -4,6 +4,9 @@
 //! lock this test holds, a full disk with RLIMIT_FSIZE, a kill with a cut
 //! line written by hand.
 
+mod common;
+
+use common::files;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,27 +39,6 @@ fn stderr(o: &Output) -> String {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// Every file under `dir`, relative, losslab's own folder left out.
-fn files(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if e.file_name() == ".losslab" {
-                continue;
-            }
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// A disk that is full after 2 kB: the child may write no file past

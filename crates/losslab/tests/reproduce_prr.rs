@@ -237,27 +237,6 @@ fn prr_quick_results_do_not_depend_on_jobs() {
     );
 }
 
-/// Every file under `dir` but losslab's own `.losslab`, with its bytes.
-fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if e.file_name() == ".losslab" {
-                continue;
-            }
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 /// Starts `losslab reproduce prr --quick ARGS` and signals it once it has
 /// kept two experiments; returns whether it was stopped before it
 /// finished (how far it got by then depends on the machine, what it must
@@ -311,6 +290,15 @@ fn reproduce_into(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+fn assert_refused(o: &std::process::Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 fn assert_same_files(a: &std::path::Path, b: &std::path::Path) {
@@ -407,12 +395,7 @@ fn a_killed_reproduction_resumes_with_its_export() {
             "--export".as_ref(),
             foreign.path().as_os_str(),
         ]);
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert_refused(&o);
         // Another export folder cannot continue it.
         let o = reproduce_into(&[
             "--resume".as_ref(),
@@ -421,12 +404,7 @@ fn a_killed_reproduction_resumes_with_its_export() {
             "--export".as_ref(),
             whole_x.path().as_os_str(),
         ]);
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert_refused(&o);
     } else {
         eprintln!("the run ended before it could be killed; only --resume's result is checked");
     }

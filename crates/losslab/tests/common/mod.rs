@@ -265,3 +265,36 @@ pub fn assert_recorded_verdicts(paper: &str, exps: &[Value]) {
         wrong.join("\n")
     );
 }
+
+/// Every file under `dir`, relative and sorted, losslab's own `.losslab`
+/// left out.
+pub fn files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_name() == ".losslab" {
+                continue;
+            }
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// [`files`] with their bytes.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    files(dir)
+        .into_iter()
+        .map(|f| {
+            let b = std::fs::read(dir.join(&f)).unwrap();
+            (f, b)
+        })
+        .collect()
+}
