@@ -230,8 +230,12 @@ file it left); the same command with `--resume` checks those files,
 takes the experiments back, runs the rest and writes the files of a run
 never stopped, byte for byte (tests stop and kill runs and compare);
 papers it finished are not run again. Only the same losslab binary at
-the same scale with the same `--export` folder continues a run (another
-is refused with exit 2); `--jobs` and `--ray` may differ. The code is
+the same scale with the same `--export` folder continues a stopped run
+(another is refused with exit 2; a paper another one finished simply runs
+again); `--jobs` and `--ray` may differ. Other losslab commands refuse a
+folder holding a stopped reproduction (without `--force`). A resumed
+mobile paper reruns the runs its taken-back experiments shared with later
+ones (the same numbers; only time is lost). The code is
 `crates/losslab/src/reproduce/`.
 
 Scales: `--quick` (about 2 minutes for all five on 2 cores; its own

@@ -34,6 +34,8 @@ const MANIFEST: &str = "manifest.json";
 const LOCK: &str = "lock";
 const STAGE: &str = "stage";
 const SCRATCH: &str = "scratch";
+/// A resumable command's record of finished work ([`OutDir::record_dir`]).
+const RESUME: &str = "resume";
 
 /// What the command does with what an earlier command left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,8 +246,8 @@ impl OutDir {
 
     /// The folder for a resumable command's own record, under .losslab
     /// (kept when the stage and scratch are cleared).
-    pub fn record_dir(root: &Path, name: &str) -> PathBuf {
-        root.join(META).join(name)
+    pub fn record_dir(root: &Path) -> PathBuf {
+        root.join(META).join(RESUME)
     }
 
     /// Empties the stage (a resumable command found nothing to continue).
@@ -300,6 +302,14 @@ impl OutDir {
                     other.file_name()
                 )));
             }
+        }
+        // A stopped reproduction's kept work (reproduce --resume) is
+        // hours of runs: another command would clear its stage.
+        if keep_stage_for.is_none() && !o.force && meta.join(RESUME).join("0000.json").is_file() {
+            return Err(refuse(format!(
+                "holds a stopped `losslab reproduce` that `--resume` can continue; \
+                 continue or finish it, choose another folder, or add --force to write here anyway"
+            )));
         }
         if root.exists() && !ours && !o.force {
             if let Some(first) = foreign_entry(root)? {

@@ -396,6 +396,22 @@ fn a_killed_reproduction_resumes_with_its_export() {
             foreign.path().as_os_str(),
         ]);
         assert_refused(&o);
+        // Another command would clear the stopped run's stage: refused.
+        let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/bulk-20mbps.toml");
+        let o = Command::new(env!("CARGO_BIN_EXE_losslab"))
+            .arg("run")
+            .arg(&scenario)
+            .args(["--set", "duration=1s", "--no-progress", "--out"])
+            .arg(cut.path().join("prr"))
+            .output()
+            .unwrap();
+        assert_refused(&o);
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("holds a stopped `losslab reproduce`"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         // Another export folder cannot continue it.
         let o = reproduce_into(&[
             "--resume".as_ref(),

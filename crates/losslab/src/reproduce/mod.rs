@@ -57,10 +57,11 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub force: bool,
     /// Continue a reproduction that was stopped (Ctrl-C, a kill): the
-    /// experiments it finished are taken back, the rest run, and the
-    /// files are those of a run never stopped. Only the same losslab
-    /// binary with the same papers and scale continues one; papers it
-    /// finished are not run again.
+    /// experiments it finished are taken back (once their files check
+    /// out), the rest run, and the files are those of a run never
+    /// stopped. Only the same losslab binary at the same scale with the
+    /// same --export folder continues one; papers it finished are not
+    /// run again.
     #[arg(long)]
     pub resume: bool,
     /// Output directory.
@@ -330,7 +331,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     let mut dirs = Vec::new();
     for (n, _) in &runs {
         let root = a.out.join(n);
-        let record = OutDir::record_dir(&root, "resume");
+        let record = OutDir::record_dir(&root);
         let out = open(&root, "--out", &record)?;
         let export = match &a.export {
             Some(x) => Some(open(&x.join(n), "--export", &record)?),
@@ -361,7 +362,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         if let resume::Plan::Fresh { discard } = &plan {
             if *discard > 0 {
                 eprintln!(
-                    "note: {}: {discard} experiments kept from a stopped run are discarded (--resume would have continued it)",
+                    "note: {}: {discard} experiments kept from a stopped run are discarded (--resume continues a stopped run)",
                     root.display()
                 );
             }
@@ -374,7 +375,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
         let store = match found {
             resume::Found::Complete(r) => {
                 eprintln!(
-                    "{n}: finished earlier with this losslab at this scale; kept as it is in {}",
+                    "{n}: finished earlier by this losslab at this scale and export folder; kept as it is in {}",
                     out.root().display()
                 );
                 if !a.json {

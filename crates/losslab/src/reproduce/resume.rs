@@ -94,8 +94,10 @@ impl Identity {
                 "default"
             }
             .into(),
+            // Resolved (links, `..`): the same folder however it is named.
             export: export.map(|x| {
-                std::path::absolute(x)
+                fs::canonicalize(x)
+                    .or_else(|_| std::path::absolute(x))
                     .unwrap_or_else(|_| x.to_path_buf())
                     .display()
                     .to_string()
@@ -156,15 +158,46 @@ pub struct Store {
     state: Mutex<State>,
 }
 
+/// A staged file as last seen: length, SHA-256, and what tells that it
+/// has not been written since (inode, modification and change times), so
+/// that it is not read again. A write the coarse file times miss leaves a
+/// stale hash in a record, which the resume's check then finds: the
+/// experiment runs again, nothing wrong is kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seen {
+    len: u64,
+    sha256: String,
+    stamp: Option<(u64, i64, i64, i64, i64)>,
+}
+
+type Files = BTreeMap<(usize, String), Seen>;
+
 struct State {
     /// The number the next experiment gets.
     next: usize,
-    /// Every file in the stages as the last record left it, with its
-    /// length and SHA-256: what the next experiment changes is the rest.
-    seen: BTreeMap<(usize, String), (u64, String)>,
+    /// Every file in the stages as the last record left it: what the next
+    /// experiment changes is the rest.
+    seen: Files,
     /// An experiment was not kept: none after it is either (a resumed
     /// run takes back only an unbroken run from the first).
     broken: bool,
+}
+
+#[cfg(unix)]
+fn stamp(m: &fs::Metadata) -> Option<(u64, i64, i64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((
+        m.ino(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+    ))
+}
+
+#[cfg(not(unix))]
+fn stamp(_: &fs::Metadata) -> Option<(u64, i64, i64, i64, i64)> {
+    None
 }
 
 /// What `--resume` finds in a paper's folder, before anything changes.
@@ -207,7 +240,12 @@ impl Plan {
         if let Some(t) = read(COMPLETE) {
             // A finished run of another kind has nothing to continue: the
             // paper runs as it would without --resume.
-            if serde_json::from_str::<Identity>(&t).ok().as_ref() != Some(id) {
+            if serde_json::from_str::<Identity>(&t).ok().as_ref() != Some(id)
+                || id.binary_sha256.is_none()
+            {
+                eprintln!(
+                    "note: {shown}: finished by another losslab, scale or export folder; nothing to continue, so it runs again"
+                );
                 return Ok(Plan::Fresh { discard: 0 });
             }
             // Results moved or edited since: run the paper again.
@@ -231,7 +269,7 @@ impl Plan {
             Ok(old) if &old == id && id.binary_sha256.is_some() => {}
             _ => return Err(mismatch(&shown, id, &t)),
         }
-        let kept = verified(dir, stages, records);
+        let (kept, _) = verified(dir, stages, records);
         if kept < records {
             eprintln!(
                 "note: {shown}: {} of the {records} kept experiments (from number {kept}) run again: \
@@ -271,14 +309,43 @@ impl Plan {
                 Ok(Found::Fresh(store(0, BTreeMap::new())))
             }
             Plan::Partial { kept, found } => {
-                for n in kept..found {
+                // Every record past the kept ones goes, highest first, so
+                // that a kill here leaves an unbroken run.
+                let mut past: Vec<usize> = fs::read_dir(dir)
+                    .map_err(|e| err(dir, e))?
+                    .flatten()
+                    .filter_map(|e| {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        n.strip_suffix(".json")?.parse::<usize>().ok()
+                    })
+                    .filter(|n| *n >= kept)
+                    .collect();
+                past.sort_unstable_by(|a, b| b.cmp(a));
+                let _ = found;
+                for n in past {
                     let p = dir.join(file_name(n));
                     fs::remove_file(&p).map_err(|e| err(&p, e))?;
                 }
-                let seen = snapshot(stages).map_err(|e| Failure::Runtime(e.to_string()))?;
                 if kept == 0 {
                     return Ok(Found::Fresh(store(0, BTreeMap::new())));
                 }
+                // The stages hold what the kept records list and whatever
+                // the stopped experiment had begun: that goes (it runs
+                // again and writes it again), so that nothing unlisted is
+                // committed.
+                let (_, expect) = verified(dir, stages, kept);
+                let now = snapshot(stages, &BTreeMap::new(), false)
+                    .map_err(|e| Failure::Runtime(format!("{}: {e}", dir.display())))?;
+                for (i, path) in now.keys() {
+                    if !expect.contains_key(&(*i, path.clone())) {
+                        let p = stages[*i].join(path);
+                        fs::remove_file(&p).map_err(|e| err(&p, e))?;
+                    }
+                }
+                let seen = now
+                    .into_iter()
+                    .filter(|(k, _)| expect.contains_key(k))
+                    .collect();
                 Ok(Found::Partial(store(kept, seen), kept))
             }
         }
@@ -288,8 +355,13 @@ impl Plan {
 /// How many records from the first are whole: each reads, and every
 /// file the run of them leaves (the last record to list a file says
 /// what it holds) is in its stage as recorded. A file that is not ends
-/// the run before the last record that wrote it.
-fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> usize {
+/// the run before the last record that wrote it. Also the files the
+/// kept records leave, by stage and path.
+fn verified(
+    dir: &Path,
+    stages: &[PathBuf],
+    records: usize,
+) -> (usize, BTreeMap<(usize, String), (usize, u64, String)>) {
     let mut expect: BTreeMap<(usize, String), (usize, u64, String)> = BTreeMap::new();
     let mut read = 0;
     for n in 0..records {
@@ -317,35 +389,56 @@ fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> usize {
             kept = kept.min(*n);
         }
     }
-    kept
+    expect.retain(|_, (n, _, _)| *n < kept);
+    (kept, expect)
 }
 
-/// Every file under the stages: (stage, path) -> (length, SHA-256).
-fn snapshot(stages: &[PathBuf]) -> std::io::Result<BTreeMap<(usize, String), (u64, String)>> {
+/// Every file under the stages, with its length and SHA-256; a file
+/// `known` has seen unchanged keeps its hash unread. With `sync`, every
+/// file read is made durable first (the record that will vouch for it is
+/// written after).
+fn snapshot(stages: &[PathBuf], known: &Files, sync: bool) -> std::io::Result<Files> {
     let mut out = BTreeMap::new();
     for (i, s) in stages.iter().enumerate() {
         let mut todo = vec![s.clone()];
         while let Some(d) = todo.pop() {
-            let Ok(entries) = fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries {
+            for e in fs::read_dir(&d)? {
                 let e = e?;
                 let t = e.file_type()?;
                 let p = e.path();
                 if t.is_dir() {
                     todo.push(p);
-                } else if t.is_file() {
-                    let rel = p.strip_prefix(s).expect("walked from it");
-                    let mut f = fs::File::open(&p)?;
-                    let len = f.metadata()?.len();
-                    // Durable before the record that vouches for it.
-                    f.sync_all()?;
-                    out.insert(
-                        (i, rel.to_string_lossy().into_owned()),
-                        (len, sha256_of(&mut f)?),
-                    );
+                    continue;
                 }
+                if !t.is_file() {
+                    return Err(std::io::Error::other(format!(
+                        "{}: not a file (a link?) in losslab's stage",
+                        p.display()
+                    )));
+                }
+                let rel = p.strip_prefix(s).expect("walked from it");
+                let key = (i, rel.to_string_lossy().into_owned());
+                let m = fs::metadata(&p)?;
+                let st = stamp(&m);
+                if let Some(k) = known.get(&key) {
+                    if st.is_some() && k.stamp == st && k.len == m.len() {
+                        out.insert(key, k.clone());
+                        continue;
+                    }
+                }
+                let mut f = fs::File::open(&p)?;
+                if sync {
+                    f.sync_all()?;
+                }
+                let sha256 = sha256_of(&mut f)?;
+                out.insert(
+                    key,
+                    Seen {
+                        len: m.len(),
+                        sha256,
+                        stamp: st,
+                    },
+                );
             }
         }
     }
@@ -413,20 +506,37 @@ impl Store {
             st.broken = true;
             return Ok(());
         }
-        let now = snapshot(&self.stages).map_err(|e| format!("the stage: {e}"))?;
+        let now = match snapshot(&self.stages, &st.seen, true) {
+            Ok(n) => n,
+            Err(e) => {
+                // Bookkeeping must not fail a run: later experiments are
+                // simply not kept.
+                eprintln!("note: not keeping experiments for --resume from here: the stage: {e}");
+                st.broken = true;
+                return Ok(());
+            }
+        };
         let files = now
             .iter()
-            .filter(|(k, v)| st.seen.get(*k) != Some(*v))
-            .map(|((stage, path), (len, sha))| KeptFile {
+            .filter(|(k, v)| {
+                st.seen
+                    .get(*k)
+                    .is_none_or(|o| (o.len, &o.sha256) != (v.len, &v.sha256))
+            })
+            .map(|((stage, path), v)| KeptFile {
                 stage: *stage,
                 path: path.clone(),
-                len: *len,
-                sha256: sha.clone(),
+                len: v.len,
+                sha256: v.sha256.clone(),
             })
             .collect();
         st.seen = now;
         let k = Kept { files, ..probe };
-        write_atomic(&self.dir, &file_name(n), &to_json(&k)).map_err(|e| e.to_string())
+        if let Err(e) = write_atomic(&self.dir, &file_name(n), &to_json(&k)) {
+            eprintln!("note: not keeping experiments for --resume from here: {e}");
+            st.broken = true;
+        }
+        Ok(())
     }
 
     /// The paper's results are in place: a later `--resume` skips it.
@@ -595,10 +705,29 @@ mod tests {
         fs::remove_dir_all(&stage).unwrap();
         fs::create_dir_all(&stage).unwrap();
         assert_eq!(kept(&dir), 0);
+        // A stray file in the stage, listed by no kept record, goes when
+        // the kept run is taken over, as does every record past it.
+        fs::create_dir_all(stage.join("x")).unwrap();
+        fs::write(stage.join("x/0.csv"), "0\n").unwrap();
+        fs::write(stage.join("x/1.csv"), "1\n").unwrap();
+        fs::write(stage.join("x/2.csv"), "2\n").unwrap();
+        fs::write(stage.join("stray.csv"), "?\n").unwrap();
+        fs::write(dir.join("0007.json"), "{}").unwrap();
+        let _ = fs::remove_file(dir.join("0002.json"));
+        let plan = Plan::make(&dir, &dir, &stages, &id, true).unwrap();
+        assert!(matches!(plan, Plan::Partial { kept: 2, .. }));
+        assert!(matches!(
+            plan.start(&dir, &stages, &id).unwrap(),
+            Found::Partial(_, 2)
+        ));
+        assert!(!stage.join("stray.csv").exists());
+        assert!(!stage.join("x/2.csv").exists());
+        assert!(stage.join("x/1.csv").exists());
+        assert!(!dir.join("0007.json").exists());
         // Without --resume nothing is kept, and what there is is counted.
         assert!(matches!(
             Plan::make(&dir, &dir, &stages, &id, false).unwrap(),
-            Plan::Fresh { discard: 3 }
+            Plan::Fresh { discard: 2 }
         ));
     }
 }
