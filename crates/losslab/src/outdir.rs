@@ -306,10 +306,11 @@ impl OutDir {
         // A stopped reproduction's kept work (reproduce --resume) is
         // hours of runs: another command would clear its stage.
         if keep_stage_for.is_none() && !o.force && meta.join(RESUME).join("0000.json").is_file() {
-            return Err(refuse(format!(
+            return Err(refuse(
                 "holds a stopped `losslab reproduce` that `--resume` can continue; \
                  continue or finish it, choose another folder, or add --force to write here anyway"
-            )));
+                    .into(),
+            ));
         }
         if root.exists() && !ours && !o.force {
             if let Some(first) = foreign_entry(root)? {

@@ -172,6 +172,10 @@ struct Seen {
 
 type Files = BTreeMap<(usize, String), Seen>;
 
+/// What the kept records say the stages hold: (stage, path) -> (the last
+/// record to list it, length, SHA-256).
+type Expected = BTreeMap<(usize, String), (usize, u64, String)>;
+
 struct State {
     /// The number the next experiment gets.
     next: usize,
@@ -357,12 +361,8 @@ impl Plan {
 /// what it holds) is in its stage as recorded. A file that is not ends
 /// the run before the last record that wrote it. Also the files the
 /// kept records leave, by stage and path.
-fn verified(
-    dir: &Path,
-    stages: &[PathBuf],
-    records: usize,
-) -> (usize, BTreeMap<(usize, String), (usize, u64, String)>) {
-    let mut expect: BTreeMap<(usize, String), (usize, u64, String)> = BTreeMap::new();
+fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> (usize, Expected) {
+    let mut expect = Expected::new();
     let mut read = 0;
     for n in 0..records {
         let Some(k) = fs::read_to_string(dir.join(file_name(n)))
