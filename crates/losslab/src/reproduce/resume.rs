@@ -4,7 +4,9 @@
 //! run it whole were lost to this before it existed (issue 33).
 //!
 //! Each finished experiment (every `timing::experiment` call) is kept in
-//! the paper's `.losslab/resume/` as JSON: its result, its timing row and
+//! the paper's `.losslab/resume/` as JSON: its result, its timing row (as
+//! the caller's JSON, so that this module does not depend on timing.rs,
+//! which calls it) and
 //! the files it added to or changed in the stages (the results' and
 //! `--export`'s), each with its length and SHA-256, synced to disk before
 //! the record is written. Its files stay in the stage (outdir.rs keeps a
@@ -37,7 +39,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::{timing, Experiment, PaperResult};
+use super::{Experiment, PaperResult};
 use crate::Failure;
 
 /// Raised by Ctrl-C while a reproduction runs: experiments not yet
@@ -140,7 +142,7 @@ struct KeptFile {
 struct Kept {
     prefix: String,
     experiment: Experiment,
-    timing: timing::Row,
+    timing: serde_json::Value,
     /// The files it added or changed.
     files: Vec<KeptFile>,
 }
@@ -448,7 +450,10 @@ fn snapshot(stages: &[PathBuf], known: &Files, sync: bool) -> std::io::Result<Fi
 impl Store {
     /// The kept experiment the next call would make, or None to run it.
     /// Advances the count either way.
-    pub fn take(&self, prefix: &str) -> Result<(usize, Option<(Experiment, timing::Row)>), String> {
+    pub fn take(
+        &self,
+        prefix: &str,
+    ) -> Result<(usize, Option<(Experiment, serde_json::Value)>), String> {
         let n = {
             let mut st = lock(&self.state);
             st.next += 1;
@@ -484,7 +489,7 @@ impl Store {
         n: usize,
         prefix: &str,
         e: &Experiment,
-        row: &timing::Row,
+        row: &serde_json::Value,
     ) -> Result<(), String> {
         let mut st = lock(&self.state);
         if st.broken {
@@ -625,15 +630,8 @@ mod tests {
         e
     }
 
-    fn row() -> timing::Row {
-        timing::Row {
-            experiment: "x".into(),
-            runs: 3,
-            packets: 10,
-            engine_s: 0.1,
-            wall_s: 0.2,
-            cpu_s: 0.3,
-        }
+    fn row() -> serde_json::Value {
+        serde_json::json!({ "experiment": "x", "runs": 3, "wall_s": 0.2 })
     }
 
     fn store(dir: &Path, stage: &Path) -> Store {
@@ -672,7 +670,7 @@ mod tests {
         let (_, back) = s.take("").unwrap();
         let (e, r) = back.unwrap();
         assert_eq!(to_json(&e), to_json(&good));
-        assert_eq!(r.runs, 3);
+        assert_eq!(r["runs"], 3);
         assert!(s.take("v/").unwrap().1.is_none());
         // Kept under another prefix: a different run, refused.
         let s = store(&dir, &stage);

@@ -70,7 +70,9 @@ pub fn experiment(
 ) -> Result<Experiment, String> {
     let slot = match &ctx.resume {
         Some(store) => match store.take(prefix)? {
-            (_, Some((e, row))) => {
+            (n, Some((e, row))) => {
+                let row: Row = serde_json::from_value(row)
+                    .map_err(|err| format!("kept experiment {n}: its timing row: {err}"))?;
                 lock(&ROWS).push(row);
                 return Ok(e);
             }
@@ -98,7 +100,8 @@ pub fn experiment(
     // before the stop and an experiment that ignored it must not count).
     if let Some((store, n)) = slot {
         if !resume::stopping() {
-            store.keep(n, prefix, &e, &row)?;
+            let value = serde_json::to_value(&row).expect("a row serialises");
+            store.keep(n, prefix, &e, &value)?;
         }
     }
     lock(&ROWS).push(row);
