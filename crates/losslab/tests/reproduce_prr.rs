@@ -292,6 +292,19 @@ fn reproduce_into(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .unwrap()
 }
 
+/// `reproduce prr --quick ARGS --resume`, which must succeed and, when
+/// the run was stopped early, say it took back at least two experiments.
+fn resume_taking_back(args: &[&std::ffi::OsStr], early: bool) {
+    let mut resume = args.to_vec();
+    resume.push("--resume".as_ref());
+    let o = reproduce_into(&resume);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    if early {
+        assert!(taken_back(&o.stderr) >= 2, "{err}");
+    }
+}
+
 fn assert_refused(o: &std::process::Output) {
     assert_eq!(
         o.status.code(),
@@ -343,15 +356,7 @@ fn a_stopped_reproduction_resumes_to_the_same_files() {
     } else {
         eprintln!("the run ended before it could be stopped; only --resume's result is checked");
     }
-    let o = reproduce_into(&["--resume".as_ref(), out[0], out[1]]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    if early {
-        assert!(
-            taken_back(&o.stderr) >= 2,
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    resume_taking_back(&out, early);
     assert_same_files(whole.path(), cut.path());
     // Finished: a further --resume runs nothing and says so.
     let before = tree(cut.path());
@@ -424,17 +429,7 @@ fn a_killed_reproduction_resumes_with_its_export() {
     } else {
         eprintln!("the run ended before it could be killed; only --resume's result is checked");
     }
-    let mut resume = args.to_vec();
-    resume.push("--resume".as_ref());
-    let o = reproduce_into(&resume);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    if early {
-        assert!(
-            taken_back(&o.stderr) >= 2,
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    resume_taking_back(&args, early);
     assert_same_files(whole.path(), cut.path());
     assert_same_files(whole_x.path(), cut_x.path());
 }
