@@ -305,7 +305,7 @@ impl OutDir {
         }
         // A stopped reproduction's kept work (reproduce --resume) is
         // hours of runs: another command would clear its stage.
-        if keep_stage_for.is_none() && !o.force && meta.join(RESUME).join("0000.json").is_file() {
+        if keep_stage_for.is_none() && !o.force && holds_kept_work(&meta.join(RESUME)) {
             return Err(refuse(
                 "holds a stopped `losslab reproduce` that `--resume` can continue; \
                  continue or finish it, choose another folder, or add --force to write here anyway"
@@ -783,12 +783,7 @@ impl Drop for OutDir {
         // behind (the next command would remove them anyway), and a folder
         // it was refused after opening is left as it found it.
         let _ = clear(&self.scratch());
-        if !self.committed
-            && self
-                .keep_stage_for
-                .as_ref()
-                .is_some_and(|r| r.join("0000.json").is_file())
-        {
+        if !self.committed && self.keep_stage_for.as_deref().is_some_and(holds_kept_work) {
             return;
         }
         let _ = clear(&self.stage());
@@ -801,6 +796,12 @@ impl Drop for OutDir {
             }
         }
     }
+}
+
+/// Whether a resumable command's record holds its first finished piece
+/// of work (reproduce/resume.rs numbers them from 0000.json).
+fn holds_kept_work(record: &Path) -> bool {
+    record.join("0000.json").is_file()
 }
 
 /// Removes `p`: a real folder with what is in it, or a link or file

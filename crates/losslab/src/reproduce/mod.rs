@@ -342,9 +342,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
     // Every paper's plan is made, and refused if need be, before any
     // paper's kept work is touched.
     let mut plans = Vec::new();
-    for (n, _) in &runs {
-        let i = plans.len();
-        let (root, record, out, export) = &dirs[i];
+    for ((n, _), (root, record, out, export)) in runs.iter().zip(&dirs) {
         let stages: Vec<PathBuf> = std::iter::once(out.stage())
             .chain(export.as_ref().map(OutDir::stage))
             .collect();

@@ -166,13 +166,13 @@ pub struct Store {
 /// stale hash in a record, which the resume's check then finds: the
 /// experiment runs again, nothing wrong is kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Seen {
+pub struct Seen {
     len: u64,
     sha256: String,
     stamp: Option<(u64, i64, i64, i64, i64)>,
 }
 
-type Files = BTreeMap<(usize, String), Seen>;
+pub type Files = BTreeMap<(usize, String), Seen>;
 
 /// What the kept records say the stages hold: (stage, path) -> (the last
 /// record to list it, length, SHA-256).
@@ -212,7 +212,12 @@ pub enum Plan {
     /// stopped run go (a run without `--resume`).
     Fresh { discard: usize },
     /// `kept` experiments are taken back, of `found` records.
-    Partial { kept: usize, found: usize },
+    /// `seen`: the files the kept ones leave, as the check found them.
+    Partial {
+        kept: usize,
+        found: usize,
+        seen: Files,
+    },
     /// The paper finished with these results: nothing to run.
     Complete(Box<PaperResult>),
 }
@@ -275,7 +280,7 @@ impl Plan {
             Ok(old) if &old == id && id.binary_sha256.is_some() => {}
             _ => return Err(mismatch(&shown, id, &t)),
         }
-        let (kept, _) = verified(dir, stages, records);
+        let (kept, seen) = verified(dir, stages, records);
         if kept < records {
             eprintln!(
                 "note: {shown}: {} of the {records} kept experiments (from number {kept}) run again: \
@@ -286,6 +291,7 @@ impl Plan {
         Ok(Plan::Partial {
             kept,
             found: records,
+            seen,
         })
     }
 
@@ -314,7 +320,7 @@ impl Plan {
                 write_atomic(dir, IDENTITY, &to_json(id))?;
                 Ok(Found::Fresh(store(0, BTreeMap::new())))
             }
-            Plan::Partial { kept, found } => {
+            Plan::Partial { kept, found, seen } => {
                 // Every record past the kept ones goes, highest first, so
                 // that a kill here leaves an unbroken run.
                 let mut past: Vec<usize> = fs::read_dir(dir)
@@ -339,18 +345,18 @@ impl Plan {
                 // the stopped experiment had begun: that goes (it runs
                 // again and writes it again), so that nothing unlisted is
                 // committed.
-                let (_, expect) = verified(dir, stages, kept);
-                let now = snapshot(stages, &BTreeMap::new(), false)
+                // The check's hashes stand for files unchanged since.
+                let now = snapshot(stages, &seen, false)
                     .map_err(|e| Failure::Runtime(format!("{}: {e}", dir.display())))?;
                 for (i, path) in now.keys() {
-                    if !expect.contains_key(&(*i, path.clone())) {
+                    if !seen.contains_key(&(*i, path.clone())) {
                         let p = stages[*i].join(path);
                         fs::remove_file(&p).map_err(|e| err(&p, e))?;
                     }
                 }
                 let seen = now
                     .into_iter()
-                    .filter(|(k, _)| expect.contains_key(k))
+                    .filter(|(k, _)| seen.contains_key(k))
                     .collect();
                 Ok(Found::Partial(store(kept, seen), kept))
             }
@@ -362,8 +368,8 @@ impl Plan {
 /// file the run of them leaves (the last record to list a file says
 /// what it holds) is in its stage as recorded. A file that is not ends
 /// the run before the last record that wrote it. Also the files the
-/// kept records leave, by stage and path.
-fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> (usize, Expected) {
+/// kept records leave, as found (all of them passed the check).
+fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> (usize, Files) {
     let mut expect = Expected::new();
     let mut read = 0;
     for n in 0..records {
@@ -379,20 +385,42 @@ fn verified(dir: &Path, stages: &[PathBuf], records: usize) -> (usize, Expected)
         read = n + 1;
     }
     let mut kept = read;
-    for ((stage, path), (n, len, sha)) in &expect {
-        let ok = stages.get(*stage).is_some_and(|s| {
-            let p = s.join(path);
-            fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() == *len)
-                && fs::File::open(&p)
-                    .and_then(|mut f| sha256_of(&mut f))
-                    .is_ok_and(|h| h == *sha)
-        });
+    let mut found: BTreeMap<(usize, String), (usize, Seen)> = BTreeMap::new();
+    for ((stage, path), (n, len, sha)) in expect {
+        let p = stages.get(stage).map(|s| s.join(&path));
+        let m = p.as_ref().and_then(|p| fs::metadata(p).ok());
+        let ok = match (&p, &m) {
+            (Some(p), Some(m)) => {
+                m.is_file()
+                    && m.len() == len
+                    && fs::File::open(p)
+                        .and_then(|mut f| sha256_of(&mut f))
+                        .is_ok_and(|h| h == sha)
+            }
+            _ => false,
+        };
         if !ok {
-            kept = kept.min(*n);
+            kept = kept.min(n);
+        } else if let Some(m) = m {
+            found.insert(
+                (stage, path),
+                (
+                    n,
+                    Seen {
+                        len,
+                        sha256: sha,
+                        stamp: stamp(&m),
+                    },
+                ),
+            );
         }
     }
-    expect.retain(|_, (n, _, _)| *n < kept);
-    (kept, expect)
+    let found = found
+        .into_iter()
+        .filter(|(_, (n, _))| *n < kept)
+        .map(|(k, (_, v))| (k, v))
+        .collect();
+    (kept, found)
 }
 
 /// Every file under the stages, with its length and SHA-256; a file
