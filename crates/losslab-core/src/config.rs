@@ -283,11 +283,21 @@ impl PacingStart {
 /// tcp_is_cwnd_limited(); `cwnd_validation` key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CwndValidation {
-    /// Linux 4.1 and later (commit "tcp: fix cwnd limited checking to
-    /// improve congestion control"): the largest flight since the window
-    /// was last filled; in slow start cwnd may grow while below twice it.
+    /// Linux since the 2022 fix that keeps a cwnd-limited window
+    /// (cwnd_use.rs): the largest flight since the window was last
+    /// filled; in slow start cwnd may grow while below twice it. Judged
+    /// after every send burst.
     #[default]
     Linux,
+    /// Linux 4.3 to 5.10 (cwnd_use.rs): a larger flight renews the
+    /// window's record even when it was cwnd-limited, only bursts that
+    /// sent new data count, and a burst is cwnd-limited when the flight
+    /// fills cwnd at its end.
+    Linux43,
+    /// Linux 3.16 to 4.2 (cwnd_use.rs): as `Linux43`, with slow start
+    /// taken as cwnd <= ssthresh and a burst cwnd-limited when queued
+    /// data found the flight filling cwnd.
+    Linux316,
     /// Linux 3.10 (tcp_cong.c tcp_is_cwnd_limited(), checked on each ACK
     /// with the flight before it): limited when the flight fills cwnd, or
     /// leaves at most 3 segments unused (tcp_max_tso_deferred_mss()), or,
@@ -378,10 +388,18 @@ impl CwndGrowth {
 }
 
 impl CwndValidation {
-    pub const NAMES: &'static [&'static str] = &["linux", "linux-3.10", "linux-3.10-nogso"];
+    pub const NAMES: &'static [&'static str] = &[
+        "linux",
+        "linux-4.3",
+        "linux-3.16",
+        "linux-3.10",
+        "linux-3.10-nogso",
+    ];
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "linux" => Some(CwndValidation::Linux),
+            "linux-4.3" => Some(CwndValidation::Linux43),
+            "linux-3.16" => Some(CwndValidation::Linux316),
             "linux-3.10" => Some(CwndValidation::Linux310),
             "linux-3.10-nogso" => Some(CwndValidation::Linux310NoGso),
             _ => None,
@@ -390,9 +408,25 @@ impl CwndValidation {
     pub fn name(self) -> &'static str {
         match self {
             CwndValidation::Linux => "linux",
+            CwndValidation::Linux43 => "linux-4.3",
+            CwndValidation::Linux316 => "linux-3.16",
             CwndValidation::Linux310 => "linux-3.10",
             CwndValidation::Linux310NoGso => "linux-3.10-nogso",
         }
+    }
+
+    /// The engine's `linux` rule renews its record at the end of every
+    /// burst; the older rules only after bursts of new data.
+    pub fn judges_every_burst(self) -> bool {
+        self == CwndValidation::Linux
+    }
+
+    /// Linux 3.10's per-ACK test rather than a per-window record.
+    pub fn is_310(self) -> bool {
+        matches!(
+            self,
+            CwndValidation::Linux310 | CwndValidation::Linux310NoGso
+        )
     }
 
     /// Linux 3.10's test, given the flight before the ACK.

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod autotune;
 pub mod config;
+pub mod cwnd_use;
 pub mod draw;
 pub mod event;
 pub mod frto;

@@ -389,6 +389,14 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("true".into()),
             );
         }
+        if f.rto_rearm_on_sack != p.rto_rearm_on_sack {
+            d(
+                "rto_rearm_on_sack",
+                onoff(f.rto_rearm_on_sack),
+                "true (tcp_clean_rtx_queue re-arms the timer, RTO or loss probe, on a SACK of data sent before the head's last transmission)",
+                Some("true".into()),
+            );
+        }
         if f.rto_ssthresh == RtoSsthresh::Rfc5681 {
             d(
                 "rto_ssthresh",
@@ -441,7 +449,7 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
             d(
                 "cwnd_validation",
                 f.cwnd_validation.name().into(),
-                "linux (tcp_is_cwnd_limited of Linux 4.1+)",
+                "linux (tcp_is_cwnd_limited of Linux 6.x)",
                 Some("linux".into()),
             );
         }
@@ -950,7 +958,7 @@ mod tests {
     const CUBIC_RACK: &str = "cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"";
 
     /// The keys linux-6 sets that a flow without it differs in (issue 32).
-    const LINUX6_KEYS: [&str; 11] = [
+    const LINUX6_KEYS: [&str; 12] = [
         "recovery",
         "rto_formula",
         "timer_hz",
@@ -962,6 +970,7 @@ mod tests {
         "receiver.grow_window",
         "lost_retransmission_detection",
         "rto_rearm_on_head_retransmit",
+        "rto_rearm_on_sack",
     ];
 
     #[test]
@@ -1103,7 +1112,8 @@ mod tests {
                 "rack_tlp_pto",
                 "receiver",
                 "lost_retransmission_detection",
-                "rto_rearm_on_head_retransmit"
+                "rto_rearm_on_head_retransmit",
+                "rto_rearm_on_sack"
             ]
         );
         // profile is a name; detection, timers, slow_start_after_idle and

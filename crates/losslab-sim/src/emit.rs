@@ -367,6 +367,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         count,
         lost_retransmission_detection,
         rto_rearm_on_head_retransmit,
+        rto_rearm_on_sack,
         limited_transmit,
         dsack_undo,
         early_retransmit,
@@ -516,6 +517,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *rto_rearm_on_head_retransmit != base.rto_rearm_on_head_retransmit {
         out.kv("rto_rearm_on_head_retransmit", rto_rearm_on_head_retransmit);
+    }
+    if *rto_rearm_on_sack != base.rto_rearm_on_sack {
+        out.kv("rto_rearm_on_sack", rto_rearm_on_sack);
     }
     if *limited_transmit != base.limited_transmit {
         out.kv("limited_transmit", limited_transmit);
@@ -1560,6 +1564,7 @@ app = { kind = "bulk" }
         f.count = 4;
         f.lost_retransmission_detection = false;
         f.rto_rearm_on_head_retransmit = true;
+        f.rto_rearm_on_sack = true;
         f.dsack_undo = false;
         round_trip(&sc);
 
@@ -2221,6 +2226,8 @@ app = { kind = "bulk" }
                 rng,
                 &[
                     CwndValidation::Linux,
+                    CwndValidation::Linux43,
+                    CwndValidation::Linux316,
                     CwndValidation::Linux310,
                     CwndValidation::Linux310NoGso,
                 ]
@@ -2297,6 +2304,7 @@ app = { kind = "bulk" }
         maybe!(f.count, rng.gen_range(1..4));
         maybe!(f.lost_retransmission_detection, rng.gen_bool(0.5));
         maybe!(f.rto_rearm_on_head_retransmit, rng.gen_bool(0.5));
+        maybe!(f.rto_rearm_on_sack, rng.gen_bool(0.5));
         maybe!(f.dsack_undo, rng.gen_bool(0.5));
         maybe!(f.limited_transmit, rng.gen_bool(0.5));
         maybe!(

@@ -711,6 +711,7 @@ const FLOW_KEYS: &[&str] = &[
     "count",
     "lost_retransmission_detection",
     "rto_rearm_on_head_retransmit",
+    "rto_rearm_on_sack",
     "dsack_undo",
     "limited_transmit",
     "rto_formula",
@@ -1958,6 +1959,9 @@ impl Cx<'_> {
         if let Some(v) = t.get("rto_rearm_on_head_retransmit") {
             f.rto_rearm_on_head_retransmit =
                 self.boolean(v, &loc.key("rto_rearm_on_head_retransmit"))?;
+        }
+        if let Some(v) = t.get("rto_rearm_on_sack") {
+            f.rto_rearm_on_sack = self.boolean(v, &loc.key("rto_rearm_on_sack"))?;
         }
         if let Some(v) = t.get("lost_retransmission_detection") {
             f.lost_retransmission_detection =

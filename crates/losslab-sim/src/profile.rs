@@ -159,6 +159,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.receiver.grow_window = true;
             f.receiver.autotune = true;
             f.pacing_start = PacingStart::Linux;
+            // tcp_clean_rtx_queue() restarts the RTO on SACKs of data sent
+            // before the head's last transmission (since 3.13).
+            f.rto_rearm_on_sack = true;
             // tcp_rack_mark_lost() since 6.6: the wait + 2 ms in jiffies;
             // tcp_westwood.c counts jiffies too.
             f.rack_reo_timer = ReoTimer::Linux;
@@ -197,6 +200,14 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - No TCP pacing of its own (4.13 added it) and no receive-window
         //   growth model: `pacing_start` and `receiver.grow_window` stay
         //   at their defaults.
+        // - Not yet: 4.3-5.10's tcp_cwnd_validate() (`cwnd_validation =
+        //   "linux-4.3"`) and the RTO re-armed on SACKs of data sent
+        //   before the head's last transmission (`rto_rearm_on_sack`,
+        //   3.13 on). Both exist; the profile takes them together with
+        //   tcp_schedule_loss_probe()'s Open-state test (no probe while
+        //   anything is SACKed, lost or retransmitted), without which a
+        //   re-arm on a SACK arms a probe the kernel would not, and with
+        //   the OR3 rerun that follows (docs/ROADMAP.md).
         "linux-4.10" => {
             linux_common(f);
             linux_modules(f);
@@ -243,6 +254,10 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   "linux"`; 3.17 asks it before tcp_fastretrans_alert(), so it
         //   differs on the ACKs that enter or leave recovery);
         // - Westwood's jiffies at the profile's 1000 Hz.
+        // Not yet: 3.16-4.2's tcp_cwnd_validate() and tcp_is_cwnd_limited()
+        // (`cwnd_validation = "linux-3.16"`) and the RTO re-armed on SACKs
+        // (`rto_rearm_on_sack`): both exist, and wait for TLP's Open-state
+        // test and the tail-loss paper's `--full` rerun (as `linux-4.10`).
         "linux-3.17" => {
             linux_3x(f);
             early_retransmit_and_tlp(f);

@@ -384,8 +384,9 @@ pub struct FlowSpec {
     /// the engine's rule before the key): which data segment first moves
     /// the pacing departure time (Linux: the tenth).
     pub pacing_start: PacingStart,
-    /// `cwnd_validation` (added): Linux 4.1+'s tcp_is_cwnd_limited() (the
-    /// default) or Linux 3.10's.
+    /// `cwnd_validation` (added): Linux's tcp_is_cwnd_limited() since
+    /// 2022 (the default), 4.3-5.10's, 3.16-4.2's or 3.10's
+    /// (losslab-core cwnd_use.rs).
     pub cwnd_validation: CwndValidation,
     /// `rtt_sample = "tsecr" | "linux" | "linux-3.2" | "linux-3.15"`
     /// (added, default "tsecr": one TSecr sample under Karn's rule for
@@ -509,6 +510,11 @@ pub struct FlowSpec {
     /// as Linux does (added key `rto_rearm_on_head_retransmit`, default
     /// false as in RFC 6298; on in every Linux profile).
     pub rto_rearm_on_head_retransmit: bool,
+    /// Restart the RTO on an ACK that SACKs an original sent before the
+    /// head's last transmission, as Linux 3.13+ does (added key
+    /// `rto_rearm_on_sack`, default false as in RFC 6298; on in the
+    /// `linux-6` profile; 3.17's and 4.10's kernels have it too).
+    pub rto_rearm_on_sack: bool,
     /// RFC 3042 limited transmit (added key `limited_transmit`, default
     /// true as before; false for the LE paper's ns-2 agents, which had
     /// none).
@@ -612,6 +618,7 @@ impl FlowSpec {
             count: 1,
             lost_retransmission_detection: true,
             rto_rearm_on_head_retransmit: false,
+            rto_rearm_on_sack: false,
             limited_transmit: true,
             dsack_undo: true,
             early_retransmit: EarlyRetransmitSpec::default(),

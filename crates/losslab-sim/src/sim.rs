@@ -1680,6 +1680,7 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
         dsack_undo: spec.dsack_undo,
         restart_after_idle: spec.slow_start_after_idle,
         rto_rearm_on_head_retransmit: spec.rto_rearm_on_head_retransmit,
+        rto_rearm_on_sack: spec.rto_rearm_on_sack,
         handshake: match (spec.handshake, &spec.app) {
             (false, _) => Handshake::None,
             (true, AppSpec::Objects { .. }) => Handshake::Passive,

@@ -1,6 +1,6 @@
 //! `on_ack`: one ACK, as a page of named steps (after Linux tcp_ack()).
 
-use crate::config::{CwndValidation, RttSampling};
+use crate::config::RttSampling;
 use crate::detect::DetectCtx;
 use crate::event::Event;
 use crate::rtt_sample;
@@ -64,7 +64,7 @@ impl Sender {
                 prior_out: a.prior_out,
             },
         );
-        self.rearm_timers(now, a.cum_advanced);
+        self.rearm_timers(now, a.cum_advanced, a.old_ack);
         // The application writes into what the ACK freed (Linux
         // tcp_new_space()).
         self.application(now, a.cum_advanced);
@@ -96,7 +96,7 @@ impl Sender {
         // 3.10's cwnd validation, need it.
         let prior_in_flight = if self.cc_caps.owns_cwnd
             || self.cc_caps.observes_acks
-            || self.cfg.cwnd_validation != CwndValidation::Linux
+            || self.cfg.cwnd_validation.is_310()
         {
             self.pipe()
         } else {
@@ -397,13 +397,35 @@ impl Sender {
     /// Timers (RFC 6298 section 5 through the policy). A partial ACK that
     /// the recovery holds (NewReno Impatient) is, for every timer policy,
     /// an ACK without new data.
-    fn rearm_timers(&mut self, now: Time, cum_advanced: bool) {
-        let restarts = cum_advanced && !self.partial_ack_holds_rto(cum_advanced);
+    fn rearm_timers(&mut self, now: Time, cum_advanced: bool, old_ack: bool) {
+        let restarts = if cum_advanced {
+            !self.partial_ack_holds_rto(cum_advanced)
+        } else {
+            // An ACK below snd_una goes to tcp_ack()'s old_ack path, which
+            // SACK-tags but never reaches tcp_clean_rtx_queue().
+            !old_ack && self.cfg.rto_rearm_on_sack && self.sack_predates_head()
+        };
         let tctx = self.timer_ctx(now);
         let d = self.alg.timers.on_ack(&tctx, restarts, self.timer);
         self.timer = self.on_tick(now, d);
         if self.peer.rwnd > 0 || !self.board.is_empty() {
             self.probes.persist = None;
+        }
+    }
+
+    /// Linux tcp_clean_rtx_queue() on an ACK that acknowledges nothing
+    /// cumulatively: `sack_rtt_us > now - head's skb_mstamp`, that is, the
+    /// first original this ACK newly SACKed (first_sackt) left before the
+    /// head's latest transmission. The timer is then restarted
+    /// (tcp_rearm_rto(); since 4.13 FLAG_SET_XMIT_TIMER and
+    /// tcp_set_xmit_timer()). SACKs of data sent after the head's
+    /// retransmission say nothing of it and leave the timer alone, so
+    /// that the timeout cannot keep extending in recovery.
+    fn sack_predates_head(&self) -> bool {
+        let first_sackt = self.board.delivered().sacked_original_sent.map(|(t, _)| t);
+        match (first_sackt, self.board.first()) {
+            (Some(t), Some(head)) => t < head.last_sent,
+            _ => false,
         }
     }
 

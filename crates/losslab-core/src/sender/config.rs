@@ -47,6 +47,13 @@ pub struct SenderConfig {
     /// when skb == tcp_write_queue_head(sk), every version since 2.6).
     /// RFC 6298 restarts it only on an ACK of new data (5.3).
     pub rto_rearm_on_head_retransmit: bool,
+    /// Restart the retransmission timer on an ACK that advances nothing
+    /// but SACKs an original segment sent before the first outstanding
+    /// segment's last transmission (Linux tcp_clean_rtx_queue() since
+    /// 3.13, "tcp: do not rearm RTO when future data are sacked": the
+    /// sack_rtt_us test). RFC 6298 restarts it only on an ACK of new
+    /// data (5.3).
+    pub rto_rearm_on_sack: bool,
     /// RFC 5681 section 4.1: after an idle period longer than the RTO,
     /// start again from the restart window, min(IW, cwnd) (Linux
     /// tcp_slow_start_after_idle, on by default there).
@@ -94,6 +101,7 @@ impl Default for SenderConfig {
             lost_retransmission_detection: true,
             dsack_undo: true,
             rto_rearm_on_head_retransmit: false,
+            rto_rearm_on_sack: false,
             restart_after_idle: false,
             handshake: Handshake::None,
             handshake_rules: HandshakeRules::Linux,

@@ -2,7 +2,8 @@
 //! validation (RFC 7661 spirit, Linux tcp_cwnd_validate()).
 
 use crate::cc::{CaState, CcCtx};
-use crate::config::{CwndGrowth, CwndValidation};
+use crate::config::CwndGrowth;
+use crate::cwnd_use::Burst;
 use crate::event::Event;
 use crate::rate::Chosen;
 use crate::recovery::RecoveryCtx;
@@ -148,35 +149,27 @@ impl Sender {
         }
     }
 
-    /// Linux tcp_is_cwnd_limited(): in slow start, cwnd may grow while it is
-    /// below twice what was in flight; otherwise only if cwnd was filled.
-    /// Linux 3.10's variant (`cwnd_validation`) judges the flight before
-    /// the ACK instead.
+    /// Linux tcp_is_cwnd_limited() (cwnd_use.rs); Linux 3.10's variant
+    /// (`cwnd_validation`) judges the flight before the ACK instead.
     pub(super) fn cwnd_limited_at(&self, prior_in_flight: u64) -> bool {
-        if self.cfg.cwnd_validation != CwndValidation::Linux {
-            return self.cfg.cwnd_validation.limited_310(
-                self.win.cwnd,
-                prior_in_flight,
-                self.cfg.mss,
-            );
+        let rule = self.cfg.cwnd_validation;
+        if rule.is_310() {
+            return rule.limited_310(self.win.cwnd, prior_in_flight, self.cfg.mss);
         }
-        if self.cwnd_use.is_limited {
-            return true;
-        }
-        self.win.in_slow_start() && self.win.cwnd < 2 * self.cwnd_use.max_packets_out
+        self.cwnd_use
+            .limited(rule, self.win.cwnd, self.win.ssthresh)
     }
 
     /// Linux tcp_cwnd_validate(), called when a send burst ends.
     pub(super) fn validate_cwnd(&mut self, limited: bool) {
-        let packets_out = self.board.packets_out();
-        if self.snd_una >= self.cwnd_use.usage_seq
-            || limited
-            || (!self.cwnd_use.is_limited && packets_out > self.cwnd_use.max_packets_out)
-        {
-            self.cwnd_use.is_limited = limited;
-            self.cwnd_use.max_packets_out = packets_out;
-            self.cwnd_use.usage_seq = self.snd_nxt;
-        }
+        let burst = Burst {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            packets_out: self.board.packets_out(),
+            cwnd_limited: limited,
+            sent_new: std::mem::take(&mut self.sent_new_in_burst),
+        };
+        self.cwnd_use.on_burst_end(self.cfg.cwnd_validation, burst);
     }
 
     pub(super) fn emit_cwnd(&mut self, now: Time) {

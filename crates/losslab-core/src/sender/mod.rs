@@ -59,6 +59,7 @@ mod transmit;
 
 use crate::app::AppState;
 use crate::config::Pacing;
+use crate::cwnd_use::CwndUse;
 use crate::event::{Event, EventLog, Timed, WindowState};
 use crate::frto::Frto;
 use crate::handshake::{Handshake, Opening};
@@ -219,7 +220,11 @@ pub struct Sender {
     frto: Option<Frto>,
     timer: Deadline,
     probes: Probes,
+    /// Whether the flow used its cwnd (Linux tcp_cwnd_validate()).
     cwnd_use: CwndUse,
+    /// New data went out since the last send burst ended (Linux
+    /// tcp_write_xmit()'s sent_pkts).
+    sent_new_in_burst: bool,
     /// Delivery-rate sampling, for controllers that ask for it (rate.rs).
     rate: Option<RateSampler>,
     /// Departure times, when the flow paces (pacing.rs).
@@ -314,15 +319,6 @@ struct Probes {
     rtt_since_probe: bool,
 }
 
-/// Linux tcp_cwnd_validate() state (RFC 7661 spirit): grow cwnd only when
-/// the flow actually used it.
-#[derive(Clone, Copy, Debug, Default)]
-struct CwndUse {
-    max_packets_out: u64,
-    usage_seq: u64,
-    is_limited: bool,
-}
-
 /// Counts the loss marks of one ACK or timer call and traces them.
 #[derive(Default)]
 struct Marks {
@@ -389,6 +385,7 @@ impl Sender {
                 rtt_since_probe: true,
             },
             cwnd_use: CwndUse::default(),
+            sent_new_in_burst: false,
             rate: alg.cc.wants_rate_samples().then(RateSampler::new),
             pacer: match cfg.pacing {
                 Pacing::Rate => Some(Pacer::new(cfg.pacing_start)),
@@ -434,6 +431,11 @@ impl Sender {
 
     pub fn scoreboard(&self) -> &Scoreboard {
         &self.board
+    }
+
+    /// The per-window record cwnd growth is judged by (cwnd_use.rs).
+    pub fn cwnd_use(&self) -> CwndUse {
+        self.cwnd_use
     }
 
     pub fn window(&self) -> Window {

@@ -2,6 +2,7 @@
 //! NextSeg() in recovery, RFC 3042 limited transmit, new data; and the
 //! segments themselves (Linux tcp_output.c).
 
+use crate::config::CwndValidation;
 use crate::event::{Event, TimerKind};
 use crate::nextseg::{next_seg, NextSeg, RecoveryVars};
 use crate::pacing::{burst_segments, default_rate};
@@ -18,12 +19,21 @@ impl Sender {
             return self.opening_transmit(now);
         }
         if !self.pacing_allows(now) {
+            // tcp_write_xmit() ends a burst at the pacing check as well;
+            // the older kernels' validation counts it if it sent new data.
+            // The engine's `linux` rule is judged at the burst's end only.
+            if self.sent_new_in_burst && !self.cfg.cwnd_validation.judges_every_burst() {
+                let limited = self.burst_cwnd_limited(self.pipe());
+                self.validate_cwnd(limited);
+            }
             return None;
         }
         if self.probes.tlp_pending {
             self.probes.tlp_pending = false;
             if self.state == State::Open && !self.board.is_empty() {
                 if let Some(seg) = self.send_loss_probe(now) {
+                    // A new-data probe leaves through tcp_write_xmit().
+                    self.sent_new_in_burst |= seg.tx_count == 1;
                     self.on_paced_send(now, seg.len);
                     return Some(seg);
                 }
@@ -35,9 +45,13 @@ impl Sender {
         }
         // Linux tp->lsndtime before this transmission moves it.
         let last_send = self.last_send;
+        // Linux tcp_write_wakeup() sends its window probe outside
+        // tcp_write_xmit(), so it does not count as a burst of new data.
+        let mut through_write_xmit = true;
         let seg = match self.state {
             _ if self.wakeup_due() => {
                 self.probes.zero_window_pending = false;
+                through_write_xmit = false;
                 let len = self.new_data_len();
                 Some(self.send_new(now, len))
             }
@@ -48,6 +62,10 @@ impl Sender {
         match seg {
             Some(s) => {
                 self.check_invariants();
+                // Linux sends new data from tcp_write_xmit(), which ends
+                // in tcp_cwnd_validate(); retransmissions and window
+                // probes take other paths.
+                self.sent_new_in_burst |= through_write_xmit && s.tx_count == 1 && !s.probe;
                 if self.state != State::Open {
                     self.alg.recovery.on_sent(1);
                 }
@@ -76,7 +94,7 @@ impl Sender {
                     State::Open => self.board.packets_out(),
                     _ => self.pipe(),
                 };
-                let limited = used >= self.win.cwnd && self.has_something_to_send();
+                let limited = self.burst_cwnd_limited(used);
                 self.validate_cwnd(limited);
                 self.check_app_limited(used);
                 self.note_stall(now);
@@ -174,6 +192,30 @@ impl Sender {
         if waiting < self.cfg.mss as u64 {
             let unrepaired = self.board.next_to_retransmit().is_some();
             r.check_app_limited(in_flight, self.win.cwnd, unrepaired);
+        }
+    }
+
+    /// Whether the burst that ends now waited for cwnd: tcp_write_xmit()'s
+    /// is_cwnd_limited. `used` is the measure the sending rule used.
+    fn burst_cwnd_limited(&self, used: u64) -> bool {
+        match self.cfg.cwnd_validation {
+            // 4.3 on: `is_cwnd_limited |= tcp_packets_in_flight(tp) >=
+            // snd_cwnd` after a burst that sent (4.10.17 tcp_write_xmit()).
+            CwndValidation::Linux43 => self.pipe() >= self.win.cwnd,
+            // 3.16-4.2: set when tcp_cwnd_test() fails for data queued
+            // and unsent; the receive-window test comes after it, and
+            // retransmissions take tcp_xmit_retransmit_queue().
+            CwndValidation::Linux316 => {
+                self.pipe() >= self.win.cwnd
+                    && self
+                        .app
+                        .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
+                        > 0
+            }
+            // The engine's rule before the older ones were told apart
+            // (6.x sets it from the flight alone, as 4.3 does:
+            // docs/LINUX-VERSIONS.md).
+            _ => used >= self.win.cwnd && self.has_something_to_send(),
         }
     }
 

@@ -49,10 +49,13 @@ pub trait TimerPolicy {
     fn name(&self) -> &'static str;
     /// After a segment was (re)transmitted.
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline;
-    /// After an ACK; `acked_new` when it acknowledged new data and may
-    /// restart the timer (the sender clears it for a partial ACK the
-    /// recovery holds: NewReno's Impatient variant, RFC 6582 3.2 step 4).
-    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline;
+    /// After an ACK; `restart` when the ACK may restart the timer: it
+    /// acknowledged new data (RFC 6298 5.3; the sender clears it for a
+    /// partial ACK the recovery holds: NewReno's Impatient variant, RFC
+    /// 6582 3.2 step 4), or, with `rto_rearm_on_sack`, it SACKed data
+    /// sent before the head's last transmission (Linux
+    /// tcp_clean_rtx_queue()).
+    fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline;
     /// The sender infers from a retransmitted probe's ACK that the original
     /// was lost and reduces cwnd (RFC 8985 section 7.4).
     fn infers_loss_from_probe(&self) -> bool {

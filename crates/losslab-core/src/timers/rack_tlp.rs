@@ -188,11 +188,11 @@ impl TimerPolicy for RackTlp {
         ProbeSchedule::choose(ctx, rto_at, self.rule.probe_at(ctx, rto_at))
     }
 
-    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+    fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         // 7.2: restart on an ACK that cumulatively acknowledges new data.
         let rule = self.rule;
         self.sched
-            .on_ack_with(ctx, acked_new, current, |rto_at| rule.probe_at(ctx, rto_at))
+            .on_ack_with(ctx, restart, current, |rto_at| rule.probe_at(ctx, rto_at))
     }
 
     fn infers_loss_from_probe(&self) -> bool {

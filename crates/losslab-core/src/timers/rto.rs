@@ -20,12 +20,12 @@ impl TimerPolicy for Rfc6298 {
         }
     }
 
-    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+    fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         if ctx.packets_out == 0 {
             // (5.2) All outstanding data acknowledged: stop the timer.
             return None;
         }
-        if acked_new {
+        if restart {
             // (5.3) New data acknowledged: restart it.
             return Some((ctx.now + ctx.rto, TimerKind::Rto));
         }

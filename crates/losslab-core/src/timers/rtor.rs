@@ -31,7 +31,7 @@ impl TimerPolicy for Rtor {
         Rfc6298.on_send(ctx, current)
     }
 
-    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+    fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         // RFC 7765 section 3: on an ACK of new data, with fewer than
         // rrthresh segments outstanding and no unsent data ready, restart
         // the timer to expire after RTO - T_earliest, T_earliest being the
@@ -40,13 +40,13 @@ impl TimerPolicy for Rtor {
         // RTO the earliest segment's send time is that of a transmission
         // already declared lost, and the restart would fire at once
         // (RFC 7765 targets the tail of a transfer in progress).
-        if acked_new && ctx.packets_out > 0 {
+        if restart && ctx.packets_out > 0 {
             if let Some(at) = restart_at(ctx, self.rrthresh) {
                 return Some((at, TimerKind::Rto));
             }
         }
         // Otherwise RFC 6298 (5.2, 5.3).
-        Rfc6298.on_ack(ctx, acked_new, current)
+        Rfc6298.on_ack(ctx, restart, current)
     }
 }
 

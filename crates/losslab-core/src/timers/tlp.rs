@@ -58,10 +58,10 @@ impl ProbeSchedule {
     pub(super) fn rto_after_ack(
         &mut self,
         ctx: &TimerCtx,
-        acked_new: bool,
+        restart: bool,
         current: Deadline,
     ) -> Option<Time> {
-        let t = if acked_new {
+        let t = if restart {
             Some(ctx.now + ctx.rto)
         } else {
             self.running_rto(current)
@@ -85,11 +85,11 @@ impl ProbeSchedule {
     pub(super) fn on_ack(
         &mut self,
         ctx: &TimerCtx,
-        acked_new: bool,
+        restart: bool,
         current: Deadline,
         probe_at: Option<Time>,
     ) -> Deadline {
-        self.on_ack_with(ctx, acked_new, current, |_| probe_at)
+        self.on_ack_with(ctx, restart, current, |_| probe_at)
     }
 
     /// `on_ack` for a policy whose probe depends on when the RTO is due
@@ -97,7 +97,7 @@ impl ProbeSchedule {
     pub(super) fn on_ack_with(
         &mut self,
         ctx: &TimerCtx,
-        acked_new: bool,
+        restart: bool,
         current: Deadline,
         probe_at: impl FnOnce(Time) -> Option<Time>,
     ) -> Deadline {
@@ -105,9 +105,9 @@ impl ProbeSchedule {
             self.rto_at = None;
             return None;
         }
-        let rto_at = self.rto_after_ack(ctx, acked_new, current);
+        let rto_at = self.rto_after_ack(ctx, restart, current);
         let probe_at = probe_at(rto_at.unwrap_or(ctx.now + ctx.rto));
-        if !acked_new {
+        if !restart {
             return match (current, rto_at) {
                 (Some((_, TimerKind::Probe)), Some(r)) if probe_at.is_none() => {
                     Some((r, TimerKind::Rto))
@@ -176,10 +176,10 @@ impl TimerPolicy for Tlp {
         ProbeSchedule::choose(ctx, rto_at, Self::probe_at(ctx))
     }
 
-    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+    fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         // Restarted on each ACK of new data, like the RTO (paper 2.3).
         self.sched
-            .on_ack(ctx, acked_new, current, Self::probe_at(ctx))
+            .on_ack(ctx, restart, current, Self::probe_at(ctx))
     }
 
     fn infers_loss_from_probe(&self) -> bool {

@@ -88,11 +88,11 @@ impl TimerPolicy for Tlpr {
         ProbeSchedule::choose(ctx, rto_at, Self::probe_at(ctx))
     }
 
-    fn on_ack(&mut self, ctx: &TimerCtx, acked_new: bool, current: Deadline) -> Deadline {
+    fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         let d = self
             .sched
-            .on_ack(ctx, acked_new, current, Self::probe_at(ctx));
-        if acked_new && self.rtor_cap {
+            .on_ack(ctx, restart, current, Self::probe_at(ctx));
+        if restart && self.rtor_cap {
             self.capped(ctx, d)
         } else {
             d
