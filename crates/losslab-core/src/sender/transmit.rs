@@ -214,7 +214,7 @@ impl Sender {
             }
             // The engine's rule before the older ones were told apart
             // (6.x sets it from the flight alone, as 4.3 does:
-            // docs/LINUX-VERSIONS.md).
+            // docs/SCENARIO.md, `cwnd_validation`).
             _ => used >= self.win.cwnd && self.has_something_to_send(),
         }
     }
