@@ -199,7 +199,7 @@ fn compare_prints_linux_and_the_simulator_side_by_side() {
     // The differences before the results, the divergence after them.
     let (diffs, rest) = s.split_once("scenario linux-cli").unwrap();
     assert!(
-        diffs.contains("differ in 9 setting(s)")
+        diffs.contains("differ in 10 setting(s)")
             && diffs.contains("flow a: cc: sim cubic")
             && diffs.contains("[--set flow.a.cc=cubic-linux]"),
         "{diffs}"
