@@ -211,13 +211,9 @@ pub enum Plan {
     /// Run the paper from the start; `discard` kept experiments of a
     /// stopped run go (a run without `--resume`).
     Fresh { discard: usize },
-    /// `kept` experiments are taken back, of `found` records.
-    /// `seen`: the files the kept ones leave, as the check found them.
-    Partial {
-        kept: usize,
-        found: usize,
-        seen: Files,
-    },
+    /// `kept` experiments are taken back; `seen`: the files they leave,
+    /// as the check found them.
+    Partial { kept: usize, seen: Files },
     /// The paper finished with these results: nothing to run.
     Complete(Box<PaperResult>),
 }
@@ -288,11 +284,7 @@ impl Plan {
                 records - kept
             );
         }
-        Ok(Plan::Partial {
-            kept,
-            found: records,
-            seen,
-        })
+        Ok(Plan::Partial { kept, seen })
     }
 
     /// Carries the plan out: a fresh run empties the record (the caller
@@ -320,7 +312,7 @@ impl Plan {
                 write_atomic(dir, IDENTITY, &to_json(id))?;
                 Ok(Found::Fresh(store(0, BTreeMap::new())))
             }
-            Plan::Partial { kept, found, seen } => {
+            Plan::Partial { kept, seen } => {
                 // Every record past the kept ones goes, highest first, so
                 // that a kill here leaves an unbroken run.
                 let mut past: Vec<usize> = fs::read_dir(dir)
@@ -333,7 +325,6 @@ impl Plan {
                     .filter(|n| *n >= kept)
                     .collect();
                 past.sort_unstable_by(|a, b| b.cmp(a));
-                let _ = found;
                 for n in past {
                     let p = dir.join(file_name(n));
                     fs::remove_file(&p).map_err(|e| err(&p, e))?;
@@ -348,11 +339,9 @@ impl Plan {
                 // The check's hashes stand for files unchanged since.
                 let now = snapshot(stages, &seen, false)
                     .map_err(|e| Failure::Runtime(format!("{}: {e}", dir.display())))?;
-                for (i, path) in now.keys() {
-                    if !seen.contains_key(&(*i, path.clone())) {
-                        let p = stages[*i].join(path);
-                        fs::remove_file(&p).map_err(|e| err(&p, e))?;
-                    }
+                for k in now.keys().filter(|k| !seen.contains_key(*k)) {
+                    let p = stages[k.0].join(&k.1);
+                    fs::remove_file(&p).map_err(|e| err(&p, e))?;
                 }
                 let seen = now
                     .into_iter()
