@@ -8,8 +8,8 @@ from the claims tables of `losslab reproduce` (results.json per paper).
     python3 scripts/reproductions.py --quick-dir Q --full-dir F   # reuses runs
 
 The page shows each paper at the scale SCALE gives: the PRR and
-tail-loss papers at --full (32 s and 22 min on 2 cores, measured
-2026-11-29 with another run beside the latter), the
+tail-loss papers at --full (32 s, measured 2026-11-29, and 38 min on 2
+cores, 2026-11-30, with the test suite running beside it), the
 mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
 its eighteen variants: 84 min on 2 cores, docs/BENCHMARKS.md), the
 others at the default scale (the OR3 paper, whose --full is the paper's

@@ -20,6 +20,7 @@ use std::rc::Rc;
 use losslab_core::cc::HyStartMode;
 use losslab_core::event::{Event, Timed};
 use losslab_core::time::{Time, SEC};
+use losslab_core::timers::ProbeGate;
 use losslab_core::{CwndValidation, HandshakeRules, Pacing, RecoveryExit, RtoFormula, RtoSsthresh};
 use losslab_sim::scenario::{AckSpec, CcSpec, FlowSpec, Scenario};
 use losslab_sim::trace::{Body, Packet, PacketFate, Side, Tracer};
@@ -319,6 +320,30 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 "linux (tcp_schedule_loss_probe since 6.6: 2 SRTT + 2 ms, or + rto_min with one packet out, in jiffies)",
                 Some("linux".into()),
             );
+        }
+        if matches!(f.timers.as_str(), "tlp" | "tlpr" | "rack-tlp") {
+            // As rack-tlp.pto: the set offered for `tlp` and `tlpr` is
+            // `rack-tlp`, whose own gate is RFC 8985's.
+            let gate = f.probe_gate.unwrap_or(ProbeGate::of_timers(&f.timers));
+            let after = f.probe_gate.unwrap_or(ProbeGate::of_timers("rack-tlp"));
+            let kernel = p.probe_gate.unwrap_or(ProbeGate::of_timers(&p.timers));
+            if gate != kernel || after != kernel {
+                let sim = if gate == after {
+                    gate.name().to_string()
+                } else {
+                    format!(
+                        "{} ({} with timers = \"rack-tlp\")",
+                        gate.name(),
+                        after.name()
+                    )
+                };
+                d(
+                    "probe_gate",
+                    sim,
+                    "linux (tcp_schedule_loss_probe arms a probe only in CA_Open (or CWR in 6.x): nothing SACKed, lost or retransmitted)",
+                    Some(kernel.name().into()),
+                );
+            }
         }
         if cc == "bbr" && f.bbr_min_rtt_refresh != p.bbr_min_rtt_refresh {
             d(
@@ -958,13 +983,14 @@ mod tests {
     const CUBIC_RACK: &str = "cc = \"cubic\"\ndetection = \"rack\"\ntimers = \"rack-tlp\"";
 
     /// The keys linux-6 sets that a flow without it differs in (issue 32).
-    const LINUX6_KEYS: [&str; 12] = [
+    const LINUX6_KEYS: [&str; 13] = [
         "recovery",
         "rto_formula",
         "timer_hz",
         "rack.reo_timer",
         "rack.advance",
         "rack-tlp.pto",
+        "probe_gate",
         "rtt_sample",
         "cwnd_growth",
         "receiver.grow_window",
@@ -1113,7 +1139,8 @@ mod tests {
                 "receiver",
                 "lost_retransmission_detection",
                 "rto_rearm_on_head_retransmit",
-                "rto_rearm_on_sack"
+                "rto_rearm_on_sack",
+                "probe_gate"
             ]
         );
         // profile is a name; detection, timers, slow_start_after_idle and
@@ -1135,14 +1162,19 @@ mod tests {
                 && k.contains(&"pacing_start"),
             "{k:?}"
         );
-        // (rack_reo_timer and rack_advance with RACK and rack_tlp_pto with RACK-TLP: the
-        // first test.)
+        // (rack_reo_timer and rack_advance with RACK, rack_tlp_pto and
+        // probe_gate with RACK-TLP: the first test.)
         let dd = differences(&scenario("", &[]));
         let d = keys(&dd);
-        for k in LINUX6_KEYS
-            .iter()
-            .filter(|k| !["rack.reo_timer", "rack.advance", "rack-tlp.pto"].contains(*k))
-        {
+        for k in LINUX6_KEYS.iter().filter(|k| {
+            ![
+                "rack.reo_timer",
+                "rack.advance",
+                "rack-tlp.pto",
+                "probe_gate",
+            ]
+            .contains(*k)
+        }) {
             assert!(d.contains(k), "{k}: {d:?}");
         }
     }

@@ -23,7 +23,7 @@
 use std::fmt::Write as _;
 
 use losslab_core::cc::HyStartMode;
-use losslab_core::timers::Pto;
+use losslab_core::timers::{ProbeGate, Pto};
 use losslab_core::{RecoveryExit, RtoSsthresh};
 
 use crate::parse::parse_scenario;
@@ -368,6 +368,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         lost_retransmission_detection,
         rto_rearm_on_head_retransmit,
         rto_rearm_on_sack,
+        probe_gate,
         limited_transmit,
         dsack_undo,
         early_retransmit,
@@ -520,6 +521,16 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
     }
     if *rto_rearm_on_sack != base.rto_rearm_on_sack {
         out.kv("rto_rearm_on_sack", rto_rearm_on_sack);
+    }
+    if *probe_gate != base.probe_gate {
+        if !crate::parse::PROBE_TIMERS.contains(&timers.as_str()) {
+            return Err(format!(
+                "{at}.probe_gate: {probe_gate:?} cannot be written: it is read only with timers = \"tlp\", \"tlpr\" or \"rack-tlp\", and this flow's timers is {timers:?}"
+            ));
+        }
+        // Unset after a profile set it: the timer's own gate, by name.
+        let gate = probe_gate.unwrap_or(ProbeGate::of_timers(timers));
+        out.kv("probe_gate", string(gate.name()));
     }
     if *limited_transmit != base.limited_transmit {
         out.kv("limited_transmit", limited_transmit);
@@ -1580,6 +1591,7 @@ app = { kind = "bulk" }
         f.timers = "tlp".into();
         f.rrthresh = losslab_core::timers::RRTHRESH;
         f.tlp_loss_inference = false;
+        f.probe_gate = Some(ProbeGate::Recovery);
         f.cc = CcSpec::Named("reno".into());
         f.hystart = HyStartMode::Off;
         f.receiver.read_rate = Some((u64::MAX - 4) / 8);
@@ -1879,6 +1891,9 @@ app = { kind = "bulk" }
         sc.flows[0].tlp_loss_inference = false;
         assert_err(&sc, "flow.a.tlp_loss_inference:");
         let mut sc = base.clone();
+        sc.flows[0].probe_gate = Some(ProbeGate::Rfc8985);
+        assert_err(&sc, "flow.a.probe_gate:");
+        let mut sc = base.clone();
         sc.flows[0].profile = Some("linux-7".into());
         assert_err(&sc, "flow.a.profile:");
         let mut sc = base.clone();
@@ -2091,6 +2106,15 @@ app = { kind = "bulk" }
         }
         if matches!(f.timers.as_str(), "tlp" | "tlpr") {
             maybe!(f.tlp_loss_inference, rng.gen_bool(0.5));
+        }
+        if crate::parse::PROBE_TIMERS.contains(&f.timers.as_str()) {
+            maybe!(
+                f.probe_gate,
+                Some(*pick(
+                    rng,
+                    &[ProbeGate::Linux, ProbeGate::Rfc8985, ProbeGate::Recovery]
+                ))
+            );
         }
         if f.cc.name() == "cubic" {
             maybe!(

@@ -18,7 +18,7 @@ use losslab_core::cc::{
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
-use losslab_core::timers::Pto;
+use losslab_core::timers::{ProbeGate, Pto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -47,7 +47,11 @@ macro_rules! by_name {
         }
     )*};
 }
+/// The timer policies that arm loss probes (`probe_gate`).
+pub(crate) const PROBE_TIMERS: &[&str] = &["tlp", "tlpr", "rack-tlp"];
+
 by_name!(
+    ProbeGate,
     RtoFormula,
     HandshakeRules,
     FrtoMode,
@@ -712,6 +716,7 @@ const FLOW_KEYS: &[&str] = &[
     "lost_retransmission_detection",
     "rto_rearm_on_head_retransmit",
     "rto_rearm_on_sack",
+    "probe_gate",
     "dsack_undo",
     "limited_transmit",
     "rto_formula",
@@ -1963,6 +1968,11 @@ impl Cx<'_> {
         if let Some(v) = t.get("rto_rearm_on_sack") {
             f.rto_rearm_on_sack = self.boolean(v, &loc.key("rto_rearm_on_sack"))?;
         }
+        if t.contains_key("probe_gate") {
+            let mut gate = ProbeGate::Linux;
+            self.set_named(t, loc, "probe_gate", &mut gate)?;
+            f.probe_gate = Some(gate);
+        }
         if let Some(v) = t.get("lost_retransmission_detection") {
             f.lost_retransmission_detection =
                 self.boolean(v, &loc.key("lost_retransmission_detection"))?;
@@ -2224,6 +2234,15 @@ impl Cx<'_> {
                 ));
             }
             self.parameters_read(&ploc, "rack-tlp", "timers", &f.timers)?;
+        }
+        if t.contains_key("probe_gate") && !PROBE_TIMERS.contains(&f.timers.as_str()) {
+            return Err(self.err(
+                &loc.key("probe_gate"),
+                format!(
+                    "probe_gate is read only with timers = \"tlp\", \"tlpr\" or \"rack-tlp\", and this flow's timers is {:?}; remove it or set timers",
+                    f.timers
+                ),
+            ));
         }
         crate::profile::finish(&mut f, t.contains_key("init_cwnd"));
         Ok(f)

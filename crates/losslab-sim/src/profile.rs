@@ -12,7 +12,7 @@ use losslab_core::cc::{
 };
 use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
 use losslab_core::time::{MS, SEC};
-use losslab_core::timers::Pto;
+use losslab_core::timers::{ProbeGate, Pto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula,
     RtoSsthresh, RttSampling,
@@ -176,6 +176,10 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // minimum RTO with one packet out) in jiffies, capped by the
             // time left to the RTO in jiffies.
             f.rack_tlp_pto = Pto::Linux;
+            // tcp_schedule_loss_probe(): only in CA_Open or CA_CWR, not
+            // while anything is SACKed, lost or retransmitted (RFC 8985
+            // asks only that nothing be SACKed).
+            f.probe_gate = Some(ProbeGate::Linux);
         }
         // Linux 4.10 (the OR3 paper's hosts; docs/LINUX-VERSIONS.md has the
         // kernel read at 4.10.17, behaviour by behaviour). Before issue 32's
@@ -201,13 +205,13 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   growth model: `pacing_start` and `receiver.grow_window` stay
         //   at their defaults.
         // - Not yet: 4.3-5.10's tcp_cwnd_validate() (`cwnd_validation =
-        //   "linux-4.3"`) and the RTO re-armed on SACKs of data sent
-        //   before the head's last transmission (`rto_rearm_on_sack`,
-        //   3.13 on). Both exist; the profile takes them together with
-        //   tcp_schedule_loss_probe()'s Open-state test (no probe while
-        //   anything is SACKed, lost or retransmitted), without which a
-        //   re-arm on a SACK arms a probe the kernel would not, and with
-        //   the OR3 rerun that follows (docs/ROADMAP.md).
+        //   "linux-4.3"`), the RTO re-armed on SACKs of data sent before
+        //   the head's last transmission (`rto_rearm_on_sack`, 3.13 on)
+        //   and tcp_schedule_loss_probe()'s CA_Open test (`probe_gate =
+        //   "linux"`). All three exist and wait for the OR3 rerun (its
+        //   default-scale run with them, 2026-11-30, stopped at an export
+        //   error since fixed); until then the profile keeps the engine's
+        //   probe before the gate (`probe_gate = "recovery"`).
         "linux-4.10" => {
             linux_common(f);
             linux_modules(f);
@@ -232,6 +236,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // 239 -> 478 [-227, 1184] over 5 seeds), which points at a
             // gap in that port before at the kernel (docs/ROADMAP.md).
             f.bbr_min_rtt_refresh = MinRttRefresh::LowerOrEqual;
+            f.probe_gate = Some(ProbeGate::Recovery);
         }
         // Linux 3.17 (the tail-loss paper's hosts; docs/LINUX-VERSIONS.md):
         // early retransmit as tcp_time_to_recover() "Trick#6" over FACK
@@ -254,16 +259,21 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   "linux"`; 3.17 asks it before tcp_fastretrans_alert(), so it
         //   differs on the ACKs that enter or leave recovery);
         // - Westwood's jiffies at the profile's 1000 Hz.
-        // Not yet: 3.16-4.2's tcp_cwnd_validate() and tcp_is_cwnd_limited()
-        // (`cwnd_validation = "linux-3.16"`) and the RTO re-armed on SACKs
-        // (`rto_rearm_on_sack`): both exist, and wait for TLP's Open-state
-        // test and the tail-loss paper's `--full` rerun (as `linux-4.10`).
+        // - 3.16-4.2's tcp_cwnd_validate() and tcp_is_cwnd_limited()
+        //   (`cwnd_validation = "linux-3.16"`), the RTO re-armed on SACKs
+        //   (`rto_rearm_on_sack`) and tcp_schedule_loss_probe()'s CA_Open
+        //   test (`probe_gate = "linux"`), since issue 32's eighth step;
+        //   `cwnd_validation = "linux"`, `rto_rearm_on_sack = false` and
+        //   `probe_gate = "recovery"` restore the profile before it.
         "linux-3.17" => {
             linux_3x(f);
             early_retransmit_and_tlp(f);
             f.slow_start = SlowStart::Linux314;
             f.rtt_sample = RttSampling::Linux315;
             f.cwnd_growth = CwndGrowth::Linux;
+            f.cwnd_validation = CwndValidation::Linux316;
+            f.rto_rearm_on_sack = true;
+            f.probe_gate = Some(ProbeGate::Linux);
         }
         // Linux 3.10 (the mobile paper's hosts): as 3.17 in detection and
         // timers (tcp_early_retrans = 3). Before issue 32's third step it
@@ -284,12 +294,17 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - cwnd growth only while the flight fills cwnd by 3.10's
         //   tcp_is_cwnd_limited() with GSO on (`cwnd_validation =
         //   "linux-3.10"`; the mobile reproduction sets its no-GSO form).
+        // Not yet: tcp_schedule_loss_probe()'s CA_Open test (3.10 has
+        // it): the profile keeps the probe armed whenever no recovery runs
+        // (`probe_gate = "recovery"`, the engine before the key) until the
+        // mobile paper's `--full` rerun takes it (docs/ROADMAP.md).
         "linux-3.10" => {
             linux_3x(f);
             early_retransmit_and_tlp(f);
             f.slow_start = SlowStart::PerAck;
             f.rtt_sample = RttSampling::Linux32;
             f.cwnd_validation = CwndValidation::Linux310;
+            f.probe_gate = Some(ProbeGate::Recovery);
         }
         // Linux 3.2 (the PRR paper's experiments): PRR had just replaced
         // rate-halving (tcp_update_cwnd_in_recovery(): prior_cwnd, SSRB on

@@ -10,7 +10,7 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTim
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
-use losslab_core::timers::Pto;
+use losslab_core::timers::{ProbeGate, Pto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -515,6 +515,14 @@ pub struct FlowSpec {
     /// `rto_rearm_on_sack`, default false as in RFC 6298; on in the
     /// `linux-6` profile; 3.17's and 4.10's kernels have it too).
     pub rto_rearm_on_sack: bool,
+    /// `probe_gate = "linux" | "rfc8985" | "recovery"` (added; read with
+    /// `timers` "tlp", "tlpr" and "rack-tlp"): in which state a loss probe
+    /// may be armed. None (the key unset): the timer's own document's,
+    /// `"linux"` for `tlp` and `tlpr` (the TLP draft's Open state: nothing
+    /// SACKed, lost or retransmitted), `"rfc8985"` for `rack-tlp` (nothing
+    /// SACKed). Before the key every probe timer armed whenever neither
+    /// recovery ran, which `"recovery"` restores.
+    pub probe_gate: Option<ProbeGate>,
     /// RFC 3042 limited transmit (added key `limited_transmit`, default
     /// true as before; false for the LE paper's ns-2 agents, which had
     /// none).
@@ -619,6 +627,7 @@ impl FlowSpec {
             lost_retransmission_detection: true,
             rto_rearm_on_head_retransmit: false,
             rto_rearm_on_sack: false,
+            probe_gate: None,
             limited_transmit: true,
             dsack_undo: true,
             early_retransmit: EarlyRetransmitSpec::default(),

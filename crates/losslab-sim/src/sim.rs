@@ -1600,6 +1600,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         rack_tlp_pto: spec.rack_tlp_pto,
         timer_hz: spec.timer_hz,
         min_rto: spec.min_rto,
+        probe_gate: spec.probe_gate,
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,

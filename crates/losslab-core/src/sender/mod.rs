@@ -317,6 +317,10 @@ struct Probes {
     tlp: Option<TlpEpisode>,
     /// An RTT sample was taken since the last loss probe (RFC 8985 7.3).
     rtt_since_probe: bool,
+    /// The timer policy arms loss probes (`TimerPolicy::arms_probes`):
+    /// only then does the timer context carry the state they are gated
+    /// on, which costs a look at the scoreboard per send and ACK.
+    gated: bool,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -383,6 +387,7 @@ impl Sender {
                 tlp_pending: false,
                 tlp: None,
                 rtt_since_probe: true,
+                gated: alg.timers.arms_probes(),
             },
             cwnd_use: CwndUse::default(),
             sent_new_in_burst: false,

@@ -218,7 +218,32 @@ impl Sender {
             in_recovery: self.state != State::Open,
             probe_in_flight: self.probes.tlp.is_some(),
             rtt_since_probe: self.probes.rtt_since_probe,
+            sacked_out: if self.probes.gated {
+                self.board.sacked_out() + self.dupacks.reno_sacked
+            } else {
+                0
+            },
+            disorder: self.probes.gated && self.in_disorder(),
         }
+    }
+
+    /// Linux's test for CA_Disorder (`timers::ca_disorder`), from the
+    /// scoreboard as it stands. Linux re-evaluates its state only on ACKs
+    /// that are "dubious" (tcp_ack_is_dubious(); every ACK outside Open
+    /// and every ACK with new SACK blocks is); the one state that leaves
+    /// stale, Open after a loss probe's retransmission, is a probe
+    /// episode, in which the engine arms no probe (`probe_in_flight`)
+    /// while 3.x-4.x's tcp_schedule_loss_probe(), which does not look at
+    /// tlp_high_seq, arms one again (a difference that predates the gate;
+    /// docs/LINUX-VERSIONS.md). In the engine a segment marked lost or
+    /// retransmitted outside recovery is otherwise rare: the SACK term
+    /// decides.
+    fn in_disorder(&self) -> bool {
+        crate::timers::ca_disorder(
+            self.board.sacked_out() + self.dupacks.reno_sacked + self.board.lost_out(),
+            self.board.retrans_out(),
+            self.board.first().is_some_and(|s| s.tx_count > 1),
+        )
     }
 
     /// Linux tcp_check_probe_timer() (tcp.h), from

@@ -40,6 +40,83 @@ pub struct TimerCtx {
     /// An RTT sample was taken since the last loss probe (RFC 8985
     /// section 7.3 condition 2).
     pub rtt_since_probe: bool,
+    /// Segments SACKed (RFC 8985's RACK.segs_sacked); without SACK, the
+    /// duplicate ACKs counted as Linux's tcp_add_reno_sack() counts them.
+    pub sacked_out: u64,
+    /// Linux would be in CA_Disorder (tcp_try_keep_open()): something is
+    /// SACKed or marked lost, a retransmission is in flight, or the first
+    /// outstanding segment was ever retransmitted (tcp_left_out() ||
+    /// tcp_any_retrans_done()).
+    pub disorder: bool,
+}
+
+/// Linux's CA_Disorder test (tcp_try_keep_open(): tcp_left_out() ||
+/// tcp_any_retrans_done()): segments SACKed or marked lost (`left_out`,
+/// SACKed including the duplicate ACKs tcp_add_reno_sack() counts), a
+/// retransmission in flight, or the first outstanding segment ever
+/// retransmitted.
+pub fn ca_disorder(left_out: u64, retrans_out: u64, head_ever_retransmitted: bool) -> bool {
+    left_out > 0 || retrans_out > 0 || head_ever_retransmitted
+}
+
+/// In which state a loss probe may be armed (`probe_gate`); never in fast
+/// or RTO recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeGate {
+    /// Linux's tcp_schedule_loss_probe() (3.10 to 6.x): only in CA_Open,
+    /// not in CA_Disorder (`TimerCtx::disorder`). The TLP draft's "Open
+    /// state" (draft-dukkipati-tcpm-tcp-loss-probe section 2.1: in-sequence
+    /// ACKs with no SACK blocks and no other sign of loss), which the
+    /// tail-loss paper's TLP needs (its section 3.2: "TLP and TLPR require
+    /// to be in the open state").
+    Linux,
+    /// RFC 8985 section 7.2: not while segments are SACKed
+    /// (RACK.segs_sacked is not zero).
+    Rfc8985,
+    /// Whenever neither recovery runs: losslab before the key.
+    Recovery,
+}
+
+impl ProbeGate {
+    pub const NAMES: &'static [&'static str] = &["linux", "rfc8985", "recovery"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "linux" => Some(ProbeGate::Linux),
+            "rfc8985" => Some(ProbeGate::Rfc8985),
+            "recovery" => Some(ProbeGate::Recovery),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeGate::Linux => "linux",
+            ProbeGate::Rfc8985 => "rfc8985",
+            ProbeGate::Recovery => "recovery",
+        }
+    }
+
+    /// The gate a timer policy takes when the flow names none: its own
+    /// document's (`tlp` and `tlpr`: the TLP draft's, as Linux has it;
+    /// `rack-tlp`: RFC 8985's).
+    pub fn of_timers(timers: &str) -> Self {
+        if timers == "rack-tlp" {
+            ProbeGate::Rfc8985
+        } else {
+            ProbeGate::Linux
+        }
+    }
+
+    /// Whether the state `ctx` describes lets a probe be armed.
+    pub fn allows(self, ctx: &TimerCtx) -> bool {
+        !ctx.in_recovery
+            && match self {
+                ProbeGate::Linux => !ctx.disorder,
+                ProbeGate::Rfc8985 => ctx.sacked_out == 0,
+                ProbeGate::Recovery => true,
+            }
+    }
 }
 
 /// A deadline and what happens when it passes.
@@ -59,6 +136,11 @@ pub trait TimerPolicy {
     /// The sender infers from a retransmitted probe's ACK that the original
     /// was lost and reduces cwnd (RFC 8985 section 7.4).
     fn infers_loss_from_probe(&self) -> bool {
+        false
+    }
+    /// It arms loss probes, gated on `TimerCtx::sacked_out` and
+    /// `disorder` (`ProbeGate`); the sender fills those in only then.
+    fn arms_probes(&self) -> bool {
         false
     }
 }
@@ -82,6 +164,9 @@ pub struct TimerParams {
     pub rack_tlp_pto: Pto,
     pub timer_hz: u32,
     pub min_rto: Time,
+    /// `tlp`, `tlpr` and `rack-tlp`: when a probe may be armed (None: the
+    /// timer's own document's, `ProbeGate::of_timers`).
+    pub probe_gate: Option<ProbeGate>,
 }
 
 impl Default for TimerParams {
@@ -93,6 +178,7 @@ impl Default for TimerParams {
             rack_tlp_pto: Pto::Rfc8985,
             timer_hz: 0,
             min_rto: 200 * crate::time::MS,
+            probe_gate: None,
         }
     }
 }
@@ -103,24 +189,28 @@ pub fn by_name(name: &str) -> Option<Box<dyn TimerPolicy>> {
 
 /// Builds a timer policy by name with its parameters.
 pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
+    let gate = p.probe_gate.unwrap_or(ProbeGate::of_timers(name));
     match name {
         "rto" => Some(Box::new(Rfc6298)),
         "rtor" => Some(Box::new(Rtor {
             rrthresh: p.rrthresh,
         })),
         "tlp" => Some(Box::new(
-            Tlp::default().with_loss_inference(p.tlp_loss_inference),
+            Tlp::default()
+                .with_loss_inference(p.tlp_loss_inference)
+                .with_gate(gate),
         )),
         "tlpr" => Some(Box::new(
             Tlpr::with_rrthresh(p.rrthresh)
                 .with_loss_inference(p.tlp_loss_inference)
-                .with_rtor_cap(p.tlpr_rtor_cap),
+                .with_rtor_cap(p.tlpr_rtor_cap)
+                .with_gate(gate),
         )),
-        "rack-tlp" => Some(Box::new(RackTlp::default().with_pto(
-            p.rack_tlp_pto,
-            p.timer_hz,
-            p.min_rto,
-        ))),
+        "rack-tlp" => Some(Box::new(
+            RackTlp::default()
+                .with_pto(p.rack_tlp_pto, p.timer_hz, p.min_rto)
+                .with_gate(gate),
+        )),
         _ => None,
     }
 }

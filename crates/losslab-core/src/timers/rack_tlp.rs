@@ -17,7 +17,7 @@
 //! RACK's reordering timer (detect/rack.rs, `linux_reo_deadline()`).
 
 use super::tlp::{probe_allowed, ProbeSchedule, WC_DEL_ACK};
-use super::{Deadline, TimerCtx, TimerPolicy};
+use super::{Deadline, ProbeGate, TimerCtx, TimerPolicy};
 use crate::detect::{TCP_TIMEOUT_MIN, TCP_TIMEOUT_MIN_US};
 use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, US};
 
@@ -119,13 +119,26 @@ pub struct RackTlp {
     rule: PtoRule,
 }
 
-/// How the probe timeout is computed, the HZ of its jiffies and the
-/// minimum RTO Linux 6.6+ adds with one packet out.
-#[derive(Clone, Copy, Debug, Default)]
+/// How the probe timeout is computed, the HZ of its jiffies, the minimum
+/// RTO Linux 6.6+ adds with one packet out, and in which state a probe
+/// may be armed.
+#[derive(Clone, Copy, Debug)]
 struct PtoRule {
     mode: Pto,
     timer_hz: u32,
     min_rto: Time,
+    gate: ProbeGate,
+}
+
+impl Default for PtoRule {
+    fn default() -> Self {
+        PtoRule {
+            mode: Pto::default(),
+            timer_hz: 0,
+            min_rto: 0,
+            gate: ProbeGate::Rfc8985,
+        }
+    }
 }
 
 /// RFC 8985 section 7.2 TLP_calc_PTO() with an SRTT (before the cap).
@@ -146,7 +159,14 @@ impl RackTlp {
             mode,
             timer_hz: hz,
             min_rto,
+            gate: self.rule.gate,
         };
+        self
+    }
+
+    /// Probes only in the state `gate` allows (RFC 8985 7.2's by default).
+    pub fn with_gate(mut self, gate: ProbeGate) -> Self {
+        self.rule.gate = gate;
         self
     }
 }
@@ -159,7 +179,7 @@ impl PtoRule {
         if !ctx.rtt_since_probe {
             return None;
         }
-        probe_allowed(ctx).map(|srtt| match self.mode {
+        probe_allowed(ctx, self.gate).map(|srtt| match self.mode {
             // Left as before the key: the cap is ProbeSchedule's.
             Pto::Rfc8985 => ctx.now + rack_pto(srtt, ctx.packets_out),
             mode => linux_pto_deadline(
@@ -178,6 +198,10 @@ impl PtoRule {
 impl TimerPolicy for RackTlp {
     fn name(&self) -> &'static str {
         "rack-tlp"
+    }
+
+    fn arms_probes(&self) -> bool {
+        true
     }
 
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {

@@ -7,7 +7,7 @@
 //!
 //! The scheduling helpers here are shared with `tlpr` and `rack-tlp`.
 
-use super::{Deadline, TimerCtx, TimerPolicy};
+use super::{Deadline, ProbeGate, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::{Time, MS};
 
@@ -119,11 +119,11 @@ impl ProbeSchedule {
     }
 }
 
-/// Probes are armed in Open state, with an SRTT, data outstanding, and no
-/// probe of this tail in flight (paper section 2.2; Linux
-/// tcp_schedule_loss_probe()).
-pub(super) fn probe_allowed(ctx: &TimerCtx) -> Option<Time> {
-    if ctx.in_recovery || ctx.probe_in_flight || ctx.packets_out == 0 {
+/// Probes are armed in the state `gate` allows, with an SRTT, data
+/// outstanding, and no probe of this tail in flight (paper section 2.2;
+/// Linux tcp_schedule_loss_probe()).
+pub(super) fn probe_allowed(ctx: &TimerCtx, gate: ProbeGate) -> Option<Time> {
+    if !gate.allows(ctx) || ctx.probe_in_flight || ctx.packets_out == 0 {
         return None;
     }
     ctx.srtt
@@ -138,6 +138,8 @@ pub struct Tlp {
     /// probe repaired a loss and cwnd is reduced. Off: the probe's ACK only
     /// feeds the loss detector (losslab before issue 10).
     pub loss_inference: bool,
+    /// The draft's Open state by default (`ProbeGate::Linux`).
+    pub gate: ProbeGate,
 }
 
 impl Default for Tlp {
@@ -145,6 +147,7 @@ impl Default for Tlp {
         Tlp {
             sched: ProbeSchedule::default(),
             loss_inference: true,
+            gate: ProbeGate::Linux,
         }
     }
 }
@@ -155,11 +158,17 @@ impl Tlp {
         self.loss_inference = on;
         self
     }
+
+    /// Probes only in the state `gate` allows.
+    pub fn with_gate(mut self, gate: ProbeGate) -> Self {
+        self.gate = gate;
+        self
+    }
 }
 
 impl Tlp {
-    fn probe_at(ctx: &TimerCtx) -> Option<Time> {
-        probe_allowed(ctx).map(|srtt| ctx.now + paper_pto(srtt, ctx.packets_out))
+    fn probe_at(&self, ctx: &TimerCtx) -> Option<Time> {
+        probe_allowed(ctx, self.gate).map(|srtt| ctx.now + paper_pto(srtt, ctx.packets_out))
     }
 }
 
@@ -168,18 +177,22 @@ impl TimerPolicy for Tlp {
         "tlp"
     }
 
+    fn arms_probes(&self) -> bool {
+        true
+    }
+
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
         // The PTO is (re)scheduled after each transmission in Open state
         // (Linux tcp_write_xmit() -> tcp_schedule_loss_probe()); after the
         // probe itself the RTO runs.
         let rto_at = self.sched.rto_after_send(ctx, current);
-        ProbeSchedule::choose(ctx, rto_at, Self::probe_at(ctx))
+        ProbeSchedule::choose(ctx, rto_at, self.probe_at(ctx))
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         // Restarted on each ACK of new data, like the RTO (paper 2.3).
-        self.sched
-            .on_ack(ctx, restart, current, Self::probe_at(ctx))
+        let probe_at = self.probe_at(ctx);
+        self.sched.on_ack(ctx, restart, current, probe_at)
     }
 
     fn infers_loss_from_probe(&self) -> bool {

@@ -5,7 +5,7 @@
 //! caps the restarted probe at RTOR's restarted RTO.
 
 use super::tlp::{paper_pto, probe_allowed, ProbeSchedule};
-use super::{Deadline, TimerCtx, TimerPolicy};
+use super::{Deadline, ProbeGate, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::Time;
 
@@ -19,6 +19,8 @@ pub struct Tlpr {
     /// Ours, not the paper's: a restarted probe never waits longer than
     /// RFC 7765's restarted RTO (so TLPR is never slower than RTOR).
     pub rtor_cap: bool,
+    /// As `Tlp::gate`.
+    pub gate: ProbeGate,
 }
 
 impl Default for Tlpr {
@@ -34,12 +36,19 @@ impl Tlpr {
             rrthresh,
             loss_inference: true,
             rtor_cap: false,
+            gate: ProbeGate::Linux,
         }
     }
 
     /// With or without the RTOR cap (`rtor_cap`).
     pub fn with_rtor_cap(mut self, on: bool) -> Self {
         self.rtor_cap = on;
+        self
+    }
+
+    /// Probes only in the state `gate` allows.
+    pub fn with_gate(mut self, gate: ProbeGate) -> Self {
+        self.gate = gate;
         self
     }
 }
@@ -53,10 +62,10 @@ impl Tlpr {
 }
 
 impl Tlpr {
-    fn probe_at(ctx: &TimerCtx) -> Option<Time> {
+    fn probe_at(&self, ctx: &TimerCtx) -> Option<Time> {
         // Paper 2.3: PTO - T_last, T_last = now - send time of the last
         // outstanding segment; never in the past (ProbeSchedule::choose).
-        probe_allowed(ctx).map(|srtt| {
+        probe_allowed(ctx, self.gate).map(|srtt| {
             ctx.newest_sent.unwrap_or(ctx.now).min(ctx.now) + paper_pto(srtt, ctx.packets_out)
         })
     }
@@ -79,19 +88,22 @@ impl TimerPolicy for Tlpr {
         "tlpr"
     }
 
+    fn arms_probes(&self) -> bool {
+        true
+    }
+
     fn infers_loss_from_probe(&self) -> bool {
         self.loss_inference
     }
 
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
         let rto_at = self.sched.rto_after_send(ctx, current);
-        ProbeSchedule::choose(ctx, rto_at, Self::probe_at(ctx))
+        ProbeSchedule::choose(ctx, rto_at, self.probe_at(ctx))
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
-        let d = self
-            .sched
-            .on_ack(ctx, restart, current, Self::probe_at(ctx));
+        let probe_at = self.probe_at(ctx);
+        let d = self.sched.on_ack(ctx, restart, current, probe_at);
         if restart && self.rtor_cap {
             self.capped(ctx, d)
         } else {
