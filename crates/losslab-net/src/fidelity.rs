@@ -321,7 +321,7 @@ pub fn differences(sc: &Scenario) -> Vec<Difference> {
                 Some("linux".into()),
             );
         }
-        if matches!(f.timers.as_str(), "tlp" | "tlpr" | "rack-tlp") {
+        if losslab_core::timers::arms_probes(&f.timers) {
             // As rack-tlp.pto: the set offered for `tlp` and `tlpr` is
             // `rack-tlp`, whose own gate is RFC 8985's.
             let gate = f.probe_gate.unwrap_or(ProbeGate::of_timers(&f.timers));

@@ -523,7 +523,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         out.kv("rto_rearm_on_sack", rto_rearm_on_sack);
     }
     if *probe_gate != base.probe_gate {
-        if !crate::parse::PROBE_TIMERS.contains(&timers.as_str()) {
+        if !losslab_core::timers::arms_probes(timers) {
             return Err(format!(
                 "{at}.probe_gate: {probe_gate:?} cannot be written: it is read only with timers = \"tlp\", \"tlpr\" or \"rack-tlp\", and this flow's timers is {timers:?}"
             ));
@@ -2107,7 +2107,7 @@ app = { kind = "bulk" }
         if matches!(f.timers.as_str(), "tlp" | "tlpr") {
             maybe!(f.tlp_loss_inference, rng.gen_bool(0.5));
         }
-        if crate::parse::PROBE_TIMERS.contains(&f.timers.as_str()) {
+        if losslab_core::timers::arms_probes(&f.timers) {
             maybe!(
                 f.probe_gate,
                 Some(*pick(

@@ -47,9 +47,6 @@ macro_rules! by_name {
         }
     )*};
 }
-/// The timer policies that arm loss probes (`probe_gate`).
-pub(crate) const PROBE_TIMERS: &[&str] = &["tlp", "tlpr", "rack-tlp"];
-
 by_name!(
     ProbeGate,
     RtoFormula,
@@ -2235,7 +2232,7 @@ impl Cx<'_> {
             }
             self.parameters_read(&ploc, "rack-tlp", "timers", &f.timers)?;
         }
-        if t.contains_key("probe_gate") && !PROBE_TIMERS.contains(&f.timers.as_str()) {
+        if t.contains_key("probe_gate") && !losslab_core::timers::arms_probes(&f.timers) {
             return Err(self.err(
                 &loc.key("probe_gate"),
                 format!(

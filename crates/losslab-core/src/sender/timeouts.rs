@@ -207,6 +207,7 @@ impl Sender {
     }
 
     pub(super) fn timer_ctx(&self, now: Time) -> TimerCtx {
+        let (sacked_out, disorder) = self.gate_state();
         TimerCtx {
             now,
             rto: self.rtt.rto(),
@@ -218,32 +219,36 @@ impl Sender {
             in_recovery: self.state != State::Open,
             probe_in_flight: self.probes.tlp.is_some(),
             rtt_since_probe: self.probes.rtt_since_probe,
-            sacked_out: if self.probes.gated {
-                self.board.sacked_out() + self.dupacks.reno_sacked
-            } else {
-                0
-            },
-            disorder: self.probes.gated && self.in_disorder(),
+            sacked_out,
+            disorder,
         }
     }
 
-    /// Linux's test for CA_Disorder (`timers::ca_disorder`), from the
-    /// scoreboard as it stands. Linux re-evaluates its state only on ACKs
-    /// that are "dubious" (tcp_ack_is_dubious(); every ACK outside Open
-    /// and every ACK with new SACK blocks is); the one state that leaves
-    /// stale, Open after a loss probe's retransmission, is a probe
-    /// episode, in which the engine arms no probe (`probe_in_flight`)
-    /// while 3.x-4.x's tcp_schedule_loss_probe(), which does not look at
-    /// tlp_high_seq, arms one again (a difference that predates the gate;
+    /// What a loss probe's gate reads, for a policy that arms probes
+    /// (zero otherwise): the segments SACKed (without SACK, the duplicate
+    /// ACKs counted as SACKed), and Linux's test for CA_Disorder
+    /// (`timers::ca_disorder`) from the scoreboard as it stands. Linux
+    /// re-evaluates its state only on ACKs that are "dubious"
+    /// (tcp_ack_is_dubious(); every ACK outside Open and every ACK with
+    /// new SACK blocks is); the one state that leaves stale, Open after a
+    /// loss probe's retransmission, is a probe episode, in which the
+    /// engine arms no probe (`probe_in_flight`) while 3.x-4.x's
+    /// tcp_schedule_loss_probe(), which does not look at tlp_high_seq,
+    /// arms one again (a difference that predates the gate;
     /// docs/LINUX-VERSIONS.md). In the engine a segment marked lost or
     /// retransmitted outside recovery is otherwise rare: the SACK term
     /// decides.
-    fn in_disorder(&self) -> bool {
-        crate::timers::ca_disorder(
-            self.board.sacked_out() + self.dupacks.reno_sacked + self.board.lost_out(),
+    fn gate_state(&self) -> (u64, bool) {
+        if !self.probes.gated {
+            return (0, false);
+        }
+        let sacked = self.board.sacked_out() + self.dupacks.reno_sacked;
+        let disorder = crate::timers::ca_disorder(
+            sacked + self.board.lost_out(),
             self.board.retrans_out(),
             self.board.first().is_some_and(|s| s.tx_count > 1),
-        )
+        );
+        (sacked, disorder)
     }
 
     /// Linux tcp_check_probe_timer() (tcp.h), from

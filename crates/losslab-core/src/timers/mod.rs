@@ -183,6 +183,12 @@ impl Default for TimerParams {
     }
 }
 
+/// Whether the policy named `name` arms loss probes (and so reads
+/// `probe_gate`).
+pub fn arms_probes(name: &str) -> bool {
+    by_name(name).is_some_and(|t| t.arms_probes())
+}
+
 pub fn by_name(name: &str) -> Option<Box<dyn TimerPolicy>> {
     build(name, &TimerParams::default())
 }
