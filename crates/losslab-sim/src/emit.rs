@@ -325,6 +325,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         timer_hz,
         rrthresh,
         tlp_loss_inference,
+        tlp_rearm,
         tlpr_rtor_cap,
         delay,
         nic_rate,
@@ -625,6 +626,13 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             "{at}.tlp_loss_inference: {tlp_loss_inference} cannot be written: it is read only in [flow.tlp] or [flow.tlpr], with timers = \"tlp\" or \"tlpr\", and this flow's timers is {timers:?}"
         ));
     }
+    let ra = *tlp_rearm != base.tlp_rearm;
+    if ra && timers != "tlp" {
+        return Err(format!(
+            "{at}.tlp_rearm: {:?} cannot be written: it is read only in [flow.tlp], with timers = \"tlp\", and this flow's timers is {timers:?}",
+            tlp_rearm.name()
+        ));
+    }
     let cap = *tlpr_rtor_cap != base.tlpr_rtor_cap;
     if cap && timers != "tlpr" {
         return Err(format!(
@@ -636,8 +644,11 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             "{at}.rrthresh: {rrthresh} cannot be written: TLPR reads it only with tlpr_rtor_cap"
         ));
     }
-    if rr || li || cap {
+    if rr || li || cap || ra {
         out.line(&format!("[flow.{timers}]"));
+        if ra {
+            out.kv("rearm", string(tlp_rearm.name()));
+        }
         if cap {
             out.kv("rtor_cap", tlpr_rtor_cap);
         }
@@ -1254,6 +1265,7 @@ mod tests {
     use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
+    use losslab_core::timers::ProbeRearm;
     use losslab_core::{
         CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RtoFormula,
         RttSampling,
@@ -1591,6 +1603,7 @@ app = { kind = "bulk" }
         f.timers = "tlp".into();
         f.rrthresh = losslab_core::timers::RRTHRESH;
         f.tlp_loss_inference = false;
+        f.tlp_rearm = ProbeRearm::Linux3;
         f.probe_gate = Some(ProbeGate::Recovery);
         f.cc = CcSpec::Named("reno".into());
         f.hystart = HyStartMode::Off;
@@ -1894,6 +1907,9 @@ app = { kind = "bulk" }
         sc.flows[0].probe_gate = Some(ProbeGate::Rfc8985);
         assert_err(&sc, "flow.a.probe_gate:");
         let mut sc = base.clone();
+        sc.flows[0].tlp_rearm = ProbeRearm::Linux3;
+        assert_err(&sc, "flow.a.tlp_rearm:");
+        let mut sc = base.clone();
         sc.flows[0].profile = Some("linux-7".into());
         assert_err(&sc, "flow.a.profile:");
         let mut sc = base.clone();
@@ -2106,6 +2122,12 @@ app = { kind = "bulk" }
         }
         if matches!(f.timers.as_str(), "tlp" | "tlpr") {
             maybe!(f.tlp_loss_inference, rng.gen_bool(0.5));
+        }
+        if f.timers == "tlp" {
+            maybe!(
+                f.tlp_rearm,
+                *pick(rng, &[ProbeRearm::Rfc8985, ProbeRearm::Linux3])
+            );
         }
         if losslab_core::timers::arms_probes(&f.timers) {
             maybe!(

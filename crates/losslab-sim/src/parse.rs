@@ -18,7 +18,7 @@ use losslab_core::cc::{
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
-use losslab_core::timers::{ProbeGate, Pto};
+use losslab_core::timers::{ProbeGate, ProbeRearm, Pto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -49,6 +49,7 @@ macro_rules! by_name {
 }
 by_name!(
     ProbeGate,
+    ProbeRearm,
     RtoFormula,
     HandshakeRules,
     FrtoMode,
@@ -798,7 +799,7 @@ const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 /// The keys of `[flow.rtor]`, `[flow.tlp]` and `[flow.tlpr]`.
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("rtor", &["rrthresh"]),
-    ("tlp", &["loss_inference"]),
+    ("tlp", &["loss_inference", "rearm"]),
     ("tlpr", &["rrthresh", "loss_inference", "rtor_cap"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects", "chunks"];
@@ -2168,6 +2169,9 @@ impl Cx<'_> {
             self.only_keys(tt, &tloc, keys, &format!("in [flow.{timer}]"))?;
             if let Some(b) = tt.get("loss_inference") {
                 f.tlp_loss_inference = self.boolean(b, &tloc.key("loss_inference"))?;
+            }
+            if timer == "tlp" {
+                self.set_named(tt, &tloc, "rearm", &mut f.tlp_rearm)?;
             }
             if let Some(b) = tt.get("rtor_cap") {
                 f.tlpr_rtor_cap = self.boolean(b, &tloc.key("rtor_cap"))?;

@@ -204,14 +204,12 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - No TCP pacing of its own (4.13 added it) and no receive-window
         //   growth model: `pacing_start` and `receiver.grow_window` stay
         //   at their defaults.
-        // - Not yet: 4.3-5.10's tcp_cwnd_validate() (`cwnd_validation =
+        // - 4.3-5.10's tcp_cwnd_validate() (`cwnd_validation =
         //   "linux-4.3"`), the RTO re-armed on SACKs of data sent before
         //   the head's last transmission (`rto_rearm_on_sack`, 3.13 on)
         //   and tcp_schedule_loss_probe()'s CA_Open test (`probe_gate =
-        //   "linux"`). All three exist and wait for the OR3 rerun (its
-        //   default-scale run with them, 2026-11-30, stopped at an export
-        //   error since fixed); until then the profile keeps the engine's
-        //   probe before the gate (`probe_gate = "recovery"`).
+        //   "linux"`), taken with the OR3 rerun of issue 32's ninth step
+        //   (CHANGELOG.md lists the verdicts that moved).
         "linux-4.10" => {
             linux_common(f);
             linux_modules(f);
@@ -236,7 +234,9 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             // 239 -> 478 [-227, 1184] over 5 seeds), which points at a
             // gap in that port before at the kernel (docs/ROADMAP.md).
             f.bbr_min_rtt_refresh = MinRttRefresh::LowerOrEqual;
-            f.probe_gate = Some(ProbeGate::Recovery);
+            f.cwnd_validation = CwndValidation::Linux43;
+            f.rto_rearm_on_sack = true;
+            f.probe_gate = Some(ProbeGate::Linux);
         }
         // Linux 3.17 (the tail-loss paper's hosts; docs/LINUX-VERSIONS.md):
         // early retransmit as tcp_time_to_recover() "Trick#6" over FACK

@@ -10,7 +10,7 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTim
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
-use losslab_core::timers::{ProbeGate, Pto};
+use losslab_core::timers::{ProbeGate, ProbeRearm, Pto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -335,6 +335,12 @@ pub struct FlowSpec {
     /// `[flow.tlp]` / `[flow.tlpr]` `loss_inference` (added): a probe that
     /// repaired a loss reduces cwnd (Linux 3.10 tcp_process_tlp_ack()).
     pub tlp_loss_inference: bool,
+    /// `[flow.tlp] rearm = "rfc8985" | "linux-3"` (added in issue 32,
+    /// default "rfc8985", the engine before the key): how ACKs and sends
+    /// move TLP's timer; `"linux-3"` is Linux 3.10-4.x's tcp_rearm_rto()
+    /// with a probe pending (the RTO counted from the first outstanding
+    /// segment's last transmission) and its re-armed probe on every ACK.
+    pub tlp_rearm: ProbeRearm,
     /// `[flow.tlpr] rtor_cap` (added in issue 28, default false): ours,
     /// not the paper's: TLPR's restarted probe never waits longer than
     /// RTOR's restarted RTO. Before issue 28 `tlpr` always had it.
@@ -584,6 +590,7 @@ impl FlowSpec {
             timer_hz: 0,
             rrthresh: losslab_core::timers::RRTHRESH,
             tlp_loss_inference: true,
+            tlp_rearm: ProbeRearm::Rfc8985,
             tlpr_rtor_cap: false,
             delay: 0,
             nic_rate: None,

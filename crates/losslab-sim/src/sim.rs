@@ -1601,6 +1601,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         timer_hz: spec.timer_hz,
         min_rto: spec.min_rto,
         probe_gate: spec.probe_gate,
+        probe_rearm: spec.tlp_rearm,
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,

@@ -57,8 +57,7 @@ fn parsed_and_refused() {
 fn the_profiles_set_it() {
     for (profile, want) in [
         ("linux-6", Some(ProbeGate::Linux)),
-        // Held at the engine's old gate until the OR3 rerun.
-        ("linux-4.10", Some(ProbeGate::Recovery)),
+        ("linux-4.10", Some(ProbeGate::Linux)),
         ("linux-3.17", Some(ProbeGate::Linux)),
         // Held at the engine's old gate until the mobile paper's rerun.
         ("linux-3.10", Some(ProbeGate::Recovery)),
@@ -67,11 +66,11 @@ fn the_profiles_set_it() {
         assert_eq!(s.flows[0].probe_gate, want, "{profile}");
     }
     // linux-3.17 took its kernel's cwnd validation and SACK re-arm in the
-    // same step (linux-4.10 waits for the OR3 rerun); linux-3.10 and
-    // linux-6 keep theirs.
+    // same step, linux-4.10 with the OR3 rerun; linux-3.10 and linux-6
+    // keep theirs.
     use losslab_core::CwndValidation::*;
     for (profile, cv, rearm) in [
-        ("linux-4.10", Linux, false),
+        ("linux-4.10", Linux43, true),
         ("linux-3.17", Linux316, true),
         ("linux-3.10", Linux310, false),
         ("linux-6", Linux, true),

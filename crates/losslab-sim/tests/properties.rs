@@ -246,6 +246,10 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     f.lost_retransmission_detection = c.lost_retransmission_detection;
     f.dsack_undo = c.dsack_undo;
     f.timers = c.timers.into();
+    // Linux 3.x's TLP re-arm, from a seed bit.
+    if c.seed & (1 << 30) != 0 && c.timers == "tlp" {
+        f.tlp_rearm = losslab_core::timers::ProbeRearm::Linux3;
+    }
     f.recovery = c.recovery.into();
     // QARR's and BARR's RTT_i, from the seed's bits.
     if c.seed & 128 != 0 {
@@ -450,5 +454,94 @@ fn a_shut_cwnd_with_nothing_in_flight_is_woken_by_the_probe_timer() {
     };
     // Linux's recovery exit and F-RTO are drawn from the seed's bits.
     assert_ne!(c.seed & 8, 0);
+    run(&c).unwrap();
+}
+
+/// Found by the property above: BBR paced at 19.2 kbit/s, a two-segment
+/// receive buffer, and the ACK carrying the window update lost on a
+/// 20 kbit/s reverse link. The last ACK left 360 bytes of window, under
+/// the sender's SWS threshold, with nothing in flight. The pacing gate
+/// was still closed from the last send; it asks for no wake-up when the
+/// window is what holds the data, and poll_transmit returned before the
+/// probe timer was armed. No ACK could come and the flow stopped at
+/// 121,694 of 179,457 bytes. Linux arms the probe timer after any
+/// tcp_write_xmit() that leaves nothing in flight with data queued,
+/// whichever check stopped it.
+#[test]
+fn a_window_shut_while_the_pacer_waits_is_woken_by_the_probe_timer() {
+    let c = Case {
+        segments: 124,
+        mss: 1453,
+        data_loss: (1, 0.082945919802578),
+        ack_loss: (2, 0.25008585037943376),
+        reorder: (0.0, 0),
+        ack_reorder: (0.05578851898203379, 10),
+        dup: 0.06672735966692508,
+        ack_dup: 0.0,
+        quick: false,
+        sack_blocks: 1,
+        rcvbuf_bytes: 2908,
+        read_rate: Some(363250),
+        fixed: None,
+        seed: 500147124755257748,
+        detection: "dupthresh",
+        er_mitigation: ErMitigation::None,
+        lost_retransmission_detection: false,
+        dsack_undo: false,
+        timers: "tlp",
+        er_variant: ErVariant::Rfc5827,
+        linux_rto: false,
+        restart_after_idle: false,
+        objects: 2,
+        flow_delay: 21,
+        cc: "bbr",
+        recovery: "rfc6675",
+    };
+    // Paced always, and the 20 kbit/s reverse link, from the seed's bits.
+    assert_eq!((c.seed >> 4) & 3, 1);
+    assert_ne!(c.seed & (1 << 58), 0);
+    run(&c).unwrap();
+}
+
+/// Found by the property above: BBR paced at 210 kbit/s times out with
+/// seven segments out; the pacer holds the retransmission, and an ACK
+/// SACKing an original arrives first, so F-RTO undoes the timeout. The
+/// RTO timer was armed only when the retransmission left, which now it
+/// never did: data in flight, nothing left to send (the next object is
+/// requested only after this one), no timer, and the flow stopped at
+/// 141,712 of 202,338 bytes. RFC 6298 (5.6) and Linux
+/// tcp_retransmit_timer() arm the backed-off timer at the expiry.
+#[test]
+fn a_timeout_undone_before_its_paced_retransmission_leaves_keeps_a_timer() {
+    let c = Case {
+        segments: 140,
+        mss: 1448,
+        data_loss: (2, 0.2950381332190531),
+        ack_loss: (1, 0.02684433164180637),
+        reorder: (0.0, 0),
+        ack_reorder: (0.10073376978618638, 48),
+        dup: 0.03979545294891734,
+        ack_dup: 0.0,
+        quick: false,
+        sack_blocks: 3,
+        rcvbuf_bytes: 46336,
+        read_rate: None,
+        fixed: None,
+        seed: 17665259033714372358,
+        detection: "fack",
+        er_mitigation: ErMitigation::None,
+        lost_retransmission_detection: false,
+        dsack_undo: false,
+        timers: "rto",
+        er_variant: ErVariant::Rfc5827,
+        linux_rto: false,
+        restart_after_idle: false,
+        objects: 4,
+        flow_delay: 28,
+        cc: "bbr",
+        recovery: "rfc3517",
+    };
+    // Linux's F-RTO from the seed's bits.
+    assert_ne!(c.seed & 2, 0);
     run(&c).unwrap();
 }

@@ -405,7 +405,8 @@ impl Sender {
             // SACK-tags but never reaches tcp_clean_rtx_queue().
             !old_ack && self.cfg.rto_rearm_on_sack && self.sack_predates_head()
         };
-        let tctx = self.timer_ctx(now);
+        let mut tctx = self.timer_ctx(now);
+        tctx.old_ack = old_ack;
         let d = self.alg.timers.on_ack(&tctx, restarts, self.timer);
         self.timer = self.on_tick(now, d);
         if self.peer.rwnd > 0 || !self.board.is_empty() {

@@ -321,6 +321,9 @@ struct Probes {
     /// only then does the timer context carry the state they are gated
     /// on, which costs a look at the scoreboard per send and ACK.
     gated: bool,
+    /// The policy reads `TimerCtx::cwnd_room_and_queue`
+    /// (`TimerPolicy::reads_cwnd_room`).
+    reads_room: bool,
 }
 
 /// Counts the loss marks of one ACK or timer call and traces them.
@@ -388,6 +391,7 @@ impl Sender {
                 tlp: None,
                 rtt_since_probe: true,
                 gated: alg.timers.arms_probes(),
+                reads_room: alg.timers.reads_cwnd_room(),
             },
             cwnd_use: CwndUse::default(),
             sent_new_in_burst: false,

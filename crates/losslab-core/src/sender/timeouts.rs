@@ -188,6 +188,17 @@ impl Sender {
         self.rexmit.recover = self.snd_nxt;
         self.alg.cc.on_state(CaState::Loss, &self.win);
         self.rtt.back_off();
+        // RFC 6298 (5.6) and Linux tcp_retransmit_timer(), whose last act is
+        // inet_csk_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto): the
+        // backed-off timer runs from the expiry. Left to the
+        // retransmission's own send, a pacer holding it and an ACK that
+        // undid the timeout before it left (F-RTO) kept the flow with data
+        // in flight and no timer. Linux's retransmission passes no pacing
+        // check; when it cannot go (tcp_retransmit_skb() fails, e.g. a
+        // copy still in the host queue) Linux arms min(RTO, 500 ms)
+        // without backing off, which is not modelled: a pacer that holds
+        // the retransmission past the backed-off RTO here times out again.
+        self.timer = self.on_tick(now, Some((now + self.rtt.rto(), TimerKind::Rto)));
         self.open_recovery_record(now, RecoveryKind::Timeout, cwnd_before);
         self.emit_cwnd(now);
     }
@@ -221,6 +232,8 @@ impl Sender {
             rtt_since_probe: self.probes.rtt_since_probe,
             sacked_out,
             disorder,
+            cwnd_room_and_queue: self.cwnd_room_and_queue(),
+            old_ack: false,
         }
     }
 
@@ -249,6 +262,17 @@ impl Sender {
             self.board.first().is_some_and(|s| s.tx_count > 1),
         );
         (sacked, disorder)
+    }
+
+    /// cwnd exceeds the packets in flight and data is queued (3.10-4.x
+    /// tcp_schedule_loss_probe()'s refusal), for the policies that read it.
+    fn cwnd_room_and_queue(&self) -> bool {
+        self.probes.reads_room
+            && self.win.cwnd > self.pipe()
+            && self
+                .app
+                .available(self.snd_nxt, self.snd_una, self.sndbuf_cap())
+                > 0
     }
 
     /// Linux tcp_check_probe_timer() (tcp.h), from

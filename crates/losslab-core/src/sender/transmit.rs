@@ -26,6 +26,15 @@ impl Sender {
                 let limited = self.burst_cwnd_limited(self.pipe());
                 self.validate_cwnd(limited);
             }
+            // tcp_write_xmit() stops at the pacing check (4.13 on; before,
+            // fq paced a segment already counted in flight, under the RTO)
+            // as at any other and still returns "nothing in flight, data
+            // queued", on which __tcp_push_pending_frames() arms the probe
+            // timer. The pacer
+            // asks for no wake-up when the window is what holds the data
+            // (pacing_allows), so without this a window left shut by a lost
+            // update would wait forever.
+            self.maybe_arm_persist(now);
             return None;
         }
         if self.probes.tlp_pending {

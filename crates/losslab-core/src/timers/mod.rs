@@ -48,6 +48,14 @@ pub struct TimerCtx {
     /// outstanding segment was ever retransmitted (tcp_left_out() ||
     /// tcp_any_retrans_done()).
     pub disorder: bool,
+    /// cwnd exceeds the packets in flight and data is queued (Linux
+    /// 3.10-4.x tcp_schedule_loss_probe(): `tp->snd_cwnd >
+    /// tcp_packets_in_flight(tp) && tcp_send_head(sk)`); filled in, like
+    /// only for policies that read it (`TimerPolicy::reads_cwnd_room`).
+    pub cwnd_room_and_queue: bool,
+    /// In `on_ack`: the ACK is below snd_una, which Linux's tcp_ack()
+    /// sends to its old_ack path before any timer is touched.
+    pub old_ack: bool,
 }
 
 /// Linux's CA_Disorder test (tcp_try_keep_open(): tcp_left_out() ||
@@ -119,6 +127,50 @@ impl ProbeGate {
     }
 }
 
+/// How `tlp` moves its timer on ACKs and sends (`[flow.tlp] rearm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProbeRearm {
+    /// RFC 8985 section 7.2 with RFC 6298 (5.3): the probe is (re)armed
+    /// after a transmission of new data and on an ACK that acknowledges
+    /// new data, capped by the RTO, which runs from its last restart;
+    /// another ACK leaves the timer alone unless the probe it holds is no
+    /// longer allowed, when that running RTO takes its place.
+    #[default]
+    Rfc8985,
+    /// Linux 3.10-4.x (tcp_ack(), tcp_rearm_rto(),
+    /// tcp_event_new_data_sent(), tcp_schedule_loss_probe()): every ACK
+    /// that is not old, and every transmission of new data, that finds a
+    /// probe pending first replaces it by the RTO counted from the first
+    /// outstanding segment's last transmission (tcp_rearm_rto()'s "offset
+    /// the time elapsed after installing regular RTO"; now + RTO if that
+    /// has passed); an ACK of new data then restarts the RTO from now;
+    /// and the probe is armed again from now when allowed, capped by that
+    /// RTO. Allowed also needs what 3.10-4.x's tcp_schedule_loss_probe()
+    /// asks beyond `probe_gate`: not cwnd room with data queued (the data
+    /// goes instead, and the RTO restarted by the ACK caps the probe the
+    /// last send arms).
+    Linux3,
+}
+
+impl ProbeRearm {
+    pub const NAMES: &'static [&'static str] = &["rfc8985", "linux-3"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc8985" => Some(ProbeRearm::Rfc8985),
+            "linux-3" => Some(ProbeRearm::Linux3),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeRearm::Rfc8985 => "rfc8985",
+            ProbeRearm::Linux3 => "linux-3",
+        }
+    }
+}
+
 /// A deadline and what happens when it passes.
 pub type Deadline = Option<(Time, TimerKind)>;
 
@@ -141,6 +193,11 @@ pub trait TimerPolicy {
     /// It arms loss probes, gated on `TimerCtx::sacked_out` and
     /// `disorder` (`ProbeGate`); the sender fills those in only then.
     fn arms_probes(&self) -> bool {
+        false
+    }
+    /// It reads `TimerCtx::cwnd_room_and_queue`, which the sender then
+    /// fills in (a look at the application per send and ACK).
+    fn reads_cwnd_room(&self) -> bool {
         false
     }
 }
@@ -167,6 +224,8 @@ pub struct TimerParams {
     /// `tlp`, `tlpr` and `rack-tlp`: when a probe may be armed (None: the
     /// timer's own document's, `ProbeGate::of_timers`).
     pub probe_gate: Option<ProbeGate>,
+    /// `tlp`: how ACKs and sends move its timer.
+    pub probe_rearm: ProbeRearm,
 }
 
 impl Default for TimerParams {
@@ -179,6 +238,7 @@ impl Default for TimerParams {
             timer_hz: 0,
             min_rto: 200 * crate::time::MS,
             probe_gate: None,
+            probe_rearm: ProbeRearm::Rfc8985,
         }
     }
 }
@@ -204,7 +264,8 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
         "tlp" => Some(Box::new(
             Tlp::default()
                 .with_loss_inference(p.tlp_loss_inference)
-                .with_gate(gate),
+                .with_gate(gate)
+                .with_rearm(p.probe_rearm),
         )),
         "tlpr" => Some(Box::new(
             Tlpr::with_rrthresh(p.rrthresh)

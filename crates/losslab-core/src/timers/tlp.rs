@@ -7,7 +7,7 @@
 //!
 //! The scheduling helpers here are shared with `tlpr` and `rack-tlp`.
 
-use super::{Deadline, ProbeGate, TimerCtx, TimerPolicy};
+use super::{Deadline, ProbeGate, ProbeRearm, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::{Time, MS};
 
@@ -68,6 +68,66 @@ impl ProbeSchedule {
         };
         self.rto_at = t;
         t
+    }
+
+    /// Linux 3.10-4.x tcp_rearm_rto() with a probe pending: the RTO
+    /// counted from the first outstanding segment's last transmission,
+    /// or a whole RTO from now if that has passed. Otherwise the RTO that
+    /// is running stays.
+    fn linux3_rto(&self, ctx: &TimerCtx, current: Deadline) -> Option<Time> {
+        match current {
+            Some((_, TimerKind::Probe)) => Some(
+                ctx.oldest_sent
+                    .map(|t| t + ctx.rto)
+                    .filter(|&t| t > ctx.now)
+                    .unwrap_or(ctx.now + ctx.rto),
+            ),
+            _ => self.running_rto(current),
+        }
+    }
+
+    /// Linux 3.10-4.x after a transmission of new data
+    /// (tcp_event_new_data_sent(): tcp_rearm_rto() when nothing was out
+    /// or a probe is pending; then tcp_write_xmit() ->
+    /// tcp_schedule_loss_probe()).
+    pub(super) fn linux3_after_send(
+        &mut self,
+        ctx: &TimerCtx,
+        current: Deadline,
+        probe_at: Option<Time>,
+    ) -> Deadline {
+        let rto_at = self.linux3_rto(ctx, current).unwrap_or(ctx.now + ctx.rto);
+        self.rto_at = Some(rto_at);
+        Self::choose(ctx, rto_at, probe_at)
+    }
+
+    /// Linux 3.10-4.x tcp_ack() on an ACK that is not old: a pending probe
+    /// gives way to tcp_rearm_rto()'s RTO; tcp_clean_rtx_queue() restarts
+    /// the RTO from now on FLAG_ACKED (and, since 3.13, on the SACK
+    /// re-arm: `restart`); tcp_schedule_loss_probe() then arms the probe
+    /// again when allowed, capped by that RTO. An old ACK leaves the timer
+    /// alone (tcp_ack()'s old_ack path).
+    pub(super) fn linux3_after_ack(
+        &mut self,
+        ctx: &TimerCtx,
+        restart: bool,
+        current: Deadline,
+        probe_at: Option<Time>,
+    ) -> Deadline {
+        if ctx.packets_out == 0 {
+            self.rto_at = None;
+            return None;
+        }
+        if ctx.old_ack {
+            return current;
+        }
+        let rto_at = if restart {
+            ctx.now + ctx.rto
+        } else {
+            self.linux3_rto(ctx, current).unwrap_or(ctx.now + ctx.rto)
+        };
+        self.rto_at = Some(rto_at);
+        Self::choose(ctx, rto_at, probe_at)
     }
 
     /// A probe at `probe_at` (capped by the RTO, never in the past), or the
@@ -140,6 +200,8 @@ pub struct Tlp {
     pub loss_inference: bool,
     /// The draft's Open state by default (`ProbeGate::Linux`).
     pub gate: ProbeGate,
+    /// How ACKs and sends move the timer (RFC 8985's by default).
+    pub rearm: ProbeRearm,
 }
 
 impl Default for Tlp {
@@ -148,6 +210,7 @@ impl Default for Tlp {
             sched: ProbeSchedule::default(),
             loss_inference: true,
             gate: ProbeGate::Linux,
+            rearm: ProbeRearm::Rfc8985,
         }
     }
 }
@@ -164,10 +227,19 @@ impl Tlp {
         self.gate = gate;
         self
     }
+
+    /// The timer moved by ACKs and sends as `rearm` says.
+    pub fn with_rearm(mut self, rearm: ProbeRearm) -> Self {
+        self.rearm = rearm;
+        self
+    }
 }
 
 impl Tlp {
     fn probe_at(&self, ctx: &TimerCtx) -> Option<Time> {
+        if self.rearm == ProbeRearm::Linux3 && ctx.cwnd_room_and_queue {
+            return None;
+        }
         probe_allowed(ctx, self.gate).map(|srtt| ctx.now + paper_pto(srtt, ctx.packets_out))
     }
 }
@@ -185,18 +257,29 @@ impl TimerPolicy for Tlp {
         // The PTO is (re)scheduled after each transmission in Open state
         // (Linux tcp_write_xmit() -> tcp_schedule_loss_probe()); after the
         // probe itself the RTO runs.
+        let probe_at = self.probe_at(ctx);
+        if self.rearm == ProbeRearm::Linux3 {
+            return self.sched.linux3_after_send(ctx, current, probe_at);
+        }
         let rto_at = self.sched.rto_after_send(ctx, current);
-        ProbeSchedule::choose(ctx, rto_at, self.probe_at(ctx))
+        ProbeSchedule::choose(ctx, rto_at, probe_at)
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         // Restarted on each ACK of new data, like the RTO (paper 2.3).
         let probe_at = self.probe_at(ctx);
+        if self.rearm == ProbeRearm::Linux3 {
+            return self.sched.linux3_after_ack(ctx, restart, current, probe_at);
+        }
         self.sched.on_ack(ctx, restart, current, probe_at)
     }
 
     fn infers_loss_from_probe(&self) -> bool {
         self.loss_inference
+    }
+
+    fn reads_cwnd_room(&self) -> bool {
+        self.rearm == ProbeRearm::Linux3
     }
 }
 
@@ -275,5 +358,128 @@ mod tests {
         let rto = Some((1100 * MS, TimerKind::Rto));
         assert_eq!(p.on_send(&c, rto), rto);
         assert_eq!(p.on_ack(&ctx(1000, 0), true, rto), None);
+    }
+
+    /// Hand-worked against Linux 3.17 tcp_ack() -> tcp_rearm_rto() ->
+    /// tcp_schedule_loss_probe(): SRTT 100 ms (PTO 200 ms with two out),
+    /// RTO 400 ms, the probe armed by an ACK of new data at 1000 ms and
+    /// the first outstanding segment last sent at 900 ms.
+    #[test]
+    fn linux3_counts_the_rto_from_the_head_when_a_probe_gives_way() {
+        let armed = |rearm| {
+            let mut p = Tlp::default().with_rearm(rearm);
+            let d = p.on_ack(&ctx(1000, 2), true, None);
+            assert_eq!(d, Some((1200 * MS, TimerKind::Probe)));
+            (p, d)
+        };
+        let at = |now: u64| {
+            let mut c = ctx(now, 2);
+            c.oldest_sent = Some(900 * MS);
+            c
+        };
+        // A SACK at 1050 ms (Disorder: no probe). RFC 8985: the RTO that
+        // ran from the restart at 1000 ms. Linux: 900 + 400 ms.
+        let mut sack = at(1050);
+        sack.disorder = true;
+        sack.sacked_out = 1;
+        let (mut p, d) = armed(ProbeRearm::Rfc8985);
+        assert_eq!(p.on_ack(&sack, false, d), Some((1400 * MS, TimerKind::Rto)));
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(p.on_ack(&sack, false, d), Some((1300 * MS, TimerKind::Rto)));
+        // A duplicate ACK at 1050 ms that leaves the probe allowed: RFC
+        // 8985 keeps it; Linux arms it again from now (1250 ms), under
+        // the head's RTO (1300 ms).
+        let (mut p, d) = armed(ProbeRearm::Rfc8985);
+        assert_eq!(p.on_ack(&at(1050), false, d), d);
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(
+            p.on_ack(&at(1050), false, d),
+            Some((1250 * MS, TimerKind::Probe))
+        );
+        // ... and at 1150 ms the head's RTO caps it: 1300 ms.
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(
+            p.on_ack(&at(1150), false, d),
+            Some((1300 * MS, TimerKind::Probe))
+        );
+        // An old ACK (below snd_una) touches nothing.
+        let mut old = sack;
+        old.old_ack = true;
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(p.on_ack(&old, false, d), d);
+        // An ACK of new data restarts from now either way: 1100 + 400 ms,
+        // the probe at 1300 ms.
+        for rearm in [ProbeRearm::Rfc8985, ProbeRearm::Linux3] {
+            let (mut p, d) = armed(rearm);
+            assert_eq!(
+                p.on_ack(&at(1100), true, d),
+                Some((1300 * MS, TimerKind::Probe))
+            );
+            let mut c = at(1100);
+            c.disorder = true;
+            let (mut p, d) = armed(rearm);
+            assert_eq!(p.on_ack(&c, true, d), Some((1500 * MS, TimerKind::Rto)));
+        }
+        // The head's RTO already passed (last sent at 500 ms): a whole RTO
+        // from now (delta <= 0 in tcp_rearm_rto()).
+        let mut stale = sack;
+        stale.oldest_sent = Some(500 * MS);
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(
+            p.on_ack(&stale, false, d),
+            Some((1450 * MS, TimerKind::Rto))
+        );
+    }
+
+    /// A bulk ACK that opens cwnd with data queued (found by the step's
+    /// review): 3.x's tcp_schedule_loss_probe() refuses at the end of
+    /// tcp_ack(), so the RTO restarted by the ACK stays pending, the sends
+    /// that follow find no probe to replace, and the last one arms the
+    /// probe under that RTO. SRTT 150 ms (PTO 300 ms), RTO 400 ms, the
+    /// ACK at 1000 ms, the head last sent at 850 ms: the probe at 1300 ms,
+    /// not under the head's RTO (1250 ms).
+    #[test]
+    fn linux3_refuses_a_probe_while_cwnd_has_room_for_queued_data() {
+        let c = |room: bool| TimerCtx {
+            now: 1000 * MS,
+            rto: 400 * MS,
+            srtt: Some(150 * MS),
+            packets_out: 4,
+            oldest_sent: Some(850 * MS),
+            newest_sent: Some(900 * MS),
+            cwnd_room_and_queue: room,
+            ..Default::default()
+        };
+        let mut p = Tlp::default().with_rearm(ProbeRearm::Linux3);
+        let pending = Some((1200 * MS, TimerKind::Probe));
+        let d = p.on_ack(&c(true), true, pending);
+        assert_eq!(d, Some((1400 * MS, TimerKind::Rto)));
+        // A send that still leaves room: the RTO stays (not the head's).
+        assert_eq!(p.on_send(&c(true), d), d);
+        // The send that fills cwnd arms the probe under the ACK's RTO.
+        assert_eq!(p.on_send(&c(false), d), Some((1300 * MS, TimerKind::Probe)));
+        // RFC 8985 never reads the refusal.
+        let mut r = Tlp::default();
+        let d = r.on_ack(&c(true), true, pending);
+        assert_eq!(d, Some((1300 * MS, TimerKind::Probe)));
+    }
+
+    /// tcp_event_new_data_sent() with a probe pending calls
+    /// tcp_rearm_rto(), so the probe that tcp_write_xmit() then schedules
+    /// is capped by the head's RTO; RFC 8985 caps it by the RTO running
+    /// since its last restart.
+    #[test]
+    fn linux3_caps_a_send_s_probe_by_the_head_s_rto() {
+        for (rearm, want) in [(ProbeRearm::Rfc8985, 1300), (ProbeRearm::Linux3, 1200)] {
+            let mut p = Tlp::default().with_rearm(rearm);
+            let d = p.on_ack(&ctx(1000, 2), true, None);
+            let mut c = ctx(1100, 3);
+            c.oldest_sent = Some(800 * MS);
+            assert_eq!(
+                p.on_send(&c, d),
+                Some((want * MS, TimerKind::Probe)),
+                "{rearm:?}"
+            );
+        }
     }
 }
