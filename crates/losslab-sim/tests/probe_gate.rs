@@ -4,20 +4,12 @@
 
 mod common;
 
-use common::{expect_parse_error, parse, run};
+use common::{expect_parse_error, forty_objects, parse, run};
 use losslab_core::timers::ProbeGate;
-
-/// Forty 30 kB objects one after another over 2% loss.
-fn text(extra: &str) -> String {
-    let sizes = vec!["\"30kB\""; 40].join(", ");
-    format!(
-        "duration = \"30s\"\nseed = 3\n[path]\nrate = \"10Mbps\"\ndelay = \"30ms\"\nloss = {{ model = \"bernoulli\", p = 0.02 }}\n\n[[flow]]\nname = \"a\"\napp = {{ kind = \"objects\", sizes = [{sizes}] }}\n{extra}\n"
-    )
-}
 
 #[test]
 fn parsed_and_refused() {
-    let s = parse(&text("timers = \"tlp\"")).unwrap();
+    let s = parse(&forty_objects("timers = \"tlp\"")).unwrap();
     assert_eq!(s.flows[0].probe_gate, None);
     for (v, want) in [
         ("linux", ProbeGate::Linux),
@@ -25,23 +17,26 @@ fn parsed_and_refused() {
         ("recovery", ProbeGate::Recovery),
     ] {
         for timers in ["tlp", "tlpr", "rack-tlp"] {
-            let s = parse(&text(&format!("timers = {timers:?}\nprobe_gate = {v:?}"))).unwrap();
+            let s = parse(&forty_objects(&format!(
+                "timers = {timers:?}\nprobe_gate = {v:?}"
+            )))
+            .unwrap();
             assert_eq!(s.flows[0].probe_gate, Some(want), "{timers} {v}");
         }
     }
     expect_parse_error(
-        parse(&text("timers = \"tlp\"\nprobe_gate = \"open\"")),
+        parse(&forty_objects("timers = \"tlp\"\nprobe_gate = \"open\"")),
         "flow.a.probe_gate",
         &["unknown probe_gate \"open\"", "linux, rfc8985, recovery"],
     );
     expect_parse_error(
-        parse(&text("timers = \"tlp\"\nprobe_gate = true")),
+        parse(&forty_objects("timers = \"tlp\"\nprobe_gate = true")),
         "flow.a.probe_gate",
         &["expected one of linux, rfc8985, recovery"],
     );
     for timers in ["rto", "rtor"] {
         expect_parse_error(
-            parse(&text(&format!(
+            parse(&forty_objects(&format!(
                 "timers = {timers:?}\nprobe_gate = \"linux\""
             ))),
             "flow.a.probe_gate",
@@ -62,7 +57,7 @@ fn the_profiles_set_it() {
         // Held at the engine's old gate until the mobile paper's rerun.
         ("linux-3.10", Some(ProbeGate::Recovery)),
     ] {
-        let s = parse(&text(&format!("profile = {profile:?}"))).unwrap();
+        let s = parse(&forty_objects(&format!("profile = {profile:?}"))).unwrap();
         assert_eq!(s.flows[0].probe_gate, want, "{profile}");
     }
     // linux-3.17 took its kernel's cwnd validation and SACK re-arm in the
@@ -75,7 +70,7 @@ fn the_profiles_set_it() {
         ("linux-3.10", Linux310, false),
         ("linux-6", Linux, true),
     ] {
-        let f = &parse(&text(&format!("profile = {profile:?}")))
+        let f = &parse(&forty_objects(&format!("profile = {profile:?}")))
             .unwrap()
             .flows[0];
         assert_eq!(
@@ -85,7 +80,10 @@ fn the_profiles_set_it() {
         );
     }
     // The key restores the engine before it under a profile.
-    let s = parse(&text("profile = \"linux-3.17\"\nprobe_gate = \"recovery\"")).unwrap();
+    let s = parse(&forty_objects(
+        "profile = \"linux-3.17\"\nprobe_gate = \"recovery\"",
+    ))
+    .unwrap();
     assert_eq!(s.flows[0].probe_gate, Some(ProbeGate::Recovery));
 }
 
@@ -96,7 +94,7 @@ fn written_back() {
         "timers = \"rack-tlp\"\nprobe_gate = \"linux\"",
         "profile = \"linux-3.17\"\nprobe_gate = \"recovery\"",
     ] {
-        let s = parse(&text(extra)).unwrap();
+        let s = parse(&forty_objects(extra)).unwrap();
         let out = losslab_sim::emit::to_toml(&s).unwrap();
         assert!(out.contains("probe_gate = "), "{extra}:\n{out}");
         assert_eq!(
@@ -106,7 +104,7 @@ fn written_back() {
     }
     // Unset, or as the profile has it: not written.
     for extra in ["timers = \"tlp\"", "profile = \"linux-3.17\""] {
-        let s = parse(&text(extra)).unwrap();
+        let s = parse(&forty_objects(extra)).unwrap();
         let out = losslab_sim::emit::to_toml(&s).unwrap();
         assert!(!out.contains("probe_gate"), "{extra}:\n{out}");
     }
@@ -120,9 +118,10 @@ fn reaches_the_simulation() {
         let runs: Vec<_> = ["linux", "rfc8985", "recovery"]
             .iter()
             .map(|g| {
-                let r = run(
-                    &parse(&text(&format!("timers = {timers:?}\nprobe_gate = {g:?}"))).unwrap(),
-                );
+                let r = run(&parse(&forty_objects(&format!(
+                    "timers = {timers:?}\nprobe_gate = {g:?}"
+                )))
+                .unwrap());
                 (r.flows[0].tail_probes, r.flows[0].timeouts)
             })
             .collect();
@@ -132,7 +131,7 @@ fn reaches_the_simulation() {
         );
         // Unset: the timer's own document's gate.
         let own = if timers == "tlp" { 0 } else { 1 };
-        let r = run(&parse(&text(&format!("timers = {timers:?}"))).unwrap());
+        let r = run(&parse(&forty_objects(&format!("timers = {timers:?}"))).unwrap());
         assert_eq!(
             (r.flows[0].tail_probes, r.flows[0].timeouts),
             runs[own],

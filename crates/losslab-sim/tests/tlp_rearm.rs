@@ -3,38 +3,32 @@
 
 mod common;
 
-use common::{expect_parse_error, parse, run};
+use common::{expect_parse_error, forty_objects, parse, run};
 use losslab_core::timers::ProbeRearm;
-
-/// Forty 30 kB objects one after another over 2% loss.
-fn text(extra: &str) -> String {
-    let sizes = vec!["\"30kB\""; 40].join(", ");
-    format!(
-        "duration = \"30s\"\nseed = 3\n[path]\nrate = \"10Mbps\"\ndelay = \"30ms\"\nloss = {{ model = \"bernoulli\", p = 0.02 }}\n\n[[flow]]\nname = \"a\"\napp = {{ kind = \"objects\", sizes = [{sizes}] }}\n{extra}\n"
-    )
-}
 
 #[test]
 fn parsed_and_refused() {
-    let s = parse(&text("timers = \"tlp\"")).unwrap();
+    let s = parse(&forty_objects("timers = \"tlp\"")).unwrap();
     assert_eq!(s.flows[0].tlp_rearm, ProbeRearm::Rfc8985);
     for (v, want) in [
         ("rfc8985", ProbeRearm::Rfc8985),
         ("linux-3", ProbeRearm::Linux3),
     ] {
-        let s = parse(&text(&format!(
+        let s = parse(&forty_objects(&format!(
             "timers = \"tlp\"\n[flow.tlp]\nrearm = {v:?}"
         )))
         .unwrap();
         assert_eq!(s.flows[0].tlp_rearm, want, "{v}");
     }
     expect_parse_error(
-        parse(&text("timers = \"tlp\"\n[flow.tlp]\nrearm = \"linux\"")),
+        parse(&forty_objects(
+            "timers = \"tlp\"\n[flow.tlp]\nrearm = \"linux\"",
+        )),
         "flow.a.tlp.rearm",
         &["unknown rearm \"linux\"", "rfc8985, linux-3"],
     );
     for timers in ["rto", "rtor", "tlpr", "rack-tlp"] {
-        let e = parse(&text(&format!(
+        let e = parse(&forty_objects(&format!(
             "timers = {timers:?}\n[flow.tlp]\nrearm = \"linux-3\""
         )))
         .unwrap_err()
@@ -45,11 +39,14 @@ fn parsed_and_refused() {
 
 #[test]
 fn written_back() {
-    let s = parse(&text("timers = \"tlp\"\n[flow.tlp]\nrearm = \"linux-3\"")).unwrap();
+    let s = parse(&forty_objects(
+        "timers = \"tlp\"\n[flow.tlp]\nrearm = \"linux-3\"",
+    ))
+    .unwrap();
     let out = losslab_sim::emit::to_toml(&s).unwrap();
     assert!(out.contains("rearm = \"linux-3\""), "{out}");
     assert_eq!(parse(&out).unwrap().flows[0].tlp_rearm, ProbeRearm::Linux3);
-    let s = parse(&text("timers = \"tlp\"")).unwrap();
+    let s = parse(&forty_objects("timers = \"tlp\"")).unwrap();
     let out = losslab_sim::emit::to_toml(&s).unwrap();
     assert!(!out.contains("rearm"), "{out}");
 }
@@ -62,7 +59,8 @@ fn written_back() {
 #[test]
 fn reaches_the_simulation() {
     let fct = |extra: &str| {
-        let t = text(&format!("timers = \"tlp\"\n{extra}")).replace("seed = 3", "seed = 1");
+        let t =
+            forty_objects(&format!("timers = \"tlp\"\n{extra}")).replace("seed = 3", "seed = 1");
         let r = run(&parse(&t).unwrap());
         let f = &r.flows[0];
         (f.tail_probes, f.timeouts, f.fct_s.unwrap())

@@ -59,3 +59,13 @@ pub fn expect_parse_error(
         assert!(shown.contains(n), "{shown:?} lacks {n:?}");
     }
 }
+
+/// Forty 30 kB objects one after another over 10 Mbit/s, 30 ms and 2%
+/// loss (seed 3), with `extra` in the flow: short tails, where the loss
+/// probe's rules decide.
+pub fn forty_objects(extra: &str) -> String {
+    let sizes = vec!["\"30kB\""; 40].join(", ");
+    format!(
+        "duration = \"30s\"\nseed = 3\n[path]\nrate = \"10Mbps\"\ndelay = \"30ms\"\nloss = {{ model = \"bernoulli\", p = 0.02 }}\n\n[[flow]]\nname = \"a\"\napp = {{ kind = \"objects\", sizes = [{sizes}] }}\n{extra}\n"
+    )
+}
