@@ -30,10 +30,9 @@ impl Sender {
             // fq paced a segment already counted in flight, under the RTO)
             // as at any other and still returns "nothing in flight, data
             // queued", on which __tcp_push_pending_frames() arms the probe
-            // timer. The pacer
-            // asks for no wake-up when the window is what holds the data
-            // (pacing_allows), so without this a window left shut by a lost
-            // update would wait forever.
+            // timer. The pacer asks for no wake-up when the window is what
+            // holds the data (pacing_allows), so without this a window left
+            // shut by a lost update would wait forever.
             self.maybe_arm_persist(now);
             return None;
         }

@@ -50,8 +50,8 @@ pub struct TimerCtx {
     pub disorder: bool,
     /// cwnd exceeds the packets in flight and data is queued (Linux
     /// 3.10-4.x tcp_schedule_loss_probe(): `tp->snd_cwnd >
-    /// tcp_packets_in_flight(tp) && tcp_send_head(sk)`); filled in, like
-    /// only for policies that read it (`TimerPolicy::reads_cwnd_room`).
+    /// tcp_packets_in_flight(tp) && tcp_send_head(sk)`); filled in only
+    /// for policies that read it (`TimerPolicy::reads_cwnd_room`).
     pub cwnd_room_and_queue: bool,
     /// In `on_ack`: the ACK is below snd_una, which Linux's tcp_ack()
     /// sends to its old_ack path before any timer is touched.

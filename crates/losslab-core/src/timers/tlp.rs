@@ -73,17 +73,16 @@ impl ProbeSchedule {
     /// Linux 3.10-4.x tcp_rearm_rto() with a probe pending: the RTO
     /// counted from the first outstanding segment's last transmission,
     /// or a whole RTO from now if that has passed. Otherwise the RTO that
-    /// is running stays.
-    fn linux3_rto(&self, ctx: &TimerCtx, current: Deadline) -> Option<Time> {
-        match current {
-            Some((_, TimerKind::Probe)) => Some(
-                ctx.oldest_sent
-                    .map(|t| t + ctx.rto)
-                    .filter(|&t| t > ctx.now)
-                    .unwrap_or(ctx.now + ctx.rto),
-            ),
+    /// is running stays (a whole RTO from now when none is).
+    fn linux3_rto(&self, ctx: &TimerCtx, current: Deadline) -> Time {
+        let head = match current {
+            Some((_, TimerKind::Probe)) => ctx
+                .oldest_sent
+                .map(|t| t + ctx.rto)
+                .filter(|&t| t > ctx.now),
             _ => self.running_rto(current),
-        }
+        };
+        head.unwrap_or(ctx.now + ctx.rto)
     }
 
     /// Linux 3.10-4.x after a transmission of new data
@@ -96,7 +95,7 @@ impl ProbeSchedule {
         current: Deadline,
         probe_at: Option<Time>,
     ) -> Deadline {
-        let rto_at = self.linux3_rto(ctx, current).unwrap_or(ctx.now + ctx.rto);
+        let rto_at = self.linux3_rto(ctx, current);
         self.rto_at = Some(rto_at);
         Self::choose(ctx, rto_at, probe_at)
     }
@@ -124,7 +123,7 @@ impl ProbeSchedule {
         let rto_at = if restart {
             ctx.now + ctx.rto
         } else {
-            self.linux3_rto(ctx, current).unwrap_or(ctx.now + ctx.rto)
+            self.linux3_rto(ctx, current)
         };
         self.rto_at = Some(rto_at);
         Self::choose(ctx, rto_at, probe_at)
