@@ -12,7 +12,7 @@ use losslab_core::cc::{
 };
 use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
 use losslab_core::time::{MS, SEC};
-use losslab_core::timers::{ProbeGate, Pto};
+use losslab_core::timers::{ProbeGate, ProbeRearm, Pto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula,
     RtoSsthresh, RttSampling,
@@ -265,6 +265,12 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   test (`probe_gate = "linux"`), since issue 32's eighth step;
         //   `cwnd_validation = "linux"`, `rto_rearm_on_sack = false` and
         //   `probe_gate = "recovery"` restore the profile before it.
+        // - 3.10-4.x's re-arm of a pending probe (`[flow.tlp] rearm =
+        //   "linux-3"`: tcp_rearm_rto() from the head's last transmission
+        //   on every ACK that is not old, tcp_schedule_loss_probe()'s
+        //   cwnd-room refusal), since issue 32's tenth step (the tail-loss
+        //   `--full` rerun moved no verdict); `rearm = "rfc8985"` restores
+        //   the profile before it.
         "linux-3.17" => {
             linux_3x(f);
             early_retransmit_and_tlp(f);
@@ -274,6 +280,7 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.cwnd_validation = CwndValidation::Linux316;
             f.rto_rearm_on_sack = true;
             f.probe_gate = Some(ProbeGate::Linux);
+            f.tlp_rearm = ProbeRearm::Linux3;
         }
         // Linux 3.10 (the mobile paper's hosts): as 3.17 in detection and
         // timers (tcp_early_retrans = 3). Before issue 32's third step it

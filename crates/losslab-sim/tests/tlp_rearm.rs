@@ -51,6 +51,33 @@ fn written_back() {
     assert!(!out.contains("rearm"), "{out}");
 }
 
+/// `linux-3.17` sets `"linux-3"` (issue 32, tenth step); the other
+/// profiles that run `tlp` keep the engine's rule until their papers'
+/// reruns, and the key after the profile restores it.
+#[test]
+fn the_profiles_set_it() {
+    for (profile, want) in [
+        ("linux-3.17", ProbeRearm::Linux3),
+        ("linux-4.10", ProbeRearm::Rfc8985),
+        ("linux-3.10", ProbeRearm::Rfc8985),
+    ] {
+        let s = parse(&forty_objects(&format!("profile = {profile:?}"))).unwrap();
+        assert_eq!(s.flows[0].tlp_rearm, want, "{profile}");
+    }
+    let s = parse(&forty_objects(
+        "profile = \"linux-3.17\"\n[flow.tlp]\nrearm = \"rfc8985\"",
+    ))
+    .unwrap();
+    assert_eq!(s.flows[0].tlp_rearm, ProbeRearm::Rfc8985);
+    // Written back, the restore survives the profile.
+    let out = losslab_sim::emit::to_toml(&s).unwrap();
+    assert_eq!(
+        parse(&out).unwrap().flows[0].tlp_rearm,
+        ProbeRearm::Rfc8985,
+        "{out}"
+    );
+}
+
 /// Short objects over 2% loss with the draft's Open-state gate: a SACK
 /// that cancels a pending probe arms the RTO, from the head's last
 /// transmission under `"linux-3"` (about an RTT earlier than from the
