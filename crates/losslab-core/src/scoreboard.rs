@@ -168,6 +168,31 @@ impl Delivered {
     }
 }
 
+/// The retransmitted segments one ACK newly delivered (reset by
+/// `begin_ack`; the buffers are kept between ACKs).
+#[derive(Clone, Debug, Default)]
+pub struct DeliveredRetransmitted {
+    pub sacked: Vec<DeliveredSeg>,
+    pub cum: Vec<DeliveredSeg>,
+}
+
+impl DeliveredRetransmitted {
+    fn note(&mut self, seg_no: u64, s: &SegMeta, sacked: bool) {
+        if s.is(EVER_RETRANS) {
+            let d = DeliveredSeg {
+                seg_no,
+                tx_order: s.tx_order,
+                sent: s.last_sent,
+            };
+            if sacked {
+                self.sacked.push(d);
+            } else {
+                self.cum.push(d);
+            }
+        }
+    }
+}
+
 /// A segment that a DSACK block reported as received more than once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dsacked {
@@ -236,6 +261,11 @@ pub struct Scoreboard {
     fack: u64,
     /// What the current ACK newly delivered.
     delivered: Delivered,
+    /// Every retransmitted segment the current ACK newly delivered, SACKed
+    /// and cumulatively, in the order the board took them: RACK checks
+    /// each before it may count (`detect::RackAdvance::pick`), so the most
+    /// recently sent one that passes is not always the most recently sent.
+    delivered_rtx: DeliveredRetransmitted,
     /// Retransmitted segments already cumulatively acknowledged, in order.
     acked_rtx: VecDeque<AckedRetransmitted>,
     /// Cumulatively acknowledged segments by how many times each was
@@ -347,6 +377,11 @@ impl Scoreboard {
     pub fn delivered(&self) -> &Delivered {
         &self.delivered
     }
+
+    /// Every retransmitted segment the ACK being processed newly delivered.
+    pub fn delivered_retransmitted(&self) -> &DeliveredRetransmitted {
+        &self.delivered_rtx
+    }
     /// The retransmission in flight that was sent first: (its transmission
     /// order, segment number).
     pub fn oldest_retransmission_in_flight(&self) -> Option<(u64, u64)> {
@@ -451,6 +486,8 @@ impl Scoreboard {
     /// Starts a new ACK: clears the summary of what it newly delivered.
     pub fn begin_ack(&mut self) {
         self.delivered = Delivered::default();
+        self.delivered_rtx.sacked.clear();
+        self.delivered_rtx.cum.clear();
     }
 
     /// Records a retransmission of `seg_no`; returns the updated record.
@@ -529,6 +566,7 @@ impl Scoreboard {
             } else {
                 out.newly_delivered += 1;
                 self.delivered.note(no, &s, false);
+                self.delivered_rtx.note(no, &s, false);
                 if s.is(LOST) {
                     self.lost_out -= 1;
                     self.to_retransmit.remove(&no);
@@ -588,18 +626,20 @@ impl Scoreboard {
         let mut newly = 0;
         let base = self.base;
         let segs = &mut self.segs;
-        let (lost_out, retrans_out, to_rtx, in_flight, delivered, fack) = (
+        let (lost_out, retrans_out, to_rtx, in_flight, delivered, delivered_rtx, fack) = (
             &mut self.lost_out,
             &mut self.retrans_out,
             &mut self.to_retransmit,
             &mut self.rtx_in_flight,
             &mut self.delivered,
+            &mut self.delivered_rtx,
             &mut self.fack,
         );
         self.sacked.insert_with(lo, hi, |a, b| {
             for n in a..b {
                 let s = &mut segs[(n - base) as usize];
                 delivered.note(n, s, true);
+                delivered_rtx.note(n, s, true);
                 if s.is(LOST) {
                     *lost_out -= 1;
                     to_rtx.remove(&n);

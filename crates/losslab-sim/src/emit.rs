@@ -627,9 +627,9 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         ));
     }
     let ra = *tlp_rearm != base.tlp_rearm;
-    if ra && timers != "tlp" {
+    if ra && !matches!(timers.as_str(), "tlp" | "tlpr") {
         return Err(format!(
-            "{at}.tlp_rearm: {:?} cannot be written: it is read only in [flow.tlp], with timers = \"tlp\", and this flow's timers is {timers:?}",
+            "{at}.tlp_rearm: {:?} cannot be written: it is read only in [flow.tlp] or [flow.tlpr], with timers = \"tlp\" or \"tlpr\", and this flow's timers is {timers:?}",
             tlp_rearm.name()
         ));
     }
@@ -2123,7 +2123,7 @@ app = { kind = "bulk" }
         if matches!(f.timers.as_str(), "tlp" | "tlpr") {
             maybe!(f.tlp_loss_inference, rng.gen_bool(0.5));
         }
-        if f.timers == "tlp" {
+        if matches!(f.timers.as_str(), "tlp" | "tlpr") {
             maybe!(
                 f.tlp_rearm,
                 *pick(rng, &[ProbeRearm::Rfc8985, ProbeRearm::Linux3])

@@ -800,7 +800,7 @@ const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("rtor", &["rrthresh"]),
     ("tlp", &["loss_inference", "rearm"]),
-    ("tlpr", &["rrthresh", "loss_inference", "rtor_cap"]),
+    ("tlpr", &["rrthresh", "loss_inference", "rtor_cap", "rearm"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects", "chunks"];
 const RECEIVER_KEYS: &[&str] = &[
@@ -2170,7 +2170,7 @@ impl Cx<'_> {
             if let Some(b) = tt.get("loss_inference") {
                 f.tlp_loss_inference = self.boolean(b, &tloc.key("loss_inference"))?;
             }
-            if timer == "tlp" {
+            if timer == "tlp" || timer == "tlpr" {
                 self.set_named(tt, &tloc, "rearm", &mut f.tlp_rearm)?;
             }
             if let Some(b) = tt.get("rtor_cap") {

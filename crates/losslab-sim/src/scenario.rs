@@ -335,11 +335,12 @@ pub struct FlowSpec {
     /// `[flow.tlp]` / `[flow.tlpr]` `loss_inference` (added): a probe that
     /// repaired a loss reduces cwnd (Linux 3.10 tcp_process_tlp_ack()).
     pub tlp_loss_inference: bool,
-    /// `[flow.tlp] rearm = "rfc8985" | "linux-3"` (added in issue 32,
-    /// default "rfc8985", the engine before the key): how ACKs and sends
-    /// move TLP's timer; `"linux-3"` is Linux 3.10-4.x's tcp_rearm_rto()
-    /// with a probe pending (the RTO counted from the first outstanding
-    /// segment's last transmission) and its re-armed probe on every ACK.
+    /// `[flow.tlp]` / `[flow.tlpr]` `rearm = "rfc8985" | "linux-3"` (added
+    /// in issue 32, default "rfc8985", the engine before the key): how ACKs
+    /// and sends move the probe timer; `"linux-3"` is Linux 3.10-4.x's
+    /// tcp_rearm_rto() with a probe pending (the RTO counted from the first
+    /// outstanding segment's last transmission) and its re-armed probe on
+    /// every ACK.
     pub tlp_rearm: ProbeRearm,
     /// `[flow.tlpr] rtor_cap` (added in issue 28, default false): ours,
     /// not the paper's: TLPR's restarted probe never waits longer than

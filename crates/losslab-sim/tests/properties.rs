@@ -247,7 +247,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     f.dsack_undo = c.dsack_undo;
     f.timers = c.timers.into();
     // Linux 3.x's TLP re-arm, from a seed bit.
-    if c.seed & (1 << 30) != 0 && c.timers == "tlp" {
+    if c.seed & (1 << 30) != 0 && matches!(c.timers, "tlp" | "tlpr") {
         f.tlp_rearm = losslab_core::timers::ProbeRearm::Linux3;
     }
     f.recovery = c.recovery.into();

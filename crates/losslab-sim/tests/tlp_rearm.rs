@@ -1,5 +1,6 @@
-//! `[flow.tlp] rearm` (docs/SCENARIO.md): parsed, refused with the key
-//! named, written back by the emitter, and reaching the simulation.
+//! `[flow.tlp] rearm` and `[flow.tlpr] rearm` (docs/SCENARIO.md): parsed,
+//! refused with the key named, written back by the emitter, and reaching
+//! the simulation.
 
 mod common;
 
@@ -34,6 +35,26 @@ fn parsed_and_refused() {
         .unwrap_err()
         .to_string();
         assert!(e.contains("flow.a.tlp"), "{timers}: {e}");
+    }
+    // TLPR, the paper's TLP with another timeout, takes it in its own
+    // table (issue 32, tenth step's review).
+    let s = parse(&forty_objects(
+        "timers = \"tlpr\"\n[flow.tlpr]\nrearm = \"linux-3\"",
+    ))
+    .unwrap();
+    assert_eq!(s.flows[0].tlp_rearm, ProbeRearm::Linux3);
+    let out = losslab_sim::emit::to_toml(&s).unwrap();
+    assert!(
+        out.contains("[flow.tlpr]") && out.contains("rearm = \"linux-3\""),
+        "{out}"
+    );
+    for timers in ["rto", "rtor", "tlp", "rack-tlp"] {
+        let e = parse(&forty_objects(&format!(
+            "timers = {timers:?}\n[flow.tlpr]\nrearm = \"linux-3\""
+        )))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("flow.a.tlpr"), "{timers}: {e}");
     }
 }
 
@@ -120,4 +141,47 @@ fn bulk_acks_do_not_pull_the_probe_in() {
     };
     let (rfc, linux) = (probes("rfc8985"), probes("linux-3"));
     assert!(linux <= rfc + 1, "rfc8985 {rfc}, linux-3 {linux}");
+}
+
+/// The tenth step's review, trace C, hand-worked in Linux 3.17 at 1000
+/// Hz: five segments over 50 ms one way with quick ACKs, the second,
+/// fourth and fifth dropped; the head goes at jiffy 100, RTO 301. The ACK
+/// of the first segment (jiffy 200) arms a probe for 402; the SACK of the
+/// third replaces it by the head's RTO, 100 + 301 = 401, and Disorder
+/// keeps a new probe out, so the retransmission leaves at 0.401 s. Under
+/// `"rfc8985"` the RTO runs from the ACK at 200: 0.501 s. TLPR is the
+/// paper's TLP with another timeout, and re-arms the same way.
+#[test]
+fn trace_c_retransmits_at_the_head_s_rto() {
+    let fct = |timers: &str, rearm: &str| -> f64 {
+        let t = format!(
+            "name = \"trace-c\"\nduration = \"5s\"\nseed = 1\n[path]\nrate = \"1Gbps\"\ndelay = \"50ms\"\nqueue = \"10MB\"\nloss = {{ model = \"drop\", flow = \"a\", segments = [2, 4, 5] }}\n\n[[flow]]\nname = \"a\"\nprofile = \"linux-3.17\"\ntimers = {timers:?}\napp = {{ kind = \"bytes\", size = \"7240B\" }}\nreceiver = {{ ack = \"quick\" }}\n[flow.{timers}]\nrearm = {rearm:?}\n"
+        );
+        let r = run(&parse(&t).unwrap());
+        r.flows[0].fct_s.expect("finishes")
+    };
+    // The download ends one retransmission-and-RTT after the first
+    // retransmission: 0.551 s against 0.651 s.
+    for timers in ["tlp", "tlpr"] {
+        let (linux, rfc) = (fct(timers, "linux-3"), fct(timers, "rfc8985"));
+        assert!((linux - 0.551036).abs() < 1e-6, "{timers}: {linux}");
+        assert!(
+            (rfc - linux - 0.100).abs() < 1e-6,
+            "{timers}: {rfc} {linux}"
+        );
+    }
+}
+
+/// Trace D of the same review: trace C at 1 Mbit/s. The SACK of the third
+/// segment arrives at jiffy 236 and its RTT sample raises the RTO from
+/// 303 to 308 jiffies; 3.17's tcp_ack() re-armed the pending probe's RTO
+/// before tcp_clean_rtx_queue() took that sample, so the retransmission
+/// leaves at 100 + 303 = 0.403 s (not 0.408 s), and the download ends at
+/// 0.589 s.
+#[test]
+fn trace_d_rearms_with_the_rto_before_the_ack_s_sample() {
+    let t = "name = \"trace-d\"\nduration = \"5s\"\nseed = 1\n[path]\nrate = \"1Mbps\"\ndelay = \"50ms\"\nqueue = \"10MB\"\nloss = { model = \"drop\", flow = \"a\", segments = [2, 4, 5] }\n\n[[flow]]\nname = \"a\"\nprofile = \"linux-3.17\"\napp = { kind = \"bytes\", size = \"7240B\" }\nreceiver = { ack = \"quick\" }\n";
+    let r = run(&parse(t).unwrap());
+    let fct = r.flows[0].fct_s.expect("finishes");
+    assert!((fct - 0.589).abs() < 1e-6, "{fct}");
 }

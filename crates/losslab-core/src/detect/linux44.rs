@@ -65,7 +65,9 @@ impl Linux44 {
     fn advance(&mut self, ctx: &DetectCtx, board: &Scoreboard) {
         let d = board.delivered();
         let original = d.latest_original.map(|o| o.sent);
-        let retransmitted = RackAdvance::Linux.pick(d, ctx, ctx.min_rtt).map(|r| r.sent);
+        let retransmitted = RackAdvance::Linux
+            .pick(board.delivered_retransmitted(), ctx, ctx.min_rtt)
+            .map(|r| r.sent);
         let Some(sent) = original.max(retransmitted) else {
             return;
         };

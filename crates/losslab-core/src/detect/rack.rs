@@ -48,7 +48,9 @@
 
 use super::{mark, DetectCtx, DupThresh, LossDetector};
 use crate::minmax::WindowedFilter;
-use crate::scoreboard::{later, Delivered, DeliveredSeg, Scoreboard, SegMeta, EVER_RETRANS, LOST};
+use crate::scoreboard::{
+    later, DeliveredRetransmitted, DeliveredSeg, Scoreboard, SegMeta, EVER_RETRANS, LOST,
+};
 use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, SEC, US};
 
 /// RFC 8985: reo_wnd_mult persists for 16 recoveries after a DSACK.
@@ -136,22 +138,38 @@ impl RackAdvance {
         }
     }
 
-    /// The most recently sent retransmission this ACK delivered that may
-    /// move RACK.xmit_ts, given what `ctx` echoes and `min_rtt` (None: no
-    /// minimum yet, Linux's ~0U, so none may).
+    /// The most recently sent of the retransmissions this ACK delivered
+    /// that may move RACK.xmit_ts, given what `ctx` echoes and `min_rtt`
+    /// (None: no minimum yet, Linux's ~0U, so none may). Each is checked
+    /// on its own and the newest that passes counts (RFC 8985 6.2 step 2
+    /// walks every newly acknowledged segment and skips one that fails;
+    /// Linux calls tcp_rack_advance() per skb, which returns early for
+    /// one that fails), so one retransmission too recent to count does
+    /// not hide an older one that does. Linux's rack.rtt_us is the RTT of
+    /// the last skb it took, in its walk's order (SACKed before
+    /// cumulatively acknowledged); RACK.rtt here is the newest's, which
+    /// differs only when an ACK delivers both and an older one comes last.
     pub fn pick(
         self,
-        d: &Delivered,
+        d: &DeliveredRetransmitted,
         ctx: &DetectCtx,
         min_rtt: Option<Time>,
     ) -> Option<DeliveredSeg> {
-        let aged = |r: &DeliveredSeg| min_rtt.is_some_and(|m| ctx.now.saturating_sub(r.sent) >= m);
-        let echoed = |r: &DeliveredSeg| ctx.echo_not_before(r.sent);
+        let aged = |r: &&DeliveredSeg| min_rtt.is_some_and(|m| ctx.now.saturating_sub(r.sent) >= m);
+        let echoed = |r: &&DeliveredSeg| ctx.echo_not_before(r.sent);
+        let newest =
+            |it: &mut dyn Iterator<Item = &DeliveredSeg>| it.copied().max_by_key(|r| r.tx_order);
         match self {
-            RackAdvance::Rfc8985 => d.latest_retransmitted().filter(|r| echoed(r) && aged(r)),
+            RackAdvance::Rfc8985 => newest(
+                &mut d
+                    .sacked
+                    .iter()
+                    .chain(&d.cum)
+                    .filter(|r| echoed(r) && aged(r)),
+            ),
             RackAdvance::Linux => later(
-                d.sacked_retransmitted.filter(aged),
-                d.cum_retransmitted.filter(|r| echoed(r) && aged(r)),
+                newest(&mut d.sacked.iter().filter(aged)),
+                newest(&mut d.cum.iter().filter(|r| echoed(r) && aged(r))),
             ),
         }
     }
@@ -277,7 +295,11 @@ impl Rack {
         if let Some(o) = d.latest_original {
             self.min_rtt.update(ctx.now, ctx.now.saturating_sub(o.sent));
         }
-        if let Some(r) = self.advance.pick(&d, ctx, self.min_rtt(ctx)) {
+        let min_rtt = self.min_rtt(ctx);
+        if let Some(r) = self
+            .advance
+            .pick(board.delivered_retransmitted(), ctx, min_rtt)
+        {
             if best.is_none_or(|b| b.tx_order < r.tx_order) {
                 best = Some(r);
             }
@@ -725,6 +747,42 @@ mod tests {
         on_ack(&mut r, &at(160 * MS), &mut b);
         assert_eq!(r.xmit_ts(), Some(MS));
         assert_eq!(r.rtt(), 100 * MS);
+    }
+
+    #[test]
+    fn a_too_recent_retransmission_does_not_hide_an_older_one() {
+        // Segments 3 and 5 retransmitted at 110 and 190 ms; one ACK at 215
+        // ms SACKs both (echoing 191 ms). 5's copy is 25 ms old, under the
+        // minimum RTT (100 ms): ambiguous, skipped. 3's is 105 ms old and
+        // counts, in both variants: RACK.xmit_ts 110 ms, RACK.rtt 105 ms
+        // (RFC 8985 6.2 step 2 skips a failing segment and goes on; Linux
+        // tcp_rack_advance() returns for that skb only). Before, the newest
+        // alone was checked and RACK stayed at 1 ms.
+        for advance in [RackAdvance::Linux, RackAdvance::Rfc8985] {
+            let (r, mut b) = setup();
+            let mut r = r.with_advance(advance);
+            b.begin_ack();
+            sack(&mut b, 1, 2);
+            on_ack(&mut r, &at(101 * MS), &mut b);
+            assert_eq!(r.xmit_ts(), Some(MS));
+            b.mark_lost(3);
+            b.on_retransmit(3, 110 * MS, 11);
+            b.mark_lost(5);
+            b.on_retransmit(5, 190 * MS, 12);
+            b.begin_ack();
+            sack(&mut b, 3, 4);
+            sack(&mut b, 5, 6);
+            let c = DetectCtx {
+                ts_ecr: 190 * MS + 1,
+                ..at(215 * MS)
+            };
+            on_ack(&mut r, &c, &mut b);
+            assert_eq!(
+                (r.xmit_ts(), r.rtt()),
+                (Some(110 * MS), 105 * MS),
+                "{advance:?}"
+            );
+        }
     }
 
     #[test]

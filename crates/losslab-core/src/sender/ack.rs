@@ -27,6 +27,9 @@ impl Sender {
             self.measure.stats.invalid_acks += 1;
             return;
         }
+        // Linux 3.10-4.x tcp_ack() re-arms a pending probe's RTO before
+        // tcp_clean_rtx_queue() takes this ACK's RTT sample.
+        let prior_rto = self.rtt.rto();
         let mut a = self.read_ack(now, ack);
         let (marks, wants_recovery) = self.detect_losses(now, ack, &a);
         a.lost_retrans = marks.lost_retransmissions > 0;
@@ -64,7 +67,7 @@ impl Sender {
                 prior_out: a.prior_out,
             },
         );
-        self.rearm_timers(now, a.cum_advanced, a.old_ack);
+        self.rearm_timers(now, a.cum_advanced, a.old_ack, prior_rto);
         // The application writes into what the ACK freed (Linux
         // tcp_new_space()).
         self.application(now, a.cum_advanced);
@@ -397,7 +400,7 @@ impl Sender {
     /// Timers (RFC 6298 section 5 through the policy). A partial ACK that
     /// the recovery holds (NewReno Impatient) is, for every timer policy,
     /// an ACK without new data.
-    fn rearm_timers(&mut self, now: Time, cum_advanced: bool, old_ack: bool) {
+    fn rearm_timers(&mut self, now: Time, cum_advanced: bool, old_ack: bool, prior_rto: Time) {
         let restarts = if cum_advanced {
             !self.partial_ack_holds_rto(cum_advanced)
         } else {
@@ -407,6 +410,7 @@ impl Sender {
         };
         let mut tctx = self.timer_ctx(now);
         tctx.old_ack = old_ack;
+        tctx.prior_rto = prior_rto;
         let d = self.alg.timers.on_ack(&tctx, restarts, self.timer);
         self.timer = self.on_tick(now, d);
         if self.peer.rwnd > 0 || !self.board.is_empty() {

@@ -219,9 +219,10 @@ impl Sender {
 
     pub(super) fn timer_ctx(&self, now: Time) -> TimerCtx {
         let (sacked_out, disorder) = self.gate_state();
+        let rto = self.rtt.rto();
         TimerCtx {
             now,
-            rto: self.rtt.rto(),
+            rto,
             srtt: self.rtt.srtt(),
             packets_out: self.board.packets_out(),
             oldest_sent: self.board.first().map(|s| s.last_sent),
@@ -234,6 +235,7 @@ impl Sender {
             disorder,
             cwnd_room_and_queue: self.cwnd_room_and_queue(),
             old_ack: false,
+            prior_rto: rto,
         }
     }
 

@@ -56,6 +56,11 @@ pub struct TimerCtx {
     /// In `on_ack`: the ACK is below snd_una, which Linux's tcp_ack()
     /// sends to its old_ack path before any timer is touched.
     pub old_ack: bool,
+    /// In `on_ack`: the RTO before this ACK's RTT sample, which Linux
+    /// 3.10-4.x's tcp_ack() uses when it re-arms a pending probe's RTO
+    /// (tcp_rearm_rto() runs before tcp_clean_rtx_queue() ->
+    /// tcp_ack_update_rtt() -> tcp_set_rto()); elsewhere `rto`.
+    pub prior_rto: Time,
 }
 
 /// Linux's CA_Disorder test (tcp_try_keep_open(): tcp_left_out() ||
@@ -127,7 +132,8 @@ impl ProbeGate {
     }
 }
 
-/// How `tlp` moves its timer on ACKs and sends (`[flow.tlp] rearm`).
+/// How `tlp` and `tlpr` move their timer on ACKs and sends (`[flow.tlp]
+/// rearm`, `[flow.tlpr] rearm`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ProbeRearm {
     /// RFC 8985 section 7.2 with RFC 6298 (5.3): the probe is (re)armed
@@ -143,9 +149,10 @@ pub enum ProbeRearm {
     /// probe pending first replaces it by the RTO counted from the first
     /// outstanding segment's last transmission (tcp_rearm_rto()'s "offset
     /// the time elapsed after installing regular RTO"; now + RTO if that
-    /// has passed); an ACK of new data then restarts the RTO from now;
-    /// and the probe is armed again from now when allowed, capped by that
-    /// RTO. Allowed also needs what 3.10-4.x's tcp_schedule_loss_probe()
+    /// has passed; on an ACK, the RTO before its RTT sample:
+    /// `TimerCtx::prior_rto`); an ACK of new data then restarts the RTO
+    /// from now; and the probe is armed again from now when allowed,
+    /// capped by that RTO. Allowed also needs what 3.10-4.x's tcp_schedule_loss_probe()
     /// asks beyond `probe_gate`: not cwnd room with data queued (the data
     /// goes instead, and the RTO restarted by the ACK caps the probe the
     /// last send arms).
@@ -271,7 +278,8 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
             Tlpr::with_rrthresh(p.rrthresh)
                 .with_loss_inference(p.tlp_loss_inference)
                 .with_rtor_cap(p.tlpr_rtor_cap)
-                .with_gate(gate),
+                .with_gate(gate)
+                .with_rearm(p.probe_rearm),
         )),
         "rack-tlp" => Some(Box::new(
             RackTlp::default()

@@ -70,19 +70,18 @@ impl ProbeSchedule {
         t
     }
 
-    /// Linux 3.10-4.x tcp_rearm_rto() with a probe pending: the RTO
+    /// Linux 3.10-4.x tcp_rearm_rto() with a probe pending: `rto`
     /// counted from the first outstanding segment's last transmission,
-    /// or a whole RTO from now if that has passed. Otherwise the RTO that
-    /// is running stays (a whole RTO from now when none is).
-    fn linux3_rto(&self, ctx: &TimerCtx, current: Deadline) -> Time {
+    /// or a whole `rto` from now if that has passed. Otherwise the RTO
+    /// that is running stays (a whole `rto` from now when none is).
+    fn linux3_rto(&self, ctx: &TimerCtx, current: Deadline, rto: Time) -> Time {
         let head = match current {
-            Some((_, TimerKind::Probe)) => ctx
-                .oldest_sent
-                .map(|t| t + ctx.rto)
-                .filter(|&t| t > ctx.now),
+            Some((_, TimerKind::Probe)) => {
+                ctx.oldest_sent.map(|t| t + rto).filter(|&t| t > ctx.now)
+            }
             _ => self.running_rto(current),
         };
-        head.unwrap_or(ctx.now + ctx.rto)
+        head.unwrap_or(ctx.now + rto)
     }
 
     /// Linux 3.10-4.x after a transmission of new data
@@ -95,7 +94,7 @@ impl ProbeSchedule {
         current: Deadline,
         probe_at: Option<Time>,
     ) -> Deadline {
-        let rto_at = self.linux3_rto(ctx, current);
+        let rto_at = self.linux3_rto(ctx, current, ctx.rto);
         self.rto_at = Some(rto_at);
         Self::choose(ctx, rto_at, probe_at)
     }
@@ -120,10 +119,12 @@ impl ProbeSchedule {
         if ctx.old_ack {
             return current;
         }
+        // tcp_ack()'s re-arm runs before this ACK's RTT sample (the RTO
+        // before it); tcp_clean_rtx_queue()'s restart after it.
         let rto_at = if restart {
             ctx.now + ctx.rto
         } else {
-            self.linux3_rto(ctx, current)
+            self.linux3_rto(ctx, current, ctx.prior_rto)
         };
         self.rto_at = Some(rto_at);
         Self::choose(ctx, rto_at, probe_at)
@@ -290,6 +291,7 @@ mod tests {
         TimerCtx {
             now: now * MS,
             rto: 400 * MS,
+            prior_rto: 400 * MS,
             srtt: Some(100 * MS),
             packets_out: out,
             oldest_sent: Some(now * MS),
@@ -385,6 +387,17 @@ mod tests {
         assert_eq!(p.on_ack(&sack, false, d), Some((1400 * MS, TimerKind::Rto)));
         let (mut p, d) = armed(ProbeRearm::Linux3);
         assert_eq!(p.on_ack(&sack, false, d), Some((1300 * MS, TimerKind::Rto)));
+        // The SACK's own RTT sample raised the RTO to 410 ms: tcp_ack()
+        // re-armed with the RTO before it (tcp_clean_rtx_queue() takes
+        // the sample afterwards), so still 900 + 400 ms (the step's
+        // review, trace D).
+        let mut sampled = sack;
+        sampled.rto = 410 * MS;
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(
+            p.on_ack(&sampled, false, d),
+            Some((1300 * MS, TimerKind::Rto))
+        );
         // A duplicate ACK at 1050 ms that leaves the probe allowed: RFC
         // 8985 keeps it; Linux arms it again from now (1250 ms), under
         // the head's RTO (1300 ms).
@@ -442,6 +455,7 @@ mod tests {
         let c = |room: bool| TimerCtx {
             now: 1000 * MS,
             rto: 400 * MS,
+            prior_rto: 400 * MS,
             srtt: Some(150 * MS),
             packets_out: 4,
             oldest_sent: Some(850 * MS),

@@ -5,7 +5,7 @@
 //! caps the restarted probe at RTOR's restarted RTO.
 
 use super::tlp::{paper_pto, probe_allowed, ProbeSchedule};
-use super::{Deadline, ProbeGate, TimerCtx, TimerPolicy};
+use super::{Deadline, ProbeGate, ProbeRearm, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::Time;
 
@@ -21,6 +21,10 @@ pub struct Tlpr {
     pub rtor_cap: bool,
     /// As `Tlp::gate`.
     pub gate: ProbeGate,
+    /// As `Tlp::rearm`: the paper's TLPR is its Linux 3.17 hosts' TLP
+    /// with only the probe's timeout changed (section 2.3), so it re-arms
+    /// as their TLP does.
+    pub rearm: ProbeRearm,
 }
 
 impl Default for Tlpr {
@@ -37,7 +41,14 @@ impl Tlpr {
             loss_inference: true,
             rtor_cap: false,
             gate: ProbeGate::Linux,
+            rearm: ProbeRearm::Rfc8985,
         }
+    }
+
+    /// The timer moved by ACKs and sends as `rearm` says.
+    pub fn with_rearm(mut self, rearm: ProbeRearm) -> Self {
+        self.rearm = rearm;
+        self
     }
 
     /// With or without the RTOR cap (`rtor_cap`).
@@ -65,6 +76,9 @@ impl Tlpr {
     fn probe_at(&self, ctx: &TimerCtx) -> Option<Time> {
         // Paper 2.3: PTO - T_last, T_last = now - send time of the last
         // outstanding segment; never in the past (ProbeSchedule::choose).
+        if self.rearm == ProbeRearm::Linux3 && ctx.cwnd_room_and_queue {
+            return None;
+        }
         probe_allowed(ctx, self.gate).map(|srtt| {
             ctx.newest_sent.unwrap_or(ctx.now).min(ctx.now) + paper_pto(srtt, ctx.packets_out)
         })
@@ -96,14 +110,26 @@ impl TimerPolicy for Tlpr {
         self.loss_inference
     }
 
+    fn reads_cwnd_room(&self) -> bool {
+        self.rearm == ProbeRearm::Linux3
+    }
+
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
+        let probe_at = self.probe_at(ctx);
+        if self.rearm == ProbeRearm::Linux3 {
+            return self.sched.linux3_after_send(ctx, current, probe_at);
+        }
         let rto_at = self.sched.rto_after_send(ctx, current);
-        ProbeSchedule::choose(ctx, rto_at, self.probe_at(ctx))
+        ProbeSchedule::choose(ctx, rto_at, probe_at)
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         let probe_at = self.probe_at(ctx);
-        let d = self.sched.on_ack(ctx, restart, current, probe_at);
+        let d = if self.rearm == ProbeRearm::Linux3 {
+            self.sched.linux3_after_ack(ctx, restart, current, probe_at)
+        } else {
+            self.sched.on_ack(ctx, restart, current, probe_at)
+        };
         if restart && self.rtor_cap {
             self.capped(ctx, d)
         } else {
@@ -159,6 +185,44 @@ mod tests {
             p.on_ack(&ctx(1000, 2, 750), true, None),
             Some((1000 * MS, TimerKind::Probe))
         );
+    }
+
+    /// `rearm = "linux-3"` as for TLP (Linux 3.17 tcp_ack()): a SACK at
+    /// 1050 ms that cancels the probe armed at 1000 ms arms the RTO from
+    /// the head's last transmission (900 + 400 ms), not from the restart
+    /// (1400 ms); a duplicate ACK that leaves the probe allowed arms it
+    /// again, PTO - T_last from now (last segment sent at 1000 ms: 1200
+    /// ms), under the head's RTO.
+    #[test]
+    fn linux3_rearm_as_tlp() {
+        let at = |now: u64| TimerCtx {
+            oldest_sent: Some(900 * MS),
+            prior_rto: 400 * MS,
+            ..ctx(now, 2, 1000)
+        };
+        let armed = |rearm| {
+            let mut p = Tlpr::default().with_rearm(rearm);
+            let d = p.on_ack(&ctx(1000, 2, 1000), true, None);
+            assert_eq!(d, Some((1200 * MS, TimerKind::Probe)));
+            (p, d)
+        };
+        let mut sack = at(1050);
+        sack.disorder = true;
+        sack.sacked_out = 1;
+        let (mut p, d) = armed(ProbeRearm::Rfc8985);
+        assert_eq!(p.on_ack(&sack, false, d), Some((1400 * MS, TimerKind::Rto)));
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(p.on_ack(&sack, false, d), Some((1300 * MS, TimerKind::Rto)));
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(
+            p.on_ack(&at(1050), false, d),
+            Some((1200 * MS, TimerKind::Probe))
+        );
+        // Cwnd room with data queued: no probe, the head's RTO.
+        let mut room = at(1050);
+        room.cwnd_room_and_queue = true;
+        let (mut p, d) = armed(ProbeRearm::Linux3);
+        assert_eq!(p.on_ack(&room, false, d), Some((1300 * MS, TimerKind::Rto)));
     }
 
     /// Quick ACKs at RTT 80 ms after the ninth segment's ACK: the paper's
