@@ -100,16 +100,23 @@ impl Le {
     /// the most recently sent of those it newly delivered, cumulatively or
     /// by SACK. A retransmitted segment delivered sooner than the minimum
     /// RTT after its retransmission was its original arriving late (RFC
-    /// 8985 6.2 step 2's test): it identifies no transmission.
+    /// 8985 6.2 step 2's test, applied to each retransmission as the RFC
+    /// does): it identifies no transmission, and does not hide an older
+    /// one that passes.
     fn identified(&self, ctx: &DetectCtx, board: &Scoreboard) -> u64 {
         if self.order == LeOrder::Echo && ctx.echo_order > 0 {
             return ctx.echo_order;
         }
         let d = board.delivered();
         let min_rtt = ctx.min_rtt.unwrap_or(0);
-        let rtx = d
-            .latest_retransmitted()
-            .filter(|x| ctx.now.saturating_sub(x.sent) >= min_rtt);
+        let r = board.delivered_retransmitted();
+        let rtx = r
+            .sacked
+            .iter()
+            .chain(&r.cum)
+            .filter(|x| ctx.now.saturating_sub(x.sent) >= min_rtt)
+            .max_by_key(|x| x.tx_order)
+            .copied();
         [d.latest_original, rtx]
             .into_iter()
             .flatten()

@@ -59,7 +59,9 @@ pub struct TimerCtx {
     /// In `on_ack`: the RTO before this ACK's RTT sample, which Linux
     /// 3.10-4.x's tcp_ack() uses when it re-arms a pending probe's RTO
     /// (tcp_rearm_rto() runs before tcp_clean_rtx_queue() ->
-    /// tcp_ack_update_rtt() -> tcp_set_rto()); elsewhere `rto`.
+    /// tcp_ack_update_rtt() -> tcp_set_rto()); elsewhere `rto`. A
+    /// context built by hand must set it (its default, 0, would re-arm at
+    /// the head's send time itself).
     pub prior_rto: Time,
 }
 

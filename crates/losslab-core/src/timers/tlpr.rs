@@ -148,6 +148,7 @@ mod tests {
         TimerCtx {
             now: now * MS,
             rto: 400 * MS,
+            prior_rto: 400 * MS,
             srtt: Some(100 * MS),
             packets_out: out,
             oldest_sent: Some(last * MS),
@@ -197,7 +198,6 @@ mod tests {
     fn linux3_rearm_as_tlp() {
         let at = |now: u64| TimerCtx {
             oldest_sent: Some(900 * MS),
-            prior_rto: 400 * MS,
             ..ctx(now, 2, 1000)
         };
         let armed = |rearm| {
