@@ -93,15 +93,6 @@ pub struct Delivered {
     /// section 6.2 step 2) and every retransmission sent before it should
     /// have arrived first (lost-retransmission detection).
     pub latest_original: Option<DeliveredSeg>,
-    /// The most recently (re)sent of them that was retransmitted, among
-    /// those newly SACKed and among those the cumulative ACK delivered
-    /// (`latest_retransmitted()`: either). Which copy arrived is
-    /// ambiguous, so RACK checks it before use, and Linux checks the two
-    /// differently (tcp_sacktag_one() hands every SACKed one to
-    /// tcp_rack_advance(), tcp_clean_rtx_queue() only those
-    /// tcp_skb_spurious_retrans() clears).
-    pub sacked_retransmitted: Option<DeliveredSeg>,
-    pub cum_retransmitted: Option<DeliveredSeg>,
     /// The lowest never-retransmitted one (reordering detection: Linux
     /// tcp_check_sack_reordering(), RFC 8985 RACK_detect_reordering()).
     pub lowest_original: Option<u64>,
@@ -132,64 +123,78 @@ pub fn later(a: Option<DeliveredSeg>, b: Option<DeliveredSeg>) -> Option<Deliver
 }
 
 impl Delivered {
-    /// The most recently (re)sent retransmitted segment this ACK delivered,
-    /// SACKed or cumulatively.
-    pub fn latest_retransmitted(&self) -> Option<DeliveredSeg> {
-        later(self.sacked_retransmitted, self.cum_retransmitted)
-    }
-
-    fn note(&mut self, seg_no: u64, s: &SegMeta, sacked: bool) {
+    /// Counts a newly delivered segment: a retransmitted one goes to `rtx`,
+    /// a never-retransmitted one into the summary here.
+    fn note(&mut self, rtx: &mut DeliveredRetransmitted, seg_no: u64, s: &SegMeta, sacked: bool) {
         self.segments += 1;
         let d = DeliveredSeg {
             seg_no,
             tx_order: s.tx_order,
             sent: s.last_sent,
         };
-        let slot = if s.is(EVER_RETRANS) {
+        if s.is(EVER_RETRANS) {
             if sacked {
-                &mut self.sacked_retransmitted
+                rtx.sacked.push(d);
             } else {
-                &mut self.cum_retransmitted
+                rtx.cum.push(d);
             }
+            return;
+        }
+        self.lowest_original = Some(self.lowest_original.map_or(seg_no, |l| l.min(seg_no)));
+        let span = if sacked {
+            &mut self.sacked_original_sent
         } else {
-            self.lowest_original = Some(self.lowest_original.map_or(seg_no, |l| l.min(seg_no)));
-            let span = if sacked {
-                &mut self.sacked_original_sent
-            } else {
-                &mut self.cum_original_sent
-            };
-            let t = s.last_sent;
-            *span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
-            &mut self.latest_original
+            &mut self.cum_original_sent
         };
-        if slot.is_none_or(|o| o.tx_order < d.tx_order) {
-            *slot = Some(d);
+        let t = s.last_sent;
+        *span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
+        if self.latest_original.is_none_or(|o| o.tx_order < d.tx_order) {
+            self.latest_original = Some(d);
         }
     }
 }
 
-/// The retransmitted segments one ACK newly delivered (reset by
-/// `begin_ack`; the buffers are kept between ACKs).
+/// The retransmitted segments one ACK newly delivered, those newly SACKed
+/// and those the cumulative ACK delivered (reset by `begin_ack`; the
+/// buffers are kept between ACKs). Which copy arrived is ambiguous, so
+/// RACK checks each before use, and Linux checks the two kinds
+/// differently (tcp_sacktag_one() hands every SACKed one to
+/// tcp_rack_advance(), tcp_clean_rtx_queue() only those
+/// tcp_skb_spurious_retrans() clears).
 #[derive(Clone, Debug, Default)]
 pub struct DeliveredRetransmitted {
     pub sacked: Vec<DeliveredSeg>,
     pub cum: Vec<DeliveredSeg>,
 }
 
+fn newest<'a>(
+    segs: impl Iterator<Item = &'a DeliveredSeg>,
+    pass: impl Fn(&DeliveredSeg) -> bool,
+) -> Option<DeliveredSeg> {
+    segs.filter(|d| pass(d)).max_by_key(|d| d.tx_order).copied()
+}
+
 impl DeliveredRetransmitted {
-    fn note(&mut self, seg_no: u64, s: &SegMeta, sacked: bool) {
-        if s.is(EVER_RETRANS) {
-            let d = DeliveredSeg {
-                seg_no,
-                tx_order: s.tx_order,
-                sent: s.last_sent,
-            };
-            if sacked {
-                self.sacked.push(d);
-            } else {
-                self.cum.push(d);
-            }
-        }
+    /// The most recently (re)sent of the newly SACKed ones that `pass`.
+    pub fn newest_sacked(&self, pass: impl Fn(&DeliveredSeg) -> bool) -> Option<DeliveredSeg> {
+        newest(self.sacked.iter(), pass)
+    }
+
+    /// The most recently (re)sent of the cumulatively delivered ones that
+    /// `pass`.
+    pub fn newest_cum(&self, pass: impl Fn(&DeliveredSeg) -> bool) -> Option<DeliveredSeg> {
+        newest(self.cum.iter(), pass)
+    }
+
+    /// The most recently (re)sent of all of them that `pass`: each is
+    /// tested on its own, so one that fails does not hide an older one.
+    pub fn newest(&self, pass: impl Fn(&DeliveredSeg) -> bool) -> Option<DeliveredSeg> {
+        newest(self.sacked.iter().chain(&self.cum), pass)
+    }
+
+    /// The most recently (re)sent of all of them.
+    pub fn latest(&self) -> Option<DeliveredSeg> {
+        self.newest(|_| true)
     }
 }
 
@@ -565,8 +570,7 @@ impl Scoreboard {
                 self.sacked_out -= 1;
             } else {
                 out.newly_delivered += 1;
-                self.delivered.note(no, &s, false);
-                self.delivered_rtx.note(no, &s, false);
+                self.delivered.note(&mut self.delivered_rtx, no, &s, false);
                 if s.is(LOST) {
                     self.lost_out -= 1;
                     self.to_retransmit.remove(&no);
@@ -638,8 +642,7 @@ impl Scoreboard {
         self.sacked.insert_with(lo, hi, |a, b| {
             for n in a..b {
                 let s = &mut segs[(n - base) as usize];
-                delivered.note(n, s, true);
-                delivered_rtx.note(n, s, true);
+                delivered.note(delivered_rtx, n, s, true);
                 if s.is(LOST) {
                     *lost_out -= 1;
                     to_rtx.remove(&n);
@@ -1096,7 +1099,7 @@ mod tests {
             d.latest_original.map(|o| (o.seg_no, o.tx_order)),
             Some((5, 5))
         );
-        let r = d.latest_retransmitted().unwrap();
+        let r = b.delivered_retransmitted().latest().unwrap();
         assert_eq!((r.seg_no, r.tx_order, r.sent), (2, 20, 50));
         assert_eq!(b.fack(), 6);
         // A repeated block delivers nothing new.

@@ -109,14 +109,9 @@ impl Le {
         }
         let d = board.delivered();
         let min_rtt = ctx.min_rtt.unwrap_or(0);
-        let r = board.delivered_retransmitted();
-        let rtx = r
-            .sacked
-            .iter()
-            .chain(&r.cum)
-            .filter(|x| ctx.now.saturating_sub(x.sent) >= min_rtt)
-            .max_by_key(|x| x.tx_order)
-            .copied();
+        let rtx = board
+            .delivered_retransmitted()
+            .newest(|x| ctx.now.saturating_sub(x.sent) >= min_rtt);
         [d.latest_original, rtx]
             .into_iter()
             .flatten()

@@ -155,21 +155,13 @@ impl RackAdvance {
         ctx: &DetectCtx,
         min_rtt: Option<Time>,
     ) -> Option<DeliveredSeg> {
-        let aged = |r: &&DeliveredSeg| min_rtt.is_some_and(|m| ctx.now.saturating_sub(r.sent) >= m);
-        let echoed = |r: &&DeliveredSeg| ctx.echo_not_before(r.sent);
-        let newest =
-            |it: &mut dyn Iterator<Item = &DeliveredSeg>| it.copied().max_by_key(|r| r.tx_order);
+        let aged = |r: &DeliveredSeg| min_rtt.is_some_and(|m| ctx.now.saturating_sub(r.sent) >= m);
+        let echoed = |r: &DeliveredSeg| ctx.echo_not_before(r.sent);
         match self {
-            RackAdvance::Rfc8985 => newest(
-                &mut d
-                    .sacked
-                    .iter()
-                    .chain(&d.cum)
-                    .filter(|r| echoed(r) && aged(r)),
-            ),
+            RackAdvance::Rfc8985 => d.newest(|r| echoed(r) && aged(r)),
             RackAdvance::Linux => later(
-                newest(&mut d.sacked.iter().filter(aged)),
-                newest(&mut d.cum.iter().filter(|r| echoed(r) && aged(r))),
+                d.newest_sacked(aged),
+                d.newest_cum(|r| echoed(r) && aged(r)),
             ),
         }
     }

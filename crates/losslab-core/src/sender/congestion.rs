@@ -21,7 +21,8 @@ impl Sender {
             // (Linux tcp_rate_skb_delivered()); one still on the
             // scoreboard was SACKed.
             let d = self.board.delivered();
-            let chosen: Option<Chosen> = [d.latest_original, d.latest_retransmitted()]
+            let rtx = self.board.delivered_retransmitted().latest();
+            let chosen: Option<Chosen> = [d.latest_original, rtx]
                 .into_iter()
                 .flatten()
                 .max_by_key(|x| x.tx_order)

@@ -154,10 +154,10 @@ pub enum ProbeRearm {
     /// has passed; on an ACK, the RTO before its RTT sample:
     /// `TimerCtx::prior_rto`); an ACK of new data then restarts the RTO
     /// from now; and the probe is armed again from now when allowed,
-    /// capped by that RTO. Allowed also needs what 3.10-4.x's tcp_schedule_loss_probe()
-    /// asks beyond `probe_gate`: not cwnd room with data queued (the data
-    /// goes instead, and the RTO restarted by the ACK caps the probe the
-    /// last send arms).
+    /// capped by that RTO. Allowed also needs what 3.10-4.x's
+    /// tcp_schedule_loss_probe() asks beyond `probe_gate`: not cwnd room
+    /// with data queued (the data goes instead, and the RTO restarted by
+    /// the ACK caps the probe the last send arms).
     Linux3,
 }
 
@@ -177,6 +177,17 @@ impl ProbeRearm {
             ProbeRearm::Rfc8985 => "rfc8985",
             ProbeRearm::Linux3 => "linux-3",
         }
+    }
+
+    /// Whether the rule reads `TimerCtx::cwnd_room_and_queue`.
+    pub fn reads_cwnd_room(self) -> bool {
+        self == ProbeRearm::Linux3
+    }
+
+    /// 3.10-4.x's tcp_schedule_loss_probe() refuses a probe while cwnd has
+    /// room for queued data; RFC 8985 does not.
+    pub fn refuses(self, ctx: &TimerCtx) -> bool {
+        self.reads_cwnd_room() && ctx.cwnd_room_and_queue
     }
 }
 

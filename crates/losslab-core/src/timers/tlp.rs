@@ -84,11 +84,45 @@ impl ProbeSchedule {
         head.unwrap_or(ctx.now + rto)
     }
 
+    /// Where the timer stands after a transmission, with the probe
+    /// `probe_at` the policy would arm, under the re-arm rule `rearm`.
+    pub(super) fn after_send(
+        &mut self,
+        rearm: ProbeRearm,
+        ctx: &TimerCtx,
+        current: Deadline,
+        probe_at: Option<Time>,
+    ) -> Deadline {
+        match rearm {
+            ProbeRearm::Linux3 => self.linux3_after_send(ctx, current, probe_at),
+            ProbeRearm::Rfc8985 => {
+                let rto_at = self.rto_after_send(ctx, current);
+                Self::choose(ctx, rto_at, probe_at)
+            }
+        }
+    }
+
+    /// Where the timer stands after an ACK (`restart`: it acknowledged new
+    /// data or re-arms the RTO), as `after_send`.
+    pub(super) fn after_ack(
+        &mut self,
+        rearm: ProbeRearm,
+        ctx: &TimerCtx,
+        restart: bool,
+        current: Deadline,
+        probe_at: Option<Time>,
+    ) -> Deadline {
+        match rearm {
+            ProbeRearm::Linux3 => self.linux3_after_ack(ctx, restart, current, probe_at),
+            ProbeRearm::Rfc8985 => self.on_ack(ctx, restart, current, probe_at),
+        }
+    }
+
     /// Linux 3.10-4.x after a transmission of new data
     /// (tcp_event_new_data_sent(): tcp_rearm_rto() when nothing was out
     /// or a probe is pending; then tcp_write_xmit() ->
     /// tcp_schedule_loss_probe()).
-    pub(super) fn linux3_after_send(
+    fn linux3_after_send(
         &mut self,
         ctx: &TimerCtx,
         current: Deadline,
@@ -105,7 +139,7 @@ impl ProbeSchedule {
     /// re-arm: `restart`); tcp_schedule_loss_probe() then arms the probe
     /// again when allowed, capped by that RTO. An old ACK leaves the timer
     /// alone (tcp_ack()'s old_ack path).
-    pub(super) fn linux3_after_ack(
+    fn linux3_after_ack(
         &mut self,
         ctx: &TimerCtx,
         restart: bool,
@@ -237,7 +271,7 @@ impl Tlp {
 
 impl Tlp {
     fn probe_at(&self, ctx: &TimerCtx) -> Option<Time> {
-        if self.rearm == ProbeRearm::Linux3 && ctx.cwnd_room_and_queue {
+        if self.rearm.refuses(ctx) {
             return None;
         }
         probe_allowed(ctx, self.gate).map(|srtt| ctx.now + paper_pto(srtt, ctx.packets_out))
@@ -258,20 +292,14 @@ impl TimerPolicy for Tlp {
         // (Linux tcp_write_xmit() -> tcp_schedule_loss_probe()); after the
         // probe itself the RTO runs.
         let probe_at = self.probe_at(ctx);
-        if self.rearm == ProbeRearm::Linux3 {
-            return self.sched.linux3_after_send(ctx, current, probe_at);
-        }
-        let rto_at = self.sched.rto_after_send(ctx, current);
-        ProbeSchedule::choose(ctx, rto_at, probe_at)
+        self.sched.after_send(self.rearm, ctx, current, probe_at)
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         // Restarted on each ACK of new data, like the RTO (paper 2.3).
         let probe_at = self.probe_at(ctx);
-        if self.rearm == ProbeRearm::Linux3 {
-            return self.sched.linux3_after_ack(ctx, restart, current, probe_at);
-        }
-        self.sched.on_ack(ctx, restart, current, probe_at)
+        self.sched
+            .after_ack(self.rearm, ctx, restart, current, probe_at)
     }
 
     fn infers_loss_from_probe(&self) -> bool {
@@ -279,7 +307,7 @@ impl TimerPolicy for Tlp {
     }
 
     fn reads_cwnd_room(&self) -> bool {
-        self.rearm == ProbeRearm::Linux3
+        self.rearm.reads_cwnd_room()
     }
 }
 

@@ -76,7 +76,7 @@ impl Tlpr {
     fn probe_at(&self, ctx: &TimerCtx) -> Option<Time> {
         // Paper 2.3: PTO - T_last, T_last = now - send time of the last
         // outstanding segment; never in the past (ProbeSchedule::choose).
-        if self.rearm == ProbeRearm::Linux3 && ctx.cwnd_room_and_queue {
+        if self.rearm.refuses(ctx) {
             return None;
         }
         probe_allowed(ctx, self.gate).map(|srtt| {
@@ -111,25 +111,19 @@ impl TimerPolicy for Tlpr {
     }
 
     fn reads_cwnd_room(&self) -> bool {
-        self.rearm == ProbeRearm::Linux3
+        self.rearm.reads_cwnd_room()
     }
 
     fn on_send(&mut self, ctx: &TimerCtx, current: Deadline) -> Deadline {
         let probe_at = self.probe_at(ctx);
-        if self.rearm == ProbeRearm::Linux3 {
-            return self.sched.linux3_after_send(ctx, current, probe_at);
-        }
-        let rto_at = self.sched.rto_after_send(ctx, current);
-        ProbeSchedule::choose(ctx, rto_at, probe_at)
+        self.sched.after_send(self.rearm, ctx, current, probe_at)
     }
 
     fn on_ack(&mut self, ctx: &TimerCtx, restart: bool, current: Deadline) -> Deadline {
         let probe_at = self.probe_at(ctx);
-        let d = if self.rearm == ProbeRearm::Linux3 {
-            self.sched.linux3_after_ack(ctx, restart, current, probe_at)
-        } else {
-            self.sched.on_ack(ctx, restart, current, probe_at)
-        };
+        let d = self
+            .sched
+            .after_ack(self.rearm, ctx, restart, current, probe_at);
         if restart && self.rtor_cap {
             self.capped(ctx, d)
         } else {
