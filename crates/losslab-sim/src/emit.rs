@@ -326,6 +326,7 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         rrthresh,
         tlp_loss_inference,
         tlp_rearm,
+        tlp_pto,
         tlpr_rtor_cap,
         delay,
         nic_rate,
@@ -633,6 +634,20 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             tlp_rearm.name()
         ));
     }
+    let pt = *tlp_pto != base.tlp_pto;
+    if pt && timers != "tlp" {
+        return Err(format!(
+            "{at}.tlp_pto: {:?} cannot be written: it is read only in [flow.tlp], with timers = \"tlp\", and this flow's timers is {timers:?}",
+            tlp_pto.name()
+        ));
+    }
+    if pt && tlp_pto.counts_jiffies() && *timer_hz == 0 {
+        return Err(format!(
+            "{at}.tlp_pto: {:?} cannot be written with timer_hz = 0: [flow.tlp] pto = {:?} counts jiffies of timer_hz",
+            tlp_pto.name(),
+            tlp_pto.name()
+        ));
+    }
     let cap = *tlpr_rtor_cap != base.tlpr_rtor_cap;
     if cap && timers != "tlpr" {
         return Err(format!(
@@ -644,10 +659,13 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
             "{at}.rrthresh: {rrthresh} cannot be written: TLPR reads it only with tlpr_rtor_cap"
         ));
     }
-    if rr || li || cap || ra {
+    if rr || li || cap || ra || pt {
         out.line(&format!("[flow.{timers}]"));
         if ra {
             out.kv("rearm", string(tlp_rearm.name()));
+        }
+        if pt {
+            out.kv("pto", string(tlp_pto.name()));
         }
         if cap {
             out.kv("rtor_cap", tlpr_rtor_cap);
@@ -1265,7 +1283,7 @@ mod tests {
     use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
     use losslab_core::recovery::{AckRtt, NewRenoVariant, QarrUpdate};
     use losslab_core::time::{MS, SEC};
-    use losslab_core::timers::ProbeRearm;
+    use losslab_core::timers::{ProbeRearm, TlpPto};
     use losslab_core::{
         CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RtoFormula,
         RttSampling,
@@ -1910,6 +1928,9 @@ app = { kind = "bulk" }
         sc.flows[0].tlp_rearm = ProbeRearm::Linux3;
         assert_err(&sc, "flow.a.tlp_rearm:");
         let mut sc = base.clone();
+        sc.flows[0].tlp_pto = TlpPto::Linux315;
+        assert_err(&sc, "flow.a.tlp_pto:");
+        let mut sc = base.clone();
         sc.flows[0].profile = Some("linux-7".into());
         assert_err(&sc, "flow.a.profile:");
         let mut sc = base.clone();
@@ -2128,6 +2149,9 @@ app = { kind = "bulk" }
                 f.tlp_rearm,
                 *pick(rng, &[ProbeRearm::Rfc8985, ProbeRearm::Linux3])
             );
+        }
+        if f.timers == "tlp" && f.timer_hz > 0 {
+            maybe!(f.tlp_pto, *pick(rng, &[TlpPto::Linux310, TlpPto::Linux315]));
         }
         if losslab_core::timers::arms_probes(&f.timers) {
             maybe!(

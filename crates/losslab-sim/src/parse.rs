@@ -18,7 +18,7 @@ use losslab_core::cc::{
 use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTimer};
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, Overbooking, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
-use losslab_core::timers::{ProbeGate, ProbeRearm, Pto};
+use losslab_core::timers::{ProbeGate, ProbeRearm, Pto, TlpPto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -50,6 +50,7 @@ macro_rules! by_name {
 by_name!(
     ProbeGate,
     ProbeRearm,
+    TlpPto,
     RtoFormula,
     HandshakeRules,
     FrtoMode,
@@ -799,7 +800,7 @@ const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 /// The keys of `[flow.rtor]`, `[flow.tlp]` and `[flow.tlpr]`.
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("rtor", &["rrthresh"]),
-    ("tlp", &["loss_inference", "rearm"]),
+    ("tlp", &["loss_inference", "rearm", "pto"]),
     ("tlpr", &["rrthresh", "loss_inference", "rtor_cap", "rearm"]),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects", "chunks"];
@@ -2172,6 +2173,18 @@ impl Cx<'_> {
             }
             if timer == "tlp" || timer == "tlpr" {
                 self.set_named(tt, &tloc, "rearm", &mut f.tlp_rearm)?;
+            }
+            if timer == "tlp" {
+                self.set_named(tt, &tloc, "pto", &mut f.tlp_pto)?;
+                if tt.contains_key("pto") && f.tlp_pto.counts_jiffies() && f.timer_hz == 0 {
+                    return Err(self.err(
+                        &tloc.key("pto"),
+                        format!(
+                            r#"pto = "{}" counts jiffies of the flow's timer_hz, which is 0 (exact timers); set timer_hz (e.g. 1000) or use pto = "paper""#,
+                            f.tlp_pto.name()
+                        ),
+                    ));
+                }
             }
             if let Some(b) = tt.get("rtor_cap") {
                 f.tlpr_rtor_cap = self.boolean(b, &tloc.key("rtor_cap"))?;

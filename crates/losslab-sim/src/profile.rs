@@ -210,6 +210,12 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         //   and tcp_schedule_loss_probe()'s CA_Open test (`probe_gate =
         //   "linux"`), taken with the OR3 rerun of issue 32's ninth step
         //   (CHANGELOG.md lists the verdicts that moved).
+        // - 3.10-4.x's re-arm of a pending probe (`[flow.tlp] rearm =
+        //   "linux-3"`) and no tcp_mark_lost_retrans() (removed in 4.4:
+        //   `lost_retransmission_detection = false`), since issue 32's
+        //   eleventh step; `rearm = "rfc8985"` and
+        //   `lost_retransmission_detection = true` restore the profile
+        //   before it.
         "linux-4.10" => {
             linux_common(f);
             linux_modules(f);
@@ -227,16 +233,19 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
             f.rtt_sample = RttSampling::Linux;
             f.cwnd_growth = CwndGrowth::Linux;
             // tcp_bbr.c before 5.10: an equal RTT sample refreshes min_rtt.
-            // 4.10 has no tcp_mark_lost_retrans() (removed in 4.4; RACK
-            // marks lost retransmissions), but `linux_common`'s stays on
-            // here: with `linux-4.4`'s RACK alone the OR3 runs' counts of
-            // segments retransmitted 3 and 4 times turn heavy-tailed (k3
-            // 239 -> 478 [-227, 1184] over 5 seeds), which points at a
-            // gap in that port before at the kernel (docs/ROADMAP.md).
             f.bbr_min_rtt_refresh = MinRttRefresh::LowerOrEqual;
             f.cwnd_validation = CwndValidation::Linux43;
             f.rto_rearm_on_sack = true;
             f.probe_gate = Some(ProbeGate::Linux);
+            // 4.10's tcp_ack() calls tcp_rearm_rto() before
+            // tcp_clean_rtx_queue() as 3.17's does, and
+            // tcp_schedule_loss_probe() has the same cwnd-room refusal.
+            f.tlp_rearm = ProbeRearm::Linux3;
+            // Left on before the eleventh step because switching it off
+            // turned the OR3 runs' counts of segments sent 3 and 4 times
+            // heavy-tailed; with the engine's liveness fixes and the
+            // profile's later rules they are not (docs/ROADMAP.md).
+            f.lost_retransmission_detection = false;
         }
         // Linux 3.17 (the tail-loss paper's hosts; docs/LINUX-VERSIONS.md):
         // early retransmit as tcp_time_to_recover() "Trick#6" over FACK

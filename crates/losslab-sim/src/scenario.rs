@@ -10,7 +10,7 @@ use losslab_core::detect::{ErMitigation, ErVariant, LeOrder, RackAdvance, ReoTim
 use losslab_core::recovery::{AckRtt, NewRenoVariant, Or3Params, QarrUpdate};
 use losslab_core::sndbuf::LinuxSndbuf;
 use losslab_core::time::Time;
-use losslab_core::timers::{ProbeGate, ProbeRearm, Pto};
+use losslab_core::timers::{ProbeGate, ProbeRearm, Pto, TlpPto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, Pacing, PacingStart, RecoveryExit,
     RtoFormula, RtoSsthresh, RttSampling,
@@ -342,6 +342,11 @@ pub struct FlowSpec {
     /// outstanding segment's last transmission) and its re-armed probe on
     /// every ACK.
     pub tlp_rearm: ProbeRearm,
+    /// `[flow.tlp] pto = "paper" | "linux-3.10" | "linux-3.15"` (added in
+    /// issue 32, default "paper", the engine before the key): the probe
+    /// timeout as the paper's equations at exact times, or as 3.10-4.x's
+    /// tcp_schedule_loss_probe() in jiffies of `timer_hz`.
+    pub tlp_pto: TlpPto,
     /// `[flow.tlpr] rtor_cap` (added in issue 28, default false): ours,
     /// not the paper's: TLPR's restarted probe never waits longer than
     /// RTOR's restarted RTO. Before issue 28 `tlpr` always had it.
@@ -592,6 +597,7 @@ impl FlowSpec {
             rrthresh: losslab_core::timers::RRTHRESH,
             tlp_loss_inference: true,
             tlp_rearm: ProbeRearm::Rfc8985,
+            tlp_pto: TlpPto::Paper,
             tlpr_rtor_cap: false,
             delay: 0,
             nic_rate: None,

@@ -1602,6 +1602,7 @@ pub fn build_algorithms(spec: &FlowSpec, seed: u64) -> Result<Algorithms, String
         min_rto: spec.min_rto,
         probe_gate: spec.probe_gate,
         probe_rearm: spec.tlp_rearm,
+        tlp_pto: spec.tlp_pto,
     };
     let cc = losslab_core::cc::CcParams {
         hystart: spec.hystart,

@@ -42,6 +42,29 @@ fn every_detector_name_is_accepted() {
     }
 }
 
+/// tcp_mark_lost_retrans() left Linux in 4.4: the `linux-6` and, since
+/// issue 32's eleventh step, `linux-4.10` profiles switch it off; the 3.x
+/// profiles keep it; the key restores it under a profile.
+#[test]
+fn the_profiles_set_lost_retransmission_detection() {
+    for (profile, want) in [
+        ("linux-6", false),
+        ("linux-4.10", false),
+        ("linux-3.17", true),
+        ("linux-3.10", true),
+        ("linux-3.2", true),
+    ] {
+        let s = parse(&flow(&format!("profile = {profile:?}")), &[]).unwrap();
+        assert_eq!(s.flows[0].lost_retransmission_detection, want, "{profile}");
+    }
+    let s = parse(
+        &flow("profile = \"linux-4.10\"\nlost_retransmission_detection = true"),
+        &[],
+    )
+    .unwrap();
+    assert!(s.flows[0].lost_retransmission_detection);
+}
+
 #[test]
 fn switches_are_booleans() {
     let s = parse(

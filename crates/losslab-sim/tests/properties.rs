@@ -250,6 +250,16 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     if c.seed & (1 << 30) != 0 && matches!(c.timers, "tlp" | "tlpr") {
         f.tlp_rearm = losslab_core::timers::ProbeRearm::Linux3;
     }
+    // Linux 3.x's probe timeout in jiffies (and so the jiffy tick), from
+    // two more bits.
+    if c.seed & (1 << 31) != 0 && c.timers == "tlp" {
+        f.timer_hz = 250;
+        f.tlp_pto = if c.seed & (1 << 32) != 0 {
+            losslab_core::timers::TlpPto::Linux310
+        } else {
+            losslab_core::timers::TlpPto::Linux315
+        };
+    }
     f.recovery = c.recovery.into();
     // QARR's and BARR's RTT_i, from the seed's bits.
     if c.seed & 128 != 0 {

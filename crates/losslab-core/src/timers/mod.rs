@@ -10,7 +10,7 @@ mod tlpr;
 pub use rack_tlp::{linux_pto_deadline, Pto, RackTlp};
 pub use rto::Rfc6298;
 pub use rtor::{Rtor, RRTHRESH};
-pub use tlp::{paper_pto, Tlp, PTO_FLOOR, WC_DEL_ACK};
+pub use tlp::{paper_pto, tlp_pto_deadline, Tlp, TlpPto, PTO_FLOOR, WC_DEL_ACK};
 pub use tlpr::Tlpr;
 
 use crate::event::TimerKind;
@@ -246,6 +246,9 @@ pub struct TimerParams {
     pub probe_gate: Option<ProbeGate>,
     /// `tlp`: how ACKs and sends move its timer.
     pub probe_rearm: ProbeRearm,
+    /// `tlp`: how its probe timeout is computed (in jiffies of
+    /// `timer_hz` for the Linux modes).
+    pub tlp_pto: TlpPto,
 }
 
 impl Default for TimerParams {
@@ -259,6 +262,7 @@ impl Default for TimerParams {
             min_rto: 200 * crate::time::MS,
             probe_gate: None,
             probe_rearm: ProbeRearm::Rfc8985,
+            tlp_pto: TlpPto::Paper,
         }
     }
 }
@@ -285,7 +289,8 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
             Tlp::default()
                 .with_loss_inference(p.tlp_loss_inference)
                 .with_gate(gate)
-                .with_rearm(p.probe_rearm),
+                .with_rearm(p.probe_rearm)
+                .with_pto(p.tlp_pto, p.timer_hz),
         )),
         "tlpr" => Some(Box::new(
             Tlpr::with_rrthresh(p.rrthresh)

@@ -9,7 +9,7 @@
 
 use super::{Deadline, ProbeGate, ProbeRearm, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
-use crate::time::{Time, MS};
+use crate::time::{jiffy_deadline, usecs_to_jiffies, Time, MS, SEC, US};
 
 /// Worst-case delayed-ACK timer (WCDelAckT; paper section 2.2, RFC 8985's
 /// TLP.max_ack_delay default).
@@ -26,6 +26,81 @@ pub fn paper_pto(srtt: Time, packets_out: u64) -> Time {
     } else {
         (2 * srtt).max(PTO_FLOOR)
     }
+}
+
+/// How `tlp` computes its probe timeout (`[flow.tlp] pto`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TlpPto {
+    /// The paper's equations (1) and (2) at exact times (`paper_pto`; the
+    /// engine before the key).
+    #[default]
+    Paper,
+    /// Linux 3.10-3.14 tcp_schedule_loss_probe(): the same equations in
+    /// whole jiffies, the SRTT truncated to jiffies (`tp->srtt >> 3`:
+    /// those kernels keep SRTT in jiffies; the engine's SRTT, which is not
+    /// rounded on every sample, stands in for it), at least one jiffy
+    /// (tcp_rtt_estimator() takes a 0-jiffy sample as 1, so `srtt >> 3` is
+    /// never 0 once there is a sample).
+    Linux310,
+    /// Linux 3.15 to 4.10 tcp_schedule_loss_probe() (read at 3.17.0 and
+    /// 4.10.17; later kernels compute it otherwise, rack_tlp.rs): SRTT in
+    /// microseconds rounded up to jiffies (`usecs_to_jiffies(tp->srtt_us
+    /// >> 3)`).
+    Linux315,
+}
+
+impl TlpPto {
+    pub const NAMES: &'static [&'static str] = &["paper", "linux-3.10", "linux-3.15"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "paper" => Some(TlpPto::Paper),
+            "linux-3.10" => Some(TlpPto::Linux310),
+            "linux-3.15" => Some(TlpPto::Linux315),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TlpPto::Paper => "paper",
+            TlpPto::Linux310 => "linux-3.10",
+            TlpPto::Linux315 => "linux-3.15",
+        }
+    }
+
+    /// Whether the mode counts jiffies (and so needs a `timer_hz`).
+    pub fn counts_jiffies(self) -> bool {
+        self != TlpPto::Paper
+    }
+}
+
+/// When a probe armed at `now` fires, with SRTT `srtt` and `packets_out`
+/// segments out, before the cap by the RTO. For the Linux modes at HZ =
+/// `hz` (3.10-4.10 tcp_schedule_loss_probe(), net/ipv4/tcp_output.c):
+/// `timeout = rtt << 1`; with one packet out at least `rtt + (rtt >> 1) +
+/// TCP_DELACK_MAX` (HZ / 5 jiffies); at least `msecs_to_jiffies(10)`;
+/// counted from the jiffy `now` falls in. The cap by the RTO that follows
+/// (`ProbeSchedule::choose`, then the sender's tick) is Linux's: the RTO
+/// fires on its own jiffy, and a probe past it is moved onto it (when the
+/// RTO is already due Linux keeps the whole timeout, the engine probes at
+/// once).
+pub fn tlp_pto_deadline(mode: TlpPto, now: Time, srtt: Time, packets_out: u64, hz: u32) -> Time {
+    if mode == TlpPto::Paper || hz == 0 {
+        return now + paper_pto(srtt, packets_out);
+    }
+    let hz = u64::from(hz);
+    let rtt = match mode {
+        TlpPto::Linux310 => (srtt / (SEC / hz)).max(1),
+        _ => usecs_to_jiffies(srtt / US, hz),
+    };
+    let mut timeout = rtt << 1;
+    if packets_out == 1 {
+        timeout = timeout.max(rtt + (rtt >> 1) + hz / 5);
+    }
+    // msecs_to_jiffies() rounds up as usecs_to_jiffies() does.
+    timeout = timeout.max(usecs_to_jiffies(PTO_FLOOR / US, hz));
+    jiffy_deadline(now, timeout, hz)
 }
 
 /// Keeps, beside the deadline actually armed, the RFC 6298 deadline the
@@ -236,6 +311,10 @@ pub struct Tlp {
     pub gate: ProbeGate,
     /// How ACKs and sends move the timer (RFC 8985's by default).
     pub rearm: ProbeRearm,
+    /// How the probe timeout is computed (the paper's by default), and
+    /// the HZ of the jiffies the Linux modes count (0: exact).
+    pub pto: TlpPto,
+    pub timer_hz: u32,
 }
 
 impl Default for Tlp {
@@ -245,6 +324,8 @@ impl Default for Tlp {
             loss_inference: true,
             gate: ProbeGate::Linux,
             rearm: ProbeRearm::Rfc8985,
+            pto: TlpPto::Paper,
+            timer_hz: 0,
         }
     }
 }
@@ -267,6 +348,13 @@ impl Tlp {
         self.rearm = rearm;
         self
     }
+
+    /// The probe timeout computed as `pto` says, in jiffies at HZ = `hz`.
+    pub fn with_pto(mut self, pto: TlpPto, hz: u32) -> Self {
+        self.pto = pto;
+        self.timer_hz = hz;
+        self
+    }
 }
 
 impl Tlp {
@@ -274,7 +362,8 @@ impl Tlp {
         if self.rearm.refuses(ctx) {
             return None;
         }
-        probe_allowed(ctx, self.gate).map(|srtt| ctx.now + paper_pto(srtt, ctx.packets_out))
+        probe_allowed(ctx, self.gate)
+            .map(|srtt| tlp_pto_deadline(self.pto, ctx.now, srtt, ctx.packets_out, self.timer_hz))
     }
 }
 
@@ -337,6 +426,67 @@ mod tests {
         assert_eq!(paper_pto(2 * MS, 5), 10 * MS);
         // Equation (2) with a long RTT: 2 SRTT wins.
         assert_eq!(paper_pto(500 * MS, 1), 1000 * MS);
+    }
+
+    /// Worked in 3.10-4.x tcp_schedule_loss_probe()'s integers at HZ =
+    /// 250 (4 ms jiffies): armed at 1001 ms (jiffy 250), SRTT 101.3 ms.
+    #[test]
+    fn linux_pto_in_jiffies() {
+        let at = |mode, srtt: Time, out, hz| tlp_pto_deadline(mode, 1001 * MS, srtt, out, hz);
+        let srtt = 101_300 * US;
+        // 3.15-4.10: usecs_to_jiffies(101300) = ceil(25.325) = 26;
+        // timeout 52 jiffies; (250 + 52) x 4 ms.
+        assert_eq!(at(TlpPto::Linux315, srtt, 2, 250), 1208 * MS);
+        // 3.10-3.14: 101.3 ms >> jiffies = 25; 50 jiffies.
+        assert_eq!(at(TlpPto::Linux310, srtt, 2, 250), 1200 * MS);
+        // One out: max(52, 26 + 13 + HZ/5 = 89) jiffies.
+        assert_eq!(at(TlpPto::Linux315, srtt, 1, 250), 1356 * MS);
+        // 25 + 12 + 50 = 87 jiffies.
+        assert_eq!(at(TlpPto::Linux310, srtt, 1, 250), 1348 * MS);
+        // The paper's, exact: 1001 + 202.6 ms and 1001 + 351.95 ms.
+        assert_eq!(at(TlpPto::Paper, srtt, 2, 250), 1_203_600 * US);
+        assert_eq!(at(TlpPto::Paper, srtt, 1, 250), 1_352_950 * US);
+        // msecs_to_jiffies(10) rounds up: 3 jiffies (12 ms) at 250 Hz,
+        // 10 at 1000 Hz (SRTT 1.5 ms: 2 jiffies, timeout 4).
+        assert_eq!(at(TlpPto::Linux315, 1500 * US, 2, 250), 1012 * MS);
+        assert_eq!(at(TlpPto::Linux315, 1500 * US, 2, 1000), 1011 * MS);
+        // An SRTT under one jiffy: 3.10's srtt >> 3 is at least 1 (a 0
+        // sample counts as 1), 3.15's rounds up to 1; either way the
+        // 10 ms floor.
+        assert_eq!(at(TlpPto::Linux310, 900 * US, 2, 1000), 1011 * MS);
+        assert_eq!(at(TlpPto::Linux315, 900 * US, 2, 1000), 1011 * MS);
+        // ... and with one out 1 + 0 + 200 jiffies.
+        assert_eq!(at(TlpPto::Linux310, 900 * US, 1, 1000), 1202 * MS);
+        // Without jiffies the Linux modes are the paper's equations.
+        assert_eq!(
+            at(TlpPto::Linux315, srtt, 2, 0),
+            at(TlpPto::Paper, srtt, 2, 0)
+        );
+    }
+
+    /// The policy arms the jiffy deadline, and the RTO still caps it.
+    #[test]
+    fn linux_pto_reaches_the_policy() {
+        let mut p = Tlp::default().with_pto(TlpPto::Linux315, 250);
+        // SRTT 100 ms: 25 jiffies, 50 from jiffy 250: 1200 ms (the
+        // paper's: 1201 ms).
+        assert_eq!(
+            p.on_ack(&ctx(1001, 2), true, None),
+            Some((1200 * MS, TimerKind::Probe))
+        );
+        // One out: 25 + 12 + 50 = 87 jiffies, 1348 ms (the paper's: 1351
+        // ms), before the RTO at 1001 + 400 ms.
+        assert_eq!(
+            p.on_ack(&ctx(1001, 1), true, None),
+            Some((1348 * MS, TimerKind::Probe))
+        );
+        // With the RTO at 1001 + 300 ms the RTO caps it.
+        let mut c = ctx(1001, 1);
+        c.rto = 300 * MS;
+        assert_eq!(
+            p.on_ack(&c, true, None),
+            Some((1301 * MS, TimerKind::Probe))
+        );
     }
 
     #[test]

@@ -1,0 +1,105 @@
+//! `[flow.tlp] pto` (docs/SCENARIO.md): parsed, refused with the key
+//! named, written back by the emitter, and reaching the simulation.
+
+mod common;
+
+use common::{expect_parse_error, forty_objects, parse, run};
+use losslab_core::timers::TlpPto;
+
+fn tlp(hz: u32, pto: &str) -> String {
+    forty_objects(&format!(
+        "timers = \"tlp\"\ntimer_hz = {hz}\n[flow.tlp]\npto = {pto:?}"
+    ))
+}
+
+#[test]
+fn parsed_and_refused() {
+    let s = parse(&forty_objects("timers = \"tlp\"")).unwrap();
+    assert_eq!(s.flows[0].tlp_pto, TlpPto::Paper);
+    for (v, want) in [
+        ("paper", TlpPto::Paper),
+        ("linux-3.10", TlpPto::Linux310),
+        ("linux-3.15", TlpPto::Linux315),
+    ] {
+        assert_eq!(parse(&tlp(250, v)).unwrap().flows[0].tlp_pto, want, "{v}");
+    }
+    expect_parse_error(
+        parse(&tlp(250, "linux")),
+        "flow.a.tlp.pto",
+        &["unknown pto \"linux\"", "paper, linux-3.10, linux-3.15"],
+    );
+    // Jiffies need a tick.
+    expect_parse_error(
+        parse(&tlp(0, "linux-3.15")),
+        "flow.a.tlp.pto",
+        &["timer_hz", "which is 0", "pto = \"paper\""],
+    );
+    assert_eq!(
+        parse(&tlp(0, "paper")).unwrap().flows[0].tlp_pto,
+        TlpPto::Paper
+    );
+    // TLPR's timeout is the paper's own (PTO - T_last), not Linux's.
+    let e = parse(&forty_objects(
+        "timers = \"tlpr\"\ntimer_hz = 1000\n[flow.tlpr]\npto = \"linux-3.15\"",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("flow.a.tlpr") && e.contains("pto"), "{e}");
+    for timers in ["rto", "tlpr", "rack-tlp"] {
+        let text = tlp(1000, "linux-3.15").replace("\"tlp\"\n", &format!("{timers:?}\n"));
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(e.contains("flow.a.tlp"), "{timers}: {e}");
+    }
+}
+
+#[test]
+fn written_back() {
+    let s = parse(&tlp(1000, "linux-3.10")).unwrap();
+    let out = losslab_sim::emit::to_toml(&s).unwrap();
+    assert!(out.contains("pto = \"linux-3.10\""), "{out}");
+    assert_eq!(parse(&out).unwrap().flows[0].tlp_pto, TlpPto::Linux310);
+    let s = parse(&forty_objects("timers = \"tlp\"")).unwrap();
+    let out = losslab_sim::emit::to_toml(&s).unwrap();
+    assert!(!out.contains("pto"), "{out}");
+}
+
+/// No profile sets it yet: each of the papers' profiles keeps the
+/// paper's equations until its reproduction is rerun with the key.
+#[test]
+fn no_profile_sets_it_yet() {
+    for profile in ["linux-3.17", "linux-4.10", "linux-3.10"] {
+        let s = parse(&forty_objects(&format!("profile = {profile:?}"))).unwrap();
+        assert_eq!(s.flows[0].tlp_pto, TlpPto::Paper, "{profile}");
+    }
+}
+
+/// One 30 kB object whose last segment is lost, 33 ms one way, at 250
+/// Hz, with a 1 s minimum RTO so that the RTO does not cap the probe:
+/// the probe repairs the loss, and the download ends one probe timeout
+/// (1.5 SRTT + 200 ms with one segment out) after the last ACK. SRTT
+/// rounded up to whole jiffies (3.15-4.x) gives a later probe than
+/// truncated (3.10-3.14), here by one jiffy each side of the paper's
+/// equations at exact times.
+#[test]
+fn reaches_the_simulation() {
+    let fct = |pto: &str| {
+        let text = tlp(250, pto)
+            .replace(
+                "\"bernoulli\", p = 0.02",
+                "\"drop\", flow = \"a\", segments = [21]",
+            )
+            .replace("delay = \"30ms\"", "delay = \"33ms\"")
+            .replace(&vec!["\"30kB\""; 40].join(", "), "\"30kB\"")
+            .replace("timer_hz = 250", "timer_hz = 250\nmin_rto = \"1s\"");
+        let r = run(&parse(&text).unwrap());
+        let f = &r.flows[0];
+        assert_eq!((f.tail_probes, f.timeouts), (1, 0), "{pto}");
+        f.fct_s.unwrap()
+    };
+    let paper = fct("paper");
+    let l315 = fct("linux-3.15");
+    let l310 = fct("linux-3.10");
+    let jiffy = 0.004;
+    assert!((paper - l310 - jiffy).abs() < 1e-9, "{l310} {paper}");
+    assert!((l315 - paper - jiffy).abs() < 1e-9, "{paper} {l315}");
+}
