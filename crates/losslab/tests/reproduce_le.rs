@@ -11,6 +11,7 @@ use common::*;
 #[test]
 fn le_quick_claims_and_verdicts() {
     let (dir, exps) = reproduce_quick("le", &["--timings"]);
+    keep_for_page(dir.path(), "le");
     assert_eq!(
         ids(&exps),
         ["headline", "fig4", "fig5", "fig6", "fig9", "setup"]

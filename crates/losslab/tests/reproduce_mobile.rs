@@ -11,6 +11,7 @@ use common::*;
 #[test]
 fn mobile_quick_claims_pictures_and_model_rows() {
     let (dir, exps) = reproduce_quick("mobile", &[]);
+    keep_for_page(dir.path(), "mobile");
     assert_eq!(
         ids(&exps),
         [

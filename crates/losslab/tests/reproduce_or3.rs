@@ -12,6 +12,7 @@ use common::*;
 #[test]
 fn or3_quick_claims_and_verdicts() {
     let (dir, exps) = reproduce_quick("or3", &[]);
+    keep_for_page(dir.path(), "or3");
     assert_eq!(
         ids(&exps),
         [

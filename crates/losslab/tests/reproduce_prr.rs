@@ -14,6 +14,7 @@ use serde_json::Value;
 fn prr_quick_claims_pictures_and_export() {
     let export = tempfile::tempdir().unwrap();
     let (dir, exps) = reproduce_quick("prr", &["--export", export.path().to_str().unwrap()]);
+    keep_for_page(dir.path(), "prr");
     assert_eq!(
         ids(&exps),
         ["headline", "fig2", "fig3", "fig4", "sec43", "web", "tab10", "er", "setup"]

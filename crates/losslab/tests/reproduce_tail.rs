@@ -9,6 +9,7 @@ use common::*;
 #[test]
 fn tail_quick_claims_and_pictures() {
     let (dir, exps) = reproduce_quick("tail", &[]);
+    keep_for_page(dir.path(), "tail");
     assert_eq!(
         ids(&exps),
         ["headline", "fig1", "fig2", "sec32", "sec33", "setup"]

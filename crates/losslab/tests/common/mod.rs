@@ -24,6 +24,25 @@ pub fn reproduce_quick(paper: &str, extra: &[&str]) -> (TempDir, Vec<Value>) {
     (dir, exps)
 }
 
+/// With `LOSSLAB_KEEP_QUICK` set (.ci/run sets it), keeps the paper's
+/// results.json as `$LOSSLAB_KEEP_QUICK/<paper>/results.json`, where the
+/// page check (scripts/reproductions.py --quick-dir) reads it, so CI runs
+/// each quick reproduction once. Called by the one test per paper whose
+/// run is the plain `reproduce <paper> --quick` (flags that change no
+/// result, such as --timings or --export, allowed).
+pub fn keep_for_page(dir: &Path, paper: &str) {
+    let Some(keep) = std::env::var_os("LOSSLAB_KEEP_QUICK") else {
+        return;
+    };
+    let to = Path::new(&keep).join(paper);
+    std::fs::create_dir_all(&to).unwrap();
+    std::fs::copy(
+        dir.join(paper).join("results.json"),
+        to.join("results.json"),
+    )
+    .unwrap();
+}
+
 /// The experiments' ids, in order.
 pub fn ids(exps: &[Value]) -> Vec<&str> {
     exps.iter().map(|e| e["id"].as_str().unwrap()).collect()
