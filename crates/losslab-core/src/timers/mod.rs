@@ -244,7 +244,7 @@ pub struct TimerParams {
     /// `tlp`, `tlpr` and `rack-tlp`: when a probe may be armed (None: the
     /// timer's own document's, `ProbeGate::of_timers`).
     pub probe_gate: Option<ProbeGate>,
-    /// `tlp`: how ACKs and sends move its timer.
+    /// `tlp` and `tlpr`: how ACKs and sends move their timer.
     pub probe_rearm: ProbeRearm,
     /// `tlp`: how its probe timeout is computed (in jiffies of
     /// `timer_hz` for the Linux modes).
