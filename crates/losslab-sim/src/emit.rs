@@ -635,15 +635,15 @@ fn flow(out: &mut Out, f: &FlowSpec) -> Res<()> {
         ));
     }
     let pt = *tlp_pto != base.tlp_pto;
-    if pt && timers != "tlp" {
+    if pt && !matches!(timers.as_str(), "tlp" | "tlpr") {
         return Err(format!(
-            "{at}.tlp_pto: {:?} cannot be written: it is read only in [flow.tlp], with timers = \"tlp\", and this flow's timers is {timers:?}",
+            "{at}.tlp_pto: {:?} cannot be written: it is read only in [flow.tlp] or [flow.tlpr], with timers = \"tlp\" or \"tlpr\", and this flow's timers is {timers:?}",
             tlp_pto.name()
         ));
     }
     if pt && tlp_pto.counts_jiffies() && *timer_hz == 0 {
         return Err(format!(
-            "{at}.tlp_pto: {:?} cannot be written with timer_hz = 0: [flow.tlp] pto = {:?} counts jiffies of timer_hz",
+            "{at}.tlp_pto: {:?} cannot be written with timer_hz = 0: [flow.{timers}] pto = {:?} counts jiffies of timer_hz",
             tlp_pto.name(),
             tlp_pto.name()
         ));
@@ -2150,7 +2150,7 @@ app = { kind = "bulk" }
                 *pick(rng, &[ProbeRearm::Rfc8985, ProbeRearm::Linux3])
             );
         }
-        if f.timers == "tlp" && f.timer_hz > 0 {
+        if matches!(f.timers.as_str(), "tlp" | "tlpr") && f.timer_hz > 0 {
             maybe!(f.tlp_pto, *pick(rng, &[TlpPto::Linux310, TlpPto::Linux315]));
         }
         if losslab_core::timers::arms_probes(&f.timers) {

@@ -801,7 +801,10 @@ const EARLY_RETRANSMIT_KEYS: &[&str] = &["mitigation", "variant"];
 const TIMER_KEYS: [(&str, &[&str]); 3] = [
     ("rtor", &["rrthresh"]),
     ("tlp", &["loss_inference", "rearm", "pto"]),
-    ("tlpr", &["rrthresh", "loss_inference", "rtor_cap", "rearm"]),
+    (
+        "tlpr",
+        &["rrthresh", "loss_inference", "rtor_cap", "rearm", "pto"],
+    ),
 ];
 const APP_KINDS: &[&str] = &["bulk", "bytes", "writes", "objects", "chunks"];
 const RECEIVER_KEYS: &[&str] = &[
@@ -2173,8 +2176,6 @@ impl Cx<'_> {
             }
             if timer == "tlp" || timer == "tlpr" {
                 self.set_named(tt, &tloc, "rearm", &mut f.tlp_rearm)?;
-            }
-            if timer == "tlp" {
                 self.set_named(tt, &tloc, "pto", &mut f.tlp_pto)?;
                 if tt.contains_key("pto") && f.tlp_pto.counts_jiffies() && f.timer_hz == 0 {
                     return Err(self.err(

@@ -12,7 +12,7 @@ use losslab_core::cc::{
 };
 use losslab_core::detect::{ErMitigation, ErVariant, RackAdvance, ReoTimer};
 use losslab_core::time::{MS, SEC};
-use losslab_core::timers::{ProbeGate, ProbeRearm, Pto};
+use losslab_core::timers::{ProbeGate, ProbeRearm, Pto, TlpPto};
 use losslab_core::{
     CwndGrowth, CwndValidation, FrtoMode, HandshakeRules, PacingStart, RecoveryExit, RtoFormula,
     RtoSsthresh, RttSampling,
@@ -310,17 +310,24 @@ pub fn apply(name: &str, f: &mut FlowSpec) -> bool {
         // - cwnd growth only while the flight fills cwnd by 3.10's
         //   tcp_is_cwnd_limited() with GSO on (`cwnd_validation =
         //   "linux-3.10"`; the mobile reproduction sets its no-GSO form).
-        // Not yet: tcp_schedule_loss_probe()'s CA_Open test (3.10 has
-        // it): the profile keeps the probe armed whenever no recovery runs
-        // (`probe_gate = "recovery"`, the engine before the key) until the
-        // mobile paper's `--full` rerun takes it (docs/ROADMAP.md).
+        // - since issue 32's twelfth step (with the mobile `--full` rerun;
+        //   read at 3.10.105), 3.10's loss probe: tcp_schedule_loss_probe()'s
+        //   CA_Open test (`probe_gate = "linux"`), tcp_rearm_rto() from a
+        //   pending probe counting from the head's send time, the probe
+        //   re-armed on every ACK that is not old and refused while cwnd
+        //   has room for queued data (`[flow.tlp] rearm = "linux-3"`), and
+        //   its timeout from `tp->srtt >> 3` in jiffies (`[flow.tlp] pto =
+        //   "linux-3.10"`). `probe_gate = "recovery"`, `rearm = "rfc8985"`
+        //   and `pto = "paper"` restore the profile before it.
         "linux-3.10" => {
             linux_3x(f);
             early_retransmit_and_tlp(f);
             f.slow_start = SlowStart::PerAck;
             f.rtt_sample = RttSampling::Linux32;
             f.cwnd_validation = CwndValidation::Linux310;
-            f.probe_gate = Some(ProbeGate::Recovery);
+            f.probe_gate = Some(ProbeGate::Linux);
+            f.tlp_rearm = ProbeRearm::Linux3;
+            f.tlp_pto = TlpPto::Linux310;
         }
         // Linux 3.2 (the PRR paper's experiments): PRR had just replaced
         // rate-halving (tcp_update_cwnd_in_recovery(): prior_cwnd, SSRB on

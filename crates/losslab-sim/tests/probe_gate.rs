@@ -54,8 +54,8 @@ fn the_profiles_set_it() {
         ("linux-6", Some(ProbeGate::Linux)),
         ("linux-4.10", Some(ProbeGate::Linux)),
         ("linux-3.17", Some(ProbeGate::Linux)),
-        // Held at the engine's old gate until the mobile paper's rerun.
-        ("linux-3.10", Some(ProbeGate::Recovery)),
+        // Since issue 32's twelfth step, with the mobile paper's rerun.
+        ("linux-3.10", Some(ProbeGate::Linux)),
     ] {
         let s = parse(&forty_objects(&format!("profile = {profile:?}"))).unwrap();
         assert_eq!(s.flows[0].probe_gate, want, "{profile}");

@@ -252,7 +252,7 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
     }
     // Linux 3.x's probe timeout in jiffies (and so the jiffy tick), from
     // two more bits.
-    if c.seed & (1 << 31) != 0 && c.timers == "tlp" {
+    if c.seed & (1 << 31) != 0 && matches!(c.timers, "tlp" | "tlpr") {
         f.timer_hz = 250;
         f.tlp_pto = if c.seed & (1 << 32) != 0 {
             losslab_core::timers::TlpPto::Linux310

@@ -73,14 +73,14 @@ fn written_back() {
 }
 
 /// `linux-3.17` sets `"linux-3"` (issue 32, tenth step), `linux-4.10`
-/// too (the eleventh); `linux-3.10` keeps the engine's rule until the
-/// mobile paper's rerun, and the key after the profile restores it.
+/// too (the eleventh), `linux-3.10` with the mobile paper's rerun (the
+/// twelfth); the key after the profile restores the engine's rule.
 #[test]
 fn the_profiles_set_it() {
     for (profile, want) in [
         ("linux-3.17", ProbeRearm::Linux3),
         ("linux-4.10", ProbeRearm::Linux3),
-        ("linux-3.10", ProbeRearm::Rfc8985),
+        ("linux-3.10", ProbeRearm::Linux3),
     ] {
         let s = parse(&forty_objects(&format!("profile = {profile:?}"))).unwrap();
         assert_eq!(s.flows[0].tlp_rearm, want, "{profile}");

@@ -246,7 +246,7 @@ pub struct TimerParams {
     pub probe_gate: Option<ProbeGate>,
     /// `tlp` and `tlpr`: how ACKs and sends move their timer.
     pub probe_rearm: ProbeRearm,
-    /// `tlp`: how its probe timeout is computed (in jiffies of
+    /// `tlp` and `tlpr`: how the probe timeout is computed (in jiffies of
     /// `timer_hz` for the Linux modes).
     pub tlp_pto: TlpPto,
 }
@@ -297,7 +297,8 @@ pub fn build(name: &str, p: &TimerParams) -> Option<Box<dyn TimerPolicy>> {
                 .with_loss_inference(p.tlp_loss_inference)
                 .with_rtor_cap(p.tlpr_rtor_cap)
                 .with_gate(gate)
-                .with_rearm(p.probe_rearm),
+                .with_rearm(p.probe_rearm)
+                .with_pto(p.tlp_pto, p.timer_hz),
         )),
         "rack-tlp" => Some(Box::new(
             RackTlp::default()

@@ -4,7 +4,7 @@
 //! paper defines. `rtor_cap` (ours, off by default since issue 28) also
 //! caps the restarted probe at RTOR's restarted RTO.
 
-use super::tlp::{paper_pto, probe_allowed, ProbeSchedule};
+use super::tlp::{probe_allowed, tlp_pto_deadline, ProbeSchedule, TlpPto};
 use super::{Deadline, ProbeGate, ProbeRearm, TimerCtx, TimerPolicy};
 use crate::event::TimerKind;
 use crate::time::Time;
@@ -25,6 +25,13 @@ pub struct Tlpr {
     /// with only the probe's timeout changed (section 2.3), so it re-arms
     /// as their TLP does.
     pub rearm: ProbeRearm,
+    /// As `Tlp::pto`, for the same reason: the PTO their TLP computes,
+    /// then counted from the last outstanding segment's send (in jiffies
+    /// under the Linux modes: the jiffy it was sent in plus the PTO's
+    /// jiffies, which is tcp_time_stamp + PTO - T_last in the kernel's
+    /// units).
+    pub pto: TlpPto,
+    pub timer_hz: u32,
 }
 
 impl Default for Tlpr {
@@ -42,12 +49,21 @@ impl Tlpr {
             rtor_cap: false,
             gate: ProbeGate::Linux,
             rearm: ProbeRearm::Rfc8985,
+            pto: TlpPto::Paper,
+            timer_hz: 0,
         }
     }
 
     /// The timer moved by ACKs and sends as `rearm` says.
     pub fn with_rearm(mut self, rearm: ProbeRearm) -> Self {
         self.rearm = rearm;
+        self
+    }
+
+    /// The probe timeout computed as `pto` says, in jiffies at HZ = `hz`.
+    pub fn with_pto(mut self, pto: TlpPto, hz: u32) -> Self {
+        self.pto = pto;
+        self.timer_hz = hz;
         self
     }
 
@@ -80,7 +96,8 @@ impl Tlpr {
             return None;
         }
         probe_allowed(ctx, self.gate).map(|srtt| {
-            ctx.newest_sent.unwrap_or(ctx.now).min(ctx.now) + paper_pto(srtt, ctx.packets_out)
+            let last = ctx.newest_sent.unwrap_or(ctx.now).min(ctx.now);
+            tlp_pto_deadline(self.pto, last, srtt, ctx.packets_out, self.timer_hz)
         })
     }
 }
@@ -136,7 +153,7 @@ impl TimerPolicy for Tlpr {
 mod tests {
     use super::*;
     use crate::event::TimerKind;
-    use crate::time::MS;
+    use crate::time::{MS, US};
 
     fn ctx(now: u64, out: u64, last: u64) -> TimerCtx {
         TimerCtx {
@@ -217,6 +234,30 @@ mod tests {
         room.cwnd_room_and_queue = true;
         let (mut p, d) = armed(ProbeRearm::Linux3);
         assert_eq!(p.on_ack(&room, false, d), Some((1300 * MS, TimerKind::Rto)));
+    }
+
+    /// `pto = "linux-3.10"` at HZ = 1000: SRTT 100.6 ms is 100 jiffies
+    /// (`tp->srtt >> 3`), two out give 200; the last segment went out at
+    /// 970.4 ms (jiffy 970), so the restarted probe fires at jiffy 1170,
+    /// where the paper's exact PTO gives 970.4 + 201.2 ms. `linux-3.15`
+    /// rounds SRTT up: 101 jiffies, 202.
+    #[test]
+    fn linux_pto_counts_from_the_last_send() {
+        let c = TimerCtx {
+            srtt: Some(100_600 * US),
+            newest_sent: Some(970_400 * US),
+            ..ctx(1000, 2, 970)
+        };
+        let fire = |pto| {
+            let mut p = Tlpr::default().with_pto(pto, 1000);
+            p.on_ack(&c, true, None)
+        };
+        assert_eq!(fire(TlpPto::Linux310), Some((1170 * MS, TimerKind::Probe)));
+        assert_eq!(fire(TlpPto::Linux315), Some((1172 * MS, TimerKind::Probe)));
+        assert_eq!(
+            fire(TlpPto::Paper),
+            Some((1_171_600 * US, TimerKind::Probe))
+        );
     }
 
     /// Quick ACKs at RTT 80 ms after the ninth segment's ACK: the paper's
