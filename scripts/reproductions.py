@@ -11,7 +11,8 @@ The page shows each paper at the scale SCALE gives: the PRR and
 tail-loss papers at --full (32 s, measured 2026-11-29, and 38 min on 2
 cores, 2026-11-30, with the test suite running beside it), the
 mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
-its eighteen variants: 84 min on 2 cores, docs/BENCHMARKS.md), the
+its eighteen variants: 92 min on 2 cores with other work beside it,
+docs/BENCHMARKS.md), the
 others at the default scale (the OR3 paper, whose --full is the paper's
 100 runs of 120 s at 1 Gbit/s per point; the LE paper, whose --full
 runs Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
@@ -246,8 +247,8 @@ tables' reruns; about 36 minutes for the mobile paper with eleven of
 its variants that test its explanations, measured under load) and
 `--full` (the run counts below). This
 page shows the `--full` run (for the mobile paper, ten seeds of 200 s
-runs at up to 1 Gbit/s and its eighteen variants: 84 min on 2
-cores with other builds beside it, measured 2026-11-29), except for the OR3 and LE papers, shown at the
+runs at up to 1 Gbit/s and its eighteen variants: 92 min on 2
+cores with builds and a CI run beside it, measured 2026-12-01), except for the OR3 and LE papers, shown at the
 default scale (the OR3 paper's `--full` is its 100 runs of 120 s at
 1 Gbit/s per point; the LE paper's runs Figure 6's eleven loss rates
 with ten seeds of 100 s). CI regenerates the page and fails if it
