@@ -38,6 +38,18 @@ pub struct BenchArgs {
     /// ratio of packets per wall second.
     #[arg(long)]
     pub pacing: bool,
+    /// Measure the modern stack's cost per packet: one paced BBR flow
+    /// with rate sampling, PRR, RACK and RACK-TLP at 1 Gbit/s, 100 ms RTT
+    /// with 0.01% loss and 300 ms RTT with 0.5% loss (issue 33).
+    #[arg(long)]
+    pub modern: bool,
+    /// Run losslab's side of the ns-3 anchor (../shared/anchors/ns3/,
+    /// bulk-dumbbell.cc): CUBIC + PRR + SACK, 100 ms RTT, a one-BDP queue,
+    /// socket buffers of 4 BDP; 100 Mbit/s with 0.1% loss for 600 s and
+    /// 1 Gbit/s with 0.001% loss for 20 s, as docs/BENCHMARKS.md compares
+    /// them (whatever --seconds says).
+    #[arg(long)]
+    pub ns3: bool,
 }
 
 /// Receives every event and keeps none: the cost of the hooks alone.
@@ -202,6 +214,12 @@ pub fn bench(a: BenchArgs) -> Result<(), Failure> {
     if a.pacing {
         return pacing_cost(secs, a.json);
     }
+    if a.modern {
+        return modern_cost(secs, a.json);
+    }
+    if a.ns3 {
+        return ns3_side(a.json);
+    }
     let mut cases = vec![run_case("reference", 100_000_000, 0.001, secs)?];
     if !a.reference_only {
         for &loss in &[0.001, 0.0] {
@@ -330,4 +348,116 @@ fn trace_cost(secs: u64, json: bool) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The modern stack (issue 33): what the OR3 and mobile experiments run.
+fn modern(rate_bps: u64, rtt: u64, loss: f64, seconds: u64) -> Scenario {
+    let bdp_bytes = rate_bps / 8 * rtt / SEC;
+    let mut flow = FlowSpec::new("a");
+    flow.cc = CcSpec::Named("bbr".into());
+    flow.recovery = "prr".into();
+    flow.detection = "rack".into();
+    flow.timers = "rack-tlp".into();
+    flow.receiver.rcvbuf = 256_000_000;
+    Scenario::single_path(
+        &format!(
+            "modern-{}Mbps-{}ms-loss{loss}",
+            rate_bps / 1_000_000,
+            rtt / MS
+        ),
+        seconds * SEC,
+        PathSpec::new(
+            rate_bps,
+            rtt / 2,
+            QueueLimit::Bytes(bdp_bytes / 2),
+            LossModel::Bernoulli { p: loss },
+        ),
+        vec![flow],
+    )
+}
+
+fn modern_cost(secs: u64, json: bool) -> Result<(), Failure> {
+    let rows = vec![
+        measure(
+            "BBR+PRR+RACK+TLP 1 Gbit/s 100 ms 0.01%",
+            &modern(1_000_000_000, 100 * MS, 0.0001, secs),
+            Tracing::Off,
+        )?,
+        measure(
+            "BBR+PRR+RACK+TLP 1 Gbit/s 300 ms 0.5%",
+            &modern(1_000_000_000, 300 * MS, 0.005, secs),
+            Tracing::Off,
+        )?,
+    ];
+    print_rows(
+        &rows,
+        json,
+        &format!("{secs} simulated seconds per case; queue = half a BDP, receive buffer 256 MB"),
+    );
+    Ok(())
+}
+
+/// losslab's side of ../shared/anchors/ns3/bulk-dumbbell.cc.
+fn ns3_anchor(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
+    let bdp_bytes = rate_bps / 8 / 10;
+    let mut flow = FlowSpec::new("a");
+    flow.cc = CcSpec::Named("cubic".into());
+    flow.recovery = "prr".into();
+    flow.receiver.rcvbuf = 4 * bdp_bytes;
+    Scenario::single_path(
+        &format!("ns3-anchor-{}Mbps-loss{loss}", rate_bps / 1_000_000),
+        seconds * SEC,
+        PathSpec::new(
+            rate_bps,
+            50 * MS,
+            QueueLimit::Bytes(bdp_bytes),
+            LossModel::Bernoulli { p: loss },
+        ),
+        vec![flow],
+    )
+}
+
+fn ns3_side(json: bool) -> Result<(), Failure> {
+    let rows = vec![
+        measure(
+            "CUBIC+PRR+SACK 100 Mbit/s 0.1% 600 s",
+            &ns3_anchor(100_000_000, 0.001, 600),
+            Tracing::Off,
+        )?,
+        measure(
+            "CUBIC+PRR+SACK 1 Gbit/s 0.001% 20 s",
+            &ns3_anchor(1_000_000_000, 0.00001, 20),
+            Tracing::Off,
+        )?,
+    ];
+    print_rows(
+        &rows,
+        json,
+        "ns-3 anchor's cases (bulk-dumbbell.cc); 100 ms RTT, queue = 1 BDP",
+    );
+    Ok(())
+}
+
+fn print_rows(rows: &[Case], json: bool, footer: &str) {
+    if json {
+        println!("{}", serde_json::to_string_pretty(rows).expect("serialise"));
+        return;
+    }
+    println!(
+        "{:<42} {:>9} {:>11} {:>10} {:>11} {:>14} {:>8}",
+        "case", "wall s", "data pkts", "ACK pkts", "events", "pkts/wall s", "ns/pkt"
+    );
+    for c in rows {
+        println!(
+            "{:<42} {:>9.4} {:>11} {:>10} {:>11} {:>14.0} {:>8.1}",
+            c.name,
+            c.wall_s,
+            c.data_packets,
+            c.ack_packets,
+            c.events,
+            c.packets_per_s,
+            c.ns_per_packet
+        );
+    }
+    println!("({footer})");
 }

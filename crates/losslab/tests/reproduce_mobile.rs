@@ -85,7 +85,7 @@ fn mobile_quick_claims_pictures_and_model_rows() {
             && r["ours"]
                 .as_str()
                 .unwrap()
-                .starts_with("not run under --quick")
+                .starts_with("not run at this scale")
     }));
     // The setup choices, one row each; under --quick the variants it
     // needs beyond the quick ones say they were not run.
@@ -103,9 +103,9 @@ fn mobile_quick_claims_pictures_and_model_rows() {
         wake.contains("verdicts change") || wake.contains("no verdict changes"),
         "{wake}"
     );
-    assert!(setup_row("receive buffer").contains("not run under --quick"));
+    assert!(setup_row("receive buffer").contains("not run at this scale"));
     let periods = setup_row("recovery period measured");
-    assert!(!periods.contains("not run under --quick"), "{periods}");
+    assert!(!periods.contains("not run at this scale"), "{periods}");
     // Headline 5 is judged as an order, with per-cell Table 6 orders.
     let order = |c: &serde_json::Value| c["expect"]["kind"] == "order";
     let hl5: Vec<_> = heads

@@ -35,7 +35,7 @@ fn prr_quick_claims_pictures_and_export() {
             assert!(rows[2]["ours"]
                 .as_str()
                 .unwrap()
-                .starts_with("not rerun under --quick"));
+                .starts_with("not rerun at this scale"));
             continue;
         }
         assert!(

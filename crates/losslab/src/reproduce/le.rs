@@ -410,6 +410,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         title: "LE: loss recovery that keeps the transmission order (Figures 4, 5, 6 and 9)".into(),
         quick: ctx.quick,
         full: ctx.full,
+        thorough: ctx.thorough,
+        subset: ctx.quick,
         experiments,
     })
 }

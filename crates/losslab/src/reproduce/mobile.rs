@@ -441,8 +441,8 @@ impl Tweak {
     /// exercise every path of `explain` (a row explained, a row with
     /// variants rejected) while
     /// CI's two quick runs stay within its time (the others rerun the
-    /// 100 Mbit/s cells, most of the quick run's cost); the default and
-    /// full sizes, which the page shows, run them all.
+    /// 100 Mbit/s cells, most of the quick run's cost); the thorough and
+    /// full sizes, which the page shows, run them all, the default none.
     fn quick(self) -> bool {
         matches!(
             self,
@@ -1039,7 +1039,10 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
     let mut main = experiments(ctx)?;
     let mut tried = Vec::new();
     for t in Tweak::ALL {
-        if ctx.quick && !t.quick() {
+        // The default runs the main arm alone (its few minutes hold all
+        // five papers); --quick runs the few variants CI exercises.
+        let runs = ctx.all_variants() || (ctx.quick && t.quick());
+        if !runs {
             continue;
         }
         let slug = t.label();
@@ -1061,6 +1064,8 @@ fn run_explained(ctx: &Ctx) -> Result<PaperResult, String> {
         title: "Opportunistic retransmission and send-buffer growth in mobile networks".into(),
         quick: ctx.quick,
         full: ctx.full,
+        thorough: ctx.thorough,
+        subset: brief(ctx),
         experiments: main,
     })
 }
@@ -1461,7 +1466,7 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
         if !tried.iter().any(|(x, _)| *x == t) {
             e.row(
                 t.how(),
-                "not run under --quick (the default and full sizes run it)",
+                "not run at this scale (--thorough and --full run it)",
                 t.cause(),
             );
         }
@@ -1584,7 +1589,7 @@ fn setup_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
         for t in ch.alternatives {
             let Some((_, es)) = tried.iter().find(|(x, _)| x == t) else {
                 cells.push(format!(
-                    "{}: not run under --quick (the default and full sizes run it)",
+                    "{}: not run at this scale (--thorough and --full run it)",
                     t.how()
                 ));
                 continue;
@@ -1694,6 +1699,16 @@ fn side_by_side(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
     }
 }
 
+/// The quick scale's cells, which the default measures with the thorough
+/// scale's seeds and run lengths (so a default row is `--thorough`'s,
+/// except the rows that pool over cells, hl5-*, gap-tab6-* and hl1-*,
+/// which pool only these): all five papers' default runs fit in a few
+/// minutes (issue 33) only with this paper's main arm at that size;
+/// `--thorough` and `--full` measure every cell.
+fn brief(ctx: &Ctx) -> bool {
+    ctx.quick || !ctx.all_variants()
+}
+
 /// Section VIII's discards, case by case: CUBIC+BARR over LTE at U = 150
 /// ms and 0.1% loss (the case a review traced), original, optimized and
 /// optimal, with the receive buffer 1, 1.25 and 2 times the window.
@@ -1724,7 +1739,7 @@ fn window(ctx: &Ctx) -> Result<Experiment, String> {
          (QARR's cells apart: under the per-ACK reading they fail at every buffer, a cause \
          the headroom cannot test). \
          Per run means; discards are the receiver's out-of-window drops, resends of discarded \
-         segments the results' retransmissions_of_discarded. Then, at the default and full \
+         segments the results' retransmissions_of_discarded. Then, at the thorough and full \
          sizes, every optimal cell of Tables 14 and 15 (the limits experiment's runs) with the \
          three buffers: mean goodput and discards per run."
         ),
@@ -1778,7 +1793,7 @@ fn window(ctx: &Ctx) -> Result<Experiment, String> {
             },
         );
     }
-    if ctx.quick {
+    if brief(ctx) {
         return Ok(e);
     }
     // Tables 14 and 15's optimal cells, the same runs as the limits
@@ -2575,7 +2590,7 @@ fn cell_goodput(
 /// of the four controllers above the strongest RH/PRR one, per seed (the
 /// same seed's runs, so the same loss draws). The paper's own table
 /// orders every loss rate so (0.01%: 18.2 against 17.0). Only when all
-/// four controllers ran (not `--quick`).
+/// four controllers ran (--thorough and --full).
 // `k` names a loss rate in the runs (cell_goodput) as much as in the table.
 #[allow(clippy::needless_range_loop)]
 fn across_controllers(
@@ -2675,9 +2690,10 @@ fn vegas_qarr_gain(
 /// at 0.2% loss rate" for Vegas+QARR over HSPA+ (U = 100 ms). The paper
 /// did not measure it ("we expect"), so the row says so; "over" is read
 /// as at least 37%, with no band below it. Two more cells (original and
-/// optimized, paired by seed), not run under `--quick` (no Vegas there).
+/// optimized, paired by seed), not run at the quick and default scales
+/// (no Vegas there).
 fn vegas_qarr_at_02(ctx: &Ctx, e: &mut Experiment, seeds: u64) -> Result<(), String> {
-    if ctx.quick {
+    if brief(ctx) {
         return Ok(());
     }
     let cases: Vec<Case> = [Opt::Original, Opt::Optimized]
@@ -2918,9 +2934,9 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
          and Vegas whose seeds give bit-for-bit the same goodput (where the controller is inert \
          under QARR and BARR, see SameRuns in mobile.rs) share one measurement id and count once. \
          Headline 5 pools Table 6's cells (every controller measured x three loss rates). \
-         `--quick` measures CUBIC only.",
+         `--quick` and the default measure CUBIC only.",
     );
-    let ccs = ctx.pick(1, 4, 4);
+    let ccs = ctx.size(1, 1, 4, 4);
     let cells: Vec<(usize, usize, usize)> = (0..ccs)
         .flat_map(|c| (0..4).flat_map(move |r| (0..6).map(move |k| (c, r, k))))
         .collect();
@@ -3020,10 +3036,10 @@ fn lte(ctx: &Ctx) -> Result<Experiment, String> {
          row would count identical runs of Veno, Westwood and Vegas more than once; rows on \
          identical runs share a measurement id. Headline 1's summary rows (hl1-*) are judged \
          over every original -> optimized cell pair measured over HSPA+ and LTE; the share row \
-         counts each measurement once. `--quick` measures CUBIC+QARR and the 133% cell \
+         counts each measurement once. `--quick` and the default measure CUBIC+QARR and the 133% cell \
          (Vegas+BARR at U = 200 ms) only.",
     );
-    let cells: Vec<(usize, usize, usize)> = if ctx.quick {
+    let cells: Vec<(usize, usize, usize)> = if brief(ctx) {
         (0..6).map(|k| (0, 2, k)).chain([(3, 3, 5)]).collect()
     } else {
         (0..4)
@@ -3223,9 +3239,10 @@ fn limits(ctx: &Ctx) -> Result<Experiment, String> {
          bound on each seed's share of capacity (atleast-*) on the same runs as its goodput row \
          (shared measurement ids). Goodput cells whose paper value x 1.25 passes the capacity \
          are judged as a share of capacity (claims.rs near_capacity). \
-         Not run by `--quick`; the default runs 60 s of each Table 15 point.",
+         Not run by `--quick` or the default; `--thorough` runs 60 s of each Table 15 point, \
+         `--full` 200 s.",
     );
-    if ctx.quick {
+    if brief(ctx) {
         return Ok(e);
     }
     let seeds = ctx.pick(2, 5, 10);

@@ -495,6 +495,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         title: "Revisiting loss recovery for high-speed transmission: RBBs, k_max, parallel TCP and OR3".into(),
         quick: ctx.quick,
         full: ctx.full,
+        thorough: ctx.thorough,
+        subset: ctx.quick,
         experiments,
     })
 }
@@ -568,7 +570,7 @@ fn bubbles(ctx: &Ctx) -> Result<Experiment, String> {
          bubble at the head of the buffer while the advertised window is exhausted), as a \
          share of the run.",
     );
-    let seeds = ctx.pick(2, 5, 10);
+    let seeds = ctx.size(2, 3, 5, 10);
     let duration = ctx.pick(10, 120, 120) * SEC;
     let mut cases = Vec::new();
     for (name, rate, rtt, plr) in TABLE1 {
@@ -766,7 +768,7 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
          k_max its largest value in a connection. The paper ran 100 flows per scheme; `--full` \
          does too.",
     );
-    let seeds = ctx.pick(2, 5, 100);
+    let seeds = ctx.size(2, 3, 5, 100);
     let duration = ctx.pick(10, 120, 120) * SEC;
     let cases: Vec<Case> = [Scheme::Cubic, Scheme::Bbr, Scheme::Or3]
         .into_iter()
@@ -970,7 +972,7 @@ fn parallel(ctx: &Ctx) -> Result<Experiment, String> {
          (rtt + N x chunk / bw), the paper's formula; RTOs summed over the connections. The \
          paper's 1 GB file (`--quick`: 50 MB); the paper ran 100 times per N, `--full` does too.",
     );
-    let seeds = ctx.pick(2, 5, 100);
+    let seeds = ctx.size(2, 3, 5, 100);
     let file = ctx.pick(50, 1000, 1000) * MB;
     let levels: Vec<u64> = if ctx.quick {
         vec![1, 4]
@@ -1133,7 +1135,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
          1 Gbit/s), the rows' sizes. Headline 3 takes 4 MB at 100 Mbit/s (about one BDP) and \
          16 MB at 1 Gbit/s (section V.A's default buffer).",
     );
-    let seeds = ctx.pick(2, 3, 10);
+    let seeds = ctx.size(2, 3, 3, 10);
     let duration = ctx.pick(15, 60, 120) * SEC;
     let plr = ctx.choice_f64(&FIG7_PLR)?;
     let plan: [(u64, &[u64]); 2] = [
@@ -1369,7 +1371,7 @@ fn versus_parallel(ctx: &Ctx) -> Result<Experiment, String> {
          share of the difference from BBR's. No cross traffic: our model cannot express the \
          Pantheon path.",
     );
-    let seeds = ctx.pick(2, 3, 10);
+    let seeds = ctx.size(2, 3, 3, 10);
     let duration = ctx.pick(5, 60, 60) * SEC;
     let levels: Vec<u64> = if ctx.quick {
         vec![1, 8]
@@ -1503,7 +1505,7 @@ fn sack_ack_loss(ctx: &Ctx) -> Result<Experiment, String> {
          it already held when the retransmission left, split by whether an ACK that reported it \
          had been lost (spurious_after_ack_loss). 3 SACK blocks (with timestamps) against 4.",
     );
-    let seeds = ctx.pick(2, 5, 10);
+    let seeds = ctx.size(2, 3, 5, 10);
     let duration = ctx.pick(5, 30, 120) * SEC;
     let mut cases = Vec::new();
     for (blocks, ack_loss) in [(3u8, false), (3, true), (4, true)] {

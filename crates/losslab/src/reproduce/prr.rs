@@ -292,6 +292,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         title: "Proportional Rate Reduction for TCP (Dukkipati et al., IMC 2011)".into(),
         quick: ctx.quick,
         full: ctx.full,
+        thorough: ctx.thorough,
+        subset: ctx.quick,
         experiments: {
             let mut v = vec![
                 super::timing::experiment(ctx, "", || figure2(ctx))?,

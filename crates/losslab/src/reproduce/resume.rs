@@ -76,14 +76,20 @@ pub struct Identity {
     /// (then nothing it keeps is ever taken back).
     pub binary_sha256: Option<String>,
     pub paper: String,
-    /// "quick", "default" or "full".
+    /// "quick", "default", "thorough" or "full".
     pub scale: String,
     /// The paper's `--export` folder, absolute, if any.
     pub export: Option<String>,
 }
 
 impl Identity {
-    pub fn new(paper: &str, quick: bool, full: bool, export: Option<&Path>) -> Identity {
+    pub fn new(
+        paper: &str,
+        quick: bool,
+        full: bool,
+        thorough: bool,
+        export: Option<&Path>,
+    ) -> Identity {
         Identity {
             losslab: env!("CARGO_PKG_VERSION").into(),
             binary_sha256: binary_sha256(),
@@ -92,6 +98,8 @@ impl Identity {
                 "quick"
             } else if full {
                 "full"
+            } else if thorough {
+                "thorough"
             } else {
                 "default"
             }
@@ -652,7 +660,7 @@ mod tests {
     }
 
     fn store(dir: &Path, stage: &Path) -> Store {
-        let id = Identity::new("p", true, false, None);
+        let id = Identity::new("p", true, false, false, None);
         let stages = [stage.to_path_buf()];
         let plan = Plan::make(dir, dir, &stages, &id, true).unwrap();
         match plan.start(dir, &stages, &id).unwrap() {
@@ -708,7 +716,7 @@ mod tests {
             fs::write(stage.join(f), format!("{i}\n")).unwrap();
             s.keep(n, "", &experiment(&[1.0, 2.0]), &row()).unwrap();
         }
-        let id = Identity::new("p", true, false, None);
+        let id = Identity::new("p", true, false, false, None);
         let stages = [stage.clone()];
         let kept = |dir: &Path| match Plan::make(dir, dir, &stages, &id, true).unwrap() {
             Plan::Partial { kept, .. } => kept,

@@ -28,7 +28,8 @@ pub struct Choice {
     /// The experiments (ids) that read it and are rerun.
     pub experiments: &'static [&'static str],
     /// Whether `--quick` reruns them too (false for the costly ones, so
-    /// CI's quick runs stay quick; the default and full sizes always do).
+    /// CI's quick runs stay quick; the default reruns none, `--thorough`
+    /// and `--full` all).
     pub quick: bool,
 }
 
@@ -127,11 +128,14 @@ fn table(
          changes\" means the choice does not decide any of those experiments' rows.",
     );
     for c in choices {
-        if ctx.quick && !c.quick {
+        // The default reruns none: at its sizes even the cheap ones cost
+        // minutes (issue 33).
+        let reruns = ctx.all_variants() || (ctx.quick && c.quick);
+        if !reruns {
             e.row(
                 format!("{} = {}{}", c.key, c.value, unit(c)),
                 format!(
-                    "not rerun under --quick (alternatives {} and {}: run the default size)",
+                    "not rerun at this scale (alternatives {} and {}: run --thorough or --full)",
                     c.alternatives[0], c.alternatives[1]
                 ),
                 format!("not given: {}; reruns {}", c.why, c.experiments.join(", ")),
@@ -224,6 +228,7 @@ mod tests {
             dir: dir.path().into(),
             quick: true,
             full: false,
+            thorough: false,
             export: None,
             overrides: vec![],
             jobs: None,
@@ -275,6 +280,7 @@ mod tests {
             dir: dir.path().into(),
             quick: true,
             full: false,
+            thorough: false,
             export: None,
             overrides: vec![("rate".into(), "5".into())],
             jobs: None,
@@ -289,6 +295,49 @@ mod tests {
             why.contains("setup alternatives run") && why.contains("rate=10: reproduced"),
             "{why}"
         );
+    }
+
+    /// The default reruns no choice, not even one --quick reruns;
+    /// `--thorough` reruns every one, the costly ones too.
+    #[test]
+    fn the_default_reruns_no_choice_and_thorough_every_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |quick: bool, thorough: bool| Ctx {
+            dir: dir.path().into(),
+            quick,
+            full: false,
+            thorough,
+            export: None,
+            overrides: vec![],
+            jobs: None,
+            ray: None,
+            resume: None,
+        };
+        let costly = Choice {
+            key: "costly",
+            quick: false,
+            ..RATE
+        };
+        let run =
+            |_: &Ctx, id: &str| -> Result<Experiment, String> { Ok(Experiment::new(id, "t", "s")) };
+        let rows = |ctx: &Ctx| -> Vec<String> {
+            let e = sensitivity(ctx, &[RATE, costly], &[], &run).unwrap();
+            e.rows.iter().map(|r| r.ours.clone()).collect()
+        };
+        let skipped = |r: &String| r.starts_with("not rerun at this scale");
+        let quick = rows(&at(true, false));
+        assert!(!skipped(&quick[0]) && skipped(&quick[1]), "{quick:?}");
+        let default = rows(&at(false, false));
+        assert!(default.iter().all(skipped), "{default:?}");
+        let thorough = rows(&at(false, true));
+        assert!(!thorough.iter().any(skipped), "{thorough:?}");
+        // The sizes: the default's own where an experiment gives one,
+        // else the thorough (former default) size.
+        assert_eq!(at(false, false).size(1, 2, 3, 4), 2);
+        assert_eq!(at(false, true).size(1, 2, 3, 4), 3);
+        assert_eq!(at(true, false).size(1, 2, 3, 4), 1);
+        assert_eq!(at(false, true).pick(1, 2, 4), 2);
+        assert_eq!(at(false, false).pick(1, 2, 4), 2);
     }
 
     const RATE_FIVE: Choice = Choice {

@@ -191,6 +191,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
         title: "An Evaluation of Tail Loss Recovery Mechanisms for TCP (Rajiullah et al.)".into(),
         quick: ctx.quick,
         full: ctx.full,
+        thorough: ctx.thorough,
+        subset: ctx.quick,
         experiments: {
             let mut v = vec![
                 super::timing::experiment(ctx, "", || figure1(ctx))?,
