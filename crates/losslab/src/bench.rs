@@ -397,24 +397,14 @@ fn modern_cost(secs: u64, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// losslab's side of ../shared/anchors/ns3/bulk-dumbbell.cc.
+/// losslab's side of ../shared/anchors/ns3/bulk-dumbbell.cc: the
+/// reference flow with CUBIC, PRR and socket buffers of 4 BDP.
 fn ns3_anchor(rate_bps: u64, loss: f64, seconds: u64) -> Scenario {
-    let bdp_bytes = rate_bps / 8 / 10;
-    let mut flow = FlowSpec::new("a");
-    flow.cc = CcSpec::Named("cubic".into());
+    let mut sc = scenario_with(rate_bps, loss, seconds, "cubic", losslab_core::Pacing::Auto);
+    let flow = &mut sc.flows[0];
     flow.recovery = "prr".into();
-    flow.receiver.rcvbuf = 4 * bdp_bytes;
-    Scenario::single_path(
-        &format!("ns3-anchor-{}Mbps-loss{loss}", rate_bps / 1_000_000),
-        seconds * SEC,
-        PathSpec::new(
-            rate_bps,
-            50 * MS,
-            QueueLimit::Bytes(bdp_bytes),
-            LossModel::Bernoulli { p: loss },
-        ),
-        vec![flow],
-    )
+    flow.receiver.rcvbuf = 4 * (rate_bps / 8 / 10);
+    sc
 }
 
 fn ns3_side(json: bool) -> Result<(), Failure> {

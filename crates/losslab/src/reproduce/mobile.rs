@@ -2936,7 +2936,7 @@ fn hspa(ctx: &Ctx) -> Result<Experiment, String> {
          Headline 5 pools Table 6's cells (every controller measured x three loss rates). \
          `--quick` and the default measure CUBIC only.",
     );
-    let ccs = ctx.size(1, 1, 4, 4);
+    let ccs = if brief(ctx) { 1 } else { 4 };
     let cells: Vec<(usize, usize, usize)> = (0..ccs)
         .flat_map(|c| (0..4).flat_map(move |r| (0..6).map(move |k| (c, r, k))))
         .collect();

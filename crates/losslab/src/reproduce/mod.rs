@@ -292,14 +292,8 @@ impl Ctx {
 
     /// The quick, default or full value of a size; `--thorough` takes the
     /// default's.
-    pub fn pick<T>(&self, quick: T, default: T, full: T) -> T {
-        if self.quick {
-            quick
-        } else if self.full {
-            full
-        } else {
-            default
-        }
+    pub fn pick<T: Clone>(&self, quick: T, default: T, full: T) -> T {
+        self.size(quick, default.clone(), default, full)
     }
 
     /// Runs `sc` for experiment `exp` (common::run), first writing it to
@@ -395,9 +389,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             .collect();
         let id = resume::Identity::new(
             n,
-            a.quick,
-            a.full,
-            a.thorough,
+            scale_name(a.quick, a.full, a.thorough),
             a.export.as_ref().map(|x| x.join(n)).as_deref(),
         );
         let plan = resume::Plan::make(record, root, &stages, &id, a.resume)?;
@@ -589,15 +581,25 @@ pub fn render(r: &PaperResult) -> String {
     s
 }
 
-fn scale_flag(r: &PaperResult) -> &'static str {
-    if r.quick {
-        " [--quick]"
-    } else if r.full {
-        " [--full]"
-    } else if r.thorough {
-        " [--thorough]"
+/// The scale a run's flags name, as `--resume`'s record and the headings
+/// spell it: "quick", "default", "thorough" or "full" (`--quick` and
+/// `--full` win, as `Ctx::size` has them).
+pub fn scale_name(quick: bool, full: bool, thorough: bool) -> &'static str {
+    if quick {
+        "quick"
+    } else if full {
+        "full"
+    } else if thorough {
+        "thorough"
     } else {
-        ""
+        "default"
+    }
+}
+
+fn scale_flag(r: &PaperResult) -> String {
+    match scale_name(r.quick, r.full, r.thorough) {
+        "default" => String::new(),
+        s => format!(" [--{s}]"),
     }
 }
 

@@ -83,27 +83,13 @@ pub struct Identity {
 }
 
 impl Identity {
-    pub fn new(
-        paper: &str,
-        quick: bool,
-        full: bool,
-        thorough: bool,
-        export: Option<&Path>,
-    ) -> Identity {
+    /// `scale`: mod.rs's `scale_name`.
+    pub fn new(paper: &str, scale: &str, export: Option<&Path>) -> Identity {
         Identity {
             losslab: env!("CARGO_PKG_VERSION").into(),
             binary_sha256: binary_sha256(),
             paper: paper.into(),
-            scale: if quick {
-                "quick"
-            } else if full {
-                "full"
-            } else if thorough {
-                "thorough"
-            } else {
-                "default"
-            }
-            .into(),
+            scale: scale.into(),
             // Resolved (links, `..`): the same folder however it is named.
             export: export.map(|x| {
                 fs::canonicalize(x)
@@ -660,7 +646,7 @@ mod tests {
     }
 
     fn store(dir: &Path, stage: &Path) -> Store {
-        let id = Identity::new("p", true, false, false, None);
+        let id = Identity::new("p", "quick", None);
         let stages = [stage.to_path_buf()];
         let plan = Plan::make(dir, dir, &stages, &id, true).unwrap();
         match plan.start(dir, &stages, &id).unwrap() {
@@ -716,7 +702,7 @@ mod tests {
             fs::write(stage.join(f), format!("{i}\n")).unwrap();
             s.keep(n, "", &experiment(&[1.0, 2.0]), &row()).unwrap();
         }
-        let id = Identity::new("p", true, false, false, None);
+        let id = Identity::new("p", "quick", None);
         let stages = [stage.clone()];
         let kept = |dir: &Path| match Plan::make(dir, dir, &stages, &id, true).unwrap() {
             Plan::Partial { kept, .. } => kept,
