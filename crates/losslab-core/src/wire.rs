@@ -113,8 +113,9 @@ impl Segment {
     }
 }
 
-/// An acknowledgment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An acknowledgment. The default is an empty one (ACK 0, window 0, no
+/// blocks), for tests that set only the fields they read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Ack {
     /// Cumulative ACK: the next byte the receiver expects.
     pub ack: u64,

@@ -71,6 +71,13 @@ impl Sender {
             return 0;
         }
         let want = avail.min(self.cfg.mss as u64);
+        // The extension only adds to the window, so when the advertised
+        // window alone fits the segment it is not asked for: it walks the
+        // scoreboard (opportunistic.rs), and this runs several times an
+        // ACK (issue 33: 9% of an OR3 run's instructions).
+        if (self.snd_una + self.peer.rwnd).saturating_sub(self.snd_nxt) >= want {
+            return want as u32;
+        }
         let right = self.peer_window_right();
         let usable = right.saturating_sub(self.snd_nxt);
         if usable >= want {
