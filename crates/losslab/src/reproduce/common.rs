@@ -153,7 +153,9 @@ pub fn par_map<T: Send>(
 ///
 /// The runs start longest first (by `work`) so that the batch does not
 /// end on one core finishing a long run the others could have shared;
-/// results go back by index, so the order never shows in the output.
+/// results go back by index, so the order never shows in the output. A
+/// scenario that equals one already run in this paper's reproduction
+/// (`Memo`), or an earlier one of the same batch, is not run again.
 pub fn run_cases<T: Send>(
     ctx: &super::Ctx,
     exp: &str,
@@ -166,37 +168,206 @@ pub fn run_cases<T: Send>(
     let scenarios: Vec<Scenario> = (0..cases * n)
         .map(|j| build(j / n, 1 + (j % n) as u64))
         .collect();
-    let order = longest_first(&scenarios);
-    let ran = match &ctx.ray {
-        Some(target) => {
-            if let Some(x) = &ctx.export {
-                for sc in &scenarios {
-                    export(x, exp, sc)?;
-                }
-            }
-            on_ray(target, exp, &scenarios, &order)?
-                .into_iter()
-                .map(&keep)
-                .collect()
+    // Where each scenario's results come from: the memo, an earlier
+    // scenario of this batch (the first of its kind runs and hands them
+    // on), or a run. Decided here, before any run, so that neither the
+    // threads nor --ray change it.
+    let keys: Vec<MemoKey> = scenarios.iter().map(Memo::key).collect();
+    let mut taken: Vec<Option<RunResults>> = Vec::with_capacity(scenarios.len());
+    let mut first_of: std::collections::HashMap<MemoKey, usize> = Default::default();
+    let mut fresh: Vec<usize> = vec![];
+    // users[f]: the scenarios (fresh[f] first) that take fresh run f's results.
+    let mut users: Vec<Vec<usize>> = vec![];
+    for (i, k) in keys.iter().enumerate() {
+        let memo = ctx.memo.get(k);
+        let none = memo.is_none();
+        taken.push(memo);
+        if !none {
+            continue;
         }
+        match first_of.get(k) {
+            Some(&f) => users[f].push(i),
+            None => {
+                first_of.insert(*k, fresh.len());
+                fresh.push(i);
+                users.push(vec![i]);
+            }
+        }
+    }
+    super::timing::count_reused((scenarios.len() - fresh.len()) as u64);
+    // Every scenario is exported, run or not: what --export writes does
+    // not depend on what ran before.
+    if let Some(x) = &ctx.export {
+        for (i, sc) in scenarios.iter().enumerate() {
+            if taken[i].is_some() || ctx.ray.is_some() || fresh.binary_search(&i).is_err() {
+                export(x, exp, sc)?;
+            }
+        }
+    }
+    // A fresh run's results go to `keep` for each of its users on the
+    // thread that ran it (so that a batch holds what `keep` keeps, not
+    // whole results), and to the memo as exact JSON while it has room.
+    let room = !ctx.memo.full();
+    let finish = |f: usize, mut r: RunResults| -> (Vec<T>, Option<Vec<u8>>) {
+        let json = if room { Memo::encode(&r) } else { None };
+        let mut kept = Vec::with_capacity(users[f].len());
+        let (last, rest) = users[f].split_last().expect("a fresh run has a user");
+        for &u in rest {
+            let mut c = r.clone();
+            c.scenario.clone_from(&scenarios[u].name);
+            kept.push(keep(c));
+        }
+        r.scenario.clone_from(&scenarios[*last].name);
+        kept.push(keep(r));
+        (kept, json)
+    };
+    let to_run: Vec<&Scenario> = fresh.iter().map(|&i| &scenarios[i]).collect();
+    let order = longest_first(&to_run);
+    let ran: Vec<(Vec<T>, Option<Vec<u8>>)> = match &ctx.ray {
+        Some(_) if to_run.is_empty() => vec![],
+        Some(target) => on_ray(target, exp, &to_run, &order)?
+            .into_iter()
+            .enumerate()
+            .map(|(k, r)| finish(order[k], r))
+            .collect(),
         None => par_map(ctx, order.len(), |k| {
-            let sc = &scenarios[order[k]];
+            let sc = to_run[order[k]];
             if let Some(x) = &ctx.export {
                 export(x, exp, sc)?;
             }
-            results_only(sc).map(&keep)
+            results_only(sc).map(|r| finish(order[k], r))
         })?,
     };
-    let mut flat: Vec<Option<T>> = (0..order.len()).map(|_| None).collect();
-    for (k, r) in ran.into_iter().enumerate() {
-        flat[order[k]] = Some(r);
+    let mut flat: Vec<Option<T>> = (0..scenarios.len()).map(|_| None).collect();
+    let mut stored: Vec<Option<Vec<u8>>> = vec![None; fresh.len()];
+    for (k, (kept, json)) in ran.into_iter().enumerate() {
+        let f = order[k];
+        for (&u, t) in users[f].iter().zip(kept) {
+            flat[u] = Some(t);
+        }
+        stored[f] = json;
+    }
+    // Into the memo in index order: what it keeps near its bound is the
+    // same every time.
+    for (f, json) in stored.into_iter().enumerate() {
+        if let Some(json) = json {
+            ctx.memo.put(keys[fresh[f]], json);
+        }
+    }
+    for (i, r) in taken.into_iter().enumerate() {
+        if let Some(mut r) = r {
+            r.scenario.clone_from(&scenarios[i].name);
+            flat[i] = Some(keep(r));
+        }
     }
     let mut out = Vec::with_capacity(cases);
-    let mut it = flat.into_iter().map(|r| r.expect("every run ran"));
+    let mut it = flat
+        .into_iter()
+        .map(|r| r.expect("every scenario has results"));
     for _ in 0..cases {
         out.push(it.by_ref().take(n).collect());
     }
     Ok(out)
+}
+
+/// A scenario's identity for `Memo`: SHA-256 of its Debug text without
+/// its name (every field, floats in their exact shortest form; the name
+/// only labels the results).
+pub type MemoKey = [u8; 32];
+
+/// Results of the runs made so far in one paper's reproduction (its
+/// variants and setup-choice reruns share it), by scenario. A setup
+/// choice or an explanation variant changes one setting, which often
+/// leaves some of an experiment's cases as they were: the OR3 paper's
+/// choices of OR3's copies and their spread leave its BBR and CUBIC runs
+/// alone, and its sec3-queue leaves the testbed-buffer cases. The engine
+/// is deterministic (same scenario and seed, the same results, whatever
+/// the threads), so results taken from an identical run are the run's,
+/// the scenario's name apart (a test compares them with a run's).
+///
+/// Results are kept as JSON, only when they come back from it exactly
+/// (serde_json's float_roundtrip; a NaN would not), without the worker's
+/// wall time, which no reproduction reads. Bounded: up to `MEMO_BYTES`
+/// of JSON; beyond that it keeps no more, which changes what is run
+/// again, never what comes out. Whether a run is taken or made, and what
+/// is kept, is decided in index order outside the threads, so neither
+/// the threads nor `--ray` change it.
+#[derive(Default)]
+pub struct Memo {
+    inner: std::sync::Mutex<MemoInner>,
+}
+
+#[derive(Default)]
+struct MemoInner {
+    runs: std::collections::HashMap<MemoKey, Vec<u8>>,
+    bytes: usize,
+}
+
+/// The JSON the memo holds at most: about 2,000 of the OR3 paper's
+/// 120-second runs at 1 Gbit/s.
+pub const MEMO_BYTES: usize = 64 << 20;
+
+impl Memo {
+    pub fn key(sc: &Scenario) -> MemoKey {
+        use sha2::{Digest, Sha256};
+        use std::fmt::Write;
+        struct Hash(Sha256);
+        impl Write for Hash {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0.update(s.as_bytes());
+                Ok(())
+            }
+        }
+        let mut h = Hash(Sha256::new());
+        // Field by field, so that a scenario carrying a long trace is not
+        // copied to blank its name; a new field of Scenario must be added
+        // here (the destructuring makes that a compile error).
+        let Scenario {
+            name: _,
+            duration,
+            seed,
+            path,
+            reverse,
+            flows,
+        } = sc;
+        write!(
+            h,
+            "{duration:?}\u{1}{seed:?}\u{1}{path:?}\u{1}{reverse:?}\u{1}{flows:?}"
+        )
+        .expect("hashing never fails");
+        h.0.finalize().into()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, MemoInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn full(&self) -> bool {
+        self.lock().bytes >= MEMO_BYTES
+    }
+
+    /// `r` as the memo keeps it, if it comes back unchanged.
+    fn encode(r: &RunResults) -> Option<Vec<u8>> {
+        let mut r = r.clone();
+        r.wall_time_s = 0.0;
+        let json = serde_json::to_vec(&r).ok()?;
+        let back: RunResults = serde_json::from_slice(&json).ok()?;
+        (back == r).then_some(json)
+    }
+
+    fn get(&self, k: &MemoKey) -> Option<RunResults> {
+        let m = self.lock();
+        let json = m.runs.get(k)?;
+        Some(serde_json::from_slice(json).expect("the memo keeps only what it can read back"))
+    }
+
+    fn put(&self, k: MemoKey, json: Vec<u8>) {
+        let mut m = self.lock();
+        if m.bytes.saturating_add(json.len()) <= MEMO_BYTES && !m.runs.contains_key(&k) {
+            m.bytes += json.len();
+            m.runs.insert(k, json);
+        }
+    }
 }
 
 /// `scenarios[order[k]]`'s results at index k, run as tasks on a Ray
@@ -208,7 +379,7 @@ pub fn run_cases<T: Send>(
 fn on_ray(
     target: &super::RayTarget,
     exp: &str,
-    scenarios: &[Scenario],
+    scenarios: &[&Scenario],
     order: &[usize],
 ) -> Result<Vec<RunResults>, String> {
     let tasks = order
@@ -285,9 +456,9 @@ pub fn work(sc: &Scenario) -> u128 {
 }
 
 /// Indices of `scenarios`, most work first, ties in index order.
-pub fn longest_first(scenarios: &[Scenario]) -> Vec<usize> {
+fn longest_first(scenarios: &[&Scenario]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scenarios.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(work(&scenarios[i])));
+    order.sort_by_key(|&i| std::cmp::Reverse(work(scenarios[i])));
     order
 }
 
@@ -497,6 +668,81 @@ mod tests {
         assert_eq!(seen, 6);
     }
 
+    /// A batch whose cases repeat a scenario (under another name), and a
+    /// second batch that repeats the first's: each repeat is taken, not
+    /// run, and its results are exactly what running it gives, name
+    /// included; a scenario that differs in anything but its name runs.
+    #[test]
+    fn a_repeated_scenario_is_taken_not_run_and_gives_a_runs_results() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let base = losslab_sim::parse::load_scenario(
+            &dir.join("three-drops.toml"),
+            &["duration=2s".into()],
+        )
+        .unwrap();
+        // Cases 0 and 2 are the same run named apart; case 1 differs in
+        // its queue alone.
+        let build = |case: usize, seed: u64| {
+            let mut sc = base.clone();
+            sc.name = format!("c{case}-s{seed}");
+            sc.seed = seed;
+            if case == 1 {
+                sc.path.queue = QueueLimit::Packets(7);
+            }
+            sc
+        };
+        let ctx = super::super::Ctx::quick_for_tests();
+        let before = ctx.memo.lock().runs.len();
+        let got = run_cases(&ctx, "t", 3, 2, build, |r| r).unwrap();
+        // Two distinct scenarios per seed ran; case 2 came from case 0.
+        assert_eq!(ctx.memo.lock().runs.len() - before, 4);
+        for (case, per_seed) in got.iter().enumerate() {
+            for (k, r) in per_seed.iter().enumerate() {
+                let own = results_only(&build(case, 1 + k as u64)).unwrap();
+                assert_eq!(*r, own, "case {case} seed {}", k + 1);
+            }
+        }
+        assert_ne!(got[0][0].flows, got[1][0].flows, "the queue matters");
+        // A later batch (a setup rerun) that repeats them runs nothing.
+        let again = run_cases(&ctx, "t2", 3, 2, build, |r| r).unwrap();
+        assert_eq!(again, got);
+        assert_eq!(ctx.memo.lock().runs.len() - before, 4);
+    }
+
+    /// The key is blind to the name alone.
+    #[test]
+    fn the_memo_key_ignores_the_name_and_nothing_else() {
+        let mut f = FlowSpec::new("a");
+        f.count = 2;
+        let a = scenario(
+            "a",
+            3 * SEC,
+            path(
+                10_000_000,
+                10 * MS,
+                QueueLimit::Packets(100),
+                LossModel::None,
+            ),
+            vec![f],
+        );
+        let mut b = a.clone();
+        b.name = "b".into();
+        assert_eq!(Memo::key(&a), Memo::key(&b));
+        let changed: [fn(&mut Scenario); 6] = [
+            |s| s.seed += 1,
+            |s| s.duration += 1,
+            |s| s.path.rate += 1,
+            |s| s.flows[0].count = 3,
+            |s| s.flows[0].name = "b".into(),
+            |s| s.path.loss = LossModel::Bernoulli { p: 0.0 },
+        ];
+        for (i, change) in changed.iter().enumerate() {
+            let mut c = a.clone();
+            change(&mut c);
+            assert_ne!(Memo::key(&a), Memo::key(&c), "change {i}");
+        }
+    }
+
     /// Work is rate x duration x connections: 10 Mbit/s for 60 s (600
     /// Mbit), 100 Mbit/s for 10 s (1000), 10 Mbit/s for 60 s with three
     /// connections (1800), 100 Mbit/s for 10 s again; ties keep index
@@ -519,6 +765,6 @@ mod tests {
             sc(10_000_000, 60, 3),
             sc(100_000_000, 10, 1),
         ];
-        assert_eq!(longest_first(&all), [2, 1, 3, 0]);
+        assert_eq!(longest_first(&all.iter().collect::<Vec<_>>()), [2, 1, 3, 0]);
     }
 }

@@ -232,6 +232,9 @@ pub struct Ctx {
     /// Where finished experiments are kept for `--resume` (resume.rs);
     /// None in unit tests.
     pub resume: Option<std::sync::Arc<resume::Store>>,
+    /// The paper's runs so far, by scenario (common::Memo): its variants
+    /// share it.
+    pub memo: std::sync::Arc<common::Memo>,
 }
 
 impl Ctx {
@@ -249,6 +252,7 @@ impl Ctx {
             jobs: None,
             ray: None,
             resume: None,
+            memo: Default::default(),
         }
     }
 
@@ -265,6 +269,7 @@ impl Ctx {
             jobs: self.jobs,
             ray: self.ray.clone(),
             resume: self.resume.clone(),
+            memo: self.memo.clone(),
         }
     }
 
@@ -450,6 +455,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<(), Failure> {
             jobs: a.jobs,
             ray: ray.clone(),
             resume: Some(store.clone()),
+            memo: Default::default(),
         };
         timing::take();
         let mut r = match f(&ctx) {

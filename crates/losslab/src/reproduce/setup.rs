@@ -234,6 +234,7 @@ mod tests {
             jobs: None,
             ray: None,
             resume: None,
+            memo: Default::default(),
         };
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
             let mut e = Experiment::new(id, "t", "s");
@@ -286,6 +287,7 @@ mod tests {
             jobs: None,
             ray: None,
             resume: None,
+            memo: Default::default(),
         };
         let mut main = vec![run(&low, "x").unwrap()];
         assert!(main[0].claims[0].verdict.needs_explanation());
@@ -312,6 +314,7 @@ mod tests {
             jobs: None,
             ray: None,
             resume: None,
+            memo: Default::default(),
         };
         let costly = Choice {
             key: "costly",

@@ -8,6 +8,10 @@
 //! Experiments run one after another and only their runs run in parallel,
 //! so a process-wide tally read before and after an experiment gives its
 //! share; `experiment` wraps each experiment of each paper.
+//!
+//! A run taken from an earlier identical one (common.rs `Memo`) is not
+//! counted as a run: it cost no engine time. The `reused` column counts
+//! those.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -23,12 +27,14 @@ struct Tally {
     runs: u64,
     packets: u64,
     engine: Duration,
+    reused: u64,
 }
 
 static TALLY: Mutex<Tally> = Mutex::new(Tally {
     runs: 0,
     packets: 0,
     engine: Duration::ZERO,
+    reused: 0,
 });
 static ROWS: Mutex<Vec<Row>> = Mutex::new(Vec::new());
 
@@ -48,6 +54,10 @@ pub struct Row {
     pub wall_s: f64,
     /// User and system time of the whole process while it ran.
     pub cpu_s: f64,
+    /// Runs taken from an earlier run of the same scenario instead of run
+    /// (added by issue 33; absent from rows kept before it: zero).
+    #[serde(default)]
+    pub reused: u64,
 }
 
 /// Counts one finished run that took `took` on its thread.
@@ -57,6 +67,11 @@ pub fn count(r: &RunResults, took: Duration) {
     t.runs += 1;
     t.packets += packets;
     t.engine += took;
+}
+
+/// Counts `n` runs taken from earlier identical ones.
+pub fn count_reused(n: u64) {
+    lock(&TALLY).reused += n;
 }
 
 /// Runs an experiment and keeps what it cost under its id after
@@ -94,6 +109,7 @@ pub fn experiment(
         engine_s: (after.engine - before.engine).as_secs_f64(),
         wall_s: wall0.elapsed().as_secs_f64(),
         cpu_s: cpu_seconds() - cpu0,
+        reused: after.reused - before.reused,
     };
     // An experiment a Ctrl-C cut short is not kept: its numbers are
     // partial (its batches return an error, but a batch that ended
@@ -115,8 +131,9 @@ pub fn take() -> Vec<Row> {
 
 /// `timings.csv`: one line per experiment, then the paper's total.
 pub fn to_csv(paper: &str, rows: &[Row]) -> String {
-    let mut s =
-        String::from("paper,experiment,runs,packets,engine_s,engine_ns_per_packet,wall_s,cpu_s\n");
+    let mut s = String::from(
+        "paper,experiment,runs,packets,engine_s,engine_ns_per_packet,wall_s,cpu_s,reused\n",
+    );
     let line = |s: &mut String, name: &str, r: &Row| {
         let ns = if r.packets > 0 {
             format!("{:.0}", r.engine_s * 1e9 / r.packets as f64)
@@ -124,8 +141,8 @@ pub fn to_csv(paper: &str, rows: &[Row]) -> String {
             String::new()
         };
         s.push_str(&format!(
-            "{paper},{name},{},{},{:.3},{ns},{:.3},{:.3}\n",
-            r.runs, r.packets, r.engine_s, r.wall_s, r.cpu_s
+            "{paper},{name},{},{},{:.3},{ns},{:.3},{:.3},{}\n",
+            r.runs, r.packets, r.engine_s, r.wall_s, r.cpu_s, r.reused
         ));
     };
     let mut total = Row {
@@ -135,6 +152,7 @@ pub fn to_csv(paper: &str, rows: &[Row]) -> String {
         engine_s: 0.0,
         wall_s: 0.0,
         cpu_s: 0.0,
+        reused: 0,
     };
     for r in rows {
         line(&mut s, &r.experiment, r);
@@ -143,6 +161,7 @@ pub fn to_csv(paper: &str, rows: &[Row]) -> String {
         total.engine_s += r.engine_s;
         total.wall_s += r.wall_s;
         total.cpu_s += r.cpu_s;
+        total.reused += r.reused;
     }
     line(&mut s, "total", &total);
     s
@@ -173,6 +192,7 @@ mod tests {
                 engine_s: 0.5,
                 wall_s: 0.3,
                 cpu_s: 0.6,
+                reused: 0,
             },
             Row {
                 experiment: "b".into(),
@@ -181,12 +201,13 @@ mod tests {
                 engine_s: 0.0,
                 wall_s: 0.1,
                 cpu_s: 0.1,
+                reused: 4,
             },
         ];
         let csv = to_csv("p", &rows);
         let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(lines[1], "p,a,2,1000,0.500,500000,0.300,0.600");
-        assert_eq!(lines[2], "p,b,1,0,0.000,,0.100,0.100");
-        assert_eq!(lines[3], "p,total,3,1000,0.500,500000,0.400,0.700");
+        assert_eq!(lines[1], "p,a,2,1000,0.500,500000,0.300,0.600,0");
+        assert_eq!(lines[2], "p,b,1,0,0.000,,0.100,0.100,4");
+        assert_eq!(lines[3], "p,total,3,1000,0.500,500000,0.400,0.700,4");
     }
 }
