@@ -350,8 +350,10 @@ impl Memo {
     fn encode(r: &RunResults) -> Option<Vec<u8>> {
         let mut r = r.clone();
         r.wall_time_s = 0.0;
-        let json = serde_json::to_vec(&r).ok()?;
+        let mut json = serde_json::to_vec(&r).ok()?;
         let back: RunResults = serde_json::from_slice(&json).ok()?;
+        // The writer's buffer grows by doubling: keep only the text.
+        json.shrink_to_fit();
         (back == r).then_some(json)
     }
 
