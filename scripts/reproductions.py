@@ -228,8 +228,10 @@ whose traces it keeps, stay on this machine. `--timings` also writes
 per packet and wall time (docs/BENCHMARKS.md has the table). A run whose
 scenario, name apart, equals one the paper's reproduction already made
 (a setup-choice rerun's or a variant's case that the choice does not
-touch) is taken from it, not run again: the engine is deterministic, so
-the files are the same; `timings.csv` counts such runs under `reused`.
+touch) is taken from it, not run again, when the reproduction kept it
+(runs worth at least a packet per byte of their results, up to 64 MB):
+the engine is deterministic, so the files are the same; `timings.csv`
+counts such runs under `reused`.
 For the long runs, `scripts/build-pgo.sh` builds losslab with
 profile-guided optimisation: the same files in about 0.9 of the time. A run
 stopped by Ctrl-C or a kill keeps every experiment it finished (in the

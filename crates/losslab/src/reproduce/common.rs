@@ -173,16 +173,15 @@ pub fn run_cases<T: Send>(
     // on), or a run. Decided here, before any run, so that neither the
     // threads nor --ray change it.
     let keys: Vec<MemoKey> = scenarios.iter().map(Memo::key).collect();
-    let mut taken: Vec<Option<RunResults>> = Vec::with_capacity(scenarios.len());
+    // Taken runs are read back one at a time at the end, so that a batch
+    // never holds their whole results at once.
+    let taken: Vec<bool> = keys.iter().map(|k| ctx.memo.holds(k)).collect();
     let mut first_of: std::collections::HashMap<MemoKey, usize> = Default::default();
     let mut fresh: Vec<usize> = vec![];
     // users[f]: the scenarios (fresh[f] first) that take fresh run f's results.
     let mut users: Vec<Vec<usize>> = vec![];
     for (i, k) in keys.iter().enumerate() {
-        let memo = ctx.memo.get(k);
-        let none = memo.is_none();
-        taken.push(memo);
-        if !none {
+        if taken[i] {
             continue;
         }
         match first_of.get(k) {
@@ -196,20 +195,22 @@ pub fn run_cases<T: Send>(
     }
     super::timing::count_reused((scenarios.len() - fresh.len()) as u64);
     // Every scenario is exported, run or not: what --export writes does
-    // not depend on what ran before.
+    // not depend on what ran before. A local run exports its own.
     if let Some(x) = &ctx.export {
         for (i, sc) in scenarios.iter().enumerate() {
-            if taken[i].is_some() || ctx.ray.is_some() || fresh.binary_search(&i).is_err() {
+            if ctx.ray.is_some() || fresh.binary_search(&i).is_err() {
                 export(x, exp, sc)?;
             }
         }
     }
     // A fresh run's results go to `keep` for each of its users on the
     // thread that ran it (so that a batch holds what `keep` keeps, not
-    // whole results), and to the memo as exact JSON while it has room.
-    let room = !ctx.memo.full();
+    // whole results), and to the memo as exact JSON if the memo grants it
+    // room then (`Memo::claim`), which bounds what the batch holds
+    // in flight as well as what the memo keeps.
     let finish = |f: usize, mut r: RunResults| -> (Vec<T>, Option<Vec<u8>>) {
-        let json = if room { Memo::encode(&r) } else { None };
+        let json = Memo::encode(&r, ctx.memo.limit(super::timing::packets(&r)))
+            .filter(|j| ctx.memo.claim(j.len()));
         let mut kept = Vec::with_capacity(users[f].len());
         let (last, rest) = users[f].split_last().expect("a fresh run has a user");
         for &u in rest {
@@ -247,17 +248,19 @@ pub fn run_cases<T: Send>(
         }
         stored[f] = json;
     }
-    // Into the memo in index order: what it keeps near its bound is the
-    // same every time.
+    for (i, t) in taken.iter().enumerate() {
+        if *t {
+            let mut r = ctx
+                .memo
+                .get(&keys[i])
+                .expect("the memo never lets a run go");
+            r.scenario.clone_from(&scenarios[i].name);
+            flat[i] = Some(keep(r));
+        }
+    }
     for (f, json) in stored.into_iter().enumerate() {
         if let Some(json) = json {
             ctx.memo.put(keys[fresh[f]], json);
-        }
-    }
-    for (i, r) in taken.into_iter().enumerate() {
-        if let Some(mut r) = r {
-            r.scenario.clone_from(&scenarios[i].name);
-            flat[i] = Some(keep(r));
         }
     }
     let mut out = Vec::with_capacity(cases);
@@ -286,26 +289,47 @@ pub type MemoKey = [u8; 32];
 /// the scenario's name apart (a test compares them with a run's).
 ///
 /// Results are kept as JSON, only when they come back from it exactly
-/// (serde_json's float_roundtrip; a NaN would not), without the worker's
-/// wall time, which no reproduction reads. Bounded: up to `MEMO_BYTES`
-/// of JSON; beyond that it keeps no more, which changes what is run
-/// again, never what comes out. Whether a run is taken or made, and what
-/// is kept, is decided in index order outside the threads, so neither
-/// the threads nor `--ray` change it.
-#[derive(Default)]
+/// (serde_json's float_roundtrip; a NaN would not), and handed back
+/// without the worker's wall time, which no reproduction reads. A run is
+/// kept only if it simulated at least `MEMO_PACKETS_PER_BYTE` packets per
+/// byte of its JSON (decided by the run alone), and only while the bytes
+/// kept, with those claimed by runs of the batch under way, stay within
+/// `bound` (`MEMO_BYTES` for a reproduction). Near the bound, which runs
+/// fit depends on which finished first, so the threads can change what
+/// is run again (the `reused` column of timings.csv), never what comes
+/// out.
 pub struct Memo {
     inner: std::sync::Mutex<MemoInner>,
+    /// Bytes kept plus bytes claimed by runs whose batch has not ended.
+    held: std::sync::atomic::AtomicUsize,
+    bound: usize,
+}
+
+impl Default for Memo {
+    fn default() -> Memo {
+        Memo::with_bound(MEMO_BYTES)
+    }
 }
 
 #[derive(Default)]
 struct MemoInner {
     runs: std::collections::HashMap<MemoKey, Vec<u8>>,
-    bytes: usize,
 }
 
 /// The JSON the memo holds at most: about 2,000 of the OR3 paper's
 /// 120-second runs at 1 Gbit/s.
 pub const MEMO_BYTES: usize = 64 << 20;
+
+/// The packets a run must have simulated per byte of its JSON for the
+/// memo to keep it. A run's results grow with its recoveries (one entry
+/// each), its simulation with its packets: the LE paper's short ns-2
+/// runs give 0.04-2.8 packets per byte of JSON (51 of one batch's 525
+/// runs filled the 64 MB), the OR3 paper's 1 Gbit/s runs mostly 2-117
+/// and the mobile paper's 2-300 (`reproduce --quick`, 2026-12-02). Below
+/// one packet per byte the memory buys little time (an engine packet
+/// costs about 250 ns, reading a byte of JSON back a few) and would
+/// crowd out the runs that buy much.
+pub const MEMO_PACKETS_PER_BYTE: u64 = 1;
 
 impl Memo {
     pub fn key(sc: &Scenario) -> MemoKey {
@@ -342,33 +366,94 @@ impl Memo {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn full(&self) -> bool {
-        self.lock().bytes >= MEMO_BYTES
+    pub fn with_bound(bound: usize) -> Memo {
+        Memo {
+            inner: Default::default(),
+            held: Default::default(),
+            bound,
+        }
     }
 
-    /// `r` as the memo keeps it, if it comes back unchanged.
-    fn encode(r: &RunResults) -> Option<Vec<u8>> {
-        let mut r = r.clone();
-        r.wall_time_s = 0.0;
-        let mut json = serde_json::to_vec(&r).ok()?;
-        let back: RunResults = serde_json::from_slice(&json).ok()?;
-        // The writer's buffer grows by doubling: keep only the text.
-        json.shrink_to_fit();
-        (back == r).then_some(json)
+    /// The most JSON the memo would keep of a run that simulated
+    /// `packets`: one byte per `MEMO_PACKETS_PER_BYTE` packets, and no
+    /// more than the room left under the bound.
+    fn limit(&self, packets: u64) -> usize {
+        let worth = usize::try_from(packets / MEMO_PACKETS_PER_BYTE).unwrap_or(usize::MAX);
+        let held = self.held.load(std::sync::atomic::Ordering::Relaxed);
+        worth.min(self.bound.saturating_sub(held))
+    }
+
+    /// Room for `len` bytes, if within the bound, held until `put`.
+    fn claim(&self, len: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.held
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |h| {
+                h.checked_add(len).filter(|&n| n <= self.bound)
+            })
+            .is_ok()
+    }
+
+    /// `r` as the memo keeps it, if its JSON is at most `limit` bytes and
+    /// reads back unchanged. The writer stops at the limit, so that a run
+    /// the memo would not keep (the LE paper's: up to 0.8 MB of results
+    /// each) costs no buffer of its size: building the whole text first
+    /// made the LE paper's `--thorough` peak at 100-140 MB, not 31.
+    fn encode(r: &RunResults, limit: usize) -> Option<Vec<u8>> {
+        struct Capped {
+            buf: Vec<u8>,
+            limit: usize,
+        }
+        impl std::io::Write for Capped {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.buf.len() + b.len() > self.limit {
+                    return Err(std::io::ErrorKind::FileTooLarge.into());
+                }
+                self.buf.extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = Capped { buf: vec![], limit };
+        serde_json::to_writer(&mut w, r).ok()?;
+        let back: RunResults = serde_json::from_slice(&w.buf).ok()?;
+        // The buffer grew by doubling: keep only the text.
+        w.buf.shrink_to_fit();
+        (back == *r).then_some(w.buf)
+    }
+
+    fn holds(&self, k: &MemoKey) -> bool {
+        self.lock().runs.contains_key(k)
     }
 
     fn get(&self, k: &MemoKey) -> Option<RunResults> {
         let m = self.lock();
         let json = m.runs.get(k)?;
-        Some(serde_json::from_slice(json).expect("the memo keeps only what it can read back"))
+        let mut r: RunResults =
+            serde_json::from_slice(json).expect("the memo keeps only what it can read back");
+        // The worker's time is the first run's, not this one's.
+        r.wall_time_s = 0.0;
+        Some(r)
     }
 
+    /// Keeps `json`, whose room was claimed; a run another batch kept
+    /// first gives its room back.
     fn put(&self, k: MemoKey, json: Vec<u8>) {
+        let len = json.len();
         let mut m = self.lock();
-        if m.bytes.saturating_add(json.len()) <= MEMO_BYTES && !m.runs.contains_key(&k) {
-            m.bytes += json.len();
-            m.runs.insert(k, json);
+        if let std::collections::hash_map::Entry::Vacant(e) = m.runs.entry(k) {
+            e.insert(json);
+        } else {
+            self.held
+                .fetch_sub(len, std::sync::atomic::Ordering::Relaxed);
         }
+    }
+
+    /// Bytes of JSON kept and claimed.
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.held.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -678,18 +763,18 @@ mod tests {
     fn a_repeated_scenario_is_taken_not_run_and_gives_a_runs_results() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
         let base = losslab_sim::parse::load_scenario(
-            &dir.join("three-drops.toml"),
-            &["duration=2s".into()],
+            &dir.join("bulk-20mbps.toml"),
+            &["duration=5s".into()],
         )
         .unwrap();
         // Cases 0 and 2 are the same run named apart; case 1 differs in
-        // its queue alone.
+        // its link rate alone.
         let build = |case: usize, seed: u64| {
             let mut sc = base.clone();
             sc.name = format!("c{case}-s{seed}");
             sc.seed = seed;
             if case == 1 {
-                sc.path.queue = QueueLimit::Packets(7);
+                sc.path.rate *= 2;
             }
             sc
         };
@@ -704,11 +789,63 @@ mod tests {
                 assert_eq!(*r, own, "case {case} seed {}", k + 1);
             }
         }
-        assert_ne!(got[0][0].flows, got[1][0].flows, "the queue matters");
+        assert_ne!(got[0][0].flows, got[1][0].flows, "the rate matters");
         // A later batch (a setup rerun) that repeats them runs nothing.
         let again = run_cases(&ctx, "t2", 3, 2, build, |r| r).unwrap();
         assert_eq!(again, got);
         assert_eq!(ctx.memo.lock().runs.len() - before, 4);
+    }
+
+    /// A memo without room keeps nothing and changes no result (repeats
+    /// within a batch are still shared); one with room for some runs keeps
+    /// at most its bound, and what it holds is exactly what it kept; a
+    /// run worth less than a packet per byte is not kept.
+    #[test]
+    fn the_memo_holds_no_more_than_its_bound_and_changes_no_result() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let base = losslab_sim::parse::load_scenario(
+            &dir.join("bulk-20mbps.toml"),
+            &["duration=5s".into()],
+        )
+        .unwrap();
+        let build = |case: usize, seed: u64| {
+            let mut sc = base.clone();
+            sc.name = format!("c{case}-s{seed}");
+            sc.seed = seed;
+            sc.path.queue = QueueLimit::Packets(10 + (case % 3) as u64);
+            sc
+        };
+        let own: Vec<Vec<RunResults>> = (0..4)
+            .map(|c| {
+                (1..=2)
+                    .map(|s| results_only(&build(c, s)).unwrap())
+                    .collect()
+            })
+            .collect();
+        let one = Memo::encode(&own[0][0], usize::MAX).unwrap().len();
+        for bound in [0, 1, 2 * one + one / 2] {
+            let mut ctx = super::super::Ctx::quick_for_tests();
+            ctx.memo = std::sync::Arc::new(Memo::with_bound(bound));
+            let got = run_cases(&ctx, "t", 4, 2, build, |r| r).unwrap();
+            assert_eq!(got, own, "bound {bound}");
+            let kept: usize = ctx.memo.lock().runs.values().map(Vec::len).sum();
+            assert_eq!(ctx.memo.held(), kept, "bound {bound}");
+            assert!(kept <= bound, "bound {bound}: {kept}");
+            let n = ctx.memo.lock().runs.len();
+            assert_eq!(n > 0, bound > one, "bound {bound}: {n} kept");
+            // A rerun gives the same, taking what was kept.
+            assert_eq!(run_cases(&ctx, "t2", 4, 2, build, |r| r).unwrap(), own);
+        }
+        // A run that simulated fewer packets than its JSON has bytes (a
+        // 300-segment transfer with its recoveries) is not kept.
+        let small = losslab_sim::parse::load_scenario(&dir.join("three-drops.toml"), &[]).unwrap();
+        let r = results_only(&small).unwrap();
+        let len = Memo::encode(&r, usize::MAX).unwrap().len() as u64;
+        assert!(super::super::timing::packets(&r) < len * MEMO_PACKETS_PER_BYTE);
+        let ctx = super::super::Ctx::quick_for_tests();
+        run_cases(&ctx, "t", 1, 1, |_, _| small.clone(), |r| r).unwrap();
+        assert_eq!(ctx.memo.lock().runs.len(), 0);
+        assert_eq!(ctx.memo.held(), 0);
     }
 
     /// The key is blind to the name alone.

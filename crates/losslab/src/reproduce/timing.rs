@@ -62,11 +62,16 @@ pub struct Row {
 
 /// Counts one finished run that took `took` on its thread.
 pub fn count(r: &RunResults, took: Duration) {
-    let packets: u64 = r.flows.iter().map(|f| f.segments_sent + f.acks_sent).sum();
+    let packets = packets(r);
     let mut t = lock(&TALLY);
     t.runs += 1;
     t.packets += packets;
     t.engine += took;
+}
+
+/// The packets a run simulated: its data segments and ACKs.
+pub fn packets(r: &RunResults) -> u64 {
+    r.flows.iter().map(|f| f.segments_sent + f.acks_sent).sum()
 }
 
 /// Counts `n` runs taken from earlier identical ones.
