@@ -21,7 +21,7 @@ use crate::autotune::{win_from_space, Drs, TCP_RMEM_DEFAULT};
 use crate::config::{AckMode, ReceiverConfig};
 use crate::event::{Event, EventLog, Timed};
 use crate::seqset::SeqSet;
-use crate::time::{Time, SEC};
+use crate::time::{earliest, Time, SEC};
 use crate::wire::{Ack, Range, SackBlocks, Segment, MAX_SACK_BLOCKS};
 
 /// Counters a run reports at the end.
@@ -697,10 +697,10 @@ impl Receiver {
     /// enough to send a window update.
     pub fn poll_timeout(&self) -> Option<Time> {
         let syn = self.connect.as_ref().and_then(|c| c.timer);
-        [self.delack_deadline, self.window_update_time(), syn]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest(
+            earliest(self.delack_deadline, self.window_update_time()),
+            syn,
+        )
     }
 
     pub fn on_timeout(&mut self, now: Time) {

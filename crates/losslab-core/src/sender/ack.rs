@@ -434,6 +434,10 @@ impl Sender {
         }
     }
 
+    // Built once per ACK (and per detector timeout). Forced inline as
+    // `timer_ctx` is: the struct is then filled in the caller's frame
+    // instead of returned through memory (issue 33).
+    #[inline(always)]
     pub(super) fn detect_ctx(&self, now: Time, cum_advanced: bool) -> DetectCtx {
         DetectCtx {
             now,
