@@ -143,6 +143,9 @@ impl RbbCsv {
 }
 
 impl Tracer for RbbCsv {
+    fn wants_packets(&self) -> bool {
+        false
+    }
     fn rbb_sample(&mut self, at: Time, flow: usize, bubbles: u64, rcvbuf_bytes: u64) {
         if self.error.is_some() {
             return;

@@ -118,6 +118,32 @@ fn data_wire_bytes(seg: &Segment) -> u32 {
     seg.len + HEADER_BYTES + if seg.syn { SYN_OPTION_BYTES } else { 0 }
 }
 
+/// A data packet on the forward path (the bottleneck's queue, the link,
+/// the forward line): a `Packet` whose body is known to be a segment.
+/// Only data crosses the bottleneck, and a `Packet` is sized for its
+/// largest body, an ACK with its SACK blocks (136 bytes against these
+/// 72): each of a segment's five moves along the path was a call to
+/// `memcpy` (issue 33). Tracers still see a `Packet` (`Net::trace_data`).
+#[derive(Clone, Copy, Debug)]
+struct DataPacket {
+    flow: u32,
+    wire_bytes: u32,
+    /// 1-based index among the flow's data packets (0 for a SYN).
+    index: u64,
+    seg: Segment,
+}
+
+impl DataPacket {
+    fn packet(&self) -> Packet {
+        Packet {
+            flow: self.flow,
+            index: self.index,
+            wire_bytes: self.wire_bytes,
+            body: Body::Data(self.seg),
+        }
+    }
+}
+
 /// Segments serialising on their senders' interfaces (`nic_rate`), by
 /// the time they reach the bottleneck. Each flow has its own interface,
 /// which takes a segment only after every earlier one (exit = max(free,
@@ -195,16 +221,17 @@ struct RevLink {
 
 /// Whether a drop-tail queue holding `len` packets of `bytes` refuses
 /// one more of `add` bytes at `now`, counting the packet at the link's
-/// head (`in_service`) while it waits for its first byte, due at `first`.
+/// head (`in_service`: its wire bytes) while it waits for its first
+/// byte, due at `first`.
 fn queue_full(
     limit: &QueueLimit,
     len: usize,
     bytes: u64,
-    (in_service, first, now): (&Option<(Time, Packet)>, Time, Time),
+    (in_service, first, now): (Option<u32>, Time, Time),
     add: u32,
 ) -> bool {
     let (hl, hb) = match in_service {
-        Some((_, h)) if now < first => (1, u64::from(h.wire_bytes)),
+        Some(h) if now < first => (1, u64::from(h)),
         _ => (0, 0),
     };
     match *limit {
@@ -224,14 +251,14 @@ struct Net {
     fwd_delay: Time,
     rev_delay: Time,
     queue_limit: QueueLimit,
-    queue: VecDeque<Packet>,
+    queue: VecDeque<DataPacket>,
     queue_bytes: u64,
-    in_service: Option<(Time, Packet)>,
+    in_service: Option<(Time, DataPacket)>,
     /// When the packet in service reached the head of the link, and when
     /// its first byte goes (later on a trace: `Span::first`).
     service_start: Time,
     service_first: Time,
-    fwd_line: VecDeque<(Time, Packet)>,
+    fwd_line: VecDeque<(Time, DataPacket)>,
     rev_line: VecDeque<(Time, Packet)>,
     held: BTreeMap<(Time, u64), Packet>,
     held_seq: u64,
@@ -258,30 +285,31 @@ struct Net {
     ack_drops: u64,
     max_queue_bytes: u64,
     tracer: Option<Box<dyn Tracer>>,
+    /// The tracer wants `packet` (`Tracer::wants_packets`).
+    trace_packets: bool,
 }
 
 impl Net {
     /// The link starts serialising `p` at `now`; `queued`: it waited
     /// behind the packet that has just left (`Drain::send`).
-    fn start_service(&mut self, now: Time, p: Packet, queued: bool) {
+    fn start_service(&mut self, now: Time, p: DataPacket, queued: bool) {
         let span = self.drain.send(now, p.wire_bytes, queued);
         let done = span.done;
         self.service_start = now;
         self.service_first = span.first;
-        if let Body::Data(s) = &p.body {
-            // Mobile paper Fig. 1, T2: the first retransmission reaches the
-            // link. A zero-window probe carries no segment.
-            if s.tx_count > 1 && !s.syn && s.len > 0 {
-                let m = &mut self.flows[p.flow as usize].periods;
-                if m.open.is_none() {
-                    m.open = Some(OpenPeriod {
-                        start: now,
-                        busy0: self.link_busy,
-                        packets0: self.link_packets,
-                        retransmissions0: m.retransmissions_departed,
-                        high: m.high_departed,
-                    });
-                }
+        let s = &p.seg;
+        // Mobile paper Fig. 1, T2: the first retransmission reaches the
+        // link. A zero-window probe carries no segment.
+        if s.tx_count > 1 && !s.syn && s.len > 0 {
+            let m = &mut self.flows[p.flow as usize].periods;
+            if m.open.is_none() {
+                m.open = Some(OpenPeriod {
+                    start: now,
+                    busy0: self.link_busy,
+                    packets0: self.link_packets,
+                    retransmissions0: m.retransmissions_departed,
+                    high: m.high_departed,
+                });
             }
         }
         self.in_service = Some((done, p));
@@ -324,7 +352,10 @@ impl Net {
     /// `handshake_s` in the results gives the real one's time).
     #[inline]
     fn trace(&mut self, at: Time, p: &Packet, fate: PacketFate) {
-        let syn = match p.body {
+        if !self.trace_packets {
+            return;
+        }
+        let syn = match &p.body {
             Body::Data(s) => s.syn,
             Body::Ack(a) => a.syn,
         };
@@ -336,19 +367,30 @@ impl Net {
         }
     }
 
-    fn record_drop(&mut self, p: &Packet) {
-        // A zero-window probe carries no segment of the flow.
-        if let Body::Data(s) = &p.body {
-            // A copy's fate is told apart (`copies_delivered`).
-            if s.len == 0 || s.replica {
-                return;
-            }
-            let bit = 1u64 << (s.tx_count.clamp(1, 64) - 1);
-            *self.flows[p.flow as usize]
-                .dropped
-                .entry(s.seg_no)
-                .or_default() |= bit;
+    /// `trace` for a data packet of the forward path: the `Packet`
+    /// tracers see is made only when there is a tracer to see it.
+    #[inline]
+    fn trace_data(&mut self, at: Time, p: &DataPacket, fate: PacketFate) {
+        if !self.trace_packets || p.seg.syn {
+            return;
         }
+        if let Some(t) = self.tracer.as_mut() {
+            t.packet(at, &p.packet(), fate);
+        }
+    }
+
+    fn record_drop(&mut self, p: &DataPacket) {
+        let s = &p.seg;
+        // A zero-window probe carries no segment of the flow. A copy's
+        // fate is told apart (`copies_delivered`).
+        if s.len == 0 || s.replica {
+            return;
+        }
+        let bit = 1u64 << (s.tx_count.clamp(1, 64) - 1);
+        *self.flows[p.flow as usize]
+            .dropped
+            .entry(s.seg_no)
+            .or_default() |= bit;
     }
 
     /// A segment flow `f`'s sender hands to its host at `now`: it reaches
@@ -401,14 +443,14 @@ impl Net {
             let e = fl.retransmitted.entry(seg.seg_no).or_default();
             *e = (*e).max(seg.tx_count);
         }
-        let p = Packet {
+        let p = DataPacket {
             flow: f as u32,
             // A SYN is not a data packet: index 0 (drop lists are 1-based).
             index: if seg.syn { 0 } else { fl.data_index },
             wire_bytes: data_wire_bytes(&seg),
-            body: Body::Data(seg),
+            seg,
         };
-        self.trace(now, &p, PacketFate::Sent);
+        self.trace_data(now, &p, PacketFate::Sent);
         if self.in_service.is_none() {
             self.note_entry(now, &p);
             self.start_service(now, p, false);
@@ -418,13 +460,17 @@ impl Net {
             &self.queue_limit,
             self.queue.len(),
             self.queue_bytes,
-            (&self.in_service, self.service_first, now),
+            (
+                self.in_service.as_ref().map(|(_, h)| h.wire_bytes),
+                self.service_first,
+                now,
+            ),
             p.wire_bytes,
         );
         if full {
             self.queue_drops += 1;
             self.record_drop(&p);
-            self.trace(now, &p, PacketFate::QueueDrop);
+            self.trace_data(now, &p, PacketFate::QueueDrop);
             return;
         }
         self.note_entry(now, &p);
@@ -435,19 +481,18 @@ impl Net {
 
     /// A data packet the queue accepted: starts bursts given as a time.
     #[inline]
-    fn note_entry(&mut self, now: Time, p: &Packet) {
+    fn note_entry(&mut self, now: Time, p: &DataPacket) {
         if !self.fwd_loss.has_timed_bursts() {
             return;
         }
-        if let Body::Data(s) = &p.body {
-            if !s.syn {
-                let view = self.view(p, s);
-                self.fwd_loss.note_entry(now, &view);
-            }
+        if !p.seg.syn {
+            let view = self.view(p);
+            self.fwd_loss.note_entry(now, &view);
         }
     }
 
-    fn view(&self, p: &Packet, s: &Segment) -> PacketView {
+    fn view(&self, p: &DataPacket) -> PacketView {
+        let s = &p.seg;
         let fl = &self.flows[p.flow as usize];
         PacketView {
             flow: p.flow as usize,
@@ -466,9 +511,7 @@ impl Net {
         self.link_bytes += p.wire_bytes as u64;
         self.link_busy += now - self.service_start;
         self.link_packets += 1;
-        let Body::Data(s) = &p.body else {
-            unreachable!("only data crosses the bottleneck")
-        };
+        let s = &p.seg;
         // Before the next packet starts: a period this packet closes must
         // be closed when that one, a retransmission, may open the next.
         if !s.syn && s.len > 0 {
@@ -482,17 +525,17 @@ impl Net {
             let nth = self.flows[p.flow as usize].syns_fwd;
             if self.fwd_syn_loss.drops(p.flow as usize, nth) {
                 self.loss_drops += 1;
-                self.trace(now, &p, PacketFate::LossDrop);
+                self.trace_data(now, &p, PacketFate::LossDrop);
                 return;
             }
         }
         let protected = self.protect_rtx && s.tx_count > 1;
         if !s.syn && !protected && !self.fwd_loss.is_none() {
-            let view = self.view(&p, s);
+            let view = self.view(&p);
             if self.fwd_loss.drops(&view) {
                 self.loss_drops += 1;
                 self.record_drop(&p);
-                self.trace(now, &p, PacketFate::LossDrop);
+                self.trace_data(now, &p, PacketFate::LossDrop);
                 return;
             }
         }
@@ -504,13 +547,13 @@ impl Net {
         // flows with their own delay wait in the ordered map instead.
         if held || access > 0 {
             let extra = if held { *extra } else { 0 };
-            self.hold(at + extra, p);
+            self.hold(at + extra, p.packet());
         } else {
             self.fwd_line.push_back((at, p));
         }
         let (pd, rng) = &mut self.fwd_dup;
         if rng.chance(*pd) {
-            self.hold(at, p);
+            self.hold(at, p.packet());
         }
     }
 
@@ -576,7 +619,11 @@ impl Net {
             &link.queue_limit,
             link.queue.len(),
             link.queue_bytes,
-            (&link.in_service, link.first, now),
+            (
+                link.in_service.as_ref().map(|(_, h)| h.wire_bytes),
+                link.first,
+                now,
+            ),
             p.wire_bytes,
         ) {
             self.ack_drops += 1;
@@ -934,6 +981,7 @@ impl Simulation {
             ack_drops: 0,
             max_queue_bytes: 0,
             tracer: None,
+            trace_packets: false,
         };
         let mut timers = BinaryHeap::new();
         for (i, f) in flows.iter().enumerate() {
@@ -957,9 +1005,11 @@ impl Simulation {
     }
 
     pub fn set_tracer(&mut self, t: Box<dyn Tracer>) {
+        self.net.trace_packets = t.wants_packets();
         self.net.tracer = Some(t);
     }
     pub fn take_tracer(&mut self) -> Option<Box<dyn Tracer>> {
+        self.net.trace_packets = false;
         self.net.tracer.take()
     }
     /// Flow names after `count` expansion, in flow-index order.
@@ -1065,7 +1115,7 @@ impl Simulation {
                 1 => self.net.depart(t),
                 2 => {
                     let (_, p) = self.net.fwd_line.pop_front().expect("head");
-                    self.deliver(p);
+                    self.deliver_data(p);
                 }
                 3 => {
                     let (_, p) = self.net.rev_line.pop_front().expect("head");
@@ -1141,59 +1191,76 @@ impl Simulation {
         }
     }
 
+    /// A packet of the reverse line, or one the path held back
+    /// (reordering, duplication, a flow's own delay), reaches its end.
     fn deliver(&mut self, p: Packet) {
+        match &p.body {
+            Body::Data(seg) => self.deliver_data(DataPacket {
+                flow: p.flow,
+                wire_bytes: p.wire_bytes,
+                index: p.index,
+                seg: *seg,
+            }),
+            Body::Ack(ack) => self.deliver_ack(&p, ack),
+        }
+    }
+
+    /// A data packet reaches its receiver.
+    fn deliver_data(&mut self, p: DataPacket) {
         let now = self.now;
         let f = p.flow as usize;
-        self.net.trace(now, &p, PacketFate::Delivered);
-        match &p.body {
-            Body::Data(seg) => {
-                let fl = &mut self.flows[f];
-                let drops = fl.receiver.stats().out_of_window_drops;
-                fl.receiver.on_segment(now, seg);
-                let discarded = fl.receiver.stats().out_of_window_drops > drops;
-                if !seg.syn && seg.len > 0 {
-                    // Ground truth for `spurious_retransmissions`: a copy the
-                    // receiver discarded was delivered but not accepted.
-                    let n = &mut self.net.flows[f];
-                    let fate = match (seg.replica, discarded) {
-                        (true, false) => Some(&mut n.copies_delivered),
-                        (true, true) => Some(&mut n.copies_discarded),
-                        (false, true) => Some(&mut n.discarded),
-                        (false, false) => None,
-                    };
-                    if let Some(m) = fate {
-                        let bit = 1u64 << (seg.tx_count.clamp(1, 64) - 1);
-                        *m.entry(seg.seg_no).or_default() |= bit;
-                    }
-                }
-                if discarded && fl.receiver.has_hole() {
-                    // Why the window did not move (OR3 paper section IV's
-                    // overbooking): was the head hole ever resent?
-                    let head = fl.receiver.rcv_nxt();
-                    if let Some(s) = fl.sender.as_ref() {
-                        let b = s.scoreboard();
-                        let (n, _) = b.segs_within(losslab_core::wire::Range::new(head, head + 1));
-                        let resent = b.get(n).is_some_and(|m| m.seq == head && m.tx_count > 1);
-                        fl.discard_head[usize::from(!resent)] += 1;
-                    }
-                }
-                if seg.syn {
-                    // A SYN-ACK opens the client's connection.
-                    self.first_request(f);
-                }
-                self.service_receiver(f);
-            }
-            Body::Ack(ack) => {
-                if !ack.syn {
-                    self.net.flows[f].reports.on_delivered(ack);
-                }
-                let Some(s) = self.flows[f].sender.as_mut() else {
-                    return;
-                };
-                s.on_ack(now, ack);
-                self.service_sender(f);
+        self.net.trace_data(now, &p, PacketFate::Delivered);
+        let seg = &p.seg;
+        let fl = &mut self.flows[f];
+        let drops = fl.receiver.stats().out_of_window_drops;
+        fl.receiver.on_segment(now, seg);
+        let discarded = fl.receiver.stats().out_of_window_drops > drops;
+        if !seg.syn && seg.len > 0 {
+            // Ground truth for `spurious_retransmissions`: a copy the
+            // receiver discarded was delivered but not accepted.
+            let n = &mut self.net.flows[f];
+            let fate = match (seg.replica, discarded) {
+                (true, false) => Some(&mut n.copies_delivered),
+                (true, true) => Some(&mut n.copies_discarded),
+                (false, true) => Some(&mut n.discarded),
+                (false, false) => None,
+            };
+            if let Some(m) = fate {
+                let bit = 1u64 << (seg.tx_count.clamp(1, 64) - 1);
+                *m.entry(seg.seg_no).or_default() |= bit;
             }
         }
+        if discarded && fl.receiver.has_hole() {
+            // Why the window did not move (OR3 paper section IV's
+            // overbooking): was the head hole ever resent?
+            let head = fl.receiver.rcv_nxt();
+            if let Some(s) = fl.sender.as_ref() {
+                let b = s.scoreboard();
+                let (n, _) = b.segs_within(losslab_core::wire::Range::new(head, head + 1));
+                let resent = b.get(n).is_some_and(|m| m.seq == head && m.tx_count > 1);
+                fl.discard_head[usize::from(!resent)] += 1;
+            }
+        }
+        if seg.syn {
+            // A SYN-ACK opens the client's connection.
+            self.first_request(f);
+        }
+        self.service_receiver(f);
+    }
+
+    /// An ACK reaches its sender.
+    fn deliver_ack(&mut self, p: &Packet, ack: &Ack) {
+        let now = self.now;
+        let f = p.flow as usize;
+        self.net.trace(now, p, PacketFate::Delivered);
+        if !ack.syn {
+            self.net.flows[f].reports.on_delivered(ack);
+        }
+        let Some(s) = self.flows[f].sender.as_mut() else {
+            return;
+        };
+        s.on_ack(now, ack);
+        self.service_sender(f);
     }
 
     fn fire_timer(&mut self, f: usize, side: u8) {

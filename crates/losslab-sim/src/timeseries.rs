@@ -31,6 +31,10 @@ impl TimeSeries {
 }
 
 impl Tracer for TimeSeries {
+    /// Rows come from the sender's events alone.
+    fn wants_packets(&self) -> bool {
+        false
+    }
     fn wants_endpoint_events(&self) -> bool {
         true
     }
