@@ -661,20 +661,25 @@ impl Receiver {
     /// The next ACK to send now, if any (at most one per call; call until
     /// None).
     pub fn poll_transmit(&mut self, now: Time) -> Option<Ack> {
-        let ack = self.acks.pop_front()?;
+        // Read at the front of the queue and moved out last, straight into
+        // the return value: an `Ack` is over a hundred bytes, and popping
+        // it first copied it once more on every ACK.
+        let front = self.acks.front()?;
+        let (ack, syn, dsack) = (front.ack, front.syn, front.dsack);
+        let sack_blocks = front.sack.len() as u8;
         // The handshake's SYN or SYN-ACK is not an acknowledgment of data.
-        if !ack.syn {
+        if !syn {
             self.stats.acks_sent += 1;
         }
-        if ack.dsack {
+        if dsack {
             self.stats.dsacks_sent += 1;
         }
         self.log.emit(now, || Event::AckSent {
-            ack: ack.ack,
-            sack_blocks: ack.sack.len() as u8,
-            dsack: ack.dsack,
+            ack,
+            sack_blocks,
+            dsack,
         });
-        Some(ack)
+        self.acks.pop_front()
     }
 
     /// The application sends data (a request) now, and the segment carries

@@ -70,6 +70,31 @@ impl SeqSet {
         if start >= end {
             return Range::new(start, start);
         }
+        // Fast path: `[start, end)` begins in or just at the end of the top
+        // run and reaches past it (in-flight data arriving above the
+        // highest hole, whose run the receiver reports as the first SACK
+        // block, RFC 2018 section 4; or that block growing at the sender,
+        // RFC 6675 section 4's Update() of the scoreboard). `insert_merging`
+        // would merge exactly that run with it and report only
+        // `[last.end, end)` as new; this does the same without the search
+        // and the loop.
+        if let Some(last) = self.runs.back_mut() {
+            if last.start <= start && start <= last.end && last.end < end {
+                let was = last.end;
+                last.end = end;
+                let merged = *last;
+                self.total += end - was;
+                newly(was, end);
+                return merged;
+            }
+        }
+        self.insert_merging(start, end, newly)
+    }
+
+    /// `insert_with` without its fast path: finds every run that overlaps
+    /// or touches `[start, end)` and merges them (`start < end`).
+    #[inline]
+    fn insert_merging(&mut self, start: u64, end: u64, mut newly: impl FnMut(u64, u64)) -> Range {
         // Runs i..j overlap or touch [start, end]: they merge with it.
         let len = self.runs.len();
         let (i, j) = match self.runs.back() {
@@ -134,11 +159,36 @@ impl SeqSet {
     /// looked for there and beside it (runs created or merged below it
     /// move it by one) before any search. Updates `*pos` to the answer's
     /// position; any value is a valid `*pos`, only slower.
+    // Inline so the fast path costs the caller a few instructions rather
+    // than a call; the search stays out of line.
+    #[inline]
     pub fn containing_near(&self, v: u64, pos: &mut u64) -> Option<Range> {
         let len = self.runs.len();
         let g = usize::try_from(pos.saturating_sub(self.popped))
             .unwrap_or(len)
             .min(len);
+        // Fast path: the run at `g` (the top run when `*pos` is past the
+        // end) holds `v`. Runs are disjoint and sorted, so that run is the
+        // only one holding `v` and is `first_ending_after(v)`: the answer
+        // and position `containing_near_search` would find, for one lookup
+        // instead of several. Between two ACKs most of the receiver's
+        // recently reported SACK blocks (RFC 2018 section 4), which it
+        // revalidates here, are still the very run they were.
+        if let Some(k) = g.checked_sub(usize::from(g == len)) {
+            let r = self.runs.at(k);
+            if r.start <= v && v < r.end {
+                *pos = self.popped + k as u64;
+                return Some(r);
+            }
+        }
+        self.containing_near_search(v, g, pos)
+    }
+
+    /// `containing_near` without its fast path, from `g = *pos - popped`
+    /// clamped to `runs()`.
+    #[inline(never)]
+    fn containing_near_search(&self, v: u64, g: usize, pos: &mut u64) -> Option<Range> {
+        let len = self.runs.len();
         // `i` is first_ending_after(v) exactly when the run at `i` (if
         // any) ends above `v` and the one before it does not.
         let right = |i: usize| {
@@ -293,6 +343,10 @@ impl Runs {
         self.len().checked_sub(1).and_then(|i| self.get(i))
     }
 
+    fn back_mut(&mut self) -> Option<&mut Range> {
+        self.len().checked_sub(1).and_then(|i| self.get_mut(i))
+    }
+
     /// As `slice::partition_point` over the runs in order.
     fn partition_point(&self, mut pred: impl FnMut(&Range) -> bool) -> usize {
         let (a, b) = self.slices();
@@ -442,6 +496,42 @@ mod tests {
             for w in runs.windows(2) { prop_assert!(w[0].end < w[1].start); }
         }
 
+        /// `insert_with`'s fast path (extending the top run) against the
+        /// general merge: same merged run, same newly covered parts, same
+        /// runs after, over inserts that mostly grow the top run as
+        /// arriving data and growing SACK blocks do, with holes, fills
+        /// and cuts between.
+        #[test]
+        fn top_run_fast_path_matches_the_general_merge(
+            ops in proptest::collection::vec((0u8..8, 0u64..40, 1u64..40), 1..400),
+        ) {
+            let (mut fast, mut plain) = (SeqSet::new(), SeqSet::new());
+            for (op, a, l) in ops {
+                let top = fast.last().map_or(0, |r| r.end);
+                let (start, end) = match op {
+                    // From inside the top run or at its end, past it.
+                    0..=3 => (top.saturating_sub(a % 8), top + l),
+                    // A new run above a hole.
+                    4 => (top + 1 + a, top + 1 + a + l),
+                    // Anywhere below or across the top.
+                    5 | 6 => (top.saturating_sub(a * 3), top.saturating_sub(a * 3) + l),
+                    _ => {
+                        let cut = top.saturating_sub(a * 2);
+                        fast.remove_below(cut);
+                        plain.remove_below(cut);
+                        continue;
+                    }
+                };
+                let (mut pf, mut pp) = (vec![], vec![]);
+                let mf = fast.insert_with(start, end, |x, y| pf.push((x, y)));
+                let mp = plain.insert_merging(start, end, |x, y| pp.push((x, y)));
+                prop_assert_eq!(mf, mp);
+                prop_assert_eq!(pf, pp);
+                prop_assert_eq!(fast.total(), plain.total());
+                prop_assert_eq!(fast.iter().collect::<Vec<_>>(), plain.iter().collect::<Vec<_>>());
+            }
+        }
+
         /// The gap buffer against a `Vec` doing the same inserts, removals
         /// and pops, long enough to open room, move the gap both ways and
         /// compact.
@@ -554,9 +644,15 @@ mod tests {
             for v in 0..260u64 {
                 let c = model.iter().find(|r| r.start <= v && v < r.end).copied();
                 prop_assert_eq!(s.containing(v), c);
-                for start in [0, v / 3, v / 7, 1000, u64::MAX] {
+                // Every position near the runs too (`popped` counts from
+                // the first run ever held), so the fast path's hits and
+                // its neighbours' misses are all tried.
+                let near = (0..=model.len() as u64 + 1).map(|k| s.popped + k);
+                for start in [0, v / 3, v / 7, 1000, u64::MAX].into_iter().chain(near) {
                     let mut pos = start;
                     prop_assert_eq!(s.containing_near(v, &mut pos), c);
+                    // The position is where the plain search lands.
+                    prop_assert_eq!(pos, s.popped + s.first_ending_after(v) as u64);
                     // The position found is right the second time.
                     let again = pos;
                     prop_assert_eq!(s.containing_near(v, &mut pos), c);
