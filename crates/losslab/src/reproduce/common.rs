@@ -755,24 +755,39 @@ mod tests {
         assert_eq!(seen, 6);
     }
 
+    fn examples() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+    }
+
+    /// examples/bulk-20mbps.toml cut to 5 s: a run of more packets than
+    /// its results have bytes of JSON, so that the memo keeps it.
+    fn bulk_5s() -> Scenario {
+        losslab_sim::parse::load_scenario(
+            &examples().join("bulk-20mbps.toml"),
+            &["duration=5s".into()],
+        )
+        .unwrap()
+    }
+
+    /// `base` with `seed`, named after its case and seed.
+    fn named(base: &Scenario, case: usize, seed: u64) -> Scenario {
+        let mut sc = base.clone();
+        sc.name = format!("c{case}-s{seed}");
+        sc.seed = seed;
+        sc
+    }
+
     /// A batch whose cases repeat a scenario (under another name), and a
     /// second batch that repeats the first's: each repeat is taken, not
     /// run, and its results are exactly what running it gives, name
     /// included; a scenario that differs in anything but its name runs.
     #[test]
     fn a_repeated_scenario_is_taken_not_run_and_gives_a_runs_results() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-        let base = losslab_sim::parse::load_scenario(
-            &dir.join("bulk-20mbps.toml"),
-            &["duration=5s".into()],
-        )
-        .unwrap();
+        let base = bulk_5s();
         // Cases 0 and 2 are the same run named apart; case 1 differs in
         // its link rate alone.
         let build = |case: usize, seed: u64| {
-            let mut sc = base.clone();
-            sc.name = format!("c{case}-s{seed}");
-            sc.seed = seed;
+            let mut sc = named(&base, case, seed);
             if case == 1 {
                 sc.path.rate *= 2;
             }
@@ -802,16 +817,9 @@ mod tests {
     /// run worth less than a packet per byte is not kept.
     #[test]
     fn the_memo_holds_no_more_than_its_bound_and_changes_no_result() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-        let base = losslab_sim::parse::load_scenario(
-            &dir.join("bulk-20mbps.toml"),
-            &["duration=5s".into()],
-        )
-        .unwrap();
+        let base = bulk_5s();
         let build = |case: usize, seed: u64| {
-            let mut sc = base.clone();
-            sc.name = format!("c{case}-s{seed}");
-            sc.seed = seed;
+            let mut sc = named(&base, case, seed);
             sc.path.queue = QueueLimit::Packets(10 + (case % 3) as u64);
             sc
         };
@@ -838,7 +846,8 @@ mod tests {
         }
         // A run that simulated fewer packets than its JSON has bytes (a
         // 300-segment transfer with its recoveries) is not kept.
-        let small = losslab_sim::parse::load_scenario(&dir.join("three-drops.toml"), &[]).unwrap();
+        let small =
+            losslab_sim::parse::load_scenario(&examples().join("three-drops.toml"), &[]).unwrap();
         let r = results_only(&small).unwrap();
         let len = Memo::encode(&r, usize::MAX).unwrap().len() as u64;
         assert!(super::super::timing::packets(&r) < len * MEMO_PACKETS_PER_BYTE);
