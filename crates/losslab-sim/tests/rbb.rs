@@ -192,3 +192,55 @@ fn each_flow_is_sampled_on_its_own_round_trip() {
     assert_eq!(b_times[0], 55 * MS);
     assert_eq!(res.flows[1].rbb.samples, 19);
 }
+
+#[test]
+fn many_flows_are_each_sampled_once_per_their_own_rtt_in_flow_order() {
+    // Five flows of four round trips (100 ms of path plus twice each
+    // flow's own delay) and three starts, two of them with the same start
+    // and round trip: every flow is sampled at start + k x its RTT, and
+    // samples due at the same time come in flow order (the order the
+    // tracer and the meters see, whatever keeps the schedule).
+    let (p, r) = path(100_000_000, 50, LossModel::None);
+    let shape = [(0, 0), (7, 0), (3, 13), (7, 0), (20, 5)];
+    let flows = shape
+        .iter()
+        .enumerate()
+        .map(|(i, &(delay_ms, start_ms))| {
+            let mut f = FlowSpec::new(&format!("f{i}"));
+            f.cc = CcSpec::Fixed(4);
+            f.init_cwnd = 4;
+            f.handshake = false;
+            f.receiver.ack = AckSpec::Quick;
+            f.delay = delay_ms * MS;
+            f.start = start_ms * MS;
+            f.app = AppSpec::Bytes(10_000 * MSS);
+            f
+        })
+        .collect();
+    let (r, samples) = run_collect(&scenario("rbb-many", 3, (p, r), flows));
+    assert!(
+        r.flows.iter().all(|f| f.fct_s.is_none()),
+        "all still sending"
+    );
+    let horizon = 2_900 * MS;
+    let mut want = Vec::new();
+    for (i, &(delay_ms, start_ms)) in shape.iter().enumerate() {
+        let rtt = (100 + 2 * delay_ms) * MS;
+        let mut t = start_ms * MS + rtt;
+        while t <= horizon {
+            want.push((t, i));
+            t += rtt;
+        }
+    }
+    want.sort();
+    let got: Vec<(Time, usize)> = samples
+        .iter()
+        .map(|s| (s.0, s.1))
+        .filter(|s| s.0 <= horizon)
+        .collect();
+    assert_eq!(got, want);
+    for (i, f) in r.flows.iter().enumerate() {
+        let n = samples.iter().filter(|s| s.1 == i).count() as u64;
+        assert_eq!(f.rbb.samples, n, "flow {i}");
+    }
+}
