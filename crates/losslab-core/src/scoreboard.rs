@@ -350,6 +350,22 @@ impl Scoreboard {
     pub fn sacked_runs(&self) -> &SeqSet {
         &self.sacked
     }
+    /// Where a walk over the un-SACKed segments goes from `n`: `n` itself
+    /// unless it is SACKed, else the end of the SACKed run holding it.
+    /// A segment on the board carries SACKED exactly when the run set holds
+    /// it (`check_invariants`), so only a SACKed one costs a search. The
+    /// walks used to carry the next run alongside, which cost a search at
+    /// every start, and most walks (a detector's on every ACK) stop at
+    /// their first segment or never take a step (issue 33).
+    #[inline]
+    pub fn skip_sacked(&self, n: u64) -> u64 {
+        match self.get(n) {
+            Some(s) if !s.is(SACKED) => n,
+            // Off the board nothing is SACKed, but the set is the
+            // authority.
+            _ => self.sacked.containing(n).map_or(n, |r| r.end),
+        }
+    }
     /// One past the highest SACKed segment number, if any is SACKed.
     pub fn highest_sacked_end(&self) -> Option<u64> {
         self.sacked.last().map(|r| r.end)
@@ -807,13 +823,10 @@ impl Scoreboard {
         let end = end.min(self.next_seg_no());
         let mut n = self.lost_scan.max(self.base);
         let mut marked = 0;
-        // The first SACKed run ending above `n`, kept alongside instead of
-        // searched for at every segment (as in Rack::detect_loss).
-        let mut run = self.sacked.next_at_or_after(n);
         while n < end {
-            if let Some(r) = run.filter(|r| r.start <= n) {
-                n = r.end;
-                run = self.sacked.next_at_or_after(n);
+            let past = self.skip_sacked(n);
+            if past != n {
+                n = past;
                 continue;
             }
             if self.mark_lost(n) {
@@ -884,16 +897,13 @@ impl Scoreboard {
         let from = after.map_or(self.base, |a| a + 1).max(self.base);
         let hint = self.unfilled_hint.get().max(self.base);
         let mut n = from.max(hint);
-        // As in mark_lost_below: the next SACKed run, not a search per
-        // segment.
-        let mut run = self.sacked.next_at_or_after(n);
         let found = loop {
             if n >= below {
                 break None;
             }
-            if let Some(r) = run.filter(|r| r.start <= n) {
-                n = r.end;
-                run = self.sacked.next_at_or_after(n);
+            let past = self.skip_sacked(n);
+            if past != n {
+                n = past;
                 continue;
             }
             let Some(s) = self.get(n) else {
@@ -1284,6 +1294,46 @@ mod tests {
                 proptest::prop_assert_eq!(b.on_sack_block(r), fresh);
                 for n in lo..hi {
                     proptest::prop_assert!(b.is_sacked(n));
+                }
+                b.check_invariants().unwrap();
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// `skip_sacked`, which reads the segment's SACKED flag first,
+        /// answers as the run set does (the next run ending above `n`,
+        /// when it starts at or below `n`), on and off the board, after
+        /// SACK blocks, cumulative ACKs (whole or inside a segment), new
+        /// segments and losses.
+        #[test]
+        fn skip_sacked_matches_the_run_set(
+            ops in proptest::collection::vec((0u8..5, 0u64..70_000, 0u64..8_000), 1..80),
+        ) {
+            let mut b = board(40);
+            for (kind, at, l) in ops {
+                match kind {
+                    0 => {
+                        b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
+                    }
+                    1 => {
+                        let n = b.next_seg_no();
+                        b.push_new(n * MSS, MSS as u32, 0, n);
+                    }
+                    2 => {
+                        b.mark_lost_below(b.base() + at % 50, |_, _| {});
+                    }
+                    _ => {
+                        b.on_sack_block(Range::new(at, at + l));
+                    }
+                }
+                for n in b.base().saturating_sub(2)..b.next_seg_no() + 2 {
+                    let by_runs = b
+                        .sacked_runs()
+                        .next_at_or_after(n)
+                        .filter(|r| r.start <= n)
+                        .map_or(n, |r| r.end);
+                    proptest::prop_assert_eq!(b.skip_sacked(n), by_runs, "segment {}", n);
                 }
                 b.check_invariants().unwrap();
             }

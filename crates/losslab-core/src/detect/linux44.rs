@@ -114,11 +114,10 @@ impl Linux44 {
         // sequentially so stop early").
         let mut n = self.scan.max(board.base());
         let end = board.next_seg_no();
-        let mut run = board.sacked_runs().next_at_or_after(n);
         while n < end {
-            if let Some(r) = run.filter(|r| r.start <= n) {
-                n = r.end;
-                run = board.sacked_runs().next_at_or_after(n);
+            let past = board.skip_sacked(n);
+            if past != n {
+                n = past;
                 continue;
             }
             let s = *board.get(n).expect("present");

@@ -379,16 +379,12 @@ impl Rack {
         // handled above.
         let mut n = self.scan.max(board.base());
         let end = board.next_seg_no();
-        // The SACKed runs are walked alongside rather than searched for at
-        // every segment (with thousands of holes, each search is a binary
-        // search where one step forward would do): `run` is the first run
-        // ending above `n`, so `n` is SACKed exactly when `run` starts at or
-        // below it. Marking segments lost leaves the runs alone.
-        let mut run = board.sacked_runs().next_at_or_after(n);
+        // A SACKed run is skipped whole (`skip_sacked`: one search per run,
+        // none per hole). Marking segments lost leaves the runs alone.
         while n < end {
-            if let Some(r) = run.filter(|r| r.start <= n) {
-                n = r.end;
-                run = board.sacked_runs().next_at_or_after(n);
+            let past = board.skip_sacked(n);
+            if past != n {
+                n = past;
                 continue;
             }
             let s = *board.get(n).expect("present");
@@ -412,9 +408,9 @@ impl Rack {
         // last of them expires last.
         let mut m = n;
         while m < end {
-            if let Some(r) = run.filter(|r| r.start <= m) {
-                m = r.end;
-                run = board.sacked_runs().next_at_or_after(m);
+            let past = board.skip_sacked(m);
+            if past != m {
+                m = past;
                 continue;
             }
             let s = *board.get(m).expect("present");
