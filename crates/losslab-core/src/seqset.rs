@@ -399,12 +399,33 @@ impl Runs {
         self.gap += 1;
     }
 
+    /// Whether removing from logical position `p` is cheaper done by
+    /// moving the `p` runs below it up than by moving the gap there: `p`
+    /// lies in the first part, closer to its start than to the gap. In a
+    /// large window with many holes the merges come from two places at
+    /// once: the first retransmissions filling holes on their way up, and
+    /// behind them, nearer the cumulative ACK, the retransmissions of those
+    /// lost again. The gap now stays with the first instead of running back
+    /// and forth between the two (issue 33). Inserts still move the gap:
+    /// moving the runs below for them too cost more than it saved.
+    fn nearer_front(&self, p: usize) -> bool {
+        let n1 = self.gap - self.head;
+        p <= n1 && p < n1 - p
+    }
+
     /// Removes logical positions `p..q`.
     fn remove(&mut self, p: usize, q: usize) {
         debug_assert!(p <= q && q <= self.len());
         let n1 = self.gap - self.head;
         if p >= n1 && q == self.len() {
             self.buf.truncate(self.slot(p));
+        } else if q <= n1 && self.nearer_front(p) {
+            // The runs below `p` step up over the removed ones, which
+            // become spare slots below `head`.
+            let d = q - p;
+            self.buf
+                .copy_within(self.head..self.head + p, self.head + d);
+            self.head += d;
         } else {
             self.move_gap(p);
             self.gap_end += q - p;
@@ -564,6 +585,50 @@ mod tests {
                     _ => {}
                 }
                 prop_assert_eq!(r.len(), v.len());
+                let (a, b) = r.slices();
+                prop_assert_eq!(a.iter().chain(b).copied().collect::<Vec<_>>(), v.clone());
+                prop_assert!(r.buf.len() <= 2 * v.len() + 64 + v.len() / 8 + 8);
+            }
+        }
+
+        /// The gap buffer against a `Vec` when changes come from two places
+        /// at once, a few runs above the bottom and anywhere above (removals
+        /// near the bottom move the runs below them, the others the gap),
+        /// with pops from the bottom and appends at the top.
+        #[test]
+        fn runs_buffer_changed_near_the_bottom_matches_a_vec(
+            ops in proptest::collection::vec((0u8..12, 0usize..1000, 1usize..4), 1..1500),
+        ) {
+            let mut r = Runs::default();
+            let mut v: Vec<Range> = vec![];
+            for (i, (op, at, n)) in ops.into_iter().enumerate() {
+                let x = Range::new(i as u64, i as u64 + 1);
+                // Near the bottom for even ops, anywhere for odd ones.
+                let near = |len: usize| if op % 2 == 0 { at % 4 % (len + 1) } else { at % (len + 1) };
+                match op {
+                    0..=5 => {
+                        let p = near(v.len());
+                        r.insert(p, x);
+                        v.insert(p, x);
+                    }
+                    6 | 7 => {
+                        r.push_back(x);
+                        v.push(x);
+                    }
+                    8 | 9 if !v.is_empty() => {
+                        r.pop_front();
+                        v.remove(0);
+                    }
+                    _ if !v.is_empty() => {
+                        let p = near(v.len() - 1);
+                        let q = (p + n).min(v.len());
+                        r.remove(p, q);
+                        v.drain(p..q);
+                    }
+                    _ => {}
+                }
+                prop_assert_eq!(r.len(), v.len());
+                prop_assert!(r.head <= r.gap && r.gap <= r.gap_end && r.gap_end <= r.buf.len());
                 let (a, b) = r.slices();
                 prop_assert_eq!(a.iter().chain(b).copied().collect::<Vec<_>>(), v.clone());
                 prop_assert!(r.buf.len() <= 2 * v.len() + 64 + v.len() / 8 + 8);
