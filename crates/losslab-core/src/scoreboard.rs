@@ -257,7 +257,8 @@ pub struct Scoreboard {
     /// Lost, not SACKed, and no retransmission in flight: waiting for
     /// NextSeg() rule 1.
     to_retransmit: BTreeSet<u64>,
-    /// Segments below this number have been considered by `mark_lost_below`.
+    /// Segments below this number have been considered by `mark_lost_below`
+    /// or are SACKed (which a segment stays while on the board).
     lost_scan: u64,
     /// Segments whose retransmission is in flight (RETRANS), by the
     /// transmission order of that retransmission.
@@ -832,7 +833,11 @@ impl Scoreboard {
             }
             n += 1;
         }
-        self.lost_scan = self.lost_scan.max(end);
+        // `n` is past `end` when the walk ended over a SACKed run: the
+        // next call starts at the run's end instead of searching it again.
+        // With FACK that is every ACK's case, `end` lying in the highest
+        // run (issue 33).
+        self.lost_scan = self.lost_scan.max(n).max(end);
         marked
     }
 
@@ -1437,6 +1442,47 @@ mod tests {
                     q.iter().collect::<Vec<_>>(),
                     m.iter().map(|(&o, &n)| (o, n)).collect::<Vec<_>>()
                 );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// `mark_lost_below` marks exactly the segments below `end` that no
+        /// earlier call reached and that are neither SACKed nor lost, also
+        /// when an earlier walk ended over a SACKed run past its `end`
+        /// (which it then does not walk again), under SACK blocks,
+        /// cumulative ACKs and new segments.
+        #[test]
+        fn mark_lost_below_marks_what_no_earlier_call_reached(
+            ops in proptest::collection::vec((0u8..5, 0u64..70_000, 0u64..8_000), 1..80),
+        ) {
+            let mut b = board(40);
+            let mut reached = 0u64;
+            for (kind, at, l) in ops {
+                match kind {
+                    0 => {
+                        b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
+                    }
+                    1 => {
+                        let n = b.next_seg_no();
+                        b.push_new(n * MSS, MSS as u32, 0, n);
+                    }
+                    2 => {
+                        // A call reaches no further than the last segment.
+                        let end = (b.base() + at % 50).min(b.next_seg_no());
+                        let expected: Vec<u64> = (reached.max(b.base())..end)
+                            .filter(|&n| b.get(n).is_some_and(|s| s.flags & (SACKED | LOST) == 0))
+                            .collect();
+                        let mut marked = vec![];
+                        b.mark_lost_below(end, |n, _| marked.push(n));
+                        proptest::prop_assert_eq!(marked, expected);
+                        reached = reached.max(end);
+                    }
+                    _ => {
+                        b.on_sack_block(Range::new(at, at + l));
+                    }
+                }
+                b.check_invariants().unwrap();
             }
         }
     }
