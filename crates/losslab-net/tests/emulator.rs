@@ -81,25 +81,28 @@ fn rtt_equals_the_configured_delay_at_low_rate() {
     for r in &rtts {
         assert!(*r as f64 >= expected - 1000.0, "rtt {r} ns below the model");
     }
-    // The ping and echo threads are not real-time: a compiler elsewhere
-    // on the machine may delay a few of them, never most.
+    // The ping and echo threads are not real-time: on a loaded machine
+    // (CI beside other work) most of their round trips came back 2-8 ms
+    // late while the emulator itself delivered on time (lateness mean 11
+    // us), so their median says how busy the scheduler was, not what the
+    // emulator did. The best of the 30 is the model's delay once nothing
+    // else held a thread up, and the emulator's own lateness is the
+    // measure of its timing.
+    let min = *rtts.iter().min().expect("30 rtts") as f64;
     let mut sorted = rtts.clone();
     sorted.sort_unstable();
-    let within = rtts
-        .iter()
-        .filter(|&&r| (r as f64 - expected).abs() < 1e6)
-        .count();
     let median = sorted[sorted.len() / 2] as f64;
     assert!(
-        (median - expected).abs() < 1e6,
-        "median rtt {:.3} ms, expected {:.3} ms",
-        median / 1e6,
-        expected / 1e6
+        (min - expected).abs() < 1e6,
+        "fastest rtt {:.3} ms, expected {:.3} ms (median {:.3} ms)",
+        min / 1e6,
+        expected / 1e6,
+        median / 1e6
     );
     assert!(
-        within >= 27,
-        "only {within} of 30 rtts within 1 ms of {:.3} ms",
-        expected / 1e6
+        report.health.lateness_mean_us < 1000.0,
+        "the emulator delivered {:.1} us late on average",
+        report.health.lateness_mean_us
     );
     assert_eq!(report.kernel_drops(), 0);
 }
