@@ -249,11 +249,12 @@ ones (the same numbers; only time is lost). The code is
 `crates/losslab/src/reproduce/`.
 
 Scales: `--quick` (about 2 minutes for all five on 2 cores; its own
-smaller seed set, what CI asserts), the default (3 min 10 s for all
-five on 2 cores, measured 2026-12-02 on an idle machine, 2 min 45 s on
-a faster one of the same kind on 2026-12-01: each paper's
-main arm, the mobile paper's quick cells and the OR3 paper with three
-seeds per point), `--thorough` (the default before issue 33: every
+smaller seed set, what CI asserts), the default (about 2 min 40 s for
+all five on 2 cores, the median of five runs on 2026-12-02, where the
+code of that morning took 193 s: each paper's main arm, the mobile
+paper's quick cells and the OR3 paper with three seeds per point and
+without its two 1 Gbit/s explanation variants), `--thorough` (the
+default before issue 33: every
 setup-choice rerun and explanation variant; half a minute for the PRR
 paper, 3 minutes for the tail-loss paper, 4.5 for the LE paper, about
 36 for the mobile paper and 18 for the OR3 paper) and
