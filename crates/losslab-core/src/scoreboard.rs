@@ -1356,6 +1356,25 @@ mod tests {
         }
     }
 
+    /// One generated change to the board other than a loss walk (the
+    /// property tests' kind 2, which each test makes its own way): a
+    /// cumulative ACK (0, whole or inside a segment), a new segment (1)
+    /// or a SACK block (3 and 4).
+    fn change(b: &mut Scoreboard, kind: u8, at: u64, l: u64) {
+        match kind {
+            0 => {
+                b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
+            }
+            1 => {
+                let n = b.next_seg_no();
+                b.push_new(n * MSS, MSS as u32, 0, n);
+            }
+            _ => {
+                b.on_sack_block(Range::new(at, at + l));
+            }
+        }
+    }
+
     proptest::proptest! {
         /// `skip_sacked`, which reads the segment's SACKED flag first,
         /// answers as the run set does (the next run ending above `n`,
@@ -1368,20 +1387,10 @@ mod tests {
         ) {
             let mut b = board(40);
             for (kind, at, l) in ops {
-                match kind {
-                    0 => {
-                        b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
-                    }
-                    1 => {
-                        let n = b.next_seg_no();
-                        b.push_new(n * MSS, MSS as u32, 0, n);
-                    }
-                    2 => {
-                        b.mark_lost_below(b.base() + at % 50, |_, _| {});
-                    }
-                    _ => {
-                        b.on_sack_block(Range::new(at, at + l));
-                    }
+                if kind == 2 {
+                    b.mark_lost_below(b.base() + at % 50, |_, _| {});
+                } else {
+                    change(&mut b, kind, at, l);
                 }
                 for n in b.base().saturating_sub(2)..b.next_seg_no() + 2 {
                     let by_runs = b
@@ -1459,28 +1468,18 @@ mod tests {
             let mut b = board(40);
             let mut reached = 0u64;
             for (kind, at, l) in ops {
-                match kind {
-                    0 => {
-                        b.on_cum_ack(at.max(b.first().map_or(0, |s| s.seq)));
-                    }
-                    1 => {
-                        let n = b.next_seg_no();
-                        b.push_new(n * MSS, MSS as u32, 0, n);
-                    }
-                    2 => {
-                        // A call reaches no further than the last segment.
-                        let end = (b.base() + at % 50).min(b.next_seg_no());
-                        let expected: Vec<u64> = (reached.max(b.base())..end)
-                            .filter(|&n| b.get(n).is_some_and(|s| s.flags & (SACKED | LOST) == 0))
-                            .collect();
-                        let mut marked = vec![];
-                        b.mark_lost_below(end, |n, _| marked.push(n));
-                        proptest::prop_assert_eq!(marked, expected);
-                        reached = reached.max(end);
-                    }
-                    _ => {
-                        b.on_sack_block(Range::new(at, at + l));
-                    }
+                if kind == 2 {
+                    // A call reaches no further than the last segment.
+                    let end = (b.base() + at % 50).min(b.next_seg_no());
+                    let expected: Vec<u64> = (reached.max(b.base())..end)
+                        .filter(|&n| b.get(n).is_some_and(|s| s.flags & (SACKED | LOST) == 0))
+                        .collect();
+                    let mut marked = vec![];
+                    b.mark_lost_below(end, |n, _| marked.push(n));
+                    proptest::prop_assert_eq!(marked, expected);
+                    reached = reached.max(end);
+                } else {
+                    change(&mut b, kind, at, l);
                 }
                 b.check_invariants().unwrap();
             }

@@ -802,14 +802,15 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
     // TCP-OR3 runs only on the testbed's 6 MB (Figure 6, below): on the
     // 75 MB buffer of Figure 3(b) no row read it (until issue 33 it was
     // run anyway, a fifth of the experiment's packets, and left unread).
+    let kcase = |id: String, s: Scheme| {
+        let mut c = Case::new(id, 1_000_000_000, 300, 0.03, s);
+        c.rcvbuf = 512 * MB;
+        c.duration = duration;
+        c
+    };
     let cases: Vec<Case> = [Scheme::Cubic, Scheme::Bbr]
         .into_iter()
-        .map(|s| {
-            let mut c = Case::new(format!("k-{}", s.label()), 1_000_000_000, 300, 0.03, s);
-            c.rcvbuf = 512 * MB;
-            c.duration = duration;
-            c
-        })
+        .map(|s| kcase(format!("k-{}", s.label()), s))
         .collect();
     let queue = sec3_queue(ctx, 1_000_000_000, 300)?;
     // Variants for the explanations tested below: BBR with section V.A's
@@ -826,22 +827,13 @@ fn kmax_fig6(ctx: &Ctx) -> Result<Experiment, String> {
     // Figure 6 on the testbed's 6 MB (section V.A): TCP-OR3 there, and
     // without redundancy (the variant of the goodput row); BBR there is
     // `deep`.
-    let mut or3_testbed = Case::new(
-        "k-or3-testbedqueue".into(),
-        1_000_000_000,
-        300,
-        0.03,
-        Scheme::Or3,
-    );
-    or3_testbed.rcvbuf = 512 * MB;
-    or3_testbed.duration = duration;
+    let mut or3_testbed = kcase("k-or3-testbedqueue".into(), Scheme::Or3);
     or3_testbed.queue = QUEUE;
     let mut single = or3_testbed.clone();
     single.id = "k-or3-testbedqueue-noredundancy".into();
     single.or3.redundancy = false;
     cases.push(or3_testbed);
-    let tested = variants(ctx);
-    if tested {
+    if variants(ctx) {
         cases.push(single);
     }
     let runs = run_all(ctx, exp, &cases, seeds)?;
