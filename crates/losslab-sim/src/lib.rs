@@ -7,6 +7,7 @@
 pub(crate) mod ack_reports;
 pub(crate) mod chunks;
 pub mod emit;
+pub(crate) mod held;
 pub mod link;
 pub mod loss;
 pub mod memory;

@@ -4,10 +4,11 @@
 //! Events come from five sources, each already in time order, so there is
 //! no global priority queue of packets: the packet being serialised, the
 //! FIFO of packets propagating forward (constant delay keeps FIFO order),
-//! the FIFO of ACKs propagating back, an ordered map of packets held back
-//! by reordering (rare), and a heap of endpoint timers holding at most a
-//! few entries per flow. The next event is the minimum of five heads; ties
-//! go in that fixed order, which keeps runs bit-for-bit reproducible.
+//! the FIFO of ACKs propagating back, the packets held back by a flow's
+//! own delay, reordering or duplication (`held.rs`), and a heap of
+//! endpoint timers holding at most a few entries per flow. The next event
+//! is the minimum of five heads; ties go in that fixed order, which keeps
+//! runs bit-for-bit reproducible.
 //! A sixth source, last in that order: the segments in their senders'
 //! hosts (`nic_rate`), one FIFO per flow (`NicLine`); a seventh, second
 //! in that order (its ties must precede the ACKs they hold back): the ACK
@@ -25,6 +26,7 @@ use losslab_core::{Ack, Algorithms, App, Handshake, Receiver, Segment, Sender, S
 
 use crate::ack_reports::{counts_as_retransmission, AckReports};
 use crate::chunks::{ConnChunks, FileRt};
+use crate::held::Held;
 use crate::link::{serialisation, Drain};
 use crate::loss::{LossRt, PacketView, SynLoss};
 use crate::rbb::RbbMeter;
@@ -260,8 +262,8 @@ struct Net {
     service_first: Time,
     fwd_line: VecDeque<(Time, DataPacket)>,
     rev_line: VecDeque<(Time, Packet)>,
-    held: BTreeMap<(Time, u64), Packet>,
-    held_seq: u64,
+    /// Packets held back, in lanes: flow f's data 2f, its ACKs 2f + 1.
+    held: Held,
     /// Segments serialising on their sender's interface (`nic_rate`).
     nic_line: NicLine,
     fwd_loss: LossRt,
@@ -543,23 +545,23 @@ impl Net {
         let held = rng.chance(*pr);
         let access = self.flows[p.flow as usize].extra_delay;
         let at = now + self.fwd_delay + access;
-        // The forward line is FIFO only at one constant delay; packets of
-        // flows with their own delay wait in the ordered map instead.
-        if held || access > 0 {
-            let extra = if held { *extra } else { 0 };
-            self.hold(at + extra, p.packet());
+        // `now` is the event loop's time, which never goes back, so at
+        // one constant delay packets arrive in the order they left: the
+        // forward line's FIFO, or, for a flow with its own delay, its
+        // data lane (a copy too). A reordered packet arrives out of order.
+        let lane = Some(2 * p.flow as usize);
+        if held {
+            let extra = *extra;
+            self.held.push(at + extra, None, p.packet());
+        } else if access > 0 {
+            self.held.push(at, lane, p.packet());
         } else {
             self.fwd_line.push_back((at, p));
         }
         let (pd, rng) = &mut self.fwd_dup;
         if rng.chance(*pd) {
-            self.hold(at, p.packet());
+            self.held.push(at, lane, p.packet());
         }
-    }
-
-    fn hold(&mut self, at: Time, p: Packet) {
-        self.held_seq += 1;
-        self.held.insert((at, self.held_seq), p);
     }
 
     /// An ACK from flow `f`'s receiver enters the reverse path.
@@ -661,18 +663,21 @@ impl Net {
         let f = p.flow as usize;
         let access = self.flows[f].extra_delay;
         let at = now + self.rev_delay + access;
+        // As on the data path: `now` is the event loop's time (the ACK
+        // sent, or leaving the reverse link), so the flow's ACK lane.
+        let lane = Some(2 * f + 1);
         let (pr, extra, rng) = &mut self.rev_reorder;
         if rng.chance(*pr) {
             let extra = *extra;
-            self.hold(at + extra, p);
+            self.held.push(at + extra, None, p);
         } else if access > 0 {
-            self.hold(at, p);
+            self.held.push(at, lane, p);
         } else {
             self.rev_line.push_back((at, p));
         }
         let (pd, rng) = &mut self.rev_dup;
         if rng.chance(*pd) {
-            self.hold(at, p);
+            self.held.push(at, lane, p);
         }
     }
 }
@@ -958,8 +963,7 @@ impl Simulation {
             service_first: 0,
             fwd_line: VecDeque::new(),
             rev_line: VecDeque::new(),
-            held: BTreeMap::new(),
-            held_seq: 0,
+            held: Held::new(2 * specs.len()),
             nic_line: NicLine::new(specs.len()),
             fwd_loss,
             rev_loss,
@@ -1098,7 +1102,7 @@ impl Simulation {
                     src = 3;
                 }
             }
-            if let Some((&(a, _), _)) = self.net.held.first_key_value() {
+            if let Some(a) = self.net.held.next_at() {
                 if a < t {
                     t = a;
                     src = 4;
@@ -1135,7 +1139,7 @@ impl Simulation {
                     self.deliver(p);
                 }
                 4 => {
-                    let (_, p) = self.net.held.pop_first().expect("head");
+                    let p = self.net.held.pop().expect("head");
                     self.deliver(p);
                 }
                 7 => self.net.rev_depart(t),
