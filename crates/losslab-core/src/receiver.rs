@@ -1293,8 +1293,9 @@ impl Receiver {
         }
         if self.recent_exact && containing.is_none() {
             // What the revalidation below would find: each entry its own
-            // run, in the same order. Between two losses at 1 Gbit/s every
-            // ACK of a hole's round trip came here (issue 33).
+            // run, in the same order. Every ACK sent while a hole is open
+            // (thousands in a round trip at 1 Gbit/s) revalidated the list
+            // before: 6% of a BBR flow's instructions (issue 33).
             debug_assert!(self.recent_are_runs());
             for r in &self.recent[..self.recent_len] {
                 if ack.sack.len() < limit {
