@@ -164,9 +164,24 @@ pub fn run_cases<T: Send>(
     build: impl Fn(usize, u64) -> Scenario + Sync,
     keep: impl Fn(RunResults) -> T + Sync,
 ) -> Result<Vec<Vec<T>>, String> {
-    let n = seeds as usize;
-    let scenarios: Vec<Scenario> = (0..cases * n)
-        .map(|j| build(j / n, 1 + (j % n) as u64))
+    run_cases_seeds(ctx, exp, &vec![seeds; cases], build, keep)
+}
+
+/// `run_cases` with a seed count per case: case `c` runs seeds
+/// 1..=`seeds[c]`. An experiment that reads only its first seed of some
+/// cases (a row "(seed 1)" and no claim) runs no more of them.
+pub fn run_cases_seeds<T: Send>(
+    ctx: &super::Ctx,
+    exp: &str,
+    seeds: &[u64],
+    build: impl Fn(usize, u64) -> Scenario + Sync,
+    keep: impl Fn(RunResults) -> T + Sync,
+) -> Result<Vec<Vec<T>>, String> {
+    let scenarios: Vec<Scenario> = seeds
+        .iter()
+        .enumerate()
+        .flat_map(|(c, &n)| (1..=n).map(move |seed| (c, seed)))
+        .map(|(c, seed)| build(c, seed))
         .collect();
     // Where each scenario's results come from: the memo, an earlier
     // scenario of this batch (the first of its kind runs and hands them
@@ -263,12 +278,12 @@ pub fn run_cases<T: Send>(
             ctx.memo.put(keys[fresh[f]], json);
         }
     }
-    let mut out = Vec::with_capacity(cases);
+    let mut out = Vec::with_capacity(seeds.len());
     let mut it = flat
         .into_iter()
         .map(|r| r.expect("every scenario has results"));
-    for _ in 0..cases {
-        out.push(it.by_ref().take(n).collect());
+    for &n in seeds {
+        out.push(it.by_ref().take(n as usize).collect());
     }
     Ok(out)
 }
@@ -809,6 +824,28 @@ mod tests {
         let again = run_cases(&ctx, "t2", 3, 2, build, |r| r).unwrap();
         assert_eq!(again, got);
         assert_eq!(ctx.memo.lock().runs.len() - before, 4);
+    }
+
+    /// Per-case seed counts: each case gets exactly its own seeds, in
+    /// order, and its results are those of running that case and seed.
+    #[test]
+    fn each_case_runs_its_own_number_of_seeds() {
+        let mut base = bulk_5s();
+        base.duration = 1000 * MS;
+        let build = |case: usize, seed: u64| {
+            let mut sc = named(&base, case, seed);
+            sc.path.rate += case as u64 * 1_000_000;
+            sc
+        };
+        let ctx = super::super::Ctx::quick_for_tests();
+        let got = run_cases_seeds(&ctx, "t", &[2, 1, 3], build, |r| r).unwrap();
+        assert_eq!(got.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 3]);
+        for (case, per_seed) in got.iter().enumerate() {
+            for (k, r) in per_seed.iter().enumerate() {
+                let own = results_only(&build(case, 1 + k as u64)).unwrap();
+                assert_eq!(*r, own, "case {case} seed {}", k + 1);
+            }
+        }
     }
 
     /// A memo without room keeps nothing and changes no result (repeats
