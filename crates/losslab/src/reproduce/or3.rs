@@ -1247,6 +1247,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         c.or3.overbooking = Overbooking::FreeBuffer;
         cases.push(c);
     }
+    // The variants pushed after the sizes run every seed.
     counts.resize(cases.len(), seeds);
     let mut runs = run_each(ctx, exp, &cases, &counts)?;
     let free_1g = runs.pop().expect("the free-buffer variant at 1 Gbit/s");
