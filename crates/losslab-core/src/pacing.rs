@@ -25,7 +25,7 @@
 //! the model sends the same 45-segment bursts.
 
 use crate::config::PacingStart;
-use crate::time::Time;
+use crate::time::{mul_div, Time, SEC};
 
 /// The departure-time state of one paced flow.
 #[derive(Clone, Copy, Debug, Default)]
@@ -105,7 +105,7 @@ impl Pacer {
             self.begin_skb(now, burst);
         }
         self.quota -= 1;
-        self.burst_ns += (len as u128 * 8 * 1_000_000_000 / rate as u128) as Time;
+        self.burst_ns += mul_div(u64::from(len), 8 * SEC, rate);
         let credit = self.burst_credit.min(self.burst_ns / 2);
         self.next = self.burst_base + self.burst_ns - credit;
     }
@@ -136,7 +136,7 @@ impl Pacer {
         }
         self.quota -= 1;
         if rate > 0 {
-            self.burst_ns += (len as u128 * 8 * 1_000_000_000 / rate as u128) as Time;
+            self.burst_ns += mul_div(u64::from(len), 8 * SEC, rate);
         }
         if self.segs_out < UNPACED_SEGMENTS || rate == 0 {
             self.next = self.burst_base;

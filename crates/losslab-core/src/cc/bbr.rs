@@ -49,9 +49,9 @@
 //!   segments (`0x7FU`).
 
 use super::{CaState, CcCtx, CongestionControl};
-use crate::minmax::WindowedFilter;
+use crate::minmax::MaxFilter;
 use crate::rate::RateSample;
-use crate::time::{Time, MS, SEC, US};
+use crate::time::{mul_div, Time, MS, SEC, US};
 use crate::window::Window;
 
 /// Bandwidth unit: segments per microsecond << 24 (Linux BW_SCALE).
@@ -227,7 +227,7 @@ pub struct Bbr {
     /// End of PROBE_RTT (probe_rtt_done_stamp; None = 0).
     probe_rtt_done_stamp: Option<Time>,
     /// Max recent delivery rate, BW_UNIT, over round counts.
-    bw: WindowedFilter,
+    bw: MaxFilter,
     rtt_cnt: u64,
     next_rtt_delivered: u64,
     cycle_mstamp: Time,
@@ -278,7 +278,7 @@ impl Bbr {
             min_rtt_refresh: MinRttRefresh::Lower,
             min_rtt_stamp: 0,
             probe_rtt_done_stamp: None,
-            bw: WindowedFilter::max(BW_RTTS),
+            bw: MaxFilter::max(BW_RTTS),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
             cycle_mstamp: 0,
@@ -705,7 +705,7 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.lt_bw_sampling(rs.losses, rs.is_app_limited);
-        let bw = (delivered as u128 * BW_UNIT as u128 * 1000 / rs.interval as u128) as u64;
+        let bw = mul_div(delivered, BW_UNIT * 1000, rs.interval);
         // App-limited samples only when they are no lower than the model.
         if !rs.is_app_limited || bw >= self.max_bw() {
             self.bw.update(self.rtt_cnt, bw);

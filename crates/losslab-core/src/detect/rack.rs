@@ -47,7 +47,7 @@
 //! ACK is amortised O(1) plus O(log n) per segment declared lost.
 
 use super::{mark, DetectCtx, DupThresh, LossDetector};
-use crate::minmax::WindowedFilter;
+use crate::minmax::MinFilter;
 use crate::scoreboard::{
     later, DeliveredRetransmitted, DeliveredSeg, Scoreboard, SegMeta, EVER_RETRANS, LOST,
 };
@@ -198,7 +198,7 @@ pub struct Rack {
     rtt: Time,
     /// RACK.min_RTT: windowed minimum of the sender's RTT samples and
     /// RACK's own unambiguous ones.
-    min_rtt: WindowedFilter,
+    min_rtt: MinFilter,
     reo_wnd_mult: u32,
     reo_wnd_persist: u32,
     /// RACK.dsack_round: SND.NXT when reo_wnd_mult last grew.
@@ -224,7 +224,7 @@ impl Rack {
             xmit_ts: 0,
             tx_order: None,
             rtt: 0,
-            min_rtt: WindowedFilter::min(MIN_RTT_WINDOW),
+            min_rtt: MinFilter::min(MIN_RTT_WINDOW),
             reo_wnd_mult: 1,
             reo_wnd_persist: REO_WND_PERSIST,
             dsack_round: None,
