@@ -265,7 +265,7 @@ runs at up to 1 Gbit/s and its eighteen variants: 92 min on 2
 cores with builds and a CI run beside it, measured 2026-12-01), except for the OR3 and LE papers, shown at
 `--thorough` (the OR3 paper's `--full` is its 100 runs of 120 s at
 1 Gbit/s per point, about 4.5 hours on 2 cores, estimated: 20 of its
-26 experiments measured on 2026-12-02, 13 in 2 h 35 min on
+26 experiments measured on 2026-12-02, 14 in 2 h 37 min on
 2026-12-03, never yet run to its end in one piece, docs/BENCHMARKS.md;
 the LE paper's runs
 Figure 6's eleven loss rates with ten seeds of 100 s: 9 min 4 s on 2
