@@ -36,12 +36,12 @@ pub fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
     }
 }
 
-/// `(a x b / d) as u64` in 128-bit arithmetic, as the rate formulas
-/// (pacing, delivery rate, BBR's bandwidth) write it, with the truncation
-/// of `as u64`. When a x b fits in 64 bits, as it does for every real
-/// rate, the division is a 64-bit one: the 128-bit division is a library
-/// call (`__udivti3`), run for every segment sent and every ACK (issue
-/// 33). Same value either way.
+/// `(a x b / d) as u64` in 128-bit arithmetic, as the pacer's segment
+/// time and BBR's bandwidth sample wrote it, with the truncation of `as
+/// u64`. When a x b fits in 64 bits, as it does for every real rate, the
+/// division is a 64-bit one: the 128-bit division is a library call
+/// (`__udivti3`), run for every segment sent and every ACK (issue 33).
+/// Same value either way.
 #[inline]
 pub fn mul_div(a: u64, b: u64, d: u64) -> u64 {
     match a.checked_mul(b) {
