@@ -19,7 +19,7 @@
 //! LINKTYPE_ETHERNET. Timestamps are simulated time from 0.
 //!
 //! What the encoding implies for Wireshark (checked by
-//! tests/pcap_tshark.rs):
+//! tests/integration/pcap_tshark.rs):
 //! - Sequence numbers are (ISN + 1 + offset) mod 2^32; the default sender
 //!   ISN sits 64 KiB below the wrap so that the wrap is always exercised.
 //! - A packet has the same IP id in both captures (derived from its index

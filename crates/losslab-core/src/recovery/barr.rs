@@ -29,7 +29,7 @@
 //!   during a recovery grows with the time since the hole (RFC 7323
 //!   section 4.3), so W_i overshoots the path's BDP by up to the
 //!   recovery's length, more with every recovery when the queue does not
-//!   drain (measured in tests/recovery_qarr_barr.rs); `"delivered"` takes
+//!   drain (measured in tests/integration/recovery_qarr_barr.rs); `"delivered"` takes
 //!   the RTT of a segment the ACK newly delivered. It includes the queue
 //!   either way (eq. 4 has RTT_i, where Westwood's ssthresh takes
 //!   RTTmin), so W_i keeps whatever queue there is.

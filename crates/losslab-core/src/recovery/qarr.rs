@@ -24,7 +24,7 @@
 //!   since the hole, queue or not: with a window of W segments the k-th
 //!   duplicate ACK reads about RTT (1 + k / W), Q_i about W k / (W + k),
 //!   and eq. 2 takes the window to the floor within a few dozen duplicate
-//!   ACKs even on an empty queue (tests/recovery_qarr_barr.rs measures
+//!   ACKs even on an empty queue (tests/integration/recovery_qarr_barr.rs measures
 //!   it). `AckRtt::Delivered` (`rtt_source = "delivered"`) takes the RTT
 //!   of a segment the ACK newly delivered instead
 //!   (`RecoveryCtx::delivered_rtt`), which a duplicate ACK with SACK has
@@ -42,7 +42,7 @@
 //!   raised to it. At 1 segment a flow without SACK stalls:
 //!   pipe counts duplicate ACKs conservatively and stays at 1 after a
 //!   partial ACK, so the next hole's retransmission waits for the RTO
-//!   (2083 of 43120 one- and two-drop cases of tests/efficiency.rs's
+//!   (2083 of 43120 one- and two-drop cases of tests/integration/efficiency.rs's
 //!   property timed out with a floor of 1, none with 2).
 //! - Without RTT_i or baseRTT (an entry from a detector timer, no
 //!   timestamps, no sample yet) the ACK leaves cwnd alone.
