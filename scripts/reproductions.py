@@ -12,10 +12,11 @@ tail-loss papers at --full (32 s, measured 2026-11-29, and 38 min on 2
 cores, 2026-11-30, with the test suite running beside it), the
 mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
 its eighteen variants: 92 min on 2 cores with other work beside it,
-docs/BENCHMARKS.md), the
-others at --thorough, the default before issue 33 (the OR3 paper, whose --full is the paper's
-100 runs of 120 s at 1 Gbit/s per point; the LE paper, whose --full
-runs Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
+docs/BENCHMARKS.md), the OR3 paper at --full (the paper's 100 runs of
+120 s at 1 Gbit/s per point and every setup rerun: about 4.4 hours on 2
+idle cores, run in four parts with --resume on 2026-12-03), and the LE
+paper at --thorough, the default before issue 33 (its --full runs
+Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
 results.json is kept in docs/data/<paper>-results.json, which `--rerun`
 and `--heavy` rewrite (the runs are deterministic); CI reruns only
 --quick, so that it stays within its time, and checks the page against
@@ -48,7 +49,7 @@ VERDICTS = os.path.join(ROOT, "crates", "losslab", "tests", "verdicts.csv")
 ORDER = ["contradicted", "differs", "inconclusive", "same direction", "not measured", "reproduced"]
 # The scale of each paper's page run: "--full" or "--thorough" (the
 # default before issue 33, which the OR3 and LE data were run at).
-SCALE = {"prr": "--full", "tail": "--full", "mobile": "--full", "or3": "--thorough", "le": "--thorough"}
+SCALE = {"prr": "--full", "tail": "--full", "mobile": "--full", "or3": "--full", "le": "--thorough"}
 PAPERS = list(SCALE)
 
 
@@ -262,16 +263,16 @@ paper, 3 minutes for the tail-loss paper, 4.5 for the LE paper, about
 `--full` (the run counts below). This
 page shows the `--full` run (for the mobile paper, ten seeds of 200 s
 runs at up to 1 Gbit/s and its eighteen variants: 92 min on 2
-cores with builds and a CI run beside it, measured 2026-12-01), except for the OR3 and LE papers, shown at
-`--thorough` (the OR3 paper's `--full` is its 100 runs of 120 s at
-1 Gbit/s per point, about 4.5 hours on 2 cores, estimated: 20 of its
-26 experiments measured on 2026-12-02, 14 in 2 h 37 min on
-2026-12-03, never yet run to its end in one piece, docs/BENCHMARKS.md;
-the LE paper's runs
+cores with builds and a CI run beside it, measured 2026-12-01; for the
+OR3 paper, 100 runs of 120 s at 1 Gbit/s per point of Figures 3(b), 5
+and 6 and all 20 setup reruns: 62.2 G packets and 32,006 s of CPU, about
+4.4 hours on 2 idle cores, run on 2026-12-03 in four parts continued
+with `--resume`, docs/BENCHMARKS.md), except for the LE paper, shown at
+`--thorough` (the LE paper's `--full` runs
 Figure 6's eleven loss rates with ten seeds of 100 s: 9 min 4 s on 2
 idle cores, 2026-12-02). CI regenerates the page and fails if it
-differs from the committed one; it does not rerun the mobile paper's
-`--full` or the OR3 and LE papers' `--thorough` (18 and 4.5 minutes),
+differs from the committed one; it does not rerun the mobile and OR3
+papers' `--full` or the LE paper's `--thorough` (4.5 minutes),
 whose results.json files are committed as
 `docs/data/mobile-results.json`, `docs/data/or3-results.json` and
 `docs/data/le-results.json`: `python3 scripts/reproductions.py --heavy`
