@@ -4,6 +4,7 @@ from the claims tables of `losslab reproduce` (results.json per paper).
 
     python3 scripts/reproductions.py                 # runs --quick; the page from docs/data
     python3 scripts/reproductions.py --rerun prr tail # reruns those papers' page runs first
+                                                     # (--resume: run again, a stopped one continues)
     python3 scripts/reproductions.py --heavy         # reruns every paper's page run
     python3 scripts/reproductions.py --quick-dir Q --full-dir F   # reuses runs
 
@@ -15,7 +16,8 @@ its eighteen variants: 92 min on 2 cores with other work beside it,
 docs/BENCHMARKS.md), the OR3 paper at --full (the paper's 100 runs per
 point of Figures 3(b), 5 and 6, ten of the others, and every setup
 rerun: at most 4.4 hours on 2 idle cores, run with --resume on
-2026-12-03; `--rerun or3` starts it afresh), and the LE
+2026-12-03; `--rerun or3` runs with --resume too, so a stopped run
+continues when the script is run again), and the LE
 paper at --thorough, the default before issue 33 (its --full runs
 Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
 results.json is kept in docs/data/<paper>-results.json, which `--rerun`
@@ -54,11 +56,16 @@ SCALE = {"prr": "--full", "tail": "--full", "mobile": "--full", "or3": "--full",
 PAPERS = list(SCALE)
 
 
-def run(flag, out, papers=()):
+def run(flag, out, papers=(), resume=False):
     exe = os.path.join(ROOT, "target", "release", "losslab")
     if not os.path.exists(exe):
         subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
     flags = [flag] if flag else []
+    # The page runs take hours (the OR3 paper's --full): --resume continues
+    # one this binary stopped in the same folder, and hands back one it
+    # finished, instead of starting again.
+    if resume:
+        flags.append("--resume")
     # --force: these folders are this script's own, possibly written by a
     # losslab older than output-folder manifests (docs/RELIABILITY.md).
     subprocess.run([exe, "reproduce", *papers, *flags, "--out", out, "--force"], cwd=ROOT, check=True,
@@ -75,7 +82,7 @@ def full_runs(fd, rerun):
     for p in PAPERS:
         dest = os.path.join(fd, p, "results.json")
         if p in rerun:
-            run(SCALE[p], fd, [p])
+            run(SCALE[p], fd, [p], resume=True)
             os.makedirs(os.path.dirname(heavy_json(p)), exist_ok=True)
             with open(dest) as src, open(heavy_json(p), "w") as out:
                 out.write(src.read())
