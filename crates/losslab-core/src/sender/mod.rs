@@ -104,7 +104,10 @@ struct TlpEpisode {
 /// visits: `START` to begin with, which covers every step of the property
 /// tests' flows (at most 150 segments, a few thousand calls), and `EARN`
 /// more on each call, so a long run at any window is recounted as often
-/// as that pays for (a 25,000-segment board about every 1,600 calls).
+/// as that pays for (a 25,000-segment board about every 6,250 calls).
+/// `EARN` was 16 until the recount still took a quarter of the test
+/// build's quick mobile reproduction; at 4 that run's CPU fell to 0.74
+/// (docs/BENCHMARKS.md "CI's time").
 #[cfg(feature = "invariants")]
 struct CheckBudget {
     visits: u64,
@@ -122,7 +125,7 @@ impl Default for CheckBudget {
 #[cfg(feature = "invariants")]
 impl CheckBudget {
     const START: u64 = 1 << 20;
-    const EARN: u64 = 16;
+    const EARN: u64 = 4;
 
     /// Whether this call recounts a board of `segments`.
     fn due(&mut self, segments: u64) -> bool {
