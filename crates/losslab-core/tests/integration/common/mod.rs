@@ -1,5 +1,4 @@
 //! Hand-made ACKs and transmission helpers shared by the sender tests.
-#![allow(dead_code)]
 
 use losslab_core::app::App;
 use losslab_core::wire::{Ack, Range, SackBlocks, Segment};

@@ -1,5 +1,4 @@
 //! Scenario builders shared by the integration tests.
-#![allow(dead_code)]
 
 use losslab_core::time::MS;
 use losslab_sim::scenario::*;
