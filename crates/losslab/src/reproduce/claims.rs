@@ -567,16 +567,40 @@ pub fn variant_explanation(
     how: &str,
     measured: &str,
 ) -> String {
-    let vo = variant.ours.as_ref().map(summary_text).unwrap_or_default();
-    if supports(c, variant) {
-        format!(
-            "Explained by {cause}: tested by {how}, which gives {vo} ({}); {measured}",
-            variant.verdict.name()
-        )
+    variants_explanation(c, &[(cause, how, variant.clone())], measured)
+}
+
+/// As `variant_explanation`, for several causes each tested by its own
+/// variant, in the order given: every variant that meets the paper
+/// explains the row ("Explained by A: ...; and by B: ..."), the others are
+/// listed as tested and rejected after them, so that no tested cause goes
+/// unreported whatever it gave.
+pub fn variants_explanation(c: &Claim, variants: &[(&str, &str, Claim)], measured: &str) -> String {
+    let gives = |v: &Claim| v.ours.as_ref().map(summary_text).unwrap_or_default();
+    let (held, rejected): (Vec<_>, Vec<_>) = variants.iter().partition(|(_, _, v)| supports(c, v));
+    let held = held
+        .iter()
+        .map(|(cause, how, v)| {
+            format!(
+                "{cause}: tested by {how}, which gives {} ({})",
+                gives(v),
+                v.verdict.name()
+            )
+        })
+        .collect::<Vec<_>>();
+    let rejected = rejected
+        .iter()
+        .map(|(cause, how, v)| format!("{cause} ({how} gives {}, {})", gives(v), v.verdict.name()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if held.is_empty() {
+        format!("{UNEXPLAINED}; tested and rejected: {rejected}; {measured}")
+    } else if rejected.is_empty() {
+        format!("Explained by {}; {measured}", held.join("; and by "))
     } else {
         format!(
-            "{UNEXPLAINED}; tested and rejected: {cause} ({how} gives {vo}, {}); {measured}",
-            variant.verdict.name()
+            "Explained by {}; also tested and rejected: {rejected}; {measured}",
+            held.join("; and by ")
         )
     }
 }
@@ -1252,6 +1276,37 @@ mod tests {
         let none = variant_explanation(&base, &flat, "A", "a = 1", "m");
         assert!(none.starts_with("not yet explained; tested and rejected: A (a = 1 gives "));
         assert!(none.ends_with(", differs); m"), "{none}");
+        let both = variants_explanation(
+            &base,
+            &[("A", "a = 1", flat.clone()), ("B", "b = 1", up.clone())],
+            "m",
+        );
+        assert!(
+            both.starts_with("Explained by B: tested by b = 1, which gives "),
+            "{both}"
+        );
+        assert!(
+            both.contains("(reproduced); also tested and rejected: A (a = 1 gives "),
+            "{both}"
+        );
+        assert!(both.ends_with(", differs); m"), "{both}");
+        let neither = variants_explanation(
+            &base,
+            &[("A", "a = 1", flat.clone()), ("B", "b = 1", flat.clone())],
+            "m",
+        );
+        assert!(neither.starts_with("not yet explained; tested and rejected: A (a = 1 gives "));
+        assert!(neither.contains(", differs); B (b = 1 gives "), "{neither}");
+        let two = variants_explanation(
+            &base,
+            &[("A", "a = 1", up.clone()), ("B", "b = 1", up.clone())],
+            "m",
+        );
+        assert!(
+            two.contains("(reproduced); and by B: tested by b = 1"),
+            "{two}"
+        );
+        assert!(two.ends_with("(reproduced); m"), "{two}");
         let not = variants_not_explaining(&[("A", "a = 1", up), ("B", "b = 1", flat)], "w", "m");
         assert!(
             not.starts_with("not yet explained; tested, not as explanations (w): A (a = 1 gives ")
