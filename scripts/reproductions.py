@@ -28,7 +28,7 @@ the committed data.
 No number in docs/REPRODUCTIONS.md is typed by hand: the prose below is
 fixed text, every figure comes from the full run's results.json. The
 verdicts file records, per claim, the --quick and the full verdict; CI
-(crates/losslab/tests/reproduce_*.rs) asserts the quick ones and that a
+(crates/losslab/tests/integration/reproduce_*.rs) asserts the quick ones and that a
 row whose verdict changes between the two says why. Where a change is
 mechanical (--quick's wider interval also holds the full run's mean, or
 the two runs' intervals overlap, so they show no difference and differ

@@ -1246,7 +1246,7 @@ mod tests {
             .err()
             .unwrap();
         // The same process: it names the folder twice (another process
-        // is told the holder: tests/reliability.rs).
+        // is told the holder: tests/integration/reliability.rs).
         assert!(
             matches!(&e, Failure::BadInput(m) if m.contains("twice")),
             "{e}"

@@ -2,9 +2,7 @@
 //! and pictures, the verdicts are the recorded ones (tests/verdicts.csv),
 //! and a reproduced row really meets the paper's band.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn tail_quick_claims_and_pictures() {

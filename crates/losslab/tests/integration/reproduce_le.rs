@@ -4,9 +4,7 @@
 //! are the recorded ones (tests/verdicts.csv) and a reproduced row really
 //! meets the paper's band.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn le_quick_claims_and_verdicts() {

@@ -58,7 +58,7 @@ fn a_script_the_engine_does_not_follow_fails_with_its_line() {
 
 /// A passive open with a 100 ms RTT, as the corpus scripts start (lines
 /// 1-7), then one write of 1000 bytes and its segment (lines 8-9).
-const PROLOGUE: &str = include_str!("../../losslab-drill/tests/data/prologue.pkt");
+const PROLOGUE: &str = include_str!("../../../losslab-drill/tests/data/prologue.pkt");
 
 /// Writes `text` to DIR/NAME and runs `losslab drill` on it.
 fn drill_text(dir: &Path, name: &str, text: &[u8]) -> std::process::Output {

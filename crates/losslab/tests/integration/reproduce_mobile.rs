@@ -4,9 +4,7 @@
 //! row really meets the paper's band, and every measured burst row comes
 //! with the model's number beside it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn mobile_quick_claims_pictures_and_model_rows() {

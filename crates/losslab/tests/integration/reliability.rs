@@ -4,9 +4,7 @@
 //! lock this test holds, a full disk with RLIMIT_FSIZE, a kill with a cut
 //! line written by hand.
 
-mod common;
-
-use common::files;
+use crate::common::files;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -3,11 +3,9 @@
 //! (tests/verdicts.csv); a reproduced row really meets the paper's band;
 //! the exported scenarios rerun to the same numbers.
 
-mod common;
-
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 #[test]

@@ -5,9 +5,7 @@
 //! recorded ones (tests/verdicts.csv) and a reproduced row really meets
 //! the paper's band.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn or3_quick_claims_and_verdicts() {

@@ -1,5 +1,4 @@
 //! Helpers for the `losslab reproduce` tests.
-#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -2,9 +2,8 @@
 //! scripts/reproductions.py from `losslab reproduce`): no row there reads
 //! `reproduced` with an interval that leaves its band, whatever the
 //! version of the code that wrote them.
-mod common;
 
-use common::assert_reproduced_rows_meet_their_bands;
+use crate::common::assert_reproduced_rows_meet_their_bands;
 use serde_json::Value;
 
 #[test]
