@@ -276,8 +276,8 @@ impl Ctx {
     /// Whether every setup-choice rerun and explanation variant runs
     /// (`--thorough`, `--full`); at `--quick` only those marked cheap
     /// enough for it do, at the default no rerun and no costly variant
-    /// (the OR3 paper's few-second variants of `buffers` and `fig8` run
-    /// at every scale: or3.rs `variants`).
+    /// (the OR3 paper's few-second variants of `buffers` at 100 Mbit/s
+    /// and of `fig8` run at every scale: or3.rs `variants`).
     pub fn all_variants(&self) -> bool {
         self.thorough || self.full
     }

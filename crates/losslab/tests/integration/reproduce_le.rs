@@ -9,7 +9,9 @@ use crate::common::*;
 #[test]
 fn le_quick_claims_and_verdicts() {
     let (dir, exps) = reproduce_quick("le", &["--timings"]);
-    keep_for_page(dir.path(), "le");
+    // Kept whole: the page check reads its results.json, the Python
+    // package's Ray test compares `reproduce --ray` with it.
+    keep_whole_run(dir.path(), "le");
     assert_eq!(
         ids(&exps),
         ["headline", "fig4", "fig5", "fig6", "fig9", "setup"]

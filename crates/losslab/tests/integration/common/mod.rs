@@ -42,6 +42,42 @@ pub fn keep_for_page(dir: &Path, paper: &str) {
     .unwrap();
 }
 
+/// With `LOSSLAB_KEEP_QUICK` set, keeps the whole of the paper's output
+/// but its `.losslab` bookkeeping under `$LOSSLAB_KEEP_QUICK/<paper>/`,
+/// and beside it `<paper>.binary-sha256`, the SHA-256 of the binary that
+/// made it: python/tests/test_reproduce_ray.py then compares `reproduce
+/// --ray` with this run instead of making the same local run again,
+/// when its binary is this one (issue 33: CI's time).
+pub fn keep_whole_run(dir: &Path, paper: &str) {
+    use sha2::{Digest, Sha256};
+    let Some(keep) = std::env::var_os("LOSSLAB_KEEP_QUICK") else {
+        return;
+    };
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name();
+            if name == ".losslab" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                copy_tree(&e.path(), &to.join(&name));
+            } else {
+                std::fs::copy(e.path(), to.join(&name)).unwrap();
+            }
+        }
+    }
+    let keep = Path::new(&keep);
+    copy_tree(&dir.join(paper), &keep.join(paper));
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_losslab")).unwrap();
+    let sha: String = Sha256::digest(&binary)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(keep.join(format!("{paper}.binary-sha256")), sha).unwrap();
+}
+
 /// The experiments' ids, in order.
 pub fn ids(exps: &[Value]) -> Vec<&str> {
     exps.iter().map(|e| e["id"].as_str().unwrap()).collect()
