@@ -257,11 +257,10 @@ mobile paper reruns the runs its taken-back experiments shared with later
 ones (the same numbers; only time is lost). The code is
 `crates/losslab/src/reproduce/`.
 
-Scales: `--quick` (about 2 minutes for all five on 2 cores; its own
-smaller seed set, what CI asserts), the default (about 2 min 10 s for
-all five on 2 cores, 130.9 s, the median of three idle runs on
-2026-12-02, where the code before that session's last two cuts took
-157.4 s: each paper's main arm, the mobile
+Scales: `--quick` (56.5 s for all five on 2 idle cores, 2026-12-04;
+its own smaller seed set, what CI asserts), the default (2 min 19 s
+for all five on 2 cores: 138.9 s, the median of three idle runs on
+2026-12-04, and 130.9 s on the machine of 2026-12-02; each paper's main arm, the mobile
 paper's quick cells and the OR3 paper with three seeds per point and
 without its two 1 Gbit/s explanation variants), `--thorough` (the
 default before issue 33: every
