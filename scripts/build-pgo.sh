@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds losslab with profile-guided optimisation (PGO) into
 # target/pgo/release/losslab, for long jobs (`reproduce --full`, big
-# sweeps): the same results, byte for byte, in about 0.9 of the time
-# (docs/BENCHMARKS.md, "A build guided by a profile"). It costs a second
+# sweeps): the same results, byte for byte, in about 0.75-0.8 of the
+# time (docs/BENCHMARKS.md, "The front end"). It costs a second
 # build and a training run (about `reproduce --quick` under
 # instrumentation), so for one default `reproduce` the plain
 # `cargo build --release` of the README is quicker overall.

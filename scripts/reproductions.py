@@ -242,7 +242,7 @@ touch) is taken from it, not run again, when the reproduction kept it
 the engine is deterministic, so the files are the same; `timings.csv`
 counts such runs under `reused`.
 For the long runs, `scripts/build-pgo.sh` builds losslab with
-profile-guided optimisation: the same files in about 0.9 of the time. A run
+profile-guided optimisation: the same files in about 0.75-0.8 of the time. A run
 stopped by Ctrl-C or a kill keeps every experiment it finished (in the
 paper folder's `.losslab/resume/`, with the length and SHA-256 of each
 file it left); the same command with `--resume` checks those files,
