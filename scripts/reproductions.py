@@ -387,7 +387,11 @@ rejected. A variant that only changes a setting the paper leaves open (a
 setup-table alternative, a disclosed reading of ours or another way to
 measure) explains nothing even when it reproduces the row: the row says
 "Decided by a setup choice of ours, not explained by it" and is counted
-among the unexplained. CI checks that every `--quick` verdict is the one recorded in
+among the unexplained. Any other row whose verdict a setup alternative
+changes (a reproduced row that only our value keeps reproduced, among
+them) says the same, and the paper's headline line names the headline
+rows it applies to (a label added after issue 33's review of the OR3
+paper; it moves no verdict). CI checks that every `--quick` verdict is the one recorded in
 `crates/losslab/tests/verdicts.csv` and that every row whose verdict
 changes between `--quick` and the page is listed below with the reason;
 and, independently of `claims.rs`, that a `reproduced` row's whole
@@ -492,6 +496,20 @@ def experiment_table(e, out):
     for c in rows:
         where = f" *({c['experiment']})*" if e["id"] == "headline" else ""
         out.append(f"| {verdict_cell(c)} | {cell(c['statement'])}{where} | {ours(c)} | {paper(c)} |")
+    if e["id"] != "headline" and e.get("rows"):
+        # The experiment's other measurements (a variant's own numbers, the
+        # seed-1 values beside a figure), which the claims above cite: on
+        # the page, folded, so that a row a claim names can be read here
+        # (issue 33's review of the OR3 paper found a variant row only in
+        # results.json).
+        n = len(e["rows"])
+        out.append(f"\n<details><summary>The experiment's other measurements ({n} "
+                   f"{'row' if n == 1 else 'rows'}, not claims)</summary>\n")
+        out.append("| measurement | ours | paper |")
+        out.append("|---|---|---|")
+        for r in e["rows"]:
+            out.append(f"| {cell(r['metric'])} | {cell(r['ours'])} | {cell(r['paper'])} |")
+        out.append("\n</details>")
     if e["id"] == "headline":
         # Each headline row beside its setup alternatives (mobile.rs
         # side_by_side): every row that has them, except the per-cell order
@@ -535,10 +553,46 @@ def moved_to_reproduced(p, how):
                           str(rows[0].get("ours", ""))))
 
 
+DECIDED = "Decided by a setup choice of ours, not explained by it"
+
+
 def decided_by_setup(c):
-    """A headline row whose verdict changes under a setup alternative
-    (mobile.rs side_by_side writes its explanation so)."""
+    """A row whose verdict changes under a setup alternative (setup.rs
+    mark_decided and mobile.rs side_by_side write its explanation so;
+    `mark_setup_decided` does for results written before setup.rs did)."""
     return "Decided by a setup choice of ours" in c["explanation"]
+
+
+def mark_setup_decided(p):
+    """Results written before setup.rs marked the rows a setup alternative
+    moves (issue 33's review of the OR3 paper: Headline 4 held only under
+    the 16-connection cap, which the setup table showed and the row did
+    not): the same words are added here, from the setup table, so that
+    the row, the headline line and the counts say it whichever losslab
+    wrote the results."""
+    moved = {}
+    for e in p["experiments"]:
+        if e["id"] != "setup":
+            continue
+        for r in e.get("rows", []):
+            key = r["metric"].split(" = ", 1)[0]
+            alt = ""
+            for cell_ in str(r["ours"]).split("; "):
+                # mobile.rs splits an alternative's cell into "headline
+                # rows: ..." and "others: ..." parts.
+                if not cell_.startswith(("headline rows:", "others:")):
+                    alt = cell_.split(":", 1)[0]
+                for cid, before, after in re.findall(r"([a-z0-9][a-z0-9.-]*) \(([a-z ]+) -> ([a-z ]+)\)", cell_):
+                    # A contradicted or differing row is decided by an
+                    # alternative that reproduces it (the rules above); any
+                    # other row by any alternative that moves it.
+                    if before not in ("contradicted", "differs") or after == "reproduced":
+                        moved.setdefault(cid, []).append(f"{key}={alt} ({after})")
+    for e in p["experiments"]:
+        for c in e["claims"]:
+            if c["id"] in moved and not decided_by_setup(c):
+                note = f"{DECIDED}: the verdict changes under {', '.join(moved[c['id']])} (setup table)"
+                c["explanation"] = f"{c['explanation']}; {note}" if c["explanation"] else note
 
 
 def rests_on_disclosed(c):
@@ -925,6 +979,7 @@ OPEN_REVIEW = {"mobile": open_review_mobile}
 
 
 def paper_section(p, quick_rows):
+    mark_setup_decided(p)
     cs = claims(p)
     out = [f"\n## {p['title']}: `losslab reproduce {p['paper']}`\n",
            f"**{headline_line(cs)}.**\n",

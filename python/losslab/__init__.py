@@ -43,7 +43,10 @@ if TYPE_CHECKING:  # pandas is an optional extra: losslab[dataframe]
     import pandas  # type: ignore[import-untyped, unused-ignore]
 
 __version__: str = _native.__version__
-__all__ = ["run", "sweep", "seeds", "__version__"]
+#: The engine's id, as `losslab --version` shows it: the same for every
+#: build of one checkout, another for any change to the engine's code.
+ENGINE_ID: str = _native.ENGINE_ID
+__all__ = ["run", "sweep", "seeds", "__version__", "ENGINE_ID"]
 
 #: A scenario or sweep: a path, TOML text, or a dict shaped like the TOML.
 Source = Union[str, "os.PathLike[str]", Mapping[str, Any]]

@@ -4,6 +4,8 @@
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __version__: str
+#: The engine's id (losslab_sim::ENGINE_ID): equal for builds of one checkout.
+ENGINE_ID: str
 
 def run_one(origin: str, text: str, overrides: Sequence[str]) -> str:
     """One run; the results document as `losslab run --json` prints it."""

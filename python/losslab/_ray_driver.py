@@ -71,8 +71,11 @@ def main(argv: List[str]) -> int:
     points = [json.loads(line) for line in sys.stdin if line.strip()]
     text = ray.put(head["scenario"])
     # A point with a scenario of its own (losslab reproduce --ray) runs it.
+    # Passed only when the caller sent one, so that a worker whose
+    # run_point predates the check still serves an older caller.
+    engine = [head["engine"]] if "engine" in head else []
     pending = {
-        task.remote(head["origin"], p["scenario"] if "scenario" in p else text, p["overrides"], p["seeds"]): p["point"]
+        task.remote(head["origin"], p["scenario"] if "scenario" in p else text, p["overrides"], p["seeds"], *engine): p["point"]
         for p in points
     }
     while pending:
@@ -82,7 +85,13 @@ def main(argv: List[str]) -> int:
             try:
                 runs = ray.get(ref)
             except Exception as e:
-                say({"point": point, "error": str(e).splitlines()[-1] if str(e) else repr(e)})
+                why = str(e).splitlines()[-1] if str(e) else repr(e)
+                if "run_point()" in why and "positional argument" in why:
+                    # A node's wheel from before engine ids: its run_point
+                    # takes no engine, so it is another build for sure.
+                    why = ("this node's losslab package is older than the caller's (it checks no engine id): "
+                           "install the same build on the cluster; another engine could change the results silently")
+                say({"point": point, "error": why})
                 continue
             for seed, results in runs:
                 # The engine's JSON goes through as text: no float is

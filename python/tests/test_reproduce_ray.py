@@ -1,9 +1,11 @@
-"""`losslab reproduce --ray` against a local run: the same files, and an
-unreachable cluster refused before anything is run or written."""
+"""`losslab reproduce --ray` against a local run: the same files; an
+unreachable cluster refused before anything is run or written; a cluster
+whose engine is another build refused task by task."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -73,3 +75,29 @@ def test_an_unreachable_cluster_is_bad_input(cli, tmp_path):
     assert p.returncode == 2, p.stderr
     assert "127.0.0.1:1" in p.stderr and "cannot reach" in p.stderr
     assert not (tmp_path / "x").exists(), "nothing is written before the cluster answers"
+
+
+def test_a_cluster_with_another_engine_runs_nothing(repo, ray_head):
+    # The driver as the command line starts it (crates/losslab/src/ray.rs),
+    # told that the caller's engine is another: every task refuses.
+    address, env = ray_head
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "losslab._ray_driver", address],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+    )
+    assert driver.stdin is not None and driver.stdout is not None
+    ready = json.loads(driver.stdout.readline())
+    assert ready.get("ready") is True, ready
+    text = (repo / "examples/three-drops.toml").read_text()
+    head = {"origin": "three-drops.toml", "scenario": text, "engine": "0123456789abcdef"}
+    driver.stdin.write(json.dumps(head) + "\n")
+    for point in range(2):
+        driver.stdin.write(json.dumps({"point": point, "overrides": [], "seeds": [1, 2]}) + "\n")
+    driver.stdin.close()
+    lines = [json.loads(x) for x in driver.stdout]
+    assert driver.wait(timeout=120) == 0
+    assert lines[-1] == {"done": True}
+    errors = sorted(x["point"] for x in lines[:-1] if "error" in x)
+    assert errors == [0, 1], lines
+    assert not any("results" in x for x in lines), "no run of another engine comes back"
+    assert all("0123456789abcdef" in x["error"] and "same build" in x["error"] for x in lines[:-1])

@@ -261,3 +261,24 @@ def test_a_trace_driven_scenario_runs_from_python(repo, cli, tmp_path):
     got = losslab.run(path, set={"duration": "5s"})
     assert without_wall(got) == without_wall(want)
     assert got["path"]["config"]["trace"].endswith("traces/lte-markov-1.trace")
+
+
+def test_the_package_and_the_command_line_are_one_engine(cli):
+    # The wheel (maturin, its own profile) and the binary (cargo) built
+    # from one checkout carry one engine id; `--ray` relies on it.
+    p = subprocess.run([cli, "--version"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    m = re.fullmatch(r"losslab (\S+) \(engine ([0-9a-f]{16})\)\n", p.stdout)
+    assert m, p.stdout
+    assert m.group(1) == losslab.__version__
+    assert m.group(2) == losslab.ENGINE_ID
+
+
+def test_a_task_refuses_another_engine(repo):
+    from losslab._ray import EngineMismatch, run_point
+
+    text = (repo / "examples/three-drops.toml").read_text()
+    ours = run_point("three-drops.toml", text, [], [1], losslab.ENGINE_ID)
+    assert ours == run_point("three-drops.toml", text, [], [1])
+    with pytest.raises(EngineMismatch, match="0123456789abcdef"):
+        run_point("three-drops.toml", text, [], [1], "0123456789abcdef")

@@ -408,6 +408,7 @@ fn checked_jobs(jobs: Option<u64>) -> PyResult<Option<u64>> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ENGINE_ID", losslab_sim::ENGINE_ID)?;
     m.add_function(wrap_pyfunction!(run_one, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_series, m)?)?;

@@ -27,6 +27,13 @@ pub mod tracegen;
 pub mod units;
 pub(crate) mod view;
 
+/// Which engine this is: 16 hex digits hashed from the engine's sources
+/// and the workspace's Cargo.lock at build time (build.rs). Two builds of
+/// the same checkout agree; any change to the code that decides a run's
+/// numbers gives another. `losslab --version` shows it; a sweep's
+/// `--resume` and a Ray cluster's workers refuse another engine's runs.
+pub const ENGINE_ID: &str = env!("LOSSLAB_ENGINE_ID");
+
 pub use results::RunResults;
 pub use scenario::Scenario;
 pub use sim::{Simulation, Tracer};

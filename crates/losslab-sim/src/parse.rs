@@ -2302,7 +2302,7 @@ impl Cx<'_> {
 
     /// `[flow.or3]`: `max_replicas` (1-255 copies of one retransmission),
     /// `spread_cycles` (1-1000000 sending cycles), `overbooking`
-    /// ("released" or "free-buffer"), and the three principles as
+    /// ("released", "free-buffer" or "off"), and the three principles as
     /// booleans.
     fn or3(&self, v: &Value, loc: &Loc, mut p: Or3Params) -> Res<Or3Params> {
         let t = self.table(v, loc, "a table like [flow.or3] max_replicas = 7")?;
@@ -2322,11 +2322,11 @@ impl Cx<'_> {
         }
         if let Some(x) = t.get("overbooking") {
             let l = loc.key("overbooking");
-            let name = self.string(x, &l, "\"released\" or \"free-buffer\"")?;
+            let name = self.string(x, &l, "\"released\", \"free-buffer\" or \"off\"")?;
             p.overbooking = Overbooking::parse(name).ok_or_else(|| {
                 self.err(
                     &l,
-                    format!("expected \"released\" or \"free-buffer\", got {name:?}"),
+                    format!("expected \"released\", \"free-buffer\" or \"off\", got {name:?}"),
                 )
             })?;
         }

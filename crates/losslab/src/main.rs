@@ -8,9 +8,19 @@ use losslab::{
     trace_cmd, Failure,
 };
 
+/// `losslab --version`: the package version and the engine id
+/// (losslab_sim::ENGINE_ID), which tells two builds of one version apart.
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{} (engine {})",
+        env!("CARGO_PKG_VERSION"),
+        losslab_sim::ENGINE_ID
+    )
+});
+
 /// A laboratory for TCP loss recovery.
 #[derive(Parser)]
-#[command(name = "losslab", version, about, long_about = None)]
+#[command(name = "losslab", version = VERSION.as_str(), about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -7,7 +7,9 @@
 //!
 //! 1. the driver connects (`ray.init(address)`) and says
 //!    `{"ready": true, "cpus": N}` or `{"error": "..."}`;
-//! 2. we send the base scenario `{"origin": ..., "scenario": TEXT}`, then
+//! 2. we send the base scenario `{"origin": ..., "scenario": TEXT,
+//!    "engine": ID}` (our `losslab_sim::ENGINE_ID`, which every task
+//!    checks against its node's before it runs anything), then
 //!    one line per point `{"point": P, "overrides": [...], "seeds": [...]}`
 //!    and close its input; a point with a `"scenario": TEXT` of its own
 //!    runs that instead of the base (`losslab reproduce --ray`, whose
@@ -205,7 +207,12 @@ impl Driver {
         wording: &Wording,
         done: &mut dyn FnMut(usize, u64, Value),
     ) -> Result<(), Failure> {
-        let mut batch = json!({ "origin": origin, "scenario": text }).to_string();
+        // The workers refuse to run with another engine than ours
+        // (python/losslab/_ray.py): a cluster with an older wheel would
+        // otherwise give other numbers under our name.
+        let mut batch =
+            json!({ "origin": origin, "scenario": text, "engine": losslab_sim::ENGINE_ID })
+                .to_string();
         batch.push('\n');
         for t in tasks {
             let mut line = json!({ "point": t.point, "overrides": t.overrides, "seeds": t.seeds });

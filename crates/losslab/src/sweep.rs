@@ -877,14 +877,18 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// two engines' runs in one table.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The engine that ran them: the version stays the same from commit to
+/// commit, the engine id does not (losslab_sim::ENGINE_ID).
+const ENGINE: &str = losslab_sim::ENGINE_ID;
+
 /// Names the sweep in every results.jsonl line, so that `--resume` takes
 /// only lines this sweep wrote: the first 16 hex digits of the SHA-256 of
-/// the sweep text, the base scenario's hash and the losslab version.
-/// Deterministic, so two sweeps of identical inputs share it, which is
-/// harmless: their runs are identical.
+/// the sweep text, the base scenario's hash, the losslab version and the
+/// engine id. Deterministic, so two sweeps of identical inputs by the same
+/// engine share it, which is harmless: their runs are identical.
 pub fn sweep_id(s: &Sweep) -> String {
     let text = format!(
-        "losslab {VERSION}\nscenario sha256 {}\nsweep\n{}",
+        "losslab {VERSION}\nengine {ENGINE}\nscenario sha256 {}\nsweep\n{}",
         sha256_hex(s.scenario_text.as_bytes()),
         s.text
     );
@@ -899,6 +903,7 @@ fn identity(s: &Sweep, sweep_id: &str) -> Value {
         "sweep": { "origin": s.origin, "sha256": sha256_hex(s.text.as_bytes()) },
         "scenario": { "origin": s.scenario_origin, "sha256": sha256_hex(s.scenario_text.as_bytes()) },
         "losslab": VERSION,
+        "engine": ENGINE,
         "sweep_id": sweep_id,
     })
 }
@@ -936,14 +941,15 @@ fn check_resumable(out: &Path, s: &Sweep, identity: &Value) -> Result<(), Failur
             s.scenario_origin
         )));
     }
-    // Same texts, so a different id is a different losslab.
+    // Same texts, so a different id is a different losslab or engine.
     if recorded["sweep_id"] != identity["sweep_id"] {
-        let by = recorded["losslab"].as_str().map_or(
-            "an earlier losslab, which recorded no version".to_string(),
-            |v| format!("losslab {v}"),
-        );
+        let by = match (recorded["losslab"].as_str(), recorded["engine"].as_str()) {
+            (None, _) => "an earlier losslab, which recorded no version".to_string(),
+            (Some(v), None) => format!("losslab {v}, which recorded no engine id"),
+            (Some(v), Some(e)) => format!("losslab {v} (engine {e})"),
+        };
         return Err(Failure::BadInput(format!(
-            "--resume: the sweep in {shown} was started by {by}, this is losslab {VERSION}; \
+            "--resume: the sweep in {shown} was started by {by}, this is losslab {VERSION} (engine {ENGINE}); \
              its finished runs would sit in one table with runs of another engine: \
              run it without --resume or with another --out"
         )));

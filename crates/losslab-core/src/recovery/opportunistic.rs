@@ -30,6 +30,8 @@ pub struct Opportunistic {
     /// OR3's `overbooking` (recovery/or3.rs): `FreeBuffer` takes the
     /// SACKed segments above the first unfilled hole off the extension.
     free_buffer: bool,
+    /// OR3's `overbooking = "off"`: no extension at all.
+    extends: bool,
 }
 
 impl Opportunistic {
@@ -38,6 +40,7 @@ impl Opportunistic {
             inner,
             lost_beyond_cwnd: false,
             free_buffer: false,
+            extends: true,
         }
     }
     /// OR3's opportunism: this extension, and lost segments retransmitted
@@ -47,6 +50,7 @@ impl Opportunistic {
             inner,
             lost_beyond_cwnd: true,
             free_buffer: overbooking == super::Overbooking::FreeBuffer,
+            extends: overbooking != super::Overbooking::Off,
         }
     }
 }
@@ -82,7 +86,7 @@ impl RecoveryOps for Opportunistic {
     /// segments sent past it would only be discarded. With one burst, as
     /// in the paper's analysis, that is every hole.
     fn awnd_extension(&self, ctx: &AwndCtx<'_>) -> u64 {
-        if !ctx.in_recovery {
+        if !ctx.in_recovery || !self.extends {
             return 0;
         }
         let b = ctx.board;
@@ -230,6 +234,11 @@ mod tests {
             b.push_new(i * 1000, 1000, 0, i + 1);
         }
         assert_eq!((ext(&paper, &b), ext(&ours, &b)), (200, 190));
+        // "off" keeps the retransmissions beyond cwnd and sends nothing
+        // past the window.
+        let off = Opportunistic::or3(Box::new(Prr::new()), Overbooking::Off);
+        assert_eq!(ext(&off, &b), 0);
+        assert!(off.retransmit_beyond_cwnd() && paper.retransmit_beyond_cwnd());
     }
 
     #[test]

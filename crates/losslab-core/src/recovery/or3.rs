@@ -49,6 +49,11 @@ pub enum Overbooking {
     /// counts out-of-order data as occupying its buffer, receiver.rs
     /// `potential_right`).
     FreeBuffer,
+    /// Ours, for an experiment: no new data past the advertised window;
+    /// opportunism's other part, lost segments retransmitted beyond cwnd,
+    /// stays. It tells the two parts' effects apart (issue 33's review of
+    /// the OR3 paper: `opportunism = false` turns off both).
+    Off,
 }
 
 impl Overbooking {
@@ -56,12 +61,14 @@ impl Overbooking {
         match self {
             Overbooking::Released => "released",
             Overbooking::FreeBuffer => "free-buffer",
+            Overbooking::Off => "off",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "released" => Some(Overbooking::Released),
             "free-buffer" => Some(Overbooking::FreeBuffer),
+            "off" => Some(Overbooking::Off),
             _ => None,
         }
     }

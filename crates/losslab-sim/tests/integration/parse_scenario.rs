@@ -631,7 +631,7 @@ fn algorithm_parameter_tables() {
         (
             "overbooking = \"lots\"",
             "overbooking",
-            "expected \"released\" or \"free-buffer\"",
+            "expected \"released\", \"free-buffer\" or \"off\"",
         ),
     ] {
         file_error(

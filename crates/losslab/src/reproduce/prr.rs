@@ -304,7 +304,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
                 youtube(),
                 super::timing::experiment(ctx, "", || prr_er::early_retransmit(ctx))?,
             ];
-            v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
+            let setup = super::setup::sensitivity(ctx, &CHOICES, &mut v, &experiment)?;
+            v.push(setup);
             v
         },
     })

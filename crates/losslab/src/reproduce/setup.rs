@@ -68,10 +68,60 @@ pub type Rerun<'a> = &'a dyn Fn(&Ctx, &str) -> Result<Experiment, String>;
 pub fn sensitivity(
     ctx: &Ctx,
     choices: &[Choice],
-    main: &[Experiment],
+    main: &mut [Experiment],
     rerun: Rerun,
 ) -> Result<Experiment, String> {
-    Ok(table(ctx, choices, main, rerun)?.0)
+    let (e, seen) = table(ctx, choices, main, rerun)?;
+    mark_decided(main, &seen);
+    Ok(e)
+}
+
+/// The words a row whose verdict changes under a setup alternative
+/// carries (the page's rules: such an alternative explains nothing, and
+/// the headline line names the headline rows it moves;
+/// scripts/reproductions.py `decided_by_setup`). mobile.rs writes the
+/// same words for its own setup table.
+pub const DECIDED: &str = "Decided by a setup choice of ours, not explained by it";
+
+/// Every main-arm row whose verdict an alternative changes says so in its
+/// explanation, whatever its verdict: a reproduced row that only
+/// our value keeps reproduced is as much our choice's as a contradicted
+/// one that an alternative would reproduce (issue 33's review of the OR3
+/// paper: Headline 4 held only under the 16-connection cap, which the
+/// setup table showed and the row did not).
+fn mark_decided(main: &mut [Experiment], seen: &BTreeMap<String, Vec<String>>) {
+    for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
+        let Some(under) = seen.get(&c.id) else {
+            continue;
+        };
+        let mine = c.verdict.name();
+        // A contradicted or differing row is decided by an alternative
+        // that reproduces it (docs/REPRODUCTIONS.md's rules); any other
+        // row by any alternative that moves it.
+        let off = c.verdict.needs_explanation();
+        let moved: Vec<String> = under
+            .iter()
+            .filter_map(|x| {
+                let (arm, v) = x.rsplit_once(": ")?;
+                let decides = if off { v == "reproduced" } else { v != mine };
+                decides.then(|| format!("{arm} ({v})"))
+            })
+            .collect();
+        if moved.is_empty() {
+            continue;
+        }
+        let note = format!(
+            "{DECIDED}: the verdict changes under {} (setup table)",
+            moved.join(", ")
+        );
+        // Appended: the explanation's first words are read as its kind
+        // ("Explained by", "not yet explained").
+        c.explanation = if c.explanation.is_empty() {
+            note
+        } else {
+            format!("{}; {note}", c.explanation)
+        };
+    }
 }
 
 /// `sensitivity`, and every main-arm claim that needs an explanation
@@ -85,6 +135,7 @@ pub fn sensitivity_annotated(
     rerun: Rerun,
 ) -> Result<Experiment, String> {
     let (e, seen) = table(ctx, choices, main, rerun)?;
+    mark_decided(main, &seen);
     for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
         if !c.verdict.needs_explanation() {
             continue;
@@ -253,8 +304,8 @@ mod tests {
             ));
             Ok(e)
         };
-        let main = vec![run(&ctx, "x").unwrap()];
-        let e = sensitivity(&ctx, &[RATE], &main, &run).unwrap();
+        let mut main = vec![run(&ctx, "x").unwrap()];
+        let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
         assert_eq!(e.rows.len(), 1);
         let r = &e.rows[0];
         assert_eq!(r.metric, "rate = 10 Mbit/s");
@@ -275,6 +326,13 @@ mod tests {
             r.ours
         );
         assert!(e.claims.is_empty());
+        // The main arm's row is reproduced only at our value: it says so,
+        // naming the alternative that moves it and not the one that does
+        // not (issue 33's review of the OR3 paper).
+        let why = &main[0].claims[0].explanation;
+        assert_eq!(main[0].claims[0].verdict.name(), "reproduced");
+        assert!(why.contains(DECIDED) && why.contains("rate=5 ("), "{why}");
+        assert!(!why.contains("rate=20"), "{why}");
         // The annotated form appends each alternative's verdict to a main
         // row that needs an explanation (15 +-40% misses 5: differs).
         let low = Ctx {
@@ -295,6 +353,10 @@ mod tests {
         let why = &main[0].claims[0].explanation;
         assert!(
             why.contains("setup alternatives run") && why.contains("rate=10: reproduced"),
+            "{why}"
+        );
+        assert!(
+            why.contains(DECIDED) && why.contains("rate=10 (reproduced)"),
             "{why}"
         );
     }
@@ -324,7 +386,7 @@ mod tests {
         let run =
             |_: &Ctx, id: &str| -> Result<Experiment, String> { Ok(Experiment::new(id, "t", "s")) };
         let rows = |ctx: &Ctx| -> Vec<String> {
-            let e = sensitivity(ctx, &[RATE, costly], &[], &run).unwrap();
+            let e = sensitivity(ctx, &[RATE, costly], &mut [], &run).unwrap();
             e.rows.iter().map(|r| r.ours.clone()).collect()
         };
         let skipped = |r: &String| r.starts_with("not rerun at this scale");

@@ -200,7 +200,8 @@ pub fn run(ctx: &Ctx) -> Result<PaperResult, String> {
                 super::timing::experiment(ctx, "", || section32(ctx))?,
                 super::timing::experiment(ctx, "", || section33(ctx))?,
             ];
-            v.push(super::setup::sensitivity(ctx, &CHOICES, &v, &experiment)?);
+            let setup = super::setup::sensitivity(ctx, &CHOICES, &mut v, &experiment)?;
+            v.push(setup);
             v
         },
     })

@@ -490,6 +490,44 @@ fn resume_refuses_a_sweep_of_another_losslab_version() {
     assert!(stderr(&o).contains("losslab 0.0.9"), "{}", stderr(&o));
 }
 
+/// Issue 33: the version stays the same from commit to commit, so a sweep
+/// started by another build of the engine (inputs.json's `engine`, which
+/// the sweep id includes) is not resumed either; the error names both.
+#[test]
+fn resume_refuses_a_sweep_of_another_engine() {
+    let t = tempfile::tempdir().unwrap();
+    let sweep = sweep_file(t.path());
+    let d = t.path().join("d");
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let inputs = d.join("inputs.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&inputs).unwrap()).unwrap();
+    let ours = v["engine"].as_str().unwrap().to_string();
+    assert_eq!(ours.len(), 16, "{ours}");
+    let id = v["sweep_id"].as_str().unwrap().to_string();
+    // What the same sweep by another engine recorded: its id differs.
+    v["engine"] = "0123456789abcdef".into();
+    v["sweep_id"] = "fedcba9876543210".into();
+    fs::write(&inputs, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d), "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("engine 0123456789abcdef") && e.contains(&format!("engine {ours}")),
+        "{e}"
+    );
+    // The results lines carry the id that names this engine's sweep.
+    let lines = fs::read_to_string(d.join("results.jsonl")).unwrap();
+    assert!(lines.lines().all(|l| sweep_id_of(l) == id));
+    let o = losslab(t.path(), &["--version"]);
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("losslab {} (engine {ours})\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
 /// Review 4, item 4: results.jsonl hard-linked into a backup (`cp -al`):
 /// a resume that truncates a cut line and appends runs leaves the
 /// backup's copy as it was, and the tables are the uninterrupted ones.
