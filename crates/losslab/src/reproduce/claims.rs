@@ -826,6 +826,17 @@ impl Claim {
         self.verdict == Verdict::NotMeasured && self.explanation.starts_with(BY_CONSTRUCTION)
     }
 
+    /// Adds a note after the explanation: its first words stay first, as
+    /// the page reads them as its kind ("Explained by", "not yet
+    /// explained").
+    pub fn append_explanation(&mut self, note: String) {
+        self.explanation = if self.explanation.is_empty() {
+            note
+        } else {
+            format!("{}; {note}", self.explanation)
+        };
+    }
+
     /// Marks one of the paper's headline claims (HEADLINES.md): the
     /// statement should name its item, e.g. "Headline 3: ...".
     pub fn headline(mut self) -> Claim {

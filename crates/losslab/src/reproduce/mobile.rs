@@ -1344,11 +1344,7 @@ fn flag_disclosed(c: &mut Claim, index: &[(Tweak, BTreeMap<&str, &Claim>)], all_
         "Rests on a reading of ours chosen after seeing its effect (explain table, disclosed): {}",
         notes.join("; ")
     );
-    c.explanation = if c.explanation.is_empty() {
-        note
-    } else {
-        format!("{}; {note}", c.explanation)
-    };
+    c.append_explanation(note);
 }
 
 /// The tweaks as a table: what each changes, why, and which verdicts move
@@ -1691,11 +1687,7 @@ fn side_by_side(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
             "{decided}under the setup alternatives (setup table): {}",
             arms.join("; ")
         );
-        c.explanation = if c.explanation.is_empty() {
-            note
-        } else {
-            format!("{}; {note}", c.explanation)
-        };
+        c.append_explanation(note);
     }
 }
 

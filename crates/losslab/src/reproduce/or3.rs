@@ -1601,11 +1601,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             .iter_mut()
             .find(|c| c.id == "fig7b-or3-above-bbr-16mb"),
     ) {
-        h.explanation = if h.explanation.is_empty() {
-            note
-        } else {
-            format!("{}; {note}", h.explanation)
-        };
+        h.append_explanation(note);
     }
     if let [(b100, o100), (b1g, o1g)] = &at_bdp[..] {
         e.claims.push(order(exp, "fig7b-bbr-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization at one BDP of buffer, 1 Gbit/s - 100 Mbit/s, same seed)", b100, b1g, false, ""));

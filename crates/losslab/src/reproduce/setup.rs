@@ -114,13 +114,7 @@ fn mark_decided(main: &mut [Experiment], seen: &BTreeMap<String, Vec<String>>) {
             "{DECIDED}: the verdict changes under {} (setup table)",
             moved.join(", ")
         );
-        // Appended: the explanation's first words are read as its kind
-        // ("Explained by", "not yet explained").
-        c.explanation = if c.explanation.is_empty() {
-            note
-        } else {
-            format!("{}; {note}", c.explanation)
-        };
+        c.append_explanation(note);
     }
 }
 

@@ -469,18 +469,24 @@ fn resume_refuses_a_valid_looking_line_of_another_sweep() {
     }
 }
 
+/// A sweep run to the end in `dir/d`: its file, its output folder, its
+/// inputs.json and what that holds, for a test to alter and resume.
+fn finished_sweep(dir: &Path) -> (PathBuf, PathBuf, PathBuf, serde_json::Value) {
+    let sweep = sweep_file(dir);
+    let d = dir.join("d");
+    let o = losslab(dir, &["sweep", s(&sweep), "--out", s(&d)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let inputs = d.join("inputs.json");
+    let v = serde_json::from_str(&fs::read_to_string(&inputs).unwrap()).unwrap();
+    (sweep, d, inputs, v)
+}
+
 /// Review 4, item 3: a sweep started by another losslab version is not
 /// resumed (inputs.json records the version): the runs would mix engines.
 #[test]
 fn resume_refuses_a_sweep_of_another_losslab_version() {
     let t = tempfile::tempdir().unwrap();
-    let sweep = sweep_file(t.path());
-    let d = t.path().join("d");
-    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let inputs = d.join("inputs.json");
-    let mut v: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(&inputs).unwrap()).unwrap();
+    let (sweep, d, inputs, mut v) = finished_sweep(t.path());
     assert_eq!(v["losslab"], env!("CARGO_PKG_VERSION"));
     v["losslab"] = "0.0.9".into();
     v["sweep_id"] = "0000000000000000".into();
@@ -496,13 +502,7 @@ fn resume_refuses_a_sweep_of_another_losslab_version() {
 #[test]
 fn resume_refuses_a_sweep_of_another_engine() {
     let t = tempfile::tempdir().unwrap();
-    let sweep = sweep_file(t.path());
-    let d = t.path().join("d");
-    let o = losslab(t.path(), &["sweep", s(&sweep), "--out", s(&d)]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let inputs = d.join("inputs.json");
-    let mut v: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(&inputs).unwrap()).unwrap();
+    let (sweep, d, inputs, mut v) = finished_sweep(t.path());
     let ours = v["engine"].as_str().unwrap().to_string();
     assert_eq!(ours.len(), 16, "{ours}");
     let id = v["sweep_id"].as_str().unwrap().to_string();
