@@ -20,9 +20,10 @@ fn or3_quick_claims_and_verdicts() {
     );
     assert_headlines_first(&exps, 4);
     for e in &exps {
-        // The setup table measures our choices, not the paper's claims.
+        // The setup table measures our choices, not the paper's claims
+        // (eight since issue 33's review added fig7-length).
         if e["id"] == "setup" {
-            assert_eq!(e["rows"].as_array().unwrap().len(), 7);
+            assert_eq!(e["rows"].as_array().unwrap().len(), 8);
             assert!(e["claims"].as_array().unwrap().is_empty());
             continue;
         }
@@ -37,6 +38,21 @@ fn or3_quick_claims_and_verdicts() {
             assert!(c["ours"]["n"].as_u64().unwrap() >= 2, "{}", c["id"]);
         }
     }
+    // Opportunism's two parts apart (issue 33's review): the variant that
+    // sends nothing past the window has its own row beside the variant
+    // without opportunism.
+    let buffers = exps.iter().find(|e| e["id"] == "buffers").unwrap();
+    let metrics: Vec<&str> = buffers["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["metric"].as_str().unwrap())
+        .collect();
+    assert!(
+        metrics.iter().any(|m| m.contains("overbooking = \"off\""))
+            && metrics.iter().any(|m| m.contains("without opportunism")),
+        "{metrics:?}"
+    );
     let bubbles = exps.iter().find(|e| e["id"] == "bubbles").unwrap();
     assert!(!bubbles["pictures"].as_array().unwrap().is_empty());
     assert!(assert_claim_rows(dir.path(), "or3", &exps) >= 40);
