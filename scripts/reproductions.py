@@ -981,10 +981,10 @@ def open_review_or3(p, cs):
     finding; whether the run on this page already carries the answer is
     read from the run, so the text stays true after the next rerun."""
     by = {c["id"]: c for c in cs}
-    setup_keys = {r["metric"].split(" = ", 1)[0] for e in p["experiments"] if e["id"] == "setup"
-                  for r in e.get("rows", [])}
+    setup = [r for e in p["experiments"] if e["id"] == "setup" for r in e.get("rows", [])]
+    length = [r for r in setup if r["metric"].startswith("fig7-length = ")]
     rows = [r for e in p["experiments"] for r in e.get("rows", [])]
-    new_run = "fig7-length" in setup_keys
+    new_run = bool(length)
     out = ["\n### Review findings and their answers\n",
            "A reviewer who did not write this reproduction audited it on 2026-12-04, rerunning "
            "its exported scenarios. "
@@ -1020,8 +1020,6 @@ def open_review_or3(p, cs):
                   "window and the part past the window is all of opportunism's cost here; without "
                   "it TCP-OR3 is still not above BBR beyond doubt, and the row stays not yet "
                   "explained."))
-    length = [r for e in p["experiments"] if e["id"] == "setup" for r in e.get("rows", [])
-              if r["metric"].startswith("fig7-length")]
     out.append("- **Figure 7's run length is ours** (the paper gives none): the reviewer's 60 s runs "
                "give the 16 MB headline row -1.44 [-4.27, 1.38], inconclusive, where 120 s "
                "contradicts it. Setup choice `fig7-length` (0.5 and 2 x the scale's length) "

@@ -1272,29 +1272,25 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // packets).
     let tested_1g = variants(ctx);
     if tested_1g {
-        let mut c = Case::new(
-            "buf-1000m-16mb-or3-noopp".into(),
-            1_000_000_000,
-            300,
-            plr,
-            Scheme::Or3,
-        );
+        let at_16mb = |variant: &str| {
+            let mut c = Case::new(
+                format!("buf-1000m-16mb-or3-{variant}"),
+                1_000_000_000,
+                300,
+                plr,
+                Scheme::Or3,
+            );
+            c.rcvbuf = 16 * MB;
+            c.duration = duration;
+            c
+        };
+        let mut c = at_16mb("noopp");
         c.or3.opportunism = false;
-        c.rcvbuf = 16 * MB;
-        c.duration = duration;
         cases.push(c);
         // Opportunism's two parts apart (issue 33's review): no new data
         // past the window, the retransmissions beyond cwnd kept.
-        let mut c = Case::new(
-            "buf-1000m-16mb-or3-nopastwin".into(),
-            1_000_000_000,
-            300,
-            plr,
-            Scheme::Or3,
-        );
+        let mut c = at_16mb("nopastwin");
         c.or3.overbooking = Overbooking::Off;
-        c.rcvbuf = 16 * MB;
-        c.duration = duration;
         cases.push(c);
     }
     // The variants pushed after the sizes run every seed.
@@ -1400,6 +1396,16 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             let up = Expect::Order {
                 paper_positive: true,
             };
+            // What each 1 Gbit/s variant does to goodput on the same seeds
+            // (TCP-OR3 - the variant), for Headline 3's row and their own.
+            let (opp_effect, past_effect) = if head_goodput && tested_1g {
+                let effect = |runs: &[RunResults]| {
+                    summary_text(&summarize(&minus(&col(runs, mbps), &go), false, &id))
+                };
+                (effect(&noopp_1g), effect(&nopast_1g))
+            } else {
+                Default::default()
+            };
             let c = if variant_here {
                 claim_tested(
                     exp,
@@ -1416,15 +1422,11 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
                 // What opportunism does to goodput on the same seeds,
                 // whichever way the test goes, and what the variant's runs
                 // did: how close to plain BBR it is.
-                let opp_effect =
-                    summary_text(&summarize(&minus(&col(&noopp_1g, mbps), &go), false, &id));
                 let variant_runs = diagnosis(&noopp_1g).replacen(
                     "measured in the same runs",
                     "the variant's runs",
                     1,
                 );
-                let past_effect =
-                    summary_text(&summarize(&minus(&col(&nopast_1g, mbps), &go), false, &id));
                 // The two variants differ only by the retransmissions
                 // beyond cwnd; when every seed's run is the same, that part
                 // never came into play (the 16 MB window, below BBR's cwnd
@@ -1489,26 +1491,30 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             if head_goodput && tested_1g {
                 // Shown whatever the row's verdict, which asks for the
                 // explanation only when it differs.
-                e.row(
-                    format!("{} Mbit/s, {mb} MB: TCP-OR3 without opportunism (variant), goodput Mbit/s and starved share (means over seeds); TCP-OR3 - TCP-OR3 without opportunism, Mbit/s, same seed", rate / 1_000_000),
-                    format!(
-                        "{:.1}; {:.3}; {}",
-                        mean(&col(&noopp_1g, mbps)),
-                        mean(&col(&noopp_1g, starved)),
-                        summary_text(&summarize(&minus(&col(&noopp_1g, mbps), &go), false, &id))
+                for (what, them, runs, effect) in [
+                    (
+                        "TCP-OR3 without opportunism (variant)",
+                        "TCP-OR3 without opportunism",
+                        &noopp_1g,
+                        &opp_effect,
                     ),
-                    "",
-                );
-                e.row(
-                    format!("{} Mbit/s, {mb} MB: TCP-OR3 with overbooking = \"off\" (variant: nothing past the window, retransmissions beyond cwnd kept), goodput Mbit/s and starved share (means over seeds); TCP-OR3 - it, Mbit/s, same seed", rate / 1_000_000),
-                    format!(
-                        "{:.1}; {:.3}; {}",
-                        mean(&col(&nopast_1g, mbps)),
-                        mean(&col(&nopast_1g, starved)),
-                        summary_text(&summarize(&minus(&col(&nopast_1g, mbps), &go), false, &id))
+                    (
+                        "TCP-OR3 with overbooking = \"off\" (variant: nothing past the window, retransmissions beyond cwnd kept)",
+                        "it",
+                        &nopast_1g,
+                        &past_effect,
                     ),
-                    "",
-                );
+                ] {
+                    e.row(
+                        format!("{} Mbit/s, {mb} MB: {what}, goodput Mbit/s and starved share (means over seeds); TCP-OR3 - {them}, Mbit/s, same seed", rate / 1_000_000),
+                        format!(
+                            "{:.1}; {:.3}; {effect}",
+                            mean(&col(runs, mbps)),
+                            mean(&col(runs, starved)),
+                        ),
+                        "",
+                    );
+                }
             }
             // Starvation at the receiver, TCP-OR3 against BBR.
             let head_starved = variant_here;
@@ -1573,35 +1579,30 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // Headline 3's goodput row judges one of the two 1 Gbit/s sizes below
     // two BDPs (16 MB, section V.A's default buffer); Figure 7(b) shows
     // both, so the row says what the other gives (issue 33's review).
-    let head_verdict = e
-        .claims
-        .iter()
-        .find(|c| c.id == "fig7b-or3-above-bbr-16mb")
-        .map(|c| c.verdict);
     let other = e
         .claims
         .iter()
         .find(|c| c.id == "fig7b-or3-above-bbr-38mb")
         .map(|c| {
-            format!(
+            let note = format!(
                 "the other 1 Gbit/s buffer below two BDPs, 38 MB (row fig7b-or3-above-bbr-38mb), \
-                 gives {}, {}{}",
+                 gives {}, {}",
                 c.ours.as_ref().map(summary_text).unwrap_or_default(),
                 c.verdict.name(),
-                if Some(c.verdict) == head_verdict {
-                    ""
-                } else {
-                    ": the verdict depends on which of Figure 7(b)'s buffers is judged"
-                }
-            )
+            );
+            (note, c.verdict)
         });
-    if let (Some(note), Some(h)) = (
+    if let (Some((note, verdict)), Some(h)) = (
         other,
         e.claims
             .iter_mut()
             .find(|c| c.id == "fig7b-or3-above-bbr-16mb"),
     ) {
-        h.append_explanation(note);
+        h.append_explanation(if verdict == h.verdict {
+            note
+        } else {
+            format!("{note}: the verdict depends on which of Figure 7(b)'s buffers is judged")
+        });
     }
     if let [(b100, o100), (b1g, o1g)] = &at_bdp[..] {
         e.claims.push(order(exp, "fig7b-bbr-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization at one BDP of buffer, 1 Gbit/s - 100 Mbit/s, same seed)", b100, b1g, false, ""));

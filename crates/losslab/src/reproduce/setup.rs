@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::claims::{Claim, UNTESTED};
+use super::claims::{Claim, Verdict, UNTESTED};
 use super::{Ctx, Experiment};
 
 /// One parameter the paper leaves open.
@@ -89,23 +89,25 @@ pub const DECIDED: &str = "Decided by a setup choice of ours, not explained by i
 /// one that an alternative would reproduce (issue 33's review of the OR3
 /// paper: Headline 4 held only under the 16-connection cap, which the
 /// setup table showed and the row did not).
-fn mark_decided(main: &mut [Experiment], seen: &BTreeMap<String, Vec<String>>) {
+fn mark_decided(main: &mut [Experiment], seen: &Seen) {
     for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
         let Some(under) = seen.get(&c.id) else {
             continue;
         };
-        let mine = c.verdict.name();
         // A contradicted or differing row is decided by an alternative
         // that reproduces it (docs/REPRODUCTIONS.md's rules); any other
         // row by any alternative that moves it.
         let off = c.verdict.needs_explanation();
         let moved: Vec<String> = under
             .iter()
-            .filter_map(|x| {
-                let (arm, v) = x.rsplit_once(": ")?;
-                let decides = if off { v == "reproduced" } else { v != mine };
-                decides.then(|| format!("{arm} ({v})"))
+            .filter(|(_, v)| {
+                if off {
+                    *v == Verdict::Reproduced
+                } else {
+                    *v != c.verdict
+                }
             })
+            .map(|(arm, v)| format!("{arm} ({})", v.name()))
             .collect();
         if moved.is_empty() {
             continue;
@@ -143,22 +145,28 @@ pub fn sensitivity_annotated(
                 "{}; setup alternatives run (setup table; not explanations, the main arm being \
                  our reading of the paper's setup): {}",
                 rest.unwrap_or_else(|| c.explanation.clone()),
-                v.join(", ")
+                v.iter()
+                    .map(|(arm, verdict)| format!("{arm}: {}", verdict.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }
     Ok(e)
 }
 
-/// The table, and for each claim id the verdicts it took under each
-/// alternative ("key=value: verdict").
+/// For each claim id, the verdict it took under each alternative
+/// ("key=value").
+type Seen = BTreeMap<String, Vec<(String, Verdict)>>;
+
+/// The table, and what each claim took under the alternatives.
 fn table(
     ctx: &Ctx,
     choices: &[Choice],
     main: &[Experiment],
     rerun: Rerun,
-) -> Result<(Experiment, BTreeMap<String, Vec<String>>), String> {
-    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+) -> Result<(Experiment, Seen), String> {
+    let mut seen = Seen::new();
     let before: BTreeMap<&str, &Claim> = main
         .iter()
         .flat_map(|e| &e.claims)
@@ -201,11 +209,9 @@ fn table(
                     super::timing::experiment(ctx, &format!("setup/{slug}/"), || rerun(&sub, id))?;
                 for claim in &x.claims {
                     n += 1;
-                    seen.entry(claim.id.clone()).or_default().push(format!(
-                        "{}={alt}: {}",
-                        c.key,
-                        claim.verdict.name()
-                    ));
+                    seen.entry(claim.id.clone())
+                        .or_default()
+                        .push((format!("{}={alt}", c.key), claim.verdict));
                     match before.get(claim.id.as_str()) {
                         Some(b) if b.verdict == claim.verdict => {}
                         Some(b) => changed.push(format!(
