@@ -1001,8 +1001,9 @@ def open_review_or3(p, cs):
                "and the headline line names them: "
                + (", ".join(f"`{c['id']}` {verdict(c)}"
                             + (" (decided)" if decided_by_setup(c) else "") for c in h4) or "no rows")
-               + ". From the next run the rows also give plain BBR minus the best parallel level "
-               "on the same seeds: the margin is BBR's as much as OR3's.")
+               + (". The rows also give" if new_run else ". From the next run the rows also give")
+               + " plain BBR minus the best parallel level on the same seeds: the margin is BBR's "
+               "as much as OR3's.")
     h3 = by.get("fig7b-or3-above-bbr-16mb")
     off = [r for r in rows if 'overbooking = "off"' in r["metric"]]
     out.append("- **The variant without opportunism turns off both of its parts** (the segments "
