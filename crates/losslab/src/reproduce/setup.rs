@@ -88,25 +88,18 @@ pub const DECIDED: &str = "Decided by a setup choice of ours, not explained by i
 /// our value keeps reproduced is as much our choice's as a contradicted
 /// one that an alternative would reproduce (issue 33's review of the OR3
 /// paper: Headline 4 held only under the 16-connection cap, which the
-/// setup table showed and the row did not).
+/// setup table showed and the row did not), and a contradicted row that
+/// an alternative makes inconclusive rests on our value as much (the
+/// third review of the OR3 paper, 2026-12-05: 60 s runs left Headline 3's
+/// 16 MB goodput row inconclusive and its row did not say so).
 fn mark_decided(main: &mut [Experiment], seen: &Seen) {
     for c in main.iter_mut().flat_map(|e| e.claims.iter_mut()) {
         let Some(under) = seen.get(&c.id) else {
             continue;
         };
-        // A contradicted or differing row is decided by an alternative
-        // that reproduces it (docs/REPRODUCTIONS.md's rules); any other
-        // row by any alternative that moves it.
-        let off = c.verdict.needs_explanation();
         let moved: Vec<String> = under
             .iter()
-            .filter(|(_, v)| {
-                if off {
-                    *v == Verdict::Reproduced
-                } else {
-                    *v != c.verdict
-                }
-            })
+            .filter(|(_, v)| *v != c.verdict)
             .map(|(arm, v)| format!("{arm} ({})", v.name()))
             .collect();
         if moved.is_empty() {
@@ -403,6 +396,64 @@ mod tests {
         assert_eq!(at(true, false).size(1, 2, 3, 4), 1);
         assert_eq!(at(false, true).pick(1, 2, 4), 2);
         assert_eq!(at(false, false).pick(1, 2, 4), 2);
+    }
+
+    /// A differing row that an alternative leaves only inconclusive (its
+    /// interval wide enough to reach the band) says so too, naming that
+    /// alternative and not the one that leaves it differing (the OR3
+    /// paper's third review, 2026-12-05).
+    #[test]
+    fn an_alternative_that_leaves_a_row_inconclusive_is_named() {
+        const SPREAD: Choice = Choice {
+            key: "spread",
+            value: "0.1",
+            unit: "",
+            why: "ours",
+            alternatives: ["50", "0.2"],
+            experiments: &["x"],
+            quick: true,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            quick: true,
+            full: false,
+            thorough: false,
+            export: None,
+            overrides: vec![],
+            jobs: None,
+            ray: None,
+            resume: None,
+            memo: Default::default(),
+        };
+        // Samples 5 - w and 5 + w, against 15 +- 40%: differs at w = 0.1
+        // and 0.2, inconclusive at w = 50.
+        let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
+            let mut e = Experiment::new(id, "t", "s");
+            let w = ctx.choice_f64(&SPREAD)?;
+            e.claims.push(Claim::measured(
+                "p",
+                id,
+                "row",
+                "a row",
+                Expect::Value {
+                    paper: 15.0,
+                    band: Band::Relative { r: 0.4 },
+                },
+                losslab_sim::stats::summarize(&[5.0 - w, 5.0 + w], false, "row"),
+                "",
+            ));
+            Ok(e)
+        };
+        let mut main = vec![run(&ctx, "x").unwrap()];
+        assert_eq!(main[0].claims[0].verdict.name(), "differs");
+        sensitivity(&ctx, &[SPREAD], &mut main, &run).unwrap();
+        let why = &main[0].claims[0].explanation;
+        assert!(
+            why.contains(DECIDED) && why.contains("spread=50 (inconclusive"),
+            "{why}"
+        );
+        assert!(!why.contains("spread=0.2"), "{why}");
     }
 
     const RATE_FIVE: Choice = Choice {
