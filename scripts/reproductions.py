@@ -15,8 +15,8 @@ mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
 its eighteen variants: 92 min on 2 cores with other work beside it,
 docs/BENCHMARKS.md), the OR3 paper at --full (the paper's 100 runs per
 point of Figures 3(b), 5 and 6, ten of the others, and every setup
-rerun: 2 h 16 min beside other work with the PGO build, at most 1.7
-hours on 2 idle cores, 2026-12-04; `--rerun or3` runs with --resume too, so a stopped run
+rerun: 2 h 53 min beside other work with the PGO build, 2026-12-05,
+at most 1.7 hours on 2 idle cores; `--rerun or3` runs with --resume too, so a stopped run
 continues when the script is run again), and the LE
 paper at --thorough, the default before issue 33 (its --full runs
 Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
@@ -272,11 +272,12 @@ page shows the `--full` run (for the mobile paper, ten seeds of 200 s
 runs at up to 1 Gbit/s and its eighteen variants: 92 min on 2
 cores with builds and a CI run beside it, measured 2026-12-01; for the
 OR3 paper, 100 runs per point of Figures 3(b) and 6 (120 s at 1 Gbit/s)
-and of Figure 5 (a 1 GB file), ten of every other point, and all 20
-setup reruns: 48.4 G packets (1,466 runs taken from identical ones)
-and 12,247 s of CPU with the PGO build, in one start of 2 h 16 min
-beside other work, so at most 1.7 hours on 2 idle cores, run on
-2026-12-04, docs/BENCHMARKS.md), except for the LE paper, shown at
+and of Figure 5 (a 1 GB file), ten of every other point, and all 22
+setup reruns of that run's code: 49.5 G packets (1,466 runs taken from
+identical ones) and 19,245 s of CPU with the PGO build, in one start of
+2 h 53 min beside other work, run on 2026-12-05; the same run of the
+day before took 2 h 16 min and 12,242 s, so at most 1.7 hours on 2
+idle cores, docs/BENCHMARKS.md), except for the LE paper, shown at
 `--thorough` (the LE paper's `--full` runs
 Figure 6's eleven loss rates with ten seeds of 100 s: 9 min 4 s on 2
 idle cores, 2026-12-02). CI regenerates the page and fails if it
