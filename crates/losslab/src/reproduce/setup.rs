@@ -251,6 +251,7 @@ fn unit(c: &Choice) -> String {
 mod tests {
     use super::*;
     use crate::reproduce::claims::{exact, Band, Claim, Expect};
+    use losslab_sim::stats::{summarize, Summary};
 
     const RATE: Choice = Choice {
         key: "rate",
@@ -262,6 +263,17 @@ mod tests {
         quick: true,
     };
 
+    /// An experiment of one row, "row", ours against the paper's 15
+    /// +- 40%.
+    fn toy(id: &str, ours: Summary) -> Experiment {
+        let mut e = Experiment::new(id, "t", "s");
+        let band = Band::Relative { r: 0.4 };
+        let expect = Expect::Value { paper: 15.0, band };
+        e.claims
+            .push(Claim::measured("p", id, "row", "a row", expect, ours, ""));
+        e
+    }
+
     /// A toy experiment whose one row reproduces only at 10 and 20: the
     /// table names the alternative that changes it and the one that
     /// does not, and the override reaches the experiment.
@@ -270,32 +282,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx {
             dir: dir.path().into(),
-            quick: true,
-            full: false,
-            thorough: false,
-            export: None,
-            overrides: vec![],
-            jobs: None,
-            ray: None,
-            resume: None,
-            memo: Default::default(),
+            ..Ctx::quick_for_tests()
         };
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
-            let mut e = Experiment::new(id, "t", "s");
-            let v = ctx.choice_u64(&RATE)? as f64;
-            e.claims.push(Claim::measured(
-                "p",
-                id,
-                "row",
-                "a row",
-                Expect::Value {
-                    paper: 15.0,
-                    band: Band::Relative { r: 0.4 },
-                },
-                exact(v),
-                "",
-            ));
-            Ok(e)
+            Ok(toy(id, exact(ctx.choice_u64(&RATE)? as f64)))
         };
         let mut main = vec![run(&ctx, "x").unwrap()];
         let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
@@ -330,15 +320,8 @@ mod tests {
         // row that needs an explanation (15 +-40% misses 5: differs).
         let low = Ctx {
             dir: dir.path().into(),
-            quick: true,
-            full: false,
-            thorough: false,
-            export: None,
             overrides: vec![("rate".into(), "5".into())],
-            jobs: None,
-            ray: None,
-            resume: None,
-            memo: Default::default(),
+            ..Ctx::quick_for_tests()
         };
         let mut main = vec![run(&low, "x").unwrap()];
         assert!(main[0].claims[0].verdict.needs_explanation());
@@ -362,14 +345,8 @@ mod tests {
         let at = |quick: bool, thorough: bool| Ctx {
             dir: dir.path().into(),
             quick,
-            full: false,
             thorough,
-            export: None,
-            overrides: vec![],
-            jobs: None,
-            ray: None,
-            resume: None,
-            memo: Default::default(),
+            ..Ctx::quick_for_tests()
         };
         let costly = Choice {
             key: "costly",
@@ -416,34 +393,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx {
             dir: dir.path().into(),
-            quick: true,
-            full: false,
-            thorough: false,
-            export: None,
-            overrides: vec![],
-            jobs: None,
-            ray: None,
-            resume: None,
-            memo: Default::default(),
+            ..Ctx::quick_for_tests()
         };
         // Samples 5 - w and 5 + w, against 15 +- 40%: differs at w = 0.1
         // and 0.2, inconclusive at w = 50.
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
-            let mut e = Experiment::new(id, "t", "s");
             let w = ctx.choice_f64(&SPREAD)?;
-            e.claims.push(Claim::measured(
-                "p",
-                id,
-                "row",
-                "a row",
-                Expect::Value {
-                    paper: 15.0,
-                    band: Band::Relative { r: 0.4 },
-                },
-                losslab_sim::stats::summarize(&[5.0 - w, 5.0 + w], false, "row"),
-                "",
-            ));
-            Ok(e)
+            Ok(toy(id, summarize(&[5.0 - w, 5.0 + w], false, "row")))
         };
         let mut main = vec![run(&ctx, "x").unwrap()];
         assert_eq!(main[0].claims[0].verdict.name(), "differs");
