@@ -553,6 +553,9 @@ pub fn underpowered_explanation(c: &Claim) -> Option<String> {
 pub const BY_CONSTRUCTION: &str = "Not evidence: holds by construction in these runs";
 
 pub const PAPER_IN_DOUBT: &str = "Not judged: the paper's own value is in doubt";
+/// Marks a row whose setup, under a setup alternative, leaves the premise
+/// of the paper's claim as we read it (a buffer no longer "insufficient").
+pub const OUTSIDE_READING: &str = "Not judged: outside our reading of the claim's premise here";
 
 pub const UNEXPLAINED: &str = "not yet explained";
 
@@ -811,6 +814,14 @@ impl Claim {
     /// judged against nothing and counts as `not measured`, with why.
     pub fn paper_in_doubt(self, why: &str) -> Claim {
         self.not_judged(PAPER_IN_DOUBT, why)
+    }
+
+    /// A row whose runs, under a setup alternative, no longer meet the
+    /// premise of the paper's claim as the main arm reads it: judging it
+    /// would test a claim the paper does not make. It keeps our numbers
+    /// and counts as `not measured`, with why.
+    pub fn outside_reading(self, why: &str) -> Claim {
+        self.not_judged(OUTSIDE_READING, why)
     }
 
     /// Our numbers kept, the verdict `not measured`, and `marker: why`.

@@ -135,9 +135,12 @@ const FIG7_RTT: Choice = Choice {
     why: "Figure 7 gives no RTT (\"long-delay and lossy links\"); 300 ms is the real-world \
           anchor's path (docs/FIDELITY.md) and Table I's 1 Gbit/s rows. The alternatives keep \
           the rows' sizes in MB (so they are larger shares of the shorter paths' BDPs) and \
-          judge the main arm's rows. The OR3 paper's third review (2026-12-05) found the 100 \
-          Mbit/s starvation row contradicted at 200 ms and Headline 3's 1 Gbit/s, 16 MB goodput \
-          row reproduced at 100 ms",
+          judge the main arm's rows, except a row whose size is two BDPs or more at the \
+          alternative's RTT (at 100 ms: 4 MB, 3.2 BDP, and 38 MB, 3.04 BDP), which is outside \
+          the reading of \"insufficient for TCP\" there and is not judged. The OR3 paper's \
+          third review (2026-12-05) found the 100 Mbit/s starvation row contradicted at 200 ms \
+          and Headline 3's 1 Gbit/s, 16 MB goodput row (1.28 BDP at 100 ms) reproduced at 100 \
+          ms; its fourth found 100 ms judging 4 and 38 MB past the reading",
     alternatives: ["200", "100"],
     experiments: &["buffers"],
     quick: false,
@@ -145,12 +148,13 @@ const FIG7_RTT: Choice = Choice {
 const FIG7_BUFFERS: Choice = Choice {
     key: "fig7-buffers",
     value: "1",
-    unit: "x the judged sizes (2 and 4 MB at 100 Mbit/s, 16 and 38 MB at 1 Gbit/s; the rows \
-           keep their ids)",
+    unit: "x the judged sizes (2 and 4 MB at 100 Mbit/s, 16 and 38 MB at 1 Gbit/s, the rows \
+           keeping their ids)",
     why: "Figure 7's buffer sizes are not in the text; \"insufficient for TCP\" is read as \
           below two BDPs, and the judged sizes are 0.53 and 1.07 BDP at 100 Mbit/s, 0.43 and \
-          1.01 BDP at 1 Gbit/s. The alternatives halve them and take 1.75, the largest factor \
-          that keeps every judged size below two BDPs (7 and 66.5 MB). Added after the OR3 \
+          1.01 BDP at 1 Gbit/s. The alternatives halve them and take 1.75, the largest quarter \
+          step that keeps every judged size below two BDPs (7 and 66.5 MB; the bound is 1.875, \
+          set by 4 MB). Added after the OR3 \
           paper's third review (2026-12-05) found Headline 3's 100 Mbit/s starvation row \
           changing sign between 5 and 7 MB",
     alternatives: ["0.5", "1.75"],
@@ -1231,28 +1235,47 @@ fn fig7_bytes(rate: u64, mb: u64, scale: f64) -> u64 {
     }
 }
 
+/// A Figure 7 row's buffer in BDPs of a path of `rtt` ms: two or more is
+/// outside our reading of "insufficient for TCP", and the row is not
+/// judged there.
+fn fig7_share(rate: u64, mb: u64, scale: f64, rtt: u64) -> f64 {
+    fig7_bytes(rate, mb, scale) as f64 / (rate as f64 / 8.0 * rtt as f64 / 1000.0)
+}
+
 fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     let exp = "buffers";
-    let mut e = Experiment::new(
-        exp,
-        "Goodput and receive-buffer starvation against the receive buffer, BBR and TCP-OR3, 100 Mbit/s and 1 Gbit/s (Figure 7)",
-        "300 ms RTT, 1% loss (Fig. 7 gives only the capacities; these are the real-world anchor's \
-         path, docs/FIDELITY.md; setup choices fig7-rtt and fig7-plr), receive buffers from half a BDP to 4 BDPs (BDP = 3.75 MB at \
-         100 Mbit/s, 37.5 MB at 1 Gbit/s). Starvation is measured at the receiver (section \
-         III-B, \"buffer starving\"; rbb.starvation_s): the time during which a bubble sat at the \
-         head of the receive buffer while the advertised window was exhausted (less than one \
-         MSS of it above the highest byte held), as a share of the run; whatever OR3 sends past \
-         that window is dropped there and does not end it. The paper's \"buffer insufficient \
-         for TCP\" is read as below two BDPs (ours: 2 and 4 MB at 100 Mbit/s, 16 and 38 MB at \
-         1 Gbit/s), the rows' sizes (setup choice fig7-buffers scales them within that reading). Headline 3 takes 4 MB at 100 Mbit/s (about one BDP) and \
-         16 MB at 1 Gbit/s (section V.A's default buffer).",
-    );
     let seeds = ctx.size(2, 3, 3, 10);
     let length = ctx.choice_f64(&FIG7_LENGTH)?;
     let duration = ((ctx.pick(15, 60, 120) * SEC) as f64 * length).round() as Time;
     let plr = ctx.choice_f64(&FIG7_PLR)?;
     let rtt = ctx.choice_u64(&FIG7_RTT)?;
     let scale = ctx.choice_f64(&FIG7_BUFFERS)?;
+    // The path's BDP in MB, and a row's buffer as a share of it: the
+    // texts say what this run's RTT and sizes make of them (the fourth
+    // review: they were typed for 300 ms and the main arm's sizes).
+    let bdp_mb = |rate: u64| rate as f64 / 8.0 * rtt as f64 / 1000.0 / MB as f64;
+    let share = |rate: u64, mb: u64| fig7_share(rate, mb, scale, rtt);
+    let mut e = Experiment::new(
+        exp,
+        "Goodput and receive-buffer starvation against the receive buffer, BBR and TCP-OR3, 100 Mbit/s and 1 Gbit/s (Figure 7)",
+        &format!(
+        "{rtt} ms RTT, {}% loss (Fig. 7 gives only the capacities; 300 ms and 1% are the real-world anchor's \
+         path, docs/FIDELITY.md; setup choices fig7-rtt and fig7-plr), receive buffers from half a BDP to 4 BDPs at 300 ms (BDP = {:.2} MB at \
+         100 Mbit/s, {:.1} MB at 1 Gbit/s in this run). Starvation is measured at the receiver (section \
+         III-B, \"buffer starving\"; rbb.starvation_s): the time during which a bubble sat at the \
+         head of the receive buffer while the advertised window was exhausted (less than one \
+         MSS of it above the highest byte held), as a share of the run; whatever OR3 sends past \
+         that window is dropped there and does not end it. The paper's \"buffer insufficient \
+         for TCP\" is read as below two BDPs of the 300 ms path (ours: 2 and 4 MB at 100 Mbit/s, 16 and 38 MB at \
+         1 Gbit/s, the rows' nominal sizes; setup choice fig7-buffers scales them within that reading, and a row two BDPs or more \
+         of this run's path is not judged). Headline 3 takes 4 MB at 100 Mbit/s ({:.2} BDP in this run) and \
+         16 MB at 1 Gbit/s (section V.A's default buffer).",
+            plr * 100.0,
+            bdp_mb(100_000_000),
+            bdp_mb(1_000_000_000),
+            share(100_000_000, 4),
+        ),
+    );
     let plan: [(u64, &[u64]); 2] = [
         (100_000_000, &[2, 4, 8, 16]),
         (1_000_000_000, &[16, 38, 75, 150]),
@@ -1271,6 +1294,23 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         } else {
             format!("{:.1}", b as f64 / MB as f64)
         }
+    };
+    // A judged row whose buffer is two BDPs or more of this run's path (a
+    // fig7-rtt alternative's shorter RTT) is not judged: the paper's claim
+    // is about buffers insufficient for TCP (the fourth review: at 100 ms,
+    // 4 and 38 MB were judged at 3.2 and 3.04 BDP).
+    let outside = |c: Claim, rate: u64, mb: u64| -> Claim {
+        let s = share(rate, mb);
+        if s < 2.0 {
+            return c;
+        }
+        c.outside_reading(&format!(
+            "{} MB is {s:.2} BDP of this run's {rtt} ms path, not below two BDPs, our reading of \
+             \"insufficient for TCP\" (setup choice fig7-rtt; the main arm judges the row at 300 \
+             ms, where it is {:.2} BDP)",
+            size(rate, mb),
+            s * rtt as f64 / 300.0
+        ))
     };
     let mut cases = Vec::new();
     let mut counts = Vec::new();
@@ -1554,6 +1594,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             } else {
                 claim(exp, &id, &statement, up, &minus(&gb, &go), &measured)
             };
+            let c = outside(c, rate, mb);
             e.claims.push(if head_goodput { c.headline() } else { c });
             if head_goodput && tested_1g {
                 // Shown whatever the row's verdict, which asks for the
@@ -1613,6 +1654,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             } else {
                 claim(exp, &id, &statement, down, &minus(&sb, &so), &measured)
             };
+            let c = outside(c, rate, mb);
             e.claims.push(if head_starved { c.headline() } else { c });
             if variant_here {
                 e.row(
@@ -1623,11 +1665,11 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
                 // "Fills up the pipe": the capacity itself, so the row is
                 // judged as a share of capacity (claims::near_capacity).
                 let fill = near_capacity(cap, cap).expect("the capacity is near the capacity");
-                e.claims.push(
+                e.claims.push(outside(
                     claim_tested(
                         exp,
                         "fig7a-or3-fills-pipe",
-                        &format!("Headline 3: \"TCP-OR3 still fills up the pipe when the end-host's buffer size is insufficient for TCP\" (Fig. 7(a), V.B; 100 Mbit/s, {mbt} MB, {:.2} BDP; ours: TCP-OR3's goodput / capacity)", bytes(rate, mb) as f64 / (rate as f64 / 8.0 * rtt as f64 / 1000.0)),
+                        &format!("Headline 3: \"TCP-OR3 still fills up the pipe when the end-host's buffer size is insufficient for TCP\" (Fig. 7(a), V.B; 100 Mbit/s, {mbt} MB, {:.2} BDP; ours: TCP-OR3's goodput / capacity)", share(rate, mb)),
                         fill,
                         &col(or3, |r| mbps(r) / cap),
                         &col(&noopp, |r| mbps(r) / cap),
@@ -1636,7 +1678,9 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
                         &measured,
                     )
                     .headline(),
-                );
+                    rate,
+                    mb,
+                ));
             }
             if (!gbit && mb == 4) || (gbit && mb == 38) {
                 at_bdp.push((col(bbr, |r| mbps(r) / cap), col(or3, |r| mbps(r) / cap)));
@@ -1652,9 +1696,10 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         .find(|c| c.id == "fig7b-or3-above-bbr-38mb")
         .map(|c| {
             let note = format!(
-                "the other 1 Gbit/s buffer below two BDPs, {} MB (row fig7b-or3-above-bbr-38mb), \
-                 gives {}, {}",
+                "the other 1 Gbit/s buffer judged, {} MB ({:.2} BDP; row \
+                 fig7b-or3-above-bbr-38mb), gives {}, {}",
                 size(1_000_000_000, 38),
+                share(1_000_000_000, 38),
                 c.ours.as_ref().map(summary_text).unwrap_or_default(),
                 c.verdict.name(),
             );
@@ -1673,7 +1718,14 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         });
     }
     if let [(b100, o100), (b1g, o1g)] = &at_bdp[..] {
-        e.claims.push(order(exp, "fig7b-bbr-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization at one BDP of buffer, 1 Gbit/s - 100 Mbit/s, same seed)", b100, b1g, false, ""));
+        let at = format!(
+            "{} MB at 100 Mbit/s, {:.2} BDP; {} MB at 1 Gbit/s, {:.2} BDP",
+            size(100_000_000, 4),
+            share(100_000_000, 4),
+            size(1_000_000_000, 38),
+            share(1_000_000_000, 38)
+        );
+        e.claims.push(order(exp, "fig7b-bbr-utilization-falls", &format!("Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization at the judged size nearest one BDP of the 300 ms path, here {at}; 1 Gbit/s - 100 Mbit/s, same seed)"), b100, b1g, false, ""));
         e.claims.push(order(exp, "fig7b-or3-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: TCP-OR3 (same measure)", o100, o1g, false, ""));
     }
     Ok(e)
@@ -1895,6 +1947,7 @@ fn pantheon() -> Experiment {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::claims::{Verdict, OUTSIDE_READING};
     use losslab_sim::Simulation;
 
     fn run(c: &Case) -> RunResults {
@@ -1927,6 +1980,70 @@ mod tests {
             }
         }
         assert_eq!(fig7_bytes(100_000_000, 4, 1.75), 7 * MB);
+    }
+
+    /// Under fig7-rtt = 100 the rows past two BDPs are not judged and
+    /// say why; the one inside the reading (1 Gbit/s, 16 MB) is judged.
+    #[test]
+    fn buffers_at_100_ms_leave_the_rows_past_two_bdps_unjudged() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            overrides: vec![("fig7-rtt".into(), "100".into())],
+            ..Ctx::quick_for_tests()
+        };
+        let e = buffers(&ctx).unwrap();
+        let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
+        for id in [
+            "fig7a-or3-above-bbr-4mb",
+            "fig7a-or3-less-starvation",
+            "fig7a-or3-fills-pipe",
+            "fig7b-or3-above-bbr-38mb",
+            "fig7b-or3-less-starvation-38mb",
+        ] {
+            let c = get(id);
+            assert_eq!(c.verdict, Verdict::NotMeasured, "{id}");
+            assert!(
+                c.explanation.starts_with(OUTSIDE_READING)
+                    && c.explanation.contains("BDP of this run's 100 ms path"),
+                "{id}: {}",
+                c.explanation
+            );
+            assert!(c.ours.is_some(), "{id} keeps its numbers");
+        }
+        assert!(get("fig7a-or3-fills-pipe").headline);
+        for id in ["fig7b-or3-above-bbr-16mb", "fig7a-or3-above-bbr-2mb"] {
+            assert_ne!(get(id).verdict, Verdict::NotMeasured, "{id}");
+        }
+        assert!(e.setup.starts_with("100 ms RTT, 1% loss"), "{}", e.setup);
+    }
+
+    #[test]
+    fn fig7_rtt_alternatives_leave_two_rows_outside_the_reading_at_100_ms() {
+        // Hand-worked: BDP at 100 ms is 1.25 MB at 100 Mbit/s and 12.5 MB
+        // at 1 Gbit/s; at 200 ms 2.5 and 25 MB.
+        let judged = [
+            (100_000_000, 2),
+            (100_000_000, 4),
+            (1_000_000_000, 16),
+            (1_000_000_000, 38),
+        ];
+        let at = |rtt| -> Vec<f64> {
+            judged
+                .iter()
+                .map(|&(rate, mb)| (fig7_share(rate, mb, 1.0, rtt) * 100.0).round() / 100.0)
+                .collect()
+        };
+        assert_eq!(at(300), [0.53, 1.07, 0.43, 1.01]);
+        assert_eq!(at(200), [0.8, 1.6, 0.64, 1.52]);
+        assert_eq!(at(100), [1.6, 3.2, 1.28, 3.04]);
+        assert_eq!(FIG7_RTT.alternatives, ["200", "100"]);
+        for alt in FIG7_BUFFERS.alternatives {
+            let scale: f64 = alt.parse().unwrap();
+            for &(rate, mb) in &judged {
+                assert!(fig7_share(rate, mb, scale, 300) < 2.0, "{rate} {mb} x{alt}");
+            }
+        }
     }
 
     /// Every scheme under every HZ of the setup choice can be exported

@@ -99,7 +99,7 @@ fn mark_decided(main: &mut [Experiment], seen: &Seen) {
         };
         let moved: Vec<String> = under
             .iter()
-            .filter(|(_, v)| *v != c.verdict)
+            .filter(|(_, v)| moves(c.verdict, *v))
             .map(|(arm, v)| format!("{arm} ({})", v.name()))
             .collect();
         if moved.is_empty() {
@@ -146,6 +146,15 @@ pub fn sensitivity_annotated(
         }
     }
     Ok(e)
+}
+
+/// Whether a row's verdict changes from `main` to `alt`: a row that is
+/// not judged on one side (`not measured`: outside the claim's premise
+/// there, as a fig7-rtt alternative's 38 MB buffer) has no verdict to
+/// change (the fourth review of the OR3 paper counted such a row as
+/// decided).
+fn moves(main: Verdict, alt: Verdict) -> bool {
+    main != alt && main != Verdict::NotMeasured && alt != Verdict::NotMeasured
 }
 
 /// For each claim id, the verdict it took under each alternative
@@ -195,7 +204,7 @@ fn table(
                 &Path::new("setup").join(&slug),
                 vec![(c.key.to_string(), alt.to_string())],
             );
-            let mut changed = Vec::new();
+            let (mut changed, mut unjudged) = (Vec::new(), Vec::new());
             let mut n = 0;
             for id in c.experiments {
                 let x =
@@ -207,6 +216,9 @@ fn table(
                         .push((format!("{}={alt}", c.key), claim.verdict));
                     match before.get(claim.id.as_str()) {
                         Some(b) if b.verdict == claim.verdict => {}
+                        Some(b) if !moves(b.verdict, claim.verdict) => {
+                            unjudged.push(format!("{} ({} there)", claim.id, claim.verdict.name()))
+                        }
                         Some(b) => changed.push(format!(
                             "{} ({} -> {})",
                             claim.id,
@@ -219,11 +231,22 @@ fn table(
                     }
                 }
             }
-            cells.push(if changed.is_empty() {
-                format!("{alt}{}: no verdict changes ({n} rows)", unit(c))
+            // Rows judged on one side only are named apart, without the
+            // arrow the page reads as a change (scripts/reproductions.py).
+            let unjudged = if unjudged.is_empty() {
+                String::new()
             } else {
                 format!(
-                    "{alt}{}: {} of {n} verdicts change: {}",
+                    ", and {} judged on one side only: {}",
+                    unjudged.len(),
+                    unjudged.join(", ")
+                )
+            };
+            cells.push(if changed.is_empty() {
+                format!("{alt}{}: no verdict changes ({n} rows){unjudged}", unit(c))
+            } else {
+                format!(
+                    "{alt}{}: {} of {n} verdicts change: {}{unjudged}",
                     unit(c),
                     changed.len(),
                     changed.join(", ")
@@ -410,6 +433,41 @@ mod tests {
             "{why}"
         );
         assert!(!why.contains("spread=0.2"), "{why}");
+    }
+
+    /// A row an alternative leaves unjudged (outside the claim's premise
+    /// there) has no verdict to change: it is not "decided", and the
+    /// table names it apart, without the arrow the page counts (the
+    /// fourth review of the OR3 paper).
+    #[test]
+    fn a_row_not_judged_under_an_alternative_is_not_decided() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            ..Ctx::quick_for_tests()
+        };
+        let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
+            let rate = ctx.choice_u64(&RATE)?;
+            let mut e = toy(id, exact(rate as f64));
+            if rate == 5 {
+                let c = e.claims.pop().unwrap();
+                e.claims.push(c.outside_reading("past the premise"));
+            }
+            Ok(e)
+        };
+        let mut main = vec![run(&ctx, "x").unwrap()];
+        let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
+        let cell = &e.rows[0].ours;
+        assert!(
+            cell.contains(
+                "5 Mbit/s: no verdict changes (1 rows), and 1 judged on one side only: row \
+                 (not measured there)"
+            ),
+            "{cell}"
+        );
+        assert!(!cell.contains("->"), "{cell}");
+        let why = &main[0].claims[0].explanation;
+        assert!(!why.contains(DECIDED), "{why}");
     }
 
     const RATE_FIVE: Choice = Choice {
