@@ -601,8 +601,14 @@ def mark_setup_decided(p):
                     # above): a contradicted row an alternative leaves
                     # inconclusive rests on our value too (the OR3
                     # paper's third review, 2026-12-05). A row not judged
-                    # on one side has no verdict to change (setup.rs
-                    # `moves`; the fourth review).
+                    # on one side by the claim's own terms (outside its
+                    # premise, by construction, the paper's value in
+                    # doubt) has no verdict to change: losslab lists it
+                    # apart, without an arrow, and wrote it "not
+                    # measured" in the arrows of results written before
+                    # (the fourth review). A row that could not be
+                    # measured for another reason is a change, written
+                    # "not measurable" (setup.rs `Side::label`; the fifth).
                     if before != after and "not measured" not in (before, after):
                         name = alt if mobile else f"{key}={alt}"
                         moved.setdefault(cid, []).append((name, after))
@@ -1099,8 +1105,9 @@ def open_review_or3(p, cs):
                "and 1% loss: 5 MB -5.94 s, 6 MB -0.28 s (inconclusive), 7 MB +4.78 [3.46, 6.10] s "
                "(contradicted); at 200 ms and 4 MB contradicted; at 100 ms, 1 Gbit/s and 16 MB "
                "Headline 3's goodput row +2.20 [0.14, 4.26] Mbit/s, reproduced. Setup choices "
-               "`fig7-buffers` (the judged sizes times 0.5 and 1.75, the largest factor that keeps "
-               "them below two BDPs) and `fig7-rtt` (200 and 100 ms) "
+               "`fig7-buffers` (the judged sizes times 0.5 and 1.75, the largest quarter step "
+               "that keeps them below two BDPs; the bound is 1.875) and `fig7-rtt` (200 and 100 "
+               "ms) "
                + (f"give: {bufs[0]['ours']}; and {rtt[0]['ours']}." if third else
                   "rerun `buffers` from the next run."))
     out.append("- **\"Decided by a setup choice\" named only alternatives that reproduce a "
@@ -1142,7 +1149,9 @@ def open_review_or3(p, cs):
                "contradicted; at 1.75 times the judged sizes (7 MB) the 4 MB goodput row goes to "
                "reproduced and the starvation row to contradicted, and (28 MB) the 16 MB goodput "
                "row to inconclusive; 0.5 times moves none at 100 Mbit/s. These are findings of "
-               "the choices, not faults: each such row names them in its note.")
+               "the choices, not faults: "
+               + ("each such row names them in its note." if third else
+                  "from the next `--full` run each such row names them in its note."))
     out.append("- **Notes named only some changes.** A row that already carried a \"Decided by a "
                "setup choice\" note got no other: `fig7b-or3-above-bbr-16mb` left out "
                "`fig7-length=0.5` (inconclusive), and in the mobile paper 10 rows left out 22 "
@@ -1155,6 +1164,39 @@ def open_review_or3(p, cs):
                "the experiment's description, the utilization rows' \"one BDP\" and the 38 MB "
                "note now give the BDPs of the run's own RTT and sizes; `fig7-buffers`' unit "
                "held \"; \", which split its setup cell on this page.")
+    # The fifth review (2026-12-05): an audit of commit 3a7c669, which
+    # answers the fourth.
+    fifth = bool(rtt) and "main arm's share of the BDP" in str(rtt[0]["paper"])
+    out.append("\nA fourth reviewer audited the code that answers the third (commit 3a7c669). "
+               + ("This run carries the answers. " if fifth else
+                  "The run on this page predates the answers: the next `--full` run carries "
+                  "them. ")
+               + "What it found, and what answers it:\n")
+    out.append("- **At 100 ms Headline 3's 100 Mbit/s rows went untested.** Leaving 4 and 38 MB "
+               "out of the reading at 100 ms left the headline's starvation and fills-pipe rows "
+               "with no verdict under `fig7-rtt = 100`. A row whose size would be two BDPs or "
+               "more of the alternative's path now runs at the main arm's share of the BDP (its "
+               "size x RTT / 300 ms: 1.3 and 12.7 MB at 100 ms) and is judged, so every RTT "
+               "judges the same rows inside the reading."
+               + (f" This run: {rtt[0]['ours']}." if fifth else ""))
+    out.append("- **Texts still typed for the main arm.** The 16 MB row's note called a 38 MB row "
+               "outside the reading a verdict that \"depends on which buffer is judged\"; the "
+               "utilization rows said \"the judged size nearest one BDP\" under alternatives "
+               "where it is not; the description's \"Headline 3 takes 4 MB\" and \"half a BDP "
+               "to 4 BDPs at 300 ms\" did not follow the run's sizes. Each is computed from the "
+               "run now (a row outside the reading is said to be so; the utilization rows name "
+               "the nominal 4 and 38 MB rows and the sizes run), and tested at 100 ms and at a "
+               "hand-set `fig7-buffers` past the bound.")
+    out.append("- **Every `not measured` was exempt from counting as a change.** Only a row not "
+               "judged by the claim's own terms (outside its premise, holding by construction, "
+               "the paper's value in doubt) is now; a row that could not be measured for another "
+               "reason is a change, written \"not measurable\" (setup.rs `premise_exempt`, shared "
+               "by the mobile paper's setup and explain tables, which counted every such move "
+               "before).")
+    out.append("- **Minor:** the second review's bullet above said \"1.75, the largest factor\"; "
+               "the third's claimed each row names its changes on runs that predate it. Both "
+               "are corrected, and the page's merge of setup changes has a test "
+               "(python/tests/test_reproductions_page.py).")
     return out
 
 

@@ -41,6 +41,7 @@ use super::claims::{
     supports, untested, Band, Claim, Expect, Verdict, UNEXPLAINED, UNTESTED,
 };
 use super::common::{path, scenario};
+use super::setup::{moves, Side};
 use super::{Ctx, Experiment, PaperResult};
 
 const PAPER: &str = "mobile";
@@ -1404,11 +1405,11 @@ fn tweak_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
             if b.verdict.is_a_difference() && supports(b, a) && !controlled {
                 explains += 1;
             }
-            if a.verdict != b.verdict {
+            if moves(b, a) {
                 moved.push(format!(
                     "{id} ({} -> {})",
-                    b.verdict.name(),
-                    a.verdict.name()
+                    Side::of(b).label(),
+                    Side::of(a).label()
                 ));
             }
         }
@@ -1594,23 +1595,42 @@ fn setup_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
             let after = by_id(es);
             let rows = rejudged(*t, &before, &after, &all_main);
             let n = rows.len();
-            let (mut heads, mut others) = (Vec::new(), Vec::new());
+            let (mut heads, mut others, mut one_side) = (Vec::new(), Vec::new(), Vec::new());
             for (id, b, a) in rows {
-                if a.verdict != b.verdict {
-                    let moved = format!("{id} ({} -> {})", b.verdict.name(), a.verdict.name());
+                if moves(b, a) {
+                    let moved =
+                        format!("{id} ({} -> {})", Side::of(b).label(), Side::of(a).label());
                     if b.headline {
                         heads.push(moved);
                     } else {
                         others.push(moved);
                     }
+                } else if a.verdict != b.verdict {
+                    // Not judged on one side by the claim's own terms
+                    // (setup.rs `premise_exempt`): named apart, without
+                    // the arrow the page counts.
+                    one_side.push(format!(
+                        "{id} ({} here, {} there)",
+                        b.verdict.name(),
+                        a.verdict.name()
+                    ));
                 }
             }
-            let total = heads.len() + others.len();
-            cells.push(if total == 0 {
-                format!("{}: no verdict changes ({n} rows)", t.how())
+            let one_side = if one_side.is_empty() {
+                String::new()
             } else {
                 format!(
-                    "{}: {total} of {n} verdicts change; headline rows: {}; others: {}",
+                    ", and {} judged on one side only: {}",
+                    one_side.len(),
+                    one_side.join(", ")
+                )
+            };
+            let total = heads.len() + others.len();
+            cells.push(if total == 0 {
+                format!("{}: no verdict changes ({n} rows){one_side}", t.how())
+            } else {
+                format!(
+                    "{}: {total} of {n} verdicts change; headline rows: {}; others: {}{one_side}",
                     t.how(),
                     if heads.is_empty() {
                         "none".to_string()
@@ -1660,8 +1680,8 @@ fn side_by_side(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
                 if !touched(*t, c, v, &all_main, m) {
                     continue;
                 }
-                if v.verdict != c.verdict {
-                    decides.push(format!("{} ({})", t.how(), v.verdict.name()));
+                if moves(c, v) {
+                    decides.push(format!("{} ({})", t.how(), Side::of(v).label()));
                 }
                 arms.push(format!(
                     "{} gives {}, {}",
@@ -1697,8 +1717,8 @@ fn side_by_side(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
 /// only those that reproduce a contradicted or differing row, and
 /// `side_by_side` only headline rows' (the fourth review of the OR3 page
 /// found 10 of this paper's rows missing 22 such changes, where the page
-/// says every change is named). A row not judged on one side has no
-/// verdict to change (setup.rs `moves`).
+/// says every change is named). A row not judged on one side by the
+/// claim's premise has no verdict to change (setup.rs `moves`).
 fn name_every_move(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) {
     let index: Vec<(Tweak, BTreeMap<&str, &Claim>)> =
         tried.iter().map(|(t, es)| (*t, by_id(es))).collect();
@@ -1719,11 +1739,8 @@ fn name_every_move(main: &mut [Experiment], tried: &[(Tweak, Vec<Experiment>)]) 
             let Some(v) = m.get(c.id.as_str()) else {
                 continue;
             };
-            let moved = v.verdict != c.verdict
-                && v.verdict != Verdict::NotMeasured
-                && c.verdict != Verdict::NotMeasured;
-            if moved && touched(*t, c, v, &all_main, m) && !named.contains(t.how()) {
-                missing.push(format!("{} ({})", t.how(), v.verdict.name()));
+            if moves(c, v) && touched(*t, c, v, &all_main, m) && !named.contains(t.how()) {
+                missing.push(format!("{} ({})", t.how(), Side::of(v).label()));
             }
         }
         if missing.is_empty() {

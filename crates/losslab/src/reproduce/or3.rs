@@ -30,7 +30,7 @@ use losslab_sim::stats::summarize;
 
 use super::claims::{
     near_capacity, paired_relative, summary_text, untested, variant_explanation,
-    variants_explanation, variants_not_explaining, Band, Claim, Expect,
+    variants_explanation, variants_not_explaining, Band, Claim, Expect, Verdict,
 };
 use super::common::{path, scenario};
 use super::setup::Choice;
@@ -134,13 +134,16 @@ const FIG7_RTT: Choice = Choice {
     unit: "ms",
     why: "Figure 7 gives no RTT (\"long-delay and lossy links\"); 300 ms is the real-world \
           anchor's path (docs/FIDELITY.md) and Table I's 1 Gbit/s rows. The alternatives keep \
-          the rows' sizes in MB (so they are larger shares of the shorter paths' BDPs) and \
-          judge the main arm's rows, except a row whose size is two BDPs or more at the \
-          alternative's RTT (at 100 ms: 4 MB, 3.2 BDP, and 38 MB, 3.04 BDP), which is outside \
-          the reading of \"insufficient for TCP\" there and is not judged. The OR3 paper's \
-          third review (2026-12-05) found the 100 Mbit/s starvation row contradicted at 200 ms \
-          and Headline 3's 1 Gbit/s, 16 MB goodput row (1.28 BDP at 100 ms) reproduced at 100 \
-          ms; its fourth found 100 ms judging 4 and 38 MB past the reading",
+          the rows' sizes in MB (so they are larger shares of the shorter paths' BDPs: the RTT \
+          is what changes) and judge the main arm's rows; a row whose size would be two BDPs or \
+          more at the alternative's RTT, outside the reading of \"insufficient for TCP\" \
+          there, runs instead at the main arm's share of the BDP, its size x RTT / 300 ms (at \
+          100 ms: 4 MB, 3.2 BDP, runs at 1.3 MB, and 38 MB, 3.04 BDP, at 12.7 MB), so that \
+          Headline 3's rows are judged at every RTT. The OR3 paper's third review (2026-12-05) \
+          found the 100 Mbit/s starvation row contradicted at 200 ms and Headline 3's 1 \
+          Gbit/s, 16 MB goodput row (1.28 BDP at 100 ms) reproduced at 100 ms; its fourth \
+          found 100 ms judging 4 and 38 MB past the reading, and its fifth those rows then \
+          left unjudged",
     alternatives: ["200", "100"],
     experiments: &["buffers"],
     quick: false,
@@ -1225,21 +1228,36 @@ fn fig7_judged(rate: u64, mb: u64) -> bool {
     (mb as f64) < 2.0 * (rate as f64 / 8.0 * 0.3 / 1e6)
 }
 
-/// A Figure 7 row's receive buffer: its nominal size (which names the
-/// row), the judged ones times fig7-buffers.
-fn fig7_bytes(rate: u64, mb: u64, scale: f64) -> u64 {
-    if fig7_judged(rate, mb) {
-        (mb as f64 * scale * MB as f64).round() as u64
-    } else {
-        mb * MB
+/// A Figure 7 row's receive buffer on a path of `rtt` ms: its nominal
+/// size (which names the row), the judged ones times fig7-buffers. A
+/// judged size that would be two BDPs or more of a shorter fig7-rtt path
+/// (at 100 ms: 4 MB, 3.2 BDP; 38 MB, 3.04 BDP) runs at the main arm's
+/// share of the BDP instead (size x rtt / 300 ms), so that every RTT
+/// judges Headline 3's rows inside the reading of "insufficient for TCP"
+/// (the fifth review: keeping the size left them untested at 100 ms).
+fn fig7_bytes(rate: u64, mb: u64, scale: f64, rtt: u64) -> u64 {
+    if !fig7_judged(rate, mb) {
+        return mb * MB;
     }
+    let b = mb as f64 * scale * MB as f64;
+    let bdp = rate as f64 / 8.0 * rtt as f64 / 1000.0;
+    if rtt < 300 && b >= 2.0 * bdp {
+        (b * rtt as f64 / 300.0).round() as u64
+    } else {
+        b.round() as u64
+    }
+}
+
+/// Whether [`fig7_bytes`] moved the row to the main arm's BDP share.
+fn fig7_rescaled(rate: u64, mb: u64, scale: f64, rtt: u64) -> bool {
+    fig7_judged(rate, mb) && fig7_bytes(rate, mb, scale, rtt) != fig7_bytes(rate, mb, scale, 300)
 }
 
 /// A Figure 7 row's buffer in BDPs of a path of `rtt` ms: two or more is
 /// outside our reading of "insufficient for TCP", and the row is not
 /// judged there.
 fn fig7_share(rate: u64, mb: u64, scale: f64, rtt: u64) -> f64 {
-    fig7_bytes(rate, mb, scale) as f64 / (rate as f64 / 8.0 * rtt as f64 / 1000.0)
+    fig7_bytes(rate, mb, scale, rtt) as f64 / (rate as f64 / 8.0 * rtt as f64 / 1000.0)
 }
 
 fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
@@ -1255,27 +1273,6 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // review: they were typed for 300 ms and the main arm's sizes).
     let bdp_mb = |rate: u64| rate as f64 / 8.0 * rtt as f64 / 1000.0 / MB as f64;
     let share = |rate: u64, mb: u64| fig7_share(rate, mb, scale, rtt);
-    let mut e = Experiment::new(
-        exp,
-        "Goodput and receive-buffer starvation against the receive buffer, BBR and TCP-OR3, 100 Mbit/s and 1 Gbit/s (Figure 7)",
-        &format!(
-        "{rtt} ms RTT, {}% loss (Fig. 7 gives only the capacities; 300 ms and 1% are the real-world anchor's \
-         path, docs/FIDELITY.md; setup choices fig7-rtt and fig7-plr), receive buffers from half a BDP to 4 BDPs at 300 ms (BDP = {:.2} MB at \
-         100 Mbit/s, {:.1} MB at 1 Gbit/s in this run). Starvation is measured at the receiver (section \
-         III-B, \"buffer starving\"; rbb.starvation_s): the time during which a bubble sat at the \
-         head of the receive buffer while the advertised window was exhausted (less than one \
-         MSS of it above the highest byte held), as a share of the run; whatever OR3 sends past \
-         that window is dropped there and does not end it. The paper's \"buffer insufficient \
-         for TCP\" is read as below two BDPs of the 300 ms path (ours: 2 and 4 MB at 100 Mbit/s, 16 and 38 MB at \
-         1 Gbit/s, the rows' nominal sizes; setup choice fig7-buffers scales them within that reading, and a row two BDPs or more \
-         of this run's path is not judged). Headline 3 takes 4 MB at 100 Mbit/s ({:.2} BDP in this run) and \
-         16 MB at 1 Gbit/s (section V.A's default buffer).",
-            plr * 100.0,
-            bdp_mb(100_000_000),
-            bdp_mb(1_000_000_000),
-            share(100_000_000, 4),
-        ),
-    );
     let plan: [(u64, &[u64]); 2] = [
         (100_000_000, &[2, 4, 8, 16]),
         (1_000_000_000, &[16, 38, 75, 150]),
@@ -1285,7 +1282,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // of them runs (until issue 33 every seed did: at 1 Gbit/s, 75 and
     // 150 MB, the longest runs of the experiment, then left unread).
     let judged = fig7_judged;
-    let bytes = |rate: u64, mb: u64| fig7_bytes(rate, mb, scale);
+    let bytes = |rate: u64, mb: u64| fig7_bytes(rate, mb, scale, rtt);
     // The size in the rows' and scenarios' names: "4", "3.5".
     let size = |rate: u64, mb: u64| -> String {
         let b = bytes(rate, mb);
@@ -1295,10 +1292,12 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             format!("{:.1}", b as f64 / MB as f64)
         }
     };
-    // A judged row whose buffer is two BDPs or more of this run's path (a
-    // fig7-rtt alternative's shorter RTT) is not judged: the paper's claim
-    // is about buffers insufficient for TCP (the fourth review: at 100 ms,
-    // 4 and 38 MB were judged at 3.2 and 3.04 BDP).
+    // A judged row whose buffer is still two BDPs or more of this run's
+    // path is not judged: the paper's claim is about buffers insufficient
+    // for TCP. The built-in alternatives never get here (fig7_bytes moves
+    // such a row to the main arm's share); a fig7-buffers of 1.875 or more
+    // set by hand does (the fourth review: at 100 ms, 4 and 38 MB were
+    // judged at 3.2 and 3.04 BDP).
     let outside = |c: Claim, rate: u64, mb: u64| -> Claim {
         let s = share(rate, mb);
         if s < 2.0 {
@@ -1306,12 +1305,73 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         }
         c.outside_reading(&format!(
             "{} MB is {s:.2} BDP of this run's {rtt} ms path, not below two BDPs, our reading of \
-             \"insufficient for TCP\" (setup choice fig7-rtt; the main arm judges the row at 300 \
-             ms, where it is {:.2} BDP)",
+             \"insufficient for TCP\" (setup choices fig7-buffers and fig7-rtt)",
             size(rate, mb),
-            s * rtt as f64 / 300.0
         ))
     };
+    // The rows' sizes as run, with the nominal size where they differ
+    // (fig7-buffers, or fig7-rtt's move to the main arm's BDP share).
+    let named = |rate: u64, mb: u64| -> String {
+        let run = size(rate, mb);
+        if run == mb.to_string() {
+            format!("{run} MB")
+        } else {
+            format!("{run} MB (nominal {mb} MB)")
+        }
+    };
+    let shares: Vec<f64> = plan
+        .iter()
+        .flat_map(|&(rate, sizes)| sizes.iter().map(move |&mb| (rate, mb)))
+        .map(|(rate, mb)| share(rate, mb))
+        .collect();
+    let lo = shares.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = shares.iter().cloned().fold(0.0, f64::max);
+    let rescaled: Vec<String> = plan
+        .iter()
+        .flat_map(|&(rate, sizes)| sizes.iter().map(move |&mb| (rate, mb)))
+        .filter(|&(rate, mb)| fig7_rescaled(rate, mb, scale, rtt))
+        .map(|(rate, mb)| {
+            format!(
+                "{mb} MB at {} runs at {} MB",
+                if rate >= 1_000_000_000 {
+                    "1 Gbit/s"
+                } else {
+                    "100 Mbit/s"
+                },
+                size(rate, mb)
+            )
+        })
+        .collect();
+    let rescaled = if rescaled.is_empty() {
+        String::new()
+    } else {
+        format!("; here {}", rescaled.join(" and "))
+    };
+    let mut e = Experiment::new(
+        exp,
+        "Goodput and receive-buffer starvation against the receive buffer, BBR and TCP-OR3, 100 Mbit/s and 1 Gbit/s (Figure 7)",
+        &format!(
+        "{rtt} ms RTT, {}% loss (Fig. 7 gives only the capacities; 300 ms and 1% are the real-world anchor's \
+         path, docs/FIDELITY.md; setup choices fig7-rtt and fig7-plr), receive buffers from {lo:.2} to {hi:.2} \
+         BDPs of this run's path (BDP = {:.2} MB at 100 Mbit/s, {:.1} MB at 1 Gbit/s). Starvation is measured \
+         at the receiver (section III-B, \"buffer starving\"; rbb.starvation_s): the time during which a bubble sat at the \
+         head of the receive buffer while the advertised window was exhausted (less than one \
+         MSS of it above the highest byte held), as a share of the run; whatever OR3 sends past \
+         that window is dropped there and does not end it. The paper's \"buffer insufficient \
+         for TCP\" is read as below two BDPs of the 300 ms path (ours: 2 and 4 MB at 100 Mbit/s, 16 and 38 MB at \
+         1 Gbit/s, the rows' nominal sizes; setup choice fig7-buffers scales them within that reading, and a \
+         row that would be two BDPs or more of a shorter fig7-rtt path runs at the main arm's share of the \
+         BDP, its size x RTT / 300 ms{rescaled}). Headline 3 takes {} at 100 Mbit/s ({:.2} BDP) and \
+         {} at 1 Gbit/s ({:.2} BDP; section V.A's default buffer).",
+            plr * 100.0,
+            bdp_mb(100_000_000),
+            bdp_mb(1_000_000_000),
+            named(100_000_000, 4),
+            share(100_000_000, 4),
+            named(1_000_000_000, 16),
+            share(1_000_000_000, 16),
+        ),
+    );
     let mut cases = Vec::new();
     let mut counts = Vec::new();
     for (rate, sizes) in plan {
@@ -1695,15 +1755,28 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         .iter()
         .find(|c| c.id == "fig7b-or3-above-bbr-38mb")
         .map(|c| {
-            let note = format!(
-                "the other 1 Gbit/s buffer judged, {} MB ({:.2} BDP; row \
-                 fig7b-or3-above-bbr-38mb), gives {}, {}",
-                size(1_000_000_000, 38),
+            let which = format!(
+                "the other 1 Gbit/s buffer judged, {} at {:.2} BDP (row \
+                 fig7b-or3-above-bbr-38mb)",
+                named(1_000_000_000, 38),
                 share(1_000_000_000, 38),
+            );
+            // A row outside the reading has numbers but no verdict: there
+            // is nothing for the two sizes to disagree on (the fifth
+            // review).
+            if c.verdict == Verdict::NotMeasured {
+                let note = format!(
+                    "{which}, is outside our reading of \"insufficient for TCP\" in this run \
+                     and is not judged"
+                );
+                return (note, None);
+            }
+            let note = format!(
+                "{which}, gives {}, {}",
                 c.ours.as_ref().map(summary_text).unwrap_or_default(),
                 c.verdict.name(),
             );
-            (note, c.verdict)
+            (note, Some(c.verdict))
         });
     if let (Some((note, verdict)), Some(h)) = (
         other,
@@ -1711,10 +1784,11 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             .iter_mut()
             .find(|c| c.id == "fig7b-or3-above-bbr-16mb"),
     ) {
-        h.append_explanation(if verdict == h.verdict {
-            note
-        } else {
-            format!("{note}: the verdict depends on which of Figure 7(b)'s buffers is judged")
+        h.append_explanation(match verdict {
+            Some(v) if v != h.verdict => {
+                format!("{note}: the verdict depends on which of Figure 7(b)'s buffers is judged")
+            }
+            _ => note,
         });
     }
     if let [(b100, o100), (b1g, o1g)] = &at_bdp[..] {
@@ -1725,7 +1799,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             size(1_000_000_000, 38),
             share(1_000_000_000, 38)
         );
-        e.claims.push(order(exp, "fig7b-bbr-utilization-falls", &format!("Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization at the judged size nearest one BDP of the 300 ms path, here {at}; 1 Gbit/s - 100 Mbit/s, same seed)"), b100, b1g, false, ""));
+        e.claims.push(order(exp, "fig7b-bbr-utilization-falls", &format!("Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization in the rows of nominal 4 and 38 MB, about one BDP of the 300 ms path at the main arm's sizes, here {at}; 1 Gbit/s - 100 Mbit/s, same seed)"), b100, b1g, false, ""));
         e.claims.push(order(exp, "fig7b-or3-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: TCP-OR3 (same measure)", o100, o1g, false, ""));
     }
     Ok(e)
@@ -1947,7 +2021,7 @@ fn pantheon() -> Experiment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::claims::{Verdict, OUTSIDE_READING};
+    use crate::reproduce::claims::OUTSIDE_READING;
     use losslab_sim::Simulation;
 
     fn run(c: &Case) -> RunResults {
@@ -1968,9 +2042,9 @@ mod tests {
         for (rate, sizes) in plan {
             let bdp = rate as f64 / 8.0 * 0.3;
             for &mb in sizes {
-                assert_eq!(fig7_bytes(rate, mb, 1.0), mb * MB);
+                assert_eq!(fig7_bytes(rate, mb, 1.0, 300), mb * MB);
                 for alt in FIG7_BUFFERS.alternatives {
-                    let b = fig7_bytes(rate, mb, alt.parse().unwrap());
+                    let b = fig7_bytes(rate, mb, alt.parse().unwrap(), 300);
                     if fig7_judged(rate, mb) {
                         assert!((b as f64) < 2.0 * bdp, "{rate} {mb} x{alt}: {b}");
                     } else {
@@ -1979,13 +2053,15 @@ mod tests {
                 }
             }
         }
-        assert_eq!(fig7_bytes(100_000_000, 4, 1.75), 7 * MB);
+        assert_eq!(fig7_bytes(100_000_000, 4, 1.75, 300), 7 * MB);
     }
 
-    /// Under fig7-rtt = 100 the rows past two BDPs are not judged and
-    /// say why; the one inside the reading (1 Gbit/s, 16 MB) is judged.
+    /// Under fig7-rtt = 100 the rows whose size would be past two BDPs
+    /// run at the main arm's share of the BDP and are judged (the fifth
+    /// review: left outside the reading, Headline 3's 100 Mbit/s rows went
+    /// untested); the texts say so.
     #[test]
-    fn buffers_at_100_ms_leave_the_rows_past_two_bdps_unjudged() {
+    fn buffers_at_100_ms_judge_every_row_at_the_main_arms_share() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx {
             dir: dir.path().into(),
@@ -1994,6 +2070,66 @@ mod tests {
         };
         let e = buffers(&ctx).unwrap();
         let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
+        for id in [
+            "fig7a-or3-above-bbr-2mb",
+            "fig7a-or3-above-bbr-4mb",
+            "fig7a-or3-less-starvation",
+            "fig7a-or3-fills-pipe",
+            "fig7b-or3-above-bbr-16mb",
+            "fig7b-or3-above-bbr-38mb",
+            "fig7b-or3-less-starvation-38mb",
+        ] {
+            let c = get(id);
+            assert_ne!(c.verdict, Verdict::NotMeasured, "{id}");
+            assert!(!c.explanation.starts_with(OUTSIDE_READING), "{id}");
+        }
+        assert!(get("fig7a-or3-fills-pipe")
+            .statement
+            .contains("1.3 MB, 1.07 BDP"));
+        assert!(get("fig7a-or3-less-starvation")
+            .statement
+            .contains("100 Mbit/s, 1.3 MB"));
+        let note = &get("fig7b-or3-above-bbr-16mb").explanation;
+        assert!(
+            note.contains("the other 1 Gbit/s buffer judged, 12.7 MB (nominal 38 MB) at 1.01 BDP"),
+            "{note}"
+        );
+        assert!(e.setup.starts_with("100 ms RTT, 1% loss"), "{}", e.setup);
+        assert!(
+            e.setup.contains(
+                "here 4 MB at 100 Mbit/s runs at 1.3 MB and 38 MB at 1 Gbit/s runs at 12.7 MB"
+            ) && e
+                .setup
+                .contains("Headline 3 takes 1.3 MB (nominal 4 MB) at 100 Mbit/s (1.07 BDP)")
+                && e.setup
+                    .contains("from 1.01 to 12.80 BDPs of this run's path"),
+            "{}",
+            e.setup
+        );
+        let util = get("fig7b-bbr-utilization-falls");
+        assert!(
+            util.statement
+                .contains("here 1.3 MB at 100 Mbit/s, 1.07 BDP; 12.7 MB at 1 Gbit/s, 1.01 BDP"),
+            "{}",
+            util.statement
+        );
+    }
+
+    /// A fig7-buffers set by hand past the reading's bound leaves the rows
+    /// past two BDPs unjudged, with their numbers, and says why; the
+    /// headline row's note says the other size is not judged, and the
+    /// utilization rows name the sizes they measure.
+    #[test]
+    fn buffers_past_the_bound_leave_the_rows_past_two_bdps_unjudged() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            overrides: vec![("fig7-buffers".into(), "2.5".into())],
+            ..Ctx::quick_for_tests()
+        };
+        let e = buffers(&ctx).unwrap();
+        let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
+        // 10 MB of 3.75 (2.67 BDP) and 95 MB of 37.5 (2.53 BDP).
         for id in [
             "fig7a-or3-above-bbr-4mb",
             "fig7a-or3-less-starvation",
@@ -2005,7 +2141,7 @@ mod tests {
             assert_eq!(c.verdict, Verdict::NotMeasured, "{id}");
             assert!(
                 c.explanation.starts_with(OUTSIDE_READING)
-                    && c.explanation.contains("BDP of this run's 100 ms path"),
+                    && c.explanation.contains("BDP of this run's 300 ms path"),
                 "{id}: {}",
                 c.explanation
             );
@@ -2015,13 +2151,29 @@ mod tests {
         for id in ["fig7b-or3-above-bbr-16mb", "fig7a-or3-above-bbr-2mb"] {
             assert_ne!(get(id).verdict, Verdict::NotMeasured, "{id}");
         }
-        assert!(e.setup.starts_with("100 ms RTT, 1% loss"), "{}", e.setup);
+        let note = &get("fig7b-or3-above-bbr-16mb").explanation;
+        assert!(
+            note.contains("95 MB (nominal 38 MB) at 2.53 BDP")
+                && note.contains("is outside our reading")
+                && !note.contains("depends"),
+            "{note}"
+        );
+        let util = get("fig7b-bbr-utilization-falls");
+        assert!(
+            util.statement.contains("rows of nominal 4 and 38 MB")
+                && util
+                    .statement
+                    .contains("here 10 MB at 100 Mbit/s, 2.67 BDP"),
+            "{}",
+            util.statement
+        );
     }
 
     #[test]
-    fn fig7_rtt_alternatives_leave_two_rows_outside_the_reading_at_100_ms() {
+    fn fig7_rtt_alternatives_move_two_rows_to_the_main_arms_share_at_100_ms() {
         // Hand-worked: BDP at 100 ms is 1.25 MB at 100 Mbit/s and 12.5 MB
-        // at 1 Gbit/s; at 200 ms 2.5 and 25 MB.
+        // at 1 Gbit/s; at 200 ms 2.5 and 25 MB. At 100 ms 4 and 38 MB
+        // would be 3.2 and 3.04 BDP, and run at 4/3 and 38/3 MB instead.
         let judged = [
             (100_000_000, 2),
             (100_000_000, 4),
@@ -2036,7 +2188,11 @@ mod tests {
         };
         assert_eq!(at(300), [0.53, 1.07, 0.43, 1.01]);
         assert_eq!(at(200), [0.8, 1.6, 0.64, 1.52]);
-        assert_eq!(at(100), [1.6, 3.2, 1.28, 3.04]);
+        assert_eq!(at(100), [1.6, 1.07, 1.28, 1.01]);
+        assert_eq!(fig7_bytes(100_000_000, 4, 1.0, 100), 1_333_333);
+        assert!(fig7_rescaled(1_000_000_000, 38, 1.0, 100));
+        assert!(!fig7_rescaled(1_000_000_000, 16, 1.0, 100));
+        assert!(!fig7_rescaled(100_000_000, 4, 1.0, 200));
         assert_eq!(FIG7_RTT.alternatives, ["200", "100"]);
         for alt in FIG7_BUFFERS.alternatives {
             let scale: f64 = alt.parse().unwrap();

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::claims::{Claim, Verdict, UNTESTED};
+use super::claims::{Claim, Verdict, BY_CONSTRUCTION, OUTSIDE_READING, PAPER_IN_DOUBT, UNTESTED};
 use super::{Ctx, Experiment};
 
 /// One parameter the paper leaves open.
@@ -97,10 +97,11 @@ fn mark_decided(main: &mut [Experiment], seen: &Seen) {
         let Some(under) = seen.get(&c.id) else {
             continue;
         };
+        let here = Side::of(c);
         let moved: Vec<String> = under
             .iter()
-            .filter(|(_, v)| moves(c.verdict, *v))
-            .map(|(arm, v)| format!("{arm} ({})", v.name()))
+            .filter(|(_, v)| here.moves_to(*v))
+            .map(|(arm, v)| format!("{arm} ({})", v.label()))
             .collect();
         if moved.is_empty() {
             continue;
@@ -139,7 +140,7 @@ pub fn sensitivity_annotated(
                  our reading of the paper's setup): {}",
                 rest.unwrap_or_else(|| c.explanation.clone()),
                 v.iter()
-                    .map(|(arm, verdict)| format!("{arm}: {}", verdict.name()))
+                    .map(|(arm, side)| format!("{arm}: {}", side.verdict.name()))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -148,18 +149,62 @@ pub fn sensitivity_annotated(
     Ok(e)
 }
 
-/// Whether a row's verdict changes from `main` to `alt`: a row that is
-/// not judged on one side (`not measured`: outside the claim's premise
-/// there, as a fig7-rtt alternative's 38 MB buffer) has no verdict to
-/// change (the fourth review of the OR3 paper counted such a row as
-/// decided).
-fn moves(main: Verdict, alt: Verdict) -> bool {
-    main != alt && main != Verdict::NotMeasured && alt != Verdict::NotMeasured
+/// Whether a row has no verdict by the claim's own terms: outside our
+/// reading of its premise there, holding by construction, or the paper's
+/// value in doubt. Such a row has no verdict to change (the fourth review
+/// of the OR3 paper counted a fig7-rtt alternative's 38 MB buffer as
+/// decided); a row `not measured` for any other reason (too few seeds, a
+/// run that measured nothing) is a change like any other, the fifth
+/// review found the first rule exempting both.
+pub(crate) fn premise_exempt(c: &Claim) -> bool {
+    c.verdict == Verdict::NotMeasured
+        && [OUTSIDE_READING, BY_CONSTRUCTION, PAPER_IN_DOUBT]
+            .iter()
+            .any(|m| c.explanation.starts_with(m))
 }
 
-/// For each claim id, the verdict it took under each alternative
+/// Whether a row's verdict changes from `main` to `alt` (setup tables
+/// here and in mobile.rs, and the notes that name the alternatives).
+pub(crate) fn moves(main: &Claim, alt: &Claim) -> bool {
+    Side::of(main).moves_to(Side::of(alt))
+}
+
+/// What a comparison needs of a claim judged under one arm.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Side {
+    pub verdict: Verdict,
+    exempt: bool,
+}
+
+impl Side {
+    pub fn of(c: &Claim) -> Side {
+        Side {
+            verdict: c.verdict,
+            exempt: premise_exempt(c),
+        }
+    }
+
+    fn moves_to(self, alt: Side) -> bool {
+        self.verdict != alt.verdict && !self.exempt && !alt.exempt
+    }
+
+    /// The verdict as a table cell or a note names it. A `not measured`
+    /// that counts as a change reads "not measurable", so that the page
+    /// (scripts/reproductions.py `mark_setup_decided`) tells it from the
+    /// exempt kind, which the cells list apart, and from the cells of
+    /// results written before the two were told apart.
+    pub fn label(self) -> &'static str {
+        if self.verdict == Verdict::NotMeasured && !self.exempt {
+            "not measurable"
+        } else {
+            self.verdict.name()
+        }
+    }
+}
+
+/// For each claim id, how it was judged under each alternative
 /// ("key=value").
-type Seen = BTreeMap<String, Vec<(String, Verdict)>>;
+type Seen = BTreeMap<String, Vec<(String, Side)>>;
 
 /// The table, and what each claim took under the alternatives.
 fn table(
@@ -213,17 +258,17 @@ fn table(
                     n += 1;
                     seen.entry(claim.id.clone())
                         .or_default()
-                        .push((format!("{}={alt}", c.key), claim.verdict));
+                        .push((format!("{}={alt}", c.key), Side::of(claim)));
                     match before.get(claim.id.as_str()) {
                         Some(b) if b.verdict == claim.verdict => {}
-                        Some(b) if !moves(b.verdict, claim.verdict) => {
+                        Some(b) if !moves(b, claim) => {
                             unjudged.push(format!("{} ({} there)", claim.id, claim.verdict.name()))
                         }
                         Some(b) => changed.push(format!(
                             "{} ({} -> {})",
                             claim.id,
-                            b.verdict.name(),
-                            claim.verdict.name()
+                            Side::of(b).label(),
+                            Side::of(claim).label()
                         )),
                         None => {
                             changed.push(format!("{} (new: {})", claim.id, claim.verdict.name()))
@@ -468,6 +513,42 @@ mod tests {
         assert!(!cell.contains("->"), "{cell}");
         let why = &main[0].claims[0].explanation;
         assert!(!why.contains(DECIDED), "{why}");
+    }
+
+    /// A row `not measured` under an alternative for want of an interval
+    /// (one seed), not by the claim's premise, is a verdict change: the
+    /// cell gives the arrow and the row names the alternative (the fifth
+    /// review of the OR3 paper).
+    #[test]
+    fn a_row_unmeasurable_under_an_alternative_is_decided() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            ..Ctx::quick_for_tests()
+        };
+        let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
+            let rate = ctx.choice_u64(&RATE)?;
+            Ok(if rate == 5 {
+                toy(id, summarize(&[15.0], false, "row"))
+            } else {
+                toy(id, exact(rate as f64))
+            })
+        };
+        let mut main = vec![run(&ctx, "x").unwrap()];
+        let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
+        let cell = &e.rows[0].ours;
+        assert!(
+            cell.contains("5 Mbit/s: 1 of 1 verdicts change: row (reproduced -> not measurable)"),
+            "{cell}"
+        );
+        assert!(!cell.contains("one side only"), "{cell}");
+        let why = &main[0].claims[0].explanation;
+        assert!(
+            why.contains(&format!(
+                "{DECIDED}: the verdict changes under rate=5 (not measurable)"
+            )),
+            "{why}"
+        );
     }
 
     const RATE_FIVE: Choice = Choice {
