@@ -1125,7 +1125,10 @@ def open_review_or3(p, cs):
     # The fourth review (2026-12-05): an audit of the code that answers the
     # third, commit 5117c62, rerunning the exported scenarios at 120 s and
     # 10 seeds with the new choices' values.
-    judged_one_side = any("judged on one side only" in str(r["ours"]) for r in rtt)
+    # The fifth review's answer (rows run at the main arm's share) replaced
+    # the third's "judged on one side" cells: either carries the answers.
+    judged_one_side = any("judged on one side only" in str(r["ours"]) for r in rtt) or (
+        bool(rtt) and "main arm's share of the BDP" in str(rtt[0]["paper"]))
     out.append("\nA third reviewer audited the code that answers the second (commit 5117c62) the "
                "same way, rerunning the exported `buffers` scenarios at 120 s and seeds 1 to 10 "
                "under the new alternatives. "

@@ -2056,19 +2056,24 @@ mod tests {
         assert_eq!(fig7_bytes(100_000_000, 4, 1.75, 300), 7 * MB);
     }
 
+    /// The quick `buffers` experiment with one setup choice set.
+    fn buffers_under(key: &str, value: &str) -> Experiment {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            overrides: vec![(key.into(), value.into())],
+            ..Ctx::quick_for_tests()
+        };
+        buffers(&ctx).unwrap()
+    }
+
     /// Under fig7-rtt = 100 the rows whose size would be past two BDPs
     /// run at the main arm's share of the BDP and are judged (the fifth
     /// review: left outside the reading, Headline 3's 100 Mbit/s rows went
     /// untested); the texts say so.
     #[test]
     fn buffers_at_100_ms_judge_every_row_at_the_main_arms_share() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            dir: dir.path().into(),
-            overrides: vec![("fig7-rtt".into(), "100".into())],
-            ..Ctx::quick_for_tests()
-        };
-        let e = buffers(&ctx).unwrap();
+        let e = buffers_under("fig7-rtt", "100");
         let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
         for id in [
             "fig7a-or3-above-bbr-2mb",
@@ -2121,13 +2126,7 @@ mod tests {
     /// utilization rows name the sizes they measure.
     #[test]
     fn buffers_past_the_bound_leave_the_rows_past_two_bdps_unjudged() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            dir: dir.path().into(),
-            overrides: vec![("fig7-buffers".into(), "2.5".into())],
-            ..Ctx::quick_for_tests()
-        };
-        let e = buffers(&ctx).unwrap();
+        let e = buffers_under("fig7-buffers", "2.5");
         let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
         // 10 MB of 3.75 (2.67 BDP) and 95 MB of 37.5 (2.53 BDP).
         for id in [

@@ -480,12 +480,10 @@ mod tests {
         assert!(!why.contains("spread=0.2"), "{why}");
     }
 
-    /// A row an alternative leaves unjudged (outside the claim's premise
-    /// there) has no verdict to change: it is not "decided", and the
-    /// table names it apart, without the arrow the page counts (the
-    /// fourth review of the OR3 paper).
-    #[test]
-    fn a_row_not_judged_under_an_alternative_is_not_decided() {
+    /// The toy experiment under RATE's main arm (10) and alternatives,
+    /// its row at 5 Mbit/s made by `at_five`: the setup cell, and the main
+    /// row's explanation after the table.
+    fn under_five(at_five: fn(&str) -> Experiment) -> (String, String) {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx {
             dir: dir.path().into(),
@@ -493,16 +491,32 @@ mod tests {
         };
         let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
             let rate = ctx.choice_u64(&RATE)?;
-            let mut e = toy(id, exact(rate as f64));
-            if rate == 5 {
-                let c = e.claims.pop().unwrap();
-                e.claims.push(c.outside_reading("past the premise"));
-            }
-            Ok(e)
+            Ok(if rate == 5 {
+                at_five(id)
+            } else {
+                toy(id, exact(rate as f64))
+            })
         };
         let mut main = vec![run(&ctx, "x").unwrap()];
         let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
-        let cell = &e.rows[0].ours;
+        (
+            e.rows[0].ours.clone(),
+            main[0].claims[0].explanation.clone(),
+        )
+    }
+
+    /// A row an alternative leaves unjudged (outside the claim's premise
+    /// there) has no verdict to change: it is not "decided", and the
+    /// table names it apart, without the arrow the page counts (the
+    /// fourth review of the OR3 paper).
+    #[test]
+    fn a_row_not_judged_under_an_alternative_is_not_decided() {
+        let (cell, why) = under_five(|id| {
+            let mut e = toy(id, exact(5.0));
+            let c = e.claims.pop().unwrap();
+            e.claims.push(c.outside_reading("past the premise"));
+            e
+        });
         assert!(
             cell.contains(
                 "5 Mbit/s: no verdict changes (1 rows), and 1 judged on one side only: row \
@@ -511,7 +525,6 @@ mod tests {
             "{cell}"
         );
         assert!(!cell.contains("->"), "{cell}");
-        let why = &main[0].claims[0].explanation;
         assert!(!why.contains(DECIDED), "{why}");
     }
 
@@ -521,28 +534,12 @@ mod tests {
     /// review of the OR3 paper).
     #[test]
     fn a_row_unmeasurable_under_an_alternative_is_decided() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            dir: dir.path().into(),
-            ..Ctx::quick_for_tests()
-        };
-        let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
-            let rate = ctx.choice_u64(&RATE)?;
-            Ok(if rate == 5 {
-                toy(id, summarize(&[15.0], false, "row"))
-            } else {
-                toy(id, exact(rate as f64))
-            })
-        };
-        let mut main = vec![run(&ctx, "x").unwrap()];
-        let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
-        let cell = &e.rows[0].ours;
+        let (cell, why) = under_five(|id| toy(id, summarize(&[15.0], false, "row")));
         assert!(
             cell.contains("5 Mbit/s: 1 of 1 verdicts change: row (reproduced -> not measurable)"),
             "{cell}"
         );
         assert!(!cell.contains("one side only"), "{cell}");
-        let why = &main[0].claims[0].explanation;
         assert!(
             why.contains(&format!(
                 "{DECIDED}: the verdict changes under rate=5 (not measurable)"
