@@ -41,7 +41,7 @@ use super::claims::{
     supports, untested, Band, Claim, Expect, Verdict, UNEXPLAINED, UNTESTED,
 };
 use super::common::{path, scenario};
-use super::setup::{moves, Side};
+use super::setup::{moves, one_side_only, Side};
 use super::{Ctx, Experiment, PaperResult};
 
 const PAPER: &str = "mobile";
@@ -1616,15 +1616,7 @@ fn setup_table(main: &[Experiment], tried: &[(Tweak, Vec<Experiment>)]) -> Exper
                     ));
                 }
             }
-            let one_side = if one_side.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", and {} judged on one side only: {}",
-                    one_side.len(),
-                    one_side.join(", ")
-                )
-            };
+            let one_side = one_side_only(&one_side);
             let total = heads.len() + others.len();
             cells.push(if total == 0 {
                 format!("{}: no verdict changes ({n} rows){one_side}", t.how())

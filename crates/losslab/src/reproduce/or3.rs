@@ -30,7 +30,7 @@ use losslab_sim::stats::summarize;
 
 use super::claims::{
     near_capacity, paired_relative, summary_text, untested, variant_explanation,
-    variants_explanation, variants_not_explaining, Band, Claim, Expect, Verdict,
+    variants_explanation, variants_not_explaining, Band, Claim, Expect, Verdict, OUTSIDE_READING,
 };
 use super::common::{path, scenario};
 use super::setup::Choice;
@@ -1319,16 +1319,16 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             format!("{run} MB (nominal {mb} MB)")
         }
     };
-    let shares: Vec<f64> = plan
+    let rows: Vec<(u64, u64)> = plan
         .iter()
         .flat_map(|&(rate, sizes)| sizes.iter().map(move |&mb| (rate, mb)))
-        .map(|(rate, mb)| share(rate, mb))
         .collect();
-    let lo = shares.iter().cloned().fold(f64::INFINITY, f64::min);
-    let hi = shares.iter().cloned().fold(0.0, f64::max);
-    let rescaled: Vec<String> = plan
+    let shares = rows.iter().map(|&(rate, mb)| share(rate, mb));
+    let lo = shares.clone().fold(f64::INFINITY, f64::min);
+    let hi = shares.fold(0.0, f64::max);
+    let rescaled: Vec<String> = rows
         .iter()
-        .flat_map(|&(rate, sizes)| sizes.iter().map(move |&mb| (rate, mb)))
+        .copied()
         .filter(|&(rate, mb)| fig7_rescaled(rate, mb, scale, rtt))
         .map(|(rate, mb)| {
             format!(
@@ -1764,7 +1764,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             // A row outside the reading has numbers but no verdict: there
             // is nothing for the two sizes to disagree on (the fifth
             // review).
-            if c.verdict == Verdict::NotMeasured {
+            if c.verdict == Verdict::NotMeasured && c.explanation.starts_with(OUTSIDE_READING) {
                 let note = format!(
                     "{which}, is outside our reading of \"insufficient for TCP\" in this run \
                      and is not judged"
@@ -2021,7 +2021,6 @@ fn pantheon() -> Experiment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::claims::OUTSIDE_READING;
     use losslab_sim::Simulation;
 
     fn run(c: &Case) -> RunResults {

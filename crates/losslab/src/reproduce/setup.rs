@@ -202,6 +202,21 @@ impl Side {
     }
 }
 
+/// The end of a setup cell naming the rows judged on one side only
+/// (`premise_exempt` on one side), apart and without the arrow the page
+/// reads as a change (scripts/reproductions.py); "" for none.
+pub(crate) fn one_side_only(rows: &[String]) -> String {
+    if rows.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", and {} judged on one side only: {}",
+            rows.len(),
+            rows.join(", ")
+        )
+    }
+}
+
 /// For each claim id, how it was judged under each alternative
 /// ("key=value").
 type Seen = BTreeMap<String, Vec<(String, Side)>>;
@@ -276,17 +291,7 @@ fn table(
                     }
                 }
             }
-            // Rows judged on one side only are named apart, without the
-            // arrow the page reads as a change (scripts/reproductions.py).
-            let unjudged = if unjudged.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", and {} judged on one side only: {}",
-                    unjudged.len(),
-                    unjudged.join(", ")
-                )
-            };
+            let unjudged = one_side_only(&unjudged);
             cells.push(if changed.is_empty() {
                 format!("{alt}{}: no verdict changes ({n} rows){unjudged}", unit(c))
             } else {
