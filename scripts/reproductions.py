@@ -1080,9 +1080,21 @@ def open_review_or3(p, cs):
     out.append("- **A variant's own rows were only in results.json.** Each experiment's "
                "measurement rows are on this page now, folded under its claims.")
     # The third review (2026-12-05, at --full, seeds 1..10).
-    rtt = [r for r in setup if r["metric"].startswith("fig7-rtt = ")]
-    bufs = [r for r in setup if r["metric"].startswith("fig7-buffers = ")]
+    # A choice's row counts only when its alternatives ran: a --quick or
+    # default run writes the row with "not rerun at this scale" (the
+    # seventh review: such a run was said to carry the answers).
+    def rerun(prefix):
+        return [r for r in setup if r["metric"].startswith(prefix)
+                and not str(r["ours"]).startswith("not rerun")]
+    rtt = rerun("fig7-rtt = ")
+    bufs = rerun("fig7-buffers = ")
     third = bool(rtt and bufs)
+    # The sixth review's two keys (fig7-rtt scaling every buffer,
+    # fig7-rtt-same-mb keeping the MB) carry the third's, fourth's and
+    # fifth's answers too.
+    same_mb = rerun("fig7-rtt-same-mb = ")
+    sixth = bool(same_mb)
+    sixth_cell = same_mb[0]["ours"] if sixth else ""
     # Which of the four answers this run carries, read from the run (the
     # fourth review: the text said two where all four were missing).
     h4_ci = any("BBR - best CUBIC x N" in r["metric"] and "[" in str(r["ours"]) for r in rows)
@@ -1092,7 +1104,8 @@ def open_review_or3(p, cs):
                ("Headline 4's split as a row with its interval", h4_ci),
                ("the fig8-levels text", bool(levels) and "71 / 121" not in str(levels[0]["paper"]))]
     missing = [name for name, done in answers if not done]
-    out.append("\nA second reviewer audited the run of 2026-12-05 the same way (at `--full`, seeds "
+    out.append("\nThe page's third review (as docs/ROADMAP.md numbers them) audited the run of "
+               "2026-12-05 the same way (at `--full`, seeds "
                "1 to 10). " + ("This run answers its findings. " if not missing else
                                f"The run on this page predates the answers to {len(missing)} of "
                                f"its four findings ({'; '.join(missing)}): the next `--full` run "
@@ -1108,7 +1121,11 @@ def open_review_or3(p, cs):
                "`fig7-buffers` (the judged sizes times 0.5 and 1.75, the largest quarter step "
                "that keeps them below two BDPs; the bound is 1.875) and `fig7-rtt` (200 and 100 "
                "ms) "
-               + (f"give: {bufs[0]['ours']}; and {rtt[0]['ours']}." if third else
+               + (f"give: {bufs[0]['ours']}; and {rtt[0]['ours']}." if third and not sixth else
+                  f"give: {bufs[0]['ours']}; `fig7-rtt-same-mb` (200 and 100 ms, the sizes kept in "
+                  f"MB as in the reviewer's runs): {sixth_cell}; and `fig7-rtt` (the buffers "
+                  f"scaled with the RTT, the sixth review's key): {rtt[0]['ours']}."
+                  if third and sixth else
                   "rerun `buffers` from the next run."))
     out.append("- **\"Decided by a setup choice\" named only alternatives that reproduce a "
                "contradicted or differing row**, not those that leave it inconclusive (60 s runs "
@@ -1127,9 +1144,10 @@ def open_review_or3(p, cs):
     # 10 seeds with the new choices' values.
     # The fifth review's answer (rows run at the main arm's share) replaced
     # the third's "judged on one side" cells: either carries the answers.
-    judged_one_side = any("judged on one side only" in str(r["ours"]) for r in rtt) or (
+    judged_one_side = sixth or any("judged on one side only" in str(r["ours"]) for r in rtt) or (
         bool(rtt) and "main arm's share of the BDP" in str(rtt[0]["paper"]))
-    out.append("\nA third reviewer audited the code that answers the second (commit 5117c62) the "
+    out.append("\nThe page's fourth review audited the code that "
+               "answers the third (commit 5117c62) the "
                "same way, rerunning the exported `buffers` scenarios at 120 s and seeds 1 to 10 "
                "under the new alternatives. "
                + ("This run carries the answers. " if judged_one_side else
@@ -1143,9 +1161,11 @@ def open_review_or3(p, cs):
                "buffer is two BDPs or more of the run's path is not judged now (`not measured`, "
                "with why), and a row judged on one side only is named apart in the setup table, "
                "not counted as a change. 16 MB at 1 Gbit/s is 1.28 BDPs at 100 ms, inside the "
-               "reading, so the second review's finding there (Headline 3's goodput row "
+               "reading, so the third review's finding there (Headline 3's goodput row "
                "reproduced at 100 ms) stays judged."
-               + (f" This run: {rtt[0]['ours']}." if judged_one_side else ""))
+               + (f" This run, sizes kept in MB (`fig7-rtt-same-mb`, the sixth review's key): "
+                  f"{same_mb[0]['ours']}." if sixth else
+                  f" This run: {rtt[0]['ours']}." if judged_one_side else ""))
     out.append("- **The new choices move verdicts the reader should see, and did, in the "
                "reviewer's runs:** at 200 ms the 100 Mbit/s, 4 MB goodput row goes from "
                "contradicted to inconclusive and Headline 3's starvation row from reproduced to "
@@ -1169,8 +1189,8 @@ def open_review_or3(p, cs):
                "held \"; \", which split its setup cell on this page.")
     # The fifth review (2026-12-05): an audit of commit 3a7c669, which
     # answers the fourth.
-    fifth = bool(rtt) and "main arm's share of the BDP" in str(rtt[0]["paper"])
-    out.append("\nA fourth reviewer audited the code that answers the third (commit 3a7c669). "
+    fifth = sixth or (bool(rtt) and "main arm's share of the BDP" in str(rtt[0]["paper"]))
+    out.append("\nThe page's fifth review audited the code that answers the fourth (commit 3a7c669). "
                + ("This run carries the answers. " if fifth else
                   "The run on this page predates the answers: the next `--full` run carries "
                   "them. ")
@@ -1181,7 +1201,9 @@ def open_review_or3(p, cs):
                "more of the alternative's path now runs at the main arm's share of the BDP (its "
                "size x RTT / 300 ms: 1.3 and 12.7 MB at 100 ms) and is judged, so every RTT "
                "judges the same rows inside the reading."
-               + (f" This run: {rtt[0]['ours']}." if fifth else ""))
+               + (" The sixth review (below) replaced that rule, which moved only some rows, "
+                  "by two keys that each change one thing." if sixth else
+                  f" This run: {rtt[0]['ours']}." if fifth else ""))
     out.append("- **Texts still typed for the main arm.** The 16 MB row's note called a 38 MB row "
                "outside the reading a verdict that \"depends on which buffer is judged\"; the "
                "utilization rows said \"the judged size nearest one BDP\" under alternatives "
@@ -1196,10 +1218,105 @@ def open_review_or3(p, cs):
                "reason is a change, written \"not measurable\" (setup.rs `premise_exempt`, shared "
                "by the mobile paper's setup and explain tables, which counted every such move "
                "before).")
-    out.append("- **Minor:** the second review's bullet above said \"1.75, the largest factor\"; "
-               "the third's claimed each row names its changes on runs that predate it. Both "
+    out.append("- **Minor:** the third review's bullet above said \"1.75, the largest factor\"; "
+               "the fourth's claimed each row names its changes on runs that predate it. Both "
                "are corrected, and the page's merge of setup changes has a test "
                "(python/tests/test_reproductions_page.py).")
+    out.extend(sixth_review_or3(rtt, same_mb))
+    out.extend(seventh_review_or3(same_mb))
+    return out
+
+
+def seventh_review_or3(same_mb):
+    """The OR3 page's seventh review (2026-12-06, an audit of the answer to
+    the sixth, rerunning both RTT keys' `buffers` scenarios at 120 s,
+    seeds 1 to 10): its measurements, which say what the next `--full`
+    run's cells should show, and what answers its findings."""
+    carries = bool(same_mb) and "outside the reading" in str(same_mb[0]["ours"])
+    out = ["\nThe page's seventh review audited that answer before it landed, rerunning both "
+           "RTT keys' exported `buffers` scenarios at 120 s and seeds 1 to 10. "
+           + ("This run carries the answers. " if carries else
+              "The run on this page predates the answers: the next `--full` run carries them. ")
+           + "What it measured (TCP-OR3 - BBR, same seeds; goodput in Mbit/s):\n"]
+    out.append("- **`fig7-rtt = 100` (every buffer a third of its size):** 2 MB row at 0.67 MB "
+               "-0.10 [-0.41, 0.20] (inconclusive, where the main arm is contradicted); 4 MB at "
+               "1.33 MB -1.28 [-1.86, -0.69] (contradicted, as in the main arm), Headline 3's "
+               "starvation -0.056 (reproduced) and fills-pipe 0.42 of capacity (differs, as in "
+               "the main arm); Headline 3's 16 MB goodput row at 5.33 MB -13.41 [-14.79, -12.04] "
+               "(contradicted, as in the main arm); 38 MB at 12.67 MB -12.44 [-15.29, -9.60] "
+               "(contradicted, where the main arm is reproduced). At 200 ms no row changes. "
+               "Holding the BDP share, no Headline 3 row moves at either RTT.")
+    out.append("- **`fig7-rtt-same-mb = 100` (sizes kept in MB):** 2 MB, 1.6 BDP, +2.12 [1.54, "
+               "2.70] (reproduced) and starvation +0.029 (contradicted), both reversed from the main arm; Headline 3's 16 MB "
+               "goodput row, 1.28 BDP, +2.20 [0.14, 4.26] (reproduced, where the main arm is "
+               "contradicted); 4 and 38 MB are outside the reading (3.2 and 3.04 BDP: +1.96 and "
+               "+133.4, not judged). At 200 ms Headline 3's starvation row is contradicted "
+               "(+0.008 [0.002, 0.015]) and the 4 MB goodput row inconclusive. The bottleneck "
+               "queue, which neither key scales, was tried at 2 MB in place of 6 MB at 100 ms: "
+               "no verdict moves (the 38 MB row -11.08 against -12.44).")
+    out.append("- **Its findings, answered:** `fig7-rtt-same-mb`'s text gave 38 MB 2.03 BDPs at "
+               "200 ms (it is 1.52; nothing is outside the reading there); `fig7-rtt`'s text said "
+               "the RTT is \"the one thing that changes\" (the sizes in MB change with it; the "
+               "shares do not); the utilization rows, which compare the 4 and 38 MB runs, stayed "
+               "judged when both were outside the reading (they follow them now); the third "
+               "review's block quoted only the scaled key, where its findings were measured with "
+               "the sizes in MB; a run whose cells say \"not rerun at this scale\" was taken to "
+               "carry the answers; the cells' \"(not measured there)\" now say why (\"outside "
+               "the reading\"), the 16 MB row's note names \"the other size the main arm "
+               "judges\", the description marks a headline size outside the reading, and the "
+               "setup table's text says a choice's unit may name what moves with it. The "
+               "thorough scale's 3 seeds of 60 s leave these rows' cells mostly noise (its 2 MB "
+               "goodput row is reproduced under `fig7-rtt = 100` where 10 seeds give "
+               "inconclusive): quote `--full`.")
+    return out
+
+
+def sixth_review_or3(rtt, same_mb):
+    """The OR3 page's sixth review (2026-12-06, an audit of commit d88c888
+    rerunning the 100 ms `buffers` rows at 120 s, seeds 1 to 10) and its
+    answer, which the run carries when its setup table has the
+    `fig7-rtt-same-mb` row."""
+    sixth = bool(same_mb)
+    out = ["\nThe page's sixth review audited the code that answers the fifth (commit d88c888), "
+           "rerunning the `buffers` rows at 100 ms, 120 s and seeds 1 to 10. "
+           + ("This run carries the answers. " if sixth else
+              "The run on this page predates the answers: the next `--full` run carries them. ")
+           + "What it found, and what answers it:\n"]
+    out.append("- **`fig7-rtt = 100` changed two things at once.** The fifth review's rule moved "
+               "only the rows that would be two BDPs or more (4 and 38 MB) to the main arm's "
+               "share of the BDP (1.33 and 12.67 MB) and kept 2 and 16 MB in MB, so the \"4mb\" "
+               "row ran less buffer than the \"2mb\" row, the rule jumped between 160 and 161 "
+               "ms, and the setup table named rows by id only: its 38 MB row, contradicted at "
+               "100 ms (-12.4 Mbit/s, TCP-OR3 - BBR), ran 12.67 MB, where 38 MB itself gives "
+               "+133. The reviewer's runs at 100 ms (TCP-OR3 - BBR, same seeds): the 4 MB row "
+               "run at 1.33 MB, goodput -1.28 Mbit/s (contradicted), starvation -0.056 "
+               "(reproduced), fills-pipe 0.42 of capacity (differs); 2 MB, goodput +2.12 "
+               "(reproduced), starvation +0.029 (contradicted); 16 MB, goodput +2.20 "
+               "(reproduced), and -13.4 (contradicted) when scaled to the main arm's share "
+               "(5.33 MB). Holding the share kept the 100 Mbit/s headline rows where the main "
+               "arm has them (starvation reverses near 1.6 BDPs at every RTT), so the rule, not "
+               "robustness to the RTT, made them agree. Now two setup choices each change one "
+               "thing: `fig7-rtt` scales every row's buffer with the RTT, so each keeps the main "
+               "arm's share of the BDP; `fig7-rtt-same-mb` keeps every size in MB, and a row at "
+               "two BDPs or more there is outside the reading and listed apart. A claim run at "
+               "a size its id does not name carries that size (results.json's `setting`), and "
+               "the setup table's cells and the rows' notes print it after the verdict (\"... "
+               "at 12.67 MB (nominal 38 MB)\")."
+               + (f" This run: `fig7-rtt` {rtt[0]['ours']}; `fig7-rtt-same-mb` "
+                  f"{same_mb[0]['ours']}." if sixth and rtt else ""))
+    out.append("- **\"The RTT is what changes\"**, in `fig7-rtt`'s text, was false under that "
+               "rule. Each key's text now says what it holds: under `fig7-rtt` the RTT and the "
+               "sizes in MB change together and the shares of the BDP do not; under "
+               "`fig7-rtt-same-mb` the sizes in MB stay and the shares grow.")
+    out.append("- **Minor:** \"1.3 MB, 1.07 BDP\" named 1.333 MB rounded beside a share computed "
+               "from it: sizes are named to two decimals now (1.33). \"Section V.A's default "
+               "buffer\" is said only of a row run at 16 MB. The main arm's RTT is read from the "
+               "choice, not typed as 300. The 38 MB note tests setup.rs `premise_exempt`. The "
+               "PRR paper's hold-sweep notes and the annotated explanations (the LE paper's) "
+               "use the setup table's rule and words (\"not measurable\" for a row that lost "
+               "its verdict for want of a measurement). The blocks of this section name the "
+               "reviews as docs/ROADMAP.md numbers them, and this block and the old-arrow rule "
+               "have tests (python/tests/test_reproductions_page.py).")
     return out
 
 

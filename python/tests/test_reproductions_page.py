@@ -103,3 +103,78 @@ def test_decided_notes_cut_each_form_where_it_ends():
         ", not explained by it: the verdict changes under a (inconclusive)",
         ", not explained by it: the verdict also changes under b (reproduced)",
     ]
+
+
+def or3_run(cells):
+    """An OR3 results.json with a setup table of (metric, ours, paper)
+    rows and no claims."""
+    return {"paper": "or3", "experiments": [
+        {"id": "setup", "claims": [],
+         "rows": [{"metric": m, "ours": o, "paper": w} for m, o, w in cells]}]}
+
+
+def test_the_or3_review_blocks_read_which_answers_the_run_carries():
+    # A run of d88c888's code: fig7-rtt with the fifth review's rule, no
+    # fig7-rtt-same-mb.
+    fifth = or3_run([
+        ("fig7-length = 1 x", "0.5 x: no verdict changes (11 rows)", ""),
+        ("fig7-buffers = 1 x", "0.5 x: no verdict changes (11 rows)", ""),
+        ("fig7-rtt = 300 ms", "100 ms: 1 of 11 verdicts change: row-a (reproduced -> contradicted)",
+         "not given: ... runs instead at the main arm's share of the BDP ..."),
+    ])
+    text = "\n".join(page.open_review_or3(fifth, []))
+    sixth_block = text.split("The page's sixth review", 1)[1]
+    assert "The run on this page predates the answers" in sixth_block
+    assert "This run: `fig7-rtt`" not in sixth_block
+    fifth_block = text.split("The page's fifth review", 1)[1].split("The page's sixth", 1)[0]
+    assert "This run carries the answers" in fifth_block
+    assert "This run: 100 ms: 1 of 11" in fifth_block
+    # A run with the sixth review's two keys carries every answer, and the
+    # blocks quote both keys' cells, sizes run included.
+    cell = ("100 ms, buffers scaled with it: 1 of 11 verdicts change: fig7b-or3-above-bbr-38mb "
+            "(reproduced -> contradicted) at 12.67 MB (nominal 38 MB)")
+    same = ("100 ms, buffers kept in MB: no verdict changes (6 rows), and 5 judged on one side "
+            "only: fig7a-or3-above-bbr-4mb (not measured there, outside the reading)")
+    sixth = or3_run([
+        ("fig7-length = 1 x", "0.5 x: no verdict changes (11 rows)", ""),
+        ("fig7-buffers = 1 x", "0.5 x: no verdict changes (11 rows)", ""),
+        ("fig7-rtt = 300 ms, buffers scaled with it", cell, "not given: ..."),
+        ("fig7-rtt-same-mb = 300 ms, buffers kept in MB", same, "not given: ..."),
+    ])
+    text = "\n".join(page.open_review_or3(sixth, []))
+    for block in text.split("The page's ")[2:]:
+        assert "predates the answers:" not in block.split("\n")[0], block[:200]
+    sixth_block = text.split("The page's sixth review", 1)[1]
+    assert f"This run: `fig7-rtt` {cell}; `fig7-rtt-same-mb` {same}." in sixth_block
+    fourth_block = text.split("The page's fourth review", 1)[1].split("The page's fifth", 1)[0]
+    assert f"sizes kept in MB (`fig7-rtt-same-mb`, the sixth review's key): {same}." in fourth_block
+    # The third review measured with the sizes in MB: its block quotes
+    # that key first.
+    third_block = text.split("The page's third review", 1)[1].split("The page's fourth", 1)[0]
+    assert f"as in the reviewer's runs): {same}; and `fig7-rtt`" in third_block
+    seventh_block = text.split("The page's seventh review", 1)[1]
+    assert "This run carries the answers" in seventh_block
+    # A run whose choices were not rerun (--quick, the default) carries
+    # none of these answers, whatever rows its setup table has.
+    quick = or3_run([(m, "not rerun at this scale (alternatives 200 and 100: run --thorough or "
+                      "--full)", "not given: ...")
+                     for m in ["fig7-length = 1 x", "fig7-buffers = 1 x", "fig7-rtt = 300 ms",
+                               "fig7-rtt-same-mb = 300 ms"]])
+    text = "\n".join(page.open_review_or3(quick, []))
+    for name in ["fourth", "fifth", "sixth", "seventh"]:
+        block = text.split(f"The page's {name} review", 1)[1].split("\n", 1)[0]
+        assert "predates the answers" in block, (name, block)
+
+
+def test_a_size_after_the_arrow_leaves_the_move_readable():
+    # setup.rs writes what a row ran at after its arrow: the page still
+    # reads the move and names the alternative.
+    a = claim("fig7b-or3-above-bbr-38mb", "reproduced")
+    p = paper("or3", [("fig7-rtt = 300 ms, buffers scaled with it",
+                       "100 ms, buffers scaled with it: 1 of 11 verdicts change: "
+                       "fig7b-or3-above-bbr-38mb (reproduced -> contradicted) at 12.67 MB "
+                       "(nominal 38 MB); 200 ms, buffers scaled with it: no verdict changes "
+                       "(11 rows)")],
+              [a])
+    page.mark_setup_decided(p)
+    assert f"{page.DECIDED}: the verdict changes under fig7-rtt=100 (contradicted)" in a["explanation"]

@@ -30,7 +30,7 @@ use losslab_sim::stats::summarize;
 
 use super::claims::{
     near_capacity, paired_relative, summary_text, untested, variant_explanation,
-    variants_explanation, variants_not_explaining, Band, Claim, Expect, Verdict, OUTSIDE_READING,
+    variants_explanation, variants_not_explaining, Band, Claim, Expect, OUTSIDE_READING,
 };
 use super::common::{path, scenario};
 use super::setup::Choice;
@@ -131,19 +131,35 @@ const FIG7_LENGTH: Choice = Choice {
 const FIG7_RTT: Choice = Choice {
     key: "fig7-rtt",
     value: "300",
-    unit: "ms",
+    unit: "ms, buffers scaled with it",
     why: "Figure 7 gives no RTT (\"long-delay and lossy links\"); 300 ms is the real-world \
-          anchor's path (docs/FIDELITY.md) and Table I's 1 Gbit/s rows. The alternatives keep \
-          the rows' sizes in MB (so they are larger shares of the shorter paths' BDPs: the RTT \
-          is what changes) and judge the main arm's rows; a row whose size would be two BDPs or \
-          more at the alternative's RTT, outside the reading of \"insufficient for TCP\" \
-          there, runs instead at the main arm's share of the BDP, its size x RTT / 300 ms (at \
-          100 ms: 4 MB, 3.2 BDP, runs at 1.3 MB, and 38 MB, 3.04 BDP, at 12.7 MB), so that \
-          Headline 3's rows are judged at every RTT. The OR3 paper's third review (2026-12-05) \
-          found the 100 Mbit/s starvation row contradicted at 200 ms and Headline 3's 1 \
-          Gbit/s, 16 MB goodput row (1.28 BDP at 100 ms) reproduced at 100 ms; its fourth \
-          found 100 ms judging 4 and 38 MB past the reading, and its fifth those rows then \
-          left unjudged",
+          anchor's path (docs/FIDELITY.md) and Table I's 1 Gbit/s rows. The alternatives scale \
+          every row's receive buffer with the RTT (its size x RTT / 300 ms: at 100 ms 2, 4, 16 \
+          and 38 MB run at 0.67, 1.33, 5.33 and 12.67 MB), so that each row keeps the main \
+          arm's share of the BDP: the RTT and the sizes in MB change together, the shares do \
+          not; fig7-rtt-same-mb keeps the sizes in MB instead. The OR3 paper's sixth review \
+          (2026-12-06) found the fifth's rule, which scaled only the rows past two BDPs, running \
+          the 4 MB row below the 2 MB one at 100 ms and cells that named a 38 MB row run at \
+          12.67 MB; the rows' cells now give the size run",
+    alternatives: ["200", "100"],
+    experiments: &["buffers"],
+    quick: false,
+};
+/// Figure 7's RTT with the rows' sizes kept in MB: the other reading of
+/// "the same buffers on a shorter path" (the sixth review of the OR3
+/// paper, which found the fifth's rule mixing the two).
+const FIG7_RTT_SAME_MB: Choice = Choice {
+    key: "fig7-rtt-same-mb",
+    value: "300",
+    unit: "ms, buffers kept in MB",
+    why: "as fig7-rtt, but the rows keep their sizes in MB, so on a shorter path each is a \
+          larger share of its BDP; a judged row at two BDPs or more there (at 100 ms: 4 MB, 3.2 \
+          BDP, and 38 MB, 3.04 BDP; none at 200 ms, where they are 1.6 and 1.52) is outside our \
+          reading of \"insufficient for TCP\" and not judged, which the cells list apart, and \
+          so are the utilization rows, which compare those two. The OR3 paper's \
+          third review (2026-12-05) found the 100 Mbit/s starvation row contradicted at 200 ms \
+          and Headline 3's 1 Gbit/s, 16 MB goodput row (1.28 BDP at 100 ms) reproduced at 100 \
+          ms; its sixth, 38 MB at 100 ms giving +133 Mbit/s",
     alternatives: ["200", "100"],
     experiments: &["buffers"],
     quick: false,
@@ -188,7 +204,7 @@ const FIG8_LEVELS: Choice = Choice {
     experiments: &["fig8"],
     quick: false,
 };
-const CHOICES: [Choice; 10] = [
+const CHOICES: [Choice; 11] = [
     SEC3_QUEUE,
     MAX_REPLICAS,
     SPREAD,
@@ -196,6 +212,7 @@ const CHOICES: [Choice; 10] = [
     FIG7_PLR,
     FIG7_LENGTH,
     FIG7_RTT,
+    FIG7_RTT_SAME_MB,
     FIG7_BUFFERS,
     HZ,
     FIG8_LEVELS,
@@ -1221,43 +1238,92 @@ impl Legacy {
 
 // ---- Figure 7: goodput against the receive buffer --------------------------
 
+/// The main arm's Figure 7 RTT, ms: the RTT the rows' nominal sizes are
+/// read against.
+fn fig7_main_rtt() -> u64 {
+    FIG7_RTT
+        .value
+        .parse()
+        .expect("fig7-rtt's main value is a whole number of ms")
+}
+
+/// The path a Figure 7 run takes: its RTT, and whether the rows keep
+/// their share of the BDP there (fig7-rtt) or their size in MB
+/// (fig7-rtt-same-mb). At the main RTT the two are the same.
+#[derive(Clone, Copy, Debug)]
+struct Fig7Path {
+    rtt: u64,
+    hold_share: bool,
+}
+
+impl Fig7Path {
+    fn of(ctx: &Ctx) -> Result<Fig7Path, String> {
+        let main = fig7_main_rtt();
+        let scaled = ctx.choice_u64(&FIG7_RTT)?;
+        let same_mb = ctx.choice_u64(&FIG7_RTT_SAME_MB)?;
+        match (scaled != main, same_mb != main) {
+            (true, true) => Err(format!(
+                "setup choices {} and {} both set Figure 7's RTT ({scaled} and {same_mb} ms): \
+                 set one",
+                FIG7_RTT.key, FIG7_RTT_SAME_MB.key
+            )),
+            (false, true) => Ok(Fig7Path {
+                rtt: same_mb,
+                hold_share: false,
+            }),
+            _ => Ok(Fig7Path {
+                rtt: scaled,
+                hold_share: true,
+            }),
+        }
+    }
+
+    /// The BDP of this path at `rate`, bytes.
+    fn bdp(self, rate: u64) -> f64 {
+        rate as f64 / 8.0 * self.rtt as f64 / 1000.0
+    }
+}
+
 /// Whether Figure 7's row of `mb` MB at `rate` is judged: below two BDPs
-/// of the main arm's 300 ms, whatever fig7-rtt runs, so that every
+/// of the main arm's path, whatever path the run takes, so that every
 /// alternative judges the same rows (ids) as the main arm.
 fn fig7_judged(rate: u64, mb: u64) -> bool {
-    (mb as f64) < 2.0 * (rate as f64 / 8.0 * 0.3 / 1e6)
+    let main = Fig7Path {
+        rtt: fig7_main_rtt(),
+        hold_share: true,
+    };
+    ((mb * MB) as f64) < 2.0 * main.bdp(rate)
 }
 
-/// A Figure 7 row's receive buffer on a path of `rtt` ms: its nominal
-/// size (which names the row), the judged ones times fig7-buffers. A
-/// judged size that would be two BDPs or more of a shorter fig7-rtt path
-/// (at 100 ms: 4 MB, 3.2 BDP; 38 MB, 3.04 BDP) runs at the main arm's
-/// share of the BDP instead (size x rtt / 300 ms), so that every RTT
-/// judges Headline 3's rows inside the reading of "insufficient for TCP"
-/// (the fifth review: keeping the size left them untested at 100 ms).
-fn fig7_bytes(rate: u64, mb: u64, scale: f64, rtt: u64) -> u64 {
-    if !fig7_judged(rate, mb) {
-        return mb * MB;
-    }
-    let b = mb as f64 * scale * MB as f64;
-    let bdp = rate as f64 / 8.0 * rtt as f64 / 1000.0;
-    if rtt < 300 && b >= 2.0 * bdp {
-        (b * rtt as f64 / 300.0).round() as u64
+/// A Figure 7 row's receive buffer, bytes: its nominal size (which names
+/// the row), the judged ones times fig7-buffers, and all of them times
+/// RTT / the main RTT when the path holds the BDP share (fig7-rtt). The
+/// fifth review's rule scaled only the rows that would be two BDPs or
+/// more, so that at 100 ms the "4mb" row ran 1.33 MB beside a "2mb" row
+/// of 2 MB (the sixth review).
+fn fig7_bytes(rate: u64, mb: u64, scale: f64, path: Fig7Path) -> u64 {
+    let scale = if fig7_judged(rate, mb) { scale } else { 1.0 };
+    let rtt = if path.hold_share {
+        path.rtt as f64 / fig7_main_rtt() as f64
     } else {
-        b.round() as u64
-    }
+        1.0
+    };
+    ((mb * MB) as f64 * scale * rtt).round() as u64
 }
 
-/// Whether [`fig7_bytes`] moved the row to the main arm's BDP share.
-fn fig7_rescaled(rate: u64, mb: u64, scale: f64, rtt: u64) -> bool {
-    fig7_judged(rate, mb) && fig7_bytes(rate, mb, scale, rtt) != fig7_bytes(rate, mb, scale, 300)
+/// A Figure 7 row's buffer in BDPs of its path: two or more is outside
+/// our reading of "insufficient for TCP", and the row is not judged
+/// there.
+fn fig7_share(rate: u64, mb: u64, scale: f64, path: Fig7Path) -> f64 {
+    fig7_bytes(rate, mb, scale, path) as f64 / path.bdp(rate)
 }
 
-/// A Figure 7 row's buffer in BDPs of a path of `rtt` ms: two or more is
-/// outside our reading of "insufficient for TCP", and the row is not
-/// judged there.
-fn fig7_share(rate: u64, mb: u64, scale: f64, rtt: u64) -> f64 {
-    fig7_bytes(rate, mb, scale, rtt) as f64 / (rate as f64 / 8.0 * rtt as f64 / 1000.0)
+/// A size in MB as the rows and scenarios name it: "4", "3.5", "1.33"
+/// (two decimals at most, so that a name does not round 1.333 MB to the
+/// 1.3 MB beside a share computed from 1.333; the sixth review).
+fn mb_text(bytes: u64) -> String {
+    let t = format!("{:.2}", bytes as f64 / MB as f64);
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
@@ -1266,13 +1332,15 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     let length = ctx.choice_f64(&FIG7_LENGTH)?;
     let duration = ((ctx.pick(15, 60, 120) * SEC) as f64 * length).round() as Time;
     let plr = ctx.choice_f64(&FIG7_PLR)?;
-    let rtt = ctx.choice_u64(&FIG7_RTT)?;
+    let path = Fig7Path::of(ctx)?;
+    let rtt = path.rtt;
+    let main_rtt = fig7_main_rtt();
     let scale = ctx.choice_f64(&FIG7_BUFFERS)?;
     // The path's BDP in MB, and a row's buffer as a share of it: the
     // texts say what this run's RTT and sizes make of them (the fourth
     // review: they were typed for 300 ms and the main arm's sizes).
-    let bdp_mb = |rate: u64| rate as f64 / 8.0 * rtt as f64 / 1000.0 / MB as f64;
-    let share = |rate: u64, mb: u64| fig7_share(rate, mb, scale, rtt);
+    let bdp_mb = |rate: u64| path.bdp(rate) / MB as f64;
+    let share = |rate: u64, mb: u64| fig7_share(rate, mb, scale, path);
     let plan: [(u64, &[u64]); 2] = [
         (100_000_000, &[2, 4, 8, 16]),
         (1_000_000_000, &[16, 38, 75, 150]),
@@ -1282,42 +1350,44 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // of them runs (until issue 33 every seed did: at 1 Gbit/s, 75 and
     // 150 MB, the longest runs of the experiment, then left unread).
     let judged = fig7_judged;
-    let bytes = |rate: u64, mb: u64| fig7_bytes(rate, mb, scale, rtt);
-    // The size in the rows' and scenarios' names: "4", "3.5".
-    let size = |rate: u64, mb: u64| -> String {
-        let b = bytes(rate, mb);
-        if b % MB == 0 {
-            format!("{}", b / MB)
+    let bytes = |rate: u64, mb: u64| fig7_bytes(rate, mb, scale, path);
+    // The size in the rows' and scenarios' names: "4", "3.5", "1.33".
+    let size = |rate: u64, mb: u64| mb_text(bytes(rate, mb));
+    // The rows' sizes as run, with the nominal size where they differ
+    // (fig7-buffers, fig7-rtt); a claim carries it as its setting, which
+    // the setup table's cells and notes print (the sixth review: they
+    // named rows by id only).
+    let moved = |rate: u64, mb: u64| size(rate, mb) != mb.to_string();
+    let named = |rate: u64, mb: u64| -> String {
+        if moved(rate, mb) {
+            format!("{} MB (nominal {mb} MB)", size(rate, mb))
         } else {
-            format!("{:.1}", b as f64 / MB as f64)
+            format!("{mb} MB")
         }
     };
-    // A judged row whose buffer is still two BDPs or more of this run's
-    // path is not judged: the paper's claim is about buffers insufficient
-    // for TCP. The built-in alternatives never get here (fig7_bytes moves
-    // such a row to the main arm's share); a fig7-buffers of 1.875 or more
-    // set by hand does (the fourth review: at 100 ms, 4 and 38 MB were
+    // A judged row whose buffer is two BDPs or more of this run's path is
+    // not judged: the paper's claim is about buffers insufficient for
+    // TCP (fig7-rtt-same-mb's shorter paths, or a fig7-buffers of 1.875
+    // or more set by hand; the fourth review: at 100 ms, 4 and 38 MB were
     // judged at 3.2 and 3.04 BDP).
     let outside = |c: Claim, rate: u64, mb: u64| -> Claim {
+        let c = if moved(rate, mb) {
+            c.setting(named(rate, mb))
+        } else {
+            c
+        };
         let s = share(rate, mb);
         if s < 2.0 {
             return c;
         }
         c.outside_reading(&format!(
-            "{} MB is {s:.2} BDP of this run's {rtt} ms path, not below two BDPs, our reading of \
-             \"insufficient for TCP\" (setup choices fig7-buffers and fig7-rtt)",
-            size(rate, mb),
+            "{} is {s:.2} BDP of this run's {rtt} ms path, not below two BDPs, our reading of \
+             \"insufficient for TCP\" (setup choices {}, {} and {})",
+            named(rate, mb),
+            FIG7_BUFFERS.key,
+            FIG7_RTT.key,
+            FIG7_RTT_SAME_MB.key,
         ))
-    };
-    // The rows' sizes as run, with the nominal size where they differ
-    // (fig7-buffers, or fig7-rtt's move to the main arm's BDP share).
-    let named = |rate: u64, mb: u64| -> String {
-        let run = size(rate, mb);
-        if run == mb.to_string() {
-            format!("{run} MB")
-        } else {
-            format!("{run} MB (nominal {mb} MB)")
-        }
     };
     let rows: Vec<(u64, u64)> = plan
         .iter()
@@ -1326,50 +1396,71 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     let shares = rows.iter().map(|&(rate, mb)| share(rate, mb));
     let lo = shares.clone().fold(f64::INFINITY, f64::min);
     let hi = shares.fold(0.0, f64::max);
-    let rescaled: Vec<String> = rows
+    let judged_named: Vec<String> = rows
         .iter()
-        .copied()
-        .filter(|&(rate, mb)| fig7_rescaled(rate, mb, scale, rtt))
-        .map(|(rate, mb)| {
-            format!(
-                "{mb} MB at {} runs at {} MB",
-                if rate >= 1_000_000_000 {
-                    "1 Gbit/s"
-                } else {
-                    "100 Mbit/s"
-                },
-                size(rate, mb)
-            )
-        })
+        .filter(|&&(rate, mb)| judged(rate, mb))
+        .map(|&(rate, mb)| named(rate, mb))
         .collect();
-    let rescaled = if rescaled.is_empty() {
+    // What this run's path does to the sizes, said from the path itself.
+    let path_text = if rtt == main_rtt {
         String::new()
+    } else if path.hold_share {
+        format!(
+            " This run scales every buffer with its {rtt} ms RTT (setup choice {}: size x \
+             {rtt} / {main_rtt} ms), so that each row keeps the main arm's share of the BDP; \
+             the judged rows run at {}.",
+            FIG7_RTT.key,
+            judged_named.join(", ")
+        )
     } else {
-        format!("; here {}", rescaled.join(" and "))
+        format!(
+            " This run keeps the sizes in MB on its {rtt} ms path (setup choice {}), so each \
+             is a larger share of the BDP than in the main arm; a judged row at two BDPs or \
+             more is outside the reading and not judged.",
+            FIG7_RTT_SAME_MB.key
+        )
+    };
+    // A size outside the reading is said to be so where the description
+    // names it (the seventh review: "Headline 3 takes 4 MB (3.20 BDP)"
+    // of a row not judged there).
+    let judged_here = |rate: u64, mb: u64| {
+        if share(rate, mb) >= 2.0 {
+            ", outside the reading here"
+        } else {
+            ""
+        }
+    };
+    // Section V.A's default buffer is 16 MB: said only of a row run there.
+    let default_16 = if moved(1_000_000_000, 16) {
+        ""
+    } else {
+        "; section V.A's default buffer"
     };
     let mut e = Experiment::new(
         exp,
         "Goodput and receive-buffer starvation against the receive buffer, BBR and TCP-OR3, 100 Mbit/s and 1 Gbit/s (Figure 7)",
         &format!(
-        "{rtt} ms RTT, {}% loss (Fig. 7 gives only the capacities; 300 ms and 1% are the real-world anchor's \
-         path, docs/FIDELITY.md; setup choices fig7-rtt and fig7-plr), receive buffers from {lo:.2} to {hi:.2} \
+        "{rtt} ms RTT, {}% loss (Fig. 7 gives only the capacities; {main_rtt} ms and 1% are the real-world anchor's \
+         path, docs/FIDELITY.md; setup choices {}, {} and fig7-plr), receive buffers from {lo:.2} to {hi:.2} \
          BDPs of this run's path (BDP = {:.2} MB at 100 Mbit/s, {:.1} MB at 1 Gbit/s). Starvation is measured \
          at the receiver (section III-B, \"buffer starving\"; rbb.starvation_s): the time during which a bubble sat at the \
          head of the receive buffer while the advertised window was exhausted (less than one \
          MSS of it above the highest byte held), as a share of the run; whatever OR3 sends past \
          that window is dropped there and does not end it. The paper's \"buffer insufficient \
-         for TCP\" is read as below two BDPs of the 300 ms path (ours: 2 and 4 MB at 100 Mbit/s, 16 and 38 MB at \
-         1 Gbit/s, the rows' nominal sizes; setup choice fig7-buffers scales them within that reading, and a \
-         row that would be two BDPs or more of a shorter fig7-rtt path runs at the main arm's share of the \
-         BDP, its size x RTT / 300 ms{rescaled}). Headline 3 takes {} at 100 Mbit/s ({:.2} BDP) and \
-         {} at 1 Gbit/s ({:.2} BDP; section V.A's default buffer).",
+         for TCP\" is read as below two BDPs of the {main_rtt} ms path (ours: 2 and 4 MB at 100 Mbit/s, 16 and 38 MB at \
+         1 Gbit/s, the rows' nominal sizes; setup choice fig7-buffers scales them within that reading).{path_text} \
+         Headline 3 takes {} at 100 Mbit/s ({:.2} BDP{}) and {} at 1 Gbit/s ({:.2} BDP{default_16}{}).",
             plr * 100.0,
+            FIG7_RTT.key,
+            FIG7_RTT_SAME_MB.key,
             bdp_mb(100_000_000),
             bdp_mb(1_000_000_000),
             named(100_000_000, 4),
             share(100_000_000, 4),
+            judged_here(100_000_000, 4),
             named(1_000_000_000, 16),
             share(1_000_000_000, 16),
+            judged_here(1_000_000_000, 16),
         ),
     );
     let mut cases = Vec::new();
@@ -1756,7 +1847,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         .find(|c| c.id == "fig7b-or3-above-bbr-38mb")
         .map(|c| {
             let which = format!(
-                "the other 1 Gbit/s buffer judged, {} at {:.2} BDP (row \
+                "the other 1 Gbit/s size the main arm judges, {} at {:.2} BDP (row \
                  fig7b-or3-above-bbr-38mb)",
                 named(1_000_000_000, 38),
                 share(1_000_000_000, 38),
@@ -1764,7 +1855,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             // A row outside the reading has numbers but no verdict: there
             // is nothing for the two sizes to disagree on (the fifth
             // review).
-            if c.verdict == Verdict::NotMeasured && c.explanation.starts_with(OUTSIDE_READING) {
+            if super::setup::premise_exempt(c) && c.explanation.starts_with(OUTSIDE_READING) {
                 let note = format!(
                     "{which}, is outside our reading of \"insufficient for TCP\" in this run \
                      and is not judged"
@@ -1799,8 +1890,38 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             size(1_000_000_000, 38),
             share(1_000_000_000, 38)
         );
-        e.claims.push(order(exp, "fig7b-bbr-utilization-falls", &format!("Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization in the rows of nominal 4 and 38 MB, about one BDP of the 300 ms path at the main arm's sizes, here {at}; 1 Gbit/s - 100 Mbit/s, same seed)"), b100, b1g, false, ""));
-        e.claims.push(order(exp, "fig7b-or3-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: TCP-OR3 (same measure)", o100, o1g, false, ""));
+        // The rows' sizes as run, when the run moved either of them.
+        let run_at = if moved(100_000_000, 4) || moved(1_000_000_000, 38) {
+            format!("{} and {}", named(100_000_000, 4), named(1_000_000_000, 38))
+        } else {
+            String::new()
+        };
+        // The claim is made "in the case of receive buffer starvation"
+        // (V.B): when either run it compares is outside the reading, so
+        // is the row (the seventh review: under fig7-rtt-same-mb = 100
+        // both are, 3.2 and 3.04 BDP, and the rows were still judged).
+        let past: Vec<String> = [(100_000_000, 4), (1_000_000_000, 38)]
+            .iter()
+            .filter(|&&(rate, mb)| share(rate, mb) >= 2.0)
+            .map(|&(rate, mb)| format!("{} is {:.2} BDP", named(rate, mb), share(rate, mb)))
+            .collect();
+        let premise = |c: Claim| -> Claim {
+            let c = c.setting(run_at.clone());
+            if past.is_empty() {
+                return c;
+            }
+            c.outside_reading(&format!(
+                "it compares the rows of nominal 4 and 38 MB, and {} of this run's {rtt} ms path, \
+                 not below two BDPs, our reading of \"insufficient for TCP\" (setup choices {}, \
+                 {} and {})",
+                past.join(" and "),
+                FIG7_BUFFERS.key,
+                FIG7_RTT.key,
+                FIG7_RTT_SAME_MB.key,
+            ))
+        };
+        e.claims.push(premise(order(exp, "fig7b-bbr-utilization-falls", &format!("Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization in the rows of nominal 4 and 38 MB, about one BDP of the {main_rtt} ms path at the main arm's sizes, here {at}; 1 Gbit/s - 100 Mbit/s, same seed)"), b100, b1g, false, "")));
+        e.claims.push(premise(order(exp, "fig7b-or3-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: TCP-OR3 (same measure)", o100, o1g, false, "")));
     }
     Ok(e)
 }
@@ -2020,6 +2141,7 @@ fn pantheon() -> Experiment {
 
 #[cfg(test)]
 mod tests {
+    use super::super::claims::Verdict;
     use super::*;
     use losslab_sim::Simulation;
 
@@ -2027,6 +2149,12 @@ mod tests {
         let mut sim = Simulation::new(&build(c, 1)).expect("a valid scenario");
         sim.run();
         sim.results()
+    }
+
+    /// A Figure 7 path of `rtt` ms holding the BDP share (fig7-rtt) or
+    /// the MB (fig7-rtt-same-mb).
+    fn path(rtt: u64, hold_share: bool) -> Fig7Path {
+        Fig7Path { rtt, hold_share }
     }
 
     #[test]
@@ -2038,12 +2166,14 @@ mod tests {
             (100_000_000, &[2, 4, 8, 16]),
             (1_000_000_000, &[16, 38, 75, 150]),
         ];
+        let main = path(300, true);
         for (rate, sizes) in plan {
             let bdp = rate as f64 / 8.0 * 0.3;
             for &mb in sizes {
-                assert_eq!(fig7_bytes(rate, mb, 1.0, 300), mb * MB);
+                assert_eq!(fig7_bytes(rate, mb, 1.0, main), mb * MB);
+                assert_eq!(fig7_bytes(rate, mb, 1.0, path(300, false)), mb * MB);
                 for alt in FIG7_BUFFERS.alternatives {
-                    let b = fig7_bytes(rate, mb, alt.parse().unwrap(), 300);
+                    let b = fig7_bytes(rate, mb, alt.parse().unwrap(), main);
                     if fig7_judged(rate, mb) {
                         assert!((b as f64) < 2.0 * bdp, "{rate} {mb} x{alt}: {b}");
                     } else {
@@ -2052,7 +2182,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(fig7_bytes(100_000_000, 4, 1.75, 300), 7 * MB);
+        assert_eq!(fig7_bytes(100_000_000, 4, 1.75, main), 7 * MB);
     }
 
     /// The quick `buffers` experiment with one setup choice set.
@@ -2066,57 +2196,130 @@ mod tests {
         buffers(&ctx).unwrap()
     }
 
-    /// Under fig7-rtt = 100 the rows whose size would be past two BDPs
-    /// run at the main arm's share of the BDP and are judged (the fifth
-    /// review: left outside the reading, Headline 3's 100 Mbit/s rows went
-    /// untested); the texts say so.
+    /// Under fig7-rtt = 100 every row runs at a third of its size, the
+    /// main arm's share of the BDP, and is judged (the fifth review:
+    /// Headline 3's 100 Mbit/s rows must be tested at every RTT; the
+    /// sixth: scaling only some rows ran "4mb" below "2mb"); each claim
+    /// and text gives the size run.
     #[test]
-    fn buffers_at_100_ms_judge_every_row_at_the_main_arms_share() {
+    fn buffers_at_100_ms_scale_every_row_and_say_what_ran() {
         let e = buffers_under("fig7-rtt", "100");
         let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
-        for id in [
-            "fig7a-or3-above-bbr-2mb",
-            "fig7a-or3-above-bbr-4mb",
-            "fig7a-or3-less-starvation",
-            "fig7a-or3-fills-pipe",
-            "fig7b-or3-above-bbr-16mb",
-            "fig7b-or3-above-bbr-38mb",
-            "fig7b-or3-less-starvation-38mb",
+        for (id, at) in [
+            ("fig7a-or3-above-bbr-2mb", "0.67 MB (nominal 2 MB)"),
+            ("fig7a-or3-above-bbr-4mb", "1.33 MB (nominal 4 MB)"),
+            ("fig7a-or3-less-starvation", "1.33 MB (nominal 4 MB)"),
+            ("fig7a-or3-fills-pipe", "1.33 MB (nominal 4 MB)"),
+            ("fig7b-or3-above-bbr-16mb", "5.33 MB (nominal 16 MB)"),
+            ("fig7b-or3-above-bbr-38mb", "12.67 MB (nominal 38 MB)"),
+            ("fig7b-or3-less-starvation-38mb", "12.67 MB (nominal 38 MB)"),
         ] {
             let c = get(id);
             assert_ne!(c.verdict, Verdict::NotMeasured, "{id}");
             assert!(!c.explanation.starts_with(OUTSIDE_READING), "{id}");
+            assert_eq!(c.setting, at, "{id}");
         }
         assert!(get("fig7a-or3-fills-pipe")
             .statement
-            .contains("1.3 MB, 1.07 BDP"));
+            .contains("1.33 MB, 1.07 BDP"));
         assert!(get("fig7a-or3-less-starvation")
             .statement
-            .contains("100 Mbit/s, 1.3 MB"));
+            .contains("100 Mbit/s, 1.33 MB"));
         let note = &get("fig7b-or3-above-bbr-16mb").explanation;
         assert!(
-            note.contains("the other 1 Gbit/s buffer judged, 12.7 MB (nominal 38 MB) at 1.01 BDP"),
+            note.contains(
+                "the other 1 Gbit/s size the main arm judges, 12.67 MB (nominal 38 MB) at 1.01 BDP"
+            ),
             "{note}"
         );
         assert!(e.setup.starts_with("100 ms RTT, 1% loss"), "{}", e.setup);
         assert!(
             e.setup.contains(
-                "here 4 MB at 100 Mbit/s runs at 1.3 MB and 38 MB at 1 Gbit/s runs at 12.7 MB"
+                "the judged rows run at 0.67 MB (nominal 2 MB), 1.33 MB (nominal 4 MB), 5.33 MB \
+                 (nominal 16 MB), 12.67 MB (nominal 38 MB)"
+            ) && e.setup.contains(
+                "Headline 3 takes 1.33 MB (nominal 4 MB) at 100 Mbit/s (1.07 BDP) and 5.33 MB \
+                 (nominal 16 MB) at 1 Gbit/s (0.43 BDP)."
             ) && e
                 .setup
-                .contains("Headline 3 takes 1.3 MB (nominal 4 MB) at 100 Mbit/s (1.07 BDP)")
-                && e.setup
-                    .contains("from 1.01 to 12.80 BDPs of this run's path"),
+                .contains("from 0.43 to 4.27 BDPs of this run's path")
+                && !e.setup.contains("V.A"),
             "{}",
             e.setup
         );
         let util = get("fig7b-bbr-utilization-falls");
         assert!(
             util.statement
-                .contains("here 1.3 MB at 100 Mbit/s, 1.07 BDP; 12.7 MB at 1 Gbit/s, 1.01 BDP"),
+                .contains("here 1.33 MB at 100 Mbit/s, 1.07 BDP; 12.67 MB at 1 Gbit/s, 1.01 BDP"),
             "{}",
             util.statement
         );
+        assert_eq!(
+            util.setting,
+            "1.33 MB (nominal 4 MB) and 12.67 MB (nominal 38 MB)"
+        );
+    }
+
+    /// Under fig7-rtt-same-mb = 100 the sizes stay in MB: 4 and 38 MB,
+    /// past two BDPs there, are outside the reading (exempt from the
+    /// setup table's changes), 2 and 16 MB judged; no row moved, so no
+    /// claim names a setting.
+    #[test]
+    fn buffers_at_100_ms_in_mb_leave_the_rows_past_two_bdps_unjudged() {
+        let e = buffers_under("fig7-rtt-same-mb", "100");
+        let get = |id: &str| e.claims.iter().find(|c| c.id == id).unwrap();
+        for id in [
+            "fig7a-or3-above-bbr-4mb",
+            "fig7a-or3-less-starvation",
+            "fig7a-or3-fills-pipe",
+            "fig7b-or3-above-bbr-38mb",
+            "fig7b-or3-less-starvation-38mb",
+            "fig7b-bbr-utilization-falls",
+            "fig7b-or3-utilization-falls",
+        ] {
+            let c = get(id);
+            assert!(super::super::setup::premise_exempt(c), "{id}");
+            assert!(
+                c.explanation.contains("BDP of this run's 100 ms path"),
+                "{id}: {}",
+                c.explanation
+            );
+        }
+        for id in ["fig7a-or3-above-bbr-2mb", "fig7b-or3-above-bbr-16mb"] {
+            assert_ne!(get(id).verdict, Verdict::NotMeasured, "{id}");
+        }
+        assert!(e.claims.iter().all(|c| c.setting.is_empty()));
+        assert!(
+            e.setup.contains("keeps the sizes in MB on its 100 ms path")
+                && e.setup.contains(
+                    "Headline 3 takes 4 MB at 100 Mbit/s (3.20 BDP, outside the reading here) \
+                     and 16 MB at 1 Gbit/s (1.28 BDP; section V.A's default buffer)."
+                )
+                && e.setup.contains("section V.A's default buffer"),
+            "{}",
+            e.setup
+        );
+        let note = &get("fig7b-or3-above-bbr-16mb").explanation;
+        assert!(
+            note.contains("38 MB at 3.04 BDP") && note.contains("is outside our reading"),
+            "{note}"
+        );
+    }
+
+    /// The two RTT keys are two readings of one parameter: setting both
+    /// is refused, naming them.
+    #[test]
+    fn both_rtt_keys_at_once_are_refused() {
+        let ctx = Ctx {
+            overrides: vec![
+                ("fig7-rtt".into(), "200".into()),
+                ("fig7-rtt-same-mb".into(), "100".into()),
+            ],
+            ..Ctx::quick_for_tests()
+        };
+        let err = Fig7Path::of(&ctx).unwrap_err();
+        assert!(err.contains("fig7-rtt and fig7-rtt-same-mb"), "{err}");
+        assert_eq!(FIG7_RTT.value, FIG7_RTT_SAME_MB.value);
     }
 
     /// A fig7-buffers set by hand past the reading's bound leaves the rows
@@ -2146,6 +2349,11 @@ mod tests {
             assert!(c.ours.is_some(), "{id} keeps its numbers");
         }
         assert!(get("fig7a-or3-fills-pipe").headline);
+        // The utilization rows compare the 10 MB run (2.67 BDP): outside
+        // the reading with it.
+        for id in ["fig7b-bbr-utilization-falls", "fig7b-or3-utilization-falls"] {
+            assert!(super::super::setup::premise_exempt(get(id)), "{id}");
+        }
         for id in ["fig7b-or3-above-bbr-16mb", "fig7a-or3-above-bbr-2mb"] {
             assert_ne!(get(id).verdict, Verdict::NotMeasured, "{id}");
         }
@@ -2168,34 +2376,61 @@ mod tests {
     }
 
     #[test]
-    fn fig7_rtt_alternatives_move_two_rows_to_the_main_arms_share_at_100_ms() {
+    fn fig7_rtt_keys_hold_the_share_or_the_mb_on_every_row() {
         // Hand-worked: BDP at 100 ms is 1.25 MB at 100 Mbit/s and 12.5 MB
-        // at 1 Gbit/s; at 200 ms 2.5 and 25 MB. At 100 ms 4 and 38 MB
-        // would be 3.2 and 3.04 BDP, and run at 4/3 and 38/3 MB instead.
+        // at 1 Gbit/s; at 200 ms 2.5 and 25 MB. Holding the share, every
+        // row runs at size x RTT / 300 ms; holding the MB, at 100 ms 4 and
+        // 38 MB are 3.2 and 3.04 BDP.
         let judged = [
             (100_000_000, 2),
             (100_000_000, 4),
             (1_000_000_000, 16),
             (1_000_000_000, 38),
         ];
-        let at = |rtt| -> Vec<f64> {
+        let at = |p: Fig7Path| -> Vec<f64> {
             judged
                 .iter()
-                .map(|&(rate, mb)| (fig7_share(rate, mb, 1.0, rtt) * 100.0).round() / 100.0)
+                .map(|&(rate, mb)| (fig7_share(rate, mb, 1.0, p) * 100.0).round() / 100.0)
                 .collect()
         };
-        assert_eq!(at(300), [0.53, 1.07, 0.43, 1.01]);
-        assert_eq!(at(200), [0.8, 1.6, 0.64, 1.52]);
-        assert_eq!(at(100), [1.6, 1.07, 1.28, 1.01]);
-        assert_eq!(fig7_bytes(100_000_000, 4, 1.0, 100), 1_333_333);
-        assert!(fig7_rescaled(1_000_000_000, 38, 1.0, 100));
-        assert!(!fig7_rescaled(1_000_000_000, 16, 1.0, 100));
-        assert!(!fig7_rescaled(100_000_000, 4, 1.0, 200));
+        for rtt in [300, 200, 100] {
+            assert_eq!(at(path(rtt, true)), [0.53, 1.07, 0.43, 1.01], "{rtt}");
+        }
+        assert_eq!(at(path(200, false)), [0.8, 1.6, 0.64, 1.52]);
+        assert_eq!(at(path(100, false)), [1.6, 3.2, 1.28, 3.04]);
+        assert_eq!(fig7_bytes(100_000_000, 4, 1.0, path(100, true)), 1_333_333);
+        assert_eq!(fig7_bytes(1_000_000_000, 75, 1.0, path(100, true)), 25 * MB);
+        // No cliff and no crossing: at any RTT either way, each rate's rows
+        // run in the order of their nominal sizes (the sixth review: the
+        // fifth's rule ran "4mb" below "2mb" at 100 ms and jumped between
+        // 160 and 161 ms).
+        for hold in [true, false] {
+            for rtt in (20..=400).step_by(1) {
+                for (rate, sizes) in [
+                    (100_000_000u64, [2u64, 4, 8, 16]),
+                    (1_000_000_000, [16, 38, 75, 150]),
+                ] {
+                    let run: Vec<u64> = sizes
+                        .iter()
+                        .map(|&mb| fig7_bytes(rate, mb, 1.0, path(rtt, hold)))
+                        .collect();
+                    assert!(run.windows(2).all(|w| w[0] < w[1]), "{rtt} {hold} {run:?}");
+                }
+            }
+        }
+        assert_eq!(
+            [1_333_333, 3_500_000, 7 * MB, 12_666_667, 66_500_000].map(mb_text),
+            ["1.33", "3.5", "7", "12.67", "66.5"]
+        );
         assert_eq!(FIG7_RTT.alternatives, ["200", "100"]);
+        assert_eq!(FIG7_RTT_SAME_MB.alternatives, ["200", "100"]);
         for alt in FIG7_BUFFERS.alternatives {
             let scale: f64 = alt.parse().unwrap();
             for &(rate, mb) in &judged {
-                assert!(fig7_share(rate, mb, scale, 300) < 2.0, "{rate} {mb} x{alt}");
+                assert!(
+                    fig7_share(rate, mb, scale, path(300, true)) < 2.0,
+                    "{rate} {mb} x{alt}"
+                );
             }
         }
     }

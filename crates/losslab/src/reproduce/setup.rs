@@ -100,8 +100,8 @@ fn mark_decided(main: &mut [Experiment], seen: &Seen) {
         let here = Side::of(c);
         let moved: Vec<String> = under
             .iter()
-            .filter(|(_, v)| here.moves_to(*v))
-            .map(|(arm, v)| format!("{arm} ({})", v.label()))
+            .filter(|(_, v, _)| here.moves_to(*v))
+            .map(|(arm, v, at)| format!("{arm} ({}{})", v.label(), ran_at(at, ", ")))
             .collect();
         if moved.is_empty() {
             continue;
@@ -140,7 +140,9 @@ pub fn sensitivity_annotated(
                  our reading of the paper's setup): {}",
                 rest.unwrap_or_else(|| c.explanation.clone()),
                 v.iter()
-                    .map(|(arm, side)| format!("{arm}: {}", side.verdict.name()))
+                    .map(|(arm, side, at)| {
+                        format!("{arm}: {}{}", side.label(), ran_at(at, " "))
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -217,9 +219,42 @@ pub(crate) fn one_side_only(rows: &[String]) -> String {
     }
 }
 
+/// What a cell or note adds after a row's verdict when the row ran at
+/// something its id does not name (`Claim::setting`): `sep` then "at
+/// ...", or "" (the sixth review of the OR3 paper: fig7-rtt's cells named
+/// a "38mb" row that ran 12.67 MB).
+fn ran_at(setting: &str, sep: &str) -> String {
+    if setting.is_empty() {
+        String::new()
+    } else {
+        format!("{sep}at {setting}")
+    }
+}
+
+/// Why a row is judged on one side only, from the marker of the side
+/// that is exempt: "not measured there, outside the reading" (the
+/// seventh review of the OR3 paper: the cells said only "not measured
+/// there").
+fn why_unjudged(main: &Claim, alt: &Claim) -> String {
+    let (side, c) = if premise_exempt(alt) {
+        ("there", alt)
+    } else {
+        ("in the main arm", main)
+    };
+    let why = [
+        (OUTSIDE_READING, "outside the reading"),
+        (BY_CONSTRUCTION, "by construction"),
+        (PAPER_IN_DOUBT, "the paper's value in doubt"),
+    ]
+    .iter()
+    .find(|(m, _)| c.explanation.starts_with(m))
+    .map_or("", |(_, w)| w);
+    format!("{} {side}, {why}", c.verdict.name())
+}
+
 /// For each claim id, how it was judged under each alternative
-/// ("key=value").
-type Seen = BTreeMap<String, Vec<(String, Side)>>;
+/// ("key=value") and what it ran at there (`Claim::setting`).
+type Seen = BTreeMap<String, Vec<(String, Side, String)>>;
 
 /// The table, and what each claim took under the alternatives.
 fn table(
@@ -239,7 +274,8 @@ fn table(
         "Setup choices the paper does not dictate, and which verdicts they decide",
         "Each row is one parameter the paper does not give: our value and why, then for each of \
          two alternatives, the experiments that read it rerun with everything else unchanged \
-         (same seeds) and the claims whose verdict changes against the main arm's. \"no verdict \
+         but what its unit says moves with it (same seeds) and the claims whose verdict changes \
+         against the main arm's. \"no verdict \
          changes\" means the choice does not decide any of those experiments' rows.",
     );
     for c in choices {
@@ -271,16 +307,21 @@ fn table(
                     super::timing::experiment(ctx, &format!("setup/{slug}/"), || rerun(&sub, id))?;
                 for claim in &x.claims {
                     n += 1;
-                    seen.entry(claim.id.clone())
-                        .or_default()
-                        .push((format!("{}={alt}", c.key), Side::of(claim)));
+                    seen.entry(claim.id.clone()).or_default().push((
+                        format!("{}={alt}", c.key),
+                        Side::of(claim),
+                        claim.setting.clone(),
+                    ));
+                    // After the arrow, not inside it: the page reads
+                    // "id (a -> b)" (scripts/reproductions.py).
+                    let at = ran_at(&claim.setting, " ");
                     match before.get(claim.id.as_str()) {
                         Some(b) if b.verdict == claim.verdict => {}
                         Some(b) if !moves(b, claim) => {
-                            unjudged.push(format!("{} ({} there)", claim.id, claim.verdict.name()))
+                            unjudged.push(format!("{} ({}){at}", claim.id, why_unjudged(b, claim)))
                         }
                         Some(b) => changed.push(format!(
-                            "{} ({} -> {})",
+                            "{} ({} -> {}){at}",
                             claim.id,
                             Side::of(b).label(),
                             Side::of(claim).label()
@@ -410,6 +451,47 @@ mod tests {
         );
     }
 
+    /// A row that ran at something its id does not name under an
+    /// alternative (`Claim::setting`) says so after its arrow in the cell
+    /// and in the main row's note, where the page's pattern "id (a -> b)"
+    /// still finds it (the sixth review of the OR3 paper: a cell named a
+    /// "38mb" row that ran 12.67 MB).
+    #[test]
+    fn a_row_moved_by_an_alternative_names_what_it_ran_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path().into(),
+            ..Ctx::quick_for_tests()
+        };
+        let run = |ctx: &Ctx, id: &str| -> Result<Experiment, String> {
+            let rate = ctx.choice_u64(&RATE)?;
+            let mut e = toy(id, exact(rate as f64));
+            if rate != 10 {
+                let c = e.claims.pop().unwrap();
+                e.claims
+                    .push(c.setting(format!("{rate} MB (nominal 10 MB)")));
+            }
+            Ok(e)
+        };
+        let mut main = vec![run(&ctx, "x").unwrap()];
+        let e = sensitivity(&ctx, &[RATE], &mut main, &run).unwrap();
+        let cell = &e.rows[0].ours;
+        assert!(
+            cell.contains("row (reproduced -> differs) at 5 MB (nominal 10 MB)"),
+            "{cell}"
+        );
+        assert!(
+            cell.contains("20 Mbit/s: no verdict changes (1 rows)"),
+            "{cell}"
+        );
+        let why = &main[0].claims[0].explanation;
+        assert!(
+            why.contains("rate=5 (differs, at 5 MB (nominal 10 MB))"),
+            "{why}"
+        );
+        assert!(main[0].claims[0].setting.is_empty());
+    }
+
     /// The default reruns no choice, not even one --quick reruns;
     /// `--thorough` reruns every one, the costly ones too.
     #[test]
@@ -525,7 +607,7 @@ mod tests {
         assert!(
             cell.contains(
                 "5 Mbit/s: no verdict changes (1 rows), and 1 judged on one side only: row \
-                 (not measured there)"
+                 (not measured there, outside the reading)"
             ),
             "{cell}"
         );

@@ -197,6 +197,16 @@ fn prr_quick_claims_pictures_and_export() {
             .any(|n| n.starts_with("hold sweep, sec6-both-spurious-early-retransmits: 10 ms not measured (by construction)")),
         "{notes:?}"
     );
+    // A row holding by construction at every hold but one has no second
+    // verdict: the note says so (setup.rs `premise_exempt`), where it
+    // once said "the verdict depends on the hold".
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with("hold sweep, sec6-both-spurious-early-retransmits:")
+                && n.ends_with("; judged at one hold only (by construction at the others)")
+        ),
+        "{notes:?}"
+    );
     // The ER experiment's classifier of early retransmits finds none in
     // the arm without ER (it once counted RFC 6675 fast retransmits whose
     // first SACK came on an ACK that also advanced the cumulative ACK).
