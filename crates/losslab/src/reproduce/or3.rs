@@ -1370,24 +1370,29 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // TCP (fig7-rtt-same-mb's shorter paths, or a fig7-buffers of 1.875
     // or more set by hand; the fourth review: at 100 ms, 4 and 38 MB were
     // judged at 3.2 and 3.04 BDP).
+    let past_two = |rate: u64, mb: u64| share(rate, mb) >= 2.0;
+    // Why a row is outside the reading: `what` "is x BDP" of this path.
+    let past_reading = |what: String| -> String {
+        format!(
+            "{what} of this run's {rtt} ms path, not below two BDPs, our reading of \
+             \"insufficient for TCP\" (setup choices {}, {} and {})",
+            FIG7_BUFFERS.key, FIG7_RTT.key, FIG7_RTT_SAME_MB.key,
+        )
+    };
     let outside = |c: Claim, rate: u64, mb: u64| -> Claim {
         let c = if moved(rate, mb) {
             c.setting(named(rate, mb))
         } else {
             c
         };
-        let s = share(rate, mb);
-        if s < 2.0 {
+        if !past_two(rate, mb) {
             return c;
         }
-        c.outside_reading(&format!(
-            "{} is {s:.2} BDP of this run's {rtt} ms path, not below two BDPs, our reading of \
-             \"insufficient for TCP\" (setup choices {}, {} and {})",
+        c.outside_reading(&past_reading(format!(
+            "{} is {:.2} BDP",
             named(rate, mb),
-            FIG7_BUFFERS.key,
-            FIG7_RTT.key,
-            FIG7_RTT_SAME_MB.key,
-        ))
+            share(rate, mb)
+        )))
     };
     let rows: Vec<(u64, u64)> = plan
         .iter()
@@ -1424,7 +1429,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
     // names it (the seventh review: "Headline 3 takes 4 MB (3.20 BDP)"
     // of a row not judged there).
     let judged_here = |rate: u64, mb: u64| {
-        if share(rate, mb) >= 2.0 {
+        if past_two(rate, mb) {
             ", outside the reading here"
         } else {
             ""
@@ -1902,7 +1907,7 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
         // both are, 3.2 and 3.04 BDP, and the rows were still judged).
         let past: Vec<String> = [(100_000_000, 4), (1_000_000_000, 38)]
             .iter()
-            .filter(|&&(rate, mb)| share(rate, mb) >= 2.0)
+            .filter(|&&(rate, mb)| past_two(rate, mb))
             .map(|&(rate, mb)| format!("{} is {:.2} BDP", named(rate, mb), share(rate, mb)))
             .collect();
         let premise = |c: Claim| -> Claim {
@@ -1910,15 +1915,10 @@ fn buffers(ctx: &Ctx) -> Result<Experiment, String> {
             if past.is_empty() {
                 return c;
             }
-            c.outside_reading(&format!(
-                "it compares the rows of nominal 4 and 38 MB, and {} of this run's {rtt} ms path, \
-                 not below two BDPs, our reading of \"insufficient for TCP\" (setup choices {}, \
-                 {} and {})",
-                past.join(" and "),
-                FIG7_BUFFERS.key,
-                FIG7_RTT.key,
-                FIG7_RTT_SAME_MB.key,
-            ))
+            c.outside_reading(&past_reading(format!(
+                "it compares the rows of nominal 4 and 38 MB, and {}",
+                past.join(" and ")
+            )))
         };
         e.claims.push(premise(order(exp, "fig7b-bbr-utilization-falls", &format!("Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: BBR (ours: utilization in the rows of nominal 4 and 38 MB, about one BDP of the {main_rtt} ms path at the main arm's sizes, here {at}; 1 Gbit/s - 100 Mbit/s, same seed)"), b100, b1g, false, "")));
         e.claims.push(premise(order(exp, "fig7b-or3-utilization-falls", "Fig. 7(b), V.B: at 1 Gbit/s the bandwidth utilization of all schemes decreases significantly: TCP-OR3 (same measure)", o100, o1g, false, "")));

@@ -868,15 +868,15 @@ fn hold_notes(
         // A row judged at one hold only has no second verdict to agree
         // with: said so, not "the same verdict at every hold".
         let verdict_text = if verdicts.is_empty() && !cells.is_empty() {
-            "by construction at every hold".to_string()
+            "by construction at every hold"
         } else if verdicts.len() == 1 && cells.len() > 1 {
-            "judged at one hold only (by construction at the others)".to_string()
+            "judged at one hold only (by construction at the others)"
         } else if !same {
-            "the verdict depends on the hold".to_string()
+            "the verdict depends on the hold"
         } else if verdicts.len() < cells.len() {
-            "the same verdict at every hold that judges it".to_string()
+            "the same verdict at every hold that judges it"
         } else {
-            "the same verdict at every hold".to_string()
+            "the same verdict at every hold"
         };
         notes.push(format!(
             "hold sweep, {}: {}; {}",

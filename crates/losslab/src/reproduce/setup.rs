@@ -159,10 +159,24 @@ pub fn sensitivity_annotated(
 /// run that measured nothing) is a change like any other, the fifth
 /// review found the first rule exempting both.
 pub(crate) fn premise_exempt(c: &Claim) -> bool {
-    c.verdict == Verdict::NotMeasured
-        && [OUTSIDE_READING, BY_CONSTRUCTION, PAPER_IN_DOUBT]
-            .iter()
-            .any(|m| c.explanation.starts_with(m))
+    c.verdict == Verdict::NotMeasured && exempt_reason(c).is_some()
+}
+
+/// The markers of a row not judged by the claim's own terms, each with
+/// the words a setup cell gives for it.
+const EXEMPT: [(&str, &str); 3] = [
+    (OUTSIDE_READING, "outside the reading"),
+    (BY_CONSTRUCTION, "by construction"),
+    (PAPER_IN_DOUBT, "the paper's value in doubt"),
+];
+
+/// Which of the `EXEMPT` markers opens `c`'s explanation, in a cell's
+/// words.
+fn exempt_reason(c: &Claim) -> Option<&'static str> {
+    EXEMPT
+        .iter()
+        .find(|(m, _)| c.explanation.starts_with(m))
+        .map(|&(_, w)| w)
 }
 
 /// Whether a row's verdict changes from `main` to `alt` (setup tables
@@ -241,14 +255,7 @@ fn why_unjudged(main: &Claim, alt: &Claim) -> String {
     } else {
         ("in the main arm", main)
     };
-    let why = [
-        (OUTSIDE_READING, "outside the reading"),
-        (BY_CONSTRUCTION, "by construction"),
-        (PAPER_IN_DOUBT, "the paper's value in doubt"),
-    ]
-    .iter()
-    .find(|(m, _)| c.explanation.starts_with(m))
-    .map_or("", |(_, w)| w);
+    let why = exempt_reason(c).unwrap_or_default();
     format!("{} {side}, {why}", c.verdict.name())
 }
 
