@@ -15,8 +15,9 @@ mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
 its eighteen variants: 92 min on 2 cores with other work beside it,
 docs/BENCHMARKS.md), the OR3 paper at --full (the paper's 100 runs per
 point of Figures 3(b), 5 and 6, ten of the others, and every setup
-rerun: 2 h 53 min beside other work with the PGO build, 2026-12-05,
-at most 1.7 hours on 2 idle cores; `--rerun or3` runs with --resume too, so a stopped run
+rerun: 1 h 30 min at low priority beside other work, plain build,
+2026-12-06, about 1.5 hours on 2 idle cores from its 10,301 s of CPU;
+`--rerun or3` runs with --resume too, so a stopped run
 continues when the script is run again), and the LE
 paper at --thorough, the default before issue 33 (its --full runs
 Figure 6's eleven loss rates with ten seeds of 100 s). Every one of those runs'
@@ -272,12 +273,11 @@ page shows the `--full` run (for the mobile paper, ten seeds of 200 s
 runs at up to 1 Gbit/s and its eighteen variants: 92 min on 2
 cores with builds and a CI run beside it, measured 2026-12-01; for the
 OR3 paper, 100 runs per point of Figures 3(b) and 6 (120 s at 1 Gbit/s)
-and of Figure 5 (a 1 GB file), ten of every other point, and all 22
-setup reruns of that run's code: 49.5 G packets (1,466 runs taken from
-identical ones) and 19,245 s of CPU with the PGO build, in one start of
-2 h 53 min beside other work, run on 2026-12-05; the same run of the
-day before took 2 h 16 min and 12,242 s, so at most 1.7 hours on 2
-idle cores, docs/BENCHMARKS.md), except for the LE paper, shown at
+and of Figure 5 (a 1 GB file), ten of every other point, and all 28
+setup reruns of that run's code: 52.7 G packets (1,466 runs taken from
+identical ones) and 10,301 s of CPU with the plain build, in one start
+of 1 h 30 min at low priority beside other work, run on 2026-12-06, so
+about 1.5 hours on 2 idle cores, docs/BENCHMARKS.md), except for the LE paper, shown at
 `--thorough` (the LE paper's `--full` runs
 Figure 6's eleven loss rates with ten seeds of 100 s: 9 min 4 s on 2
 idle cores, 2026-12-02). CI regenerates the page and fails if it
@@ -1036,7 +1036,15 @@ def open_review_or3(p, cs):
     read from the run, so the text stays true after the next rerun."""
     by = {c["id"]: c for c in cs}
     setup = [r for e in p["experiments"] if e["id"] == "setup" for r in e.get("rows", [])]
-    length = [r for r in setup if r["metric"].startswith("fig7-length = ")]
+    # A choice's row counts only when its alternatives ran: a --quick or
+    # default run writes the row with "not rerun at this scale" (the
+    # seventh review: such a run was said to carry the answers). The
+    # fig8-levels answer below is the row's paper text, which every run
+    # carries, so it reads the row whether rerun or not.
+    def rerun(prefix):
+        return [r for r in setup if r["metric"].startswith(prefix)
+                and not str(r["ours"]).startswith("not rerun")]
+    length = rerun("fig7-length = ")
     rows = [r for e in p["experiments"] for r in e.get("rows", [])]
     new_run = bool(length)
     out = ["\n### Review findings and their answers\n",
@@ -1080,12 +1088,6 @@ def open_review_or3(p, cs):
     out.append("- **A variant's own rows were only in results.json.** Each experiment's "
                "measurement rows are on this page now, folded under its claims.")
     # The third review (2026-12-05, at --full, seeds 1..10).
-    # A choice's row counts only when its alternatives ran: a --quick or
-    # default run writes the row with "not rerun at this scale" (the
-    # seventh review: such a run was said to carry the answers).
-    def rerun(prefix):
-        return [r for r in setup if r["metric"].startswith(prefix)
-                and not str(r["ours"]).startswith("not rerun")]
     rtt = rerun("fig7-rtt = ")
     bufs = rerun("fig7-buffers = ")
     third = bool(rtt and bufs)

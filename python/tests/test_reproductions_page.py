@@ -164,6 +164,13 @@ def test_the_or3_review_blocks_read_which_answers_the_run_carries():
     for name in ["fourth", "fifth", "sixth", "seventh"]:
         block = text.split(f"The page's {name} review", 1)[1].split("\n", 1)[0]
         assert "predates the answers" in block, (name, block)
+    # ... the first review's block included: its fig7-length answer is a
+    # rerun, not the row's presence.
+    first_block = text.split("The page's third review", 1)[0]
+    assert "The run on this page predates the answers" in first_block
+    assert "gives: not rerun" not in first_block
+    assert "`fig7-length` (0.5 and 2 x the scale's length) varies it from the next run." \
+        in first_block
 
 
 def test_a_size_after_the_arrow_leaves_the_move_readable():
