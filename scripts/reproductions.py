@@ -9,10 +9,10 @@ from the claims tables of `losslab reproduce` (results.json per paper).
     python3 scripts/reproductions.py --quick-dir Q --full-dir F   # reuses runs
 
 The page shows each paper at the scale SCALE gives: the PRR and
-tail-loss papers at --full (32 s, measured 2026-11-29, and 38 min on 2
-cores, 2026-11-30, with the test suite running beside it), the
+tail-loss papers at --full (43 s and 7 min 50 s on 2 idle cores,
+2026-12-06), the
 mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
-its eighteen variants: 92 min on 2 cores with other work beside it,
+its eighteen variants: 57 min 32 s on 2 idle cores, 2026-12-06,
 docs/BENCHMARKS.md), the OR3 paper at --full (the paper's 100 runs per
 point of Figures 3(b), 5 and 6, ten of the others, and every setup
 rerun: 1 h 30 min at low priority beside other work, plain build,
@@ -258,10 +258,11 @@ mobile paper reruns the runs its taken-back experiments shared with later
 ones (the same numbers; only time is lost). The code is
 `crates/losslab/src/reproduce/`.
 
-Scales: `--quick` (56.5 s for all five on 2 idle cores, 2026-12-04;
-its own smaller seed set, what CI asserts), the default (2 min 19 s
-for all five on 2 cores: 138.9 s, the median of three idle runs on
-2026-12-04, and 130.9 s on the machine of 2026-12-02; each paper's main arm, the mobile
+Scales: `--quick` (40.2 s for all five on 2 idle cores, 2026-12-06,
+56.5 s on the VM of 2026-12-04; its own smaller seed set, what CI
+asserts), the default (99.1 s for all five on 2 idle cores, the median
+of five runs on the VM of 2026-12-06, 138.9 s on that of 2026-12-04
+and 166.7 s on a slower one; each paper's main arm, the mobile
 paper's quick cells and the OR3 paper with three seeds per point and
 without its two 1 Gbit/s explanation variants), `--thorough` (the
 default before issue 33: every
@@ -270,8 +271,8 @@ paper, 3 minutes for the tail-loss paper, 4.5 for the LE paper, about
 36 for the mobile paper and 18 for the OR3 paper) and
 `--full` (the run counts below). This
 page shows the `--full` run (for the mobile paper, ten seeds of 200 s
-runs at up to 1 Gbit/s and its eighteen variants: 92 min on 2
-cores with builds and a CI run beside it, measured 2026-12-01; for the
+runs at up to 1 Gbit/s and its eighteen variants: 40.2 G packets in
+57 min 32 s on 2 idle cores, run on 2026-12-06; for the
 OR3 paper, 100 runs per point of Figures 3(b) and 6 (120 s at 1 Gbit/s)
 and of Figure 5 (a 1 GB file), ten of every other point, and all 28
 setup reruns of that run's code: 52.7 G packets (1,466 runs taken from
@@ -279,10 +280,11 @@ identical ones) and 10,301 s of CPU with the plain build, in one start
 of 1 h 30 min at low priority beside other work, run on 2026-12-06, so
 about 1.5 hours on 2 idle cores, docs/BENCHMARKS.md), except for the LE paper, shown at
 `--thorough` (the LE paper's `--full` runs
-Figure 6's eleven loss rates with ten seeds of 100 s: 9 min 4 s on 2
-idle cores, 2026-12-02). CI regenerates the page and fails if it
+Figure 6's eleven loss rates with ten seeds of 100 s: 5 min 32 s on 2
+idle cores, 2026-12-06; its `--thorough`, the page's run, 1 min 51 s).
+CI regenerates the page and fails if it
 differs from the committed one; it does not rerun the mobile and OR3
-papers' `--full` or the LE paper's `--thorough` (4.5 minutes),
+papers' `--full` or the LE paper's `--thorough` (2 to 4.5 minutes),
 whose results.json files are committed as
 `docs/data/mobile-results.json`, `docs/data/or3-results.json` and
 `docs/data/le-results.json`: `python3 scripts/reproductions.py --heavy`
@@ -290,7 +292,11 @@ regenerates them (the runs are deterministic, so a rerun on any machine
 gives the same file); the PRR and tail-loss papers' `--full` results
 are committed the same way (`docs/data/prr-results.json`,
 `docs/data/tail-results.json`, `--rerun prr tail`), so that CI stays
-within its time. Rows
+within its time. All five were rerun on 2026-12-06 with one build: the
+PRR, tail-loss, mobile and LE papers' runs gave every number and
+verdict of the runs before (made with code up to a week older); only
+the texts newer code writes beside them (which setup choices decide a
+row, how changes are counted) are new. Rows
 below whose verdicts differ between `--quick` and the page say why.
 
 ## The headline claims, paper by paper
