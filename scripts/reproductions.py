@@ -9,7 +9,7 @@ from the claims tables of `losslab reproduce` (results.json per paper).
     python3 scripts/reproductions.py --quick-dir Q --full-dir F   # reuses runs
 
 The page shows each paper at the scale SCALE gives: the PRR and
-tail-loss papers at --full (43 s and 7 min 50 s on 2 idle cores,
+tail-loss papers at --full (29 s and 6 min 53 s on 2 idle cores,
 2026-12-06), the
 mobile paper at --full (ten seeds of 200 s runs at up to 1 Gbit/s and
 its eighteen variants: 57 min 32 s on 2 idle cores, 2026-12-06,
@@ -948,7 +948,8 @@ def open_review_mobile(p, cs):
                f"{len(cs)} page rows with results.json, all matching, checked over 80 of the "
                "paper's numbers, and reran the headline cell, `sec7d-vegas-qarr-gain-p0.2` and "
                "tsq-truesize cells at full size, 10 seeds of 200 s, all matching to the last "
-               "digit) found no blocker; its findings are open until the next `--full` rerun:\n")
+               "digit) found no blocker; its findings are open, not yet built (the rerun of "
+               "2026-12-06, with code that does not answer them, gives the same numbers):\n")
     out.append("- **TCP Small Queues' size is a steep setting, tested at one value of a range** "
                "(serious). The truesize of a 1448-byte skb without GSO is set by the kernel's "
                "build: 2,304 bytes in a 2 KiB head (our `tsq-truesize`), but about 4,352 in a 4 KiB "
@@ -963,8 +964,8 @@ def open_review_mobile(p, cs):
                "`eff-tab7-9-veno-qarr-u200` -0.043, -0.017 and +0.017; "
                + (f"`{h1['id']}` {verdict(h1)} at all three (-0.399 at 45,626). " if h1 else "")
                + "No verdict it tested moves, and QARR's Table 15 stays far below the paper at "
-               "every value, but the setting moves that cell threefold: the next run makes the "
-               "limit a range (wire bytes, 2 KiB and 4 KiB heads). The main arm also takes the "
+               "every value, but the setting moves that cell threefold: making the limit a range "
+               "(wire bytes, 2 KiB and 4 KiB heads) is open. The main arm also takes the "
                "no-GSO cwnd test while counting TCP Small Queues as a GSO sender nearly would; "
                "both are written down here, neither is chosen by its effect.")
     out.append("- **Minor, open:** the \"at least\" rows differ in their band below the paper's "
