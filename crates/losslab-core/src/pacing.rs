@@ -97,17 +97,13 @@ impl Pacer {
     }
 
     /// One data segment of `len` bytes left at `now`, paced at `rate` bits
-    /// per second in skbs of `burst` segments (`burst_segments`).
-    pub fn on_sent(&mut self, now: Time, len: u32, rate: u64, burst: u32) {
-        self.on_sent_sized(now, len, rate, || burst);
-    }
-
-    /// `on_sent`, with the skb's size asked for only when a segment begins
-    /// one: at 1 Gbit/s an skb holds about 45 segments, and sizing it
+    /// per second in skbs of `burst()` segments (`burst_segments`). The
+    /// skb's size is asked for only when a segment begins one: at 1
+    /// Gbit/s an skb holds about 45 segments, and sizing it
     /// (tcp_tso_autosize()'s divisions and the controller's
     /// min_tso_segs) for each of them was a send's largest cost after the
     /// pacer's own arithmetic (issue 33).
-    pub fn on_sent_sized(&mut self, now: Time, len: u32, rate: u64, burst: impl FnOnce() -> u32) {
+    pub fn on_sent(&mut self, now: Time, len: u32, rate: u64, burst: impl FnOnce() -> u32) {
         self.segs_out += 1;
         if self.linux_start {
             self.on_sent_linux(now, len, rate, burst);
@@ -201,12 +197,12 @@ mod tests {
         let mut p = Pacer::default();
         for _ in 0..10 {
             assert!(p.may_send(0));
-            p.on_sent(0, 1500, 12_000_000, 2);
+            p.on_sent(0, 1500, 12_000_000, || 2);
         }
         assert!(p.may_send(0));
-        p.on_sent(0, 1500, 12_000_000, 2);
+        p.on_sent(0, 1500, 12_000_000, || 2);
         assert!(p.may_send(0), "second segment of the skb");
-        p.on_sent(0, 1500, 12_000_000, 2);
+        p.on_sent(0, 1500, 12_000_000, || 2);
         assert!(!p.may_send(0));
         assert!(!p.may_send(2 * MS - 1));
         assert!(p.may_send(2 * MS));
@@ -219,7 +215,7 @@ mod tests {
     fn waiting_for_next_is_what_block_would_set() {
         let mut p = Pacer::default();
         for _ in 0..11 {
-            p.on_sent(0, 1500, 12_000_000, 1);
+            p.on_sent(0, 1500, 12_000_000, || 1);
         }
         assert!(!p.may_send(0) && !p.waiting_for_next());
         p.block(0);
@@ -234,10 +230,10 @@ mod tests {
             !p.waiting_for_next(),
             "a gate open at `next` asks for nothing"
         );
-        p.on_sent(MS, 1500, 12_000_000, 1);
+        p.on_sent(MS, 1500, 12_000_000, || 1);
         p.block(MS);
         assert!(p.waiting_for_next());
-        p.on_sent(2 * MS, 1500, 12_000_000, 1);
+        p.on_sent(2 * MS, 1500, 12_000_000, || 1);
         assert!(
             !p.waiting_for_next(),
             "a departure moved: block would set a new one"
@@ -256,7 +252,7 @@ mod tests {
             let mut p = Pacer::new(start);
             let mut sent = 0;
             while p.may_send(0) {
-                p.on_sent(0, 1500, 12_000_000, 1);
+                p.on_sent(0, 1500, 12_000_000, || 1);
                 sent += 1;
             }
             assert!(p.may_send(MS) && !p.may_send(MS - 1));
@@ -272,7 +268,7 @@ mod tests {
             let mut p = Pacer::new(start);
             let mut sent = 0;
             while p.may_send(0) {
-                p.on_sent(0, 1500, 12_000_000, 2);
+                p.on_sent(0, 1500, 12_000_000, || 2);
                 sent += 1;
             }
             assert!(p.may_send(2 * MS) && !p.may_send(2 * MS - 1));
@@ -284,7 +280,7 @@ mod tests {
         let mut p = Pacer::default();
         for _ in 0..11 {
             assert!(p.may_send(0));
-            p.on_sent(0, 1500, 12_000_000, 1);
+            p.on_sent(0, 1500, 12_000_000, || 1);
         }
         assert!(!p.may_send(0));
     }
@@ -296,10 +292,10 @@ mod tests {
             segs_out: 10,
             ..Pacer::default()
         };
-        p.on_sent(0, 1500, 12_000_000, 1);
+        p.on_sent(0, 1500, 12_000_000, || 1);
         assert_eq!(p.next, MS);
         // 5 ms late: credit min(0.5 ms, 5 ms); departs 5 ms + 0.5 ms.
-        p.on_sent(6 * MS, 1500, 12_000_000, 1);
+        p.on_sent(6 * MS, 1500, 12_000_000, || 1);
         assert_eq!(p.next, 6 * MS + 500 * US);
     }
 

@@ -190,7 +190,7 @@ impl Sender {
         let (mss, min_rtt) = (self.cfg.mss, self.rtt.min_rtt());
         let cc = &self.alg.cc;
         if let Some(p) = &mut self.pacer {
-            p.on_sent_sized(now, len, rate, || {
+            p.on_sent(now, len, rate, || {
                 burst_segments(rate, mss, min_rtt, cc.min_tso_segs())
             });
         }
