@@ -24,11 +24,20 @@ def repo() -> Path:
 
 @pytest.fixture(scope="session")
 def cli() -> str:
-    """The losslab binary: $LOSSLAB_BIN, else target/release/losslab."""
-    b = os.environ.get("LOSSLAB_BIN") or str(REPO / "target" / "release" / "losslab")
-    if not Path(b).exists():
-        pytest.fail(f"no losslab binary at {b}: run `cargo build --release` first (or set LOSSLAB_BIN)")
-    return b
+    """The losslab binary: $LOSSLAB_BIN, else target/release/losslab, else
+    target/debug/losslab (what the README's first test line, `cargo test
+    --workspace`, builds)."""
+    if os.environ.get("LOSSLAB_BIN"):
+        b = os.environ["LOSSLAB_BIN"]
+        if not Path(b).exists():
+            pytest.fail(f"no losslab binary at {b} (LOSSLAB_BIN)")
+        return b
+    for profile in ("release", "debug"):
+        b = REPO / "target" / profile / "losslab"
+        if b.exists():
+            return str(b)
+    pytest.fail("no losslab binary at target/release/losslab or target/debug/losslab: "
+                "run `cargo test --workspace` or `cargo build --release` first (or set LOSSLAB_BIN)")
 
 
 @pytest.fixture(scope="session")
