@@ -7,6 +7,7 @@ use crate::cwnd_use::Burst;
 use crate::event::Event;
 use crate::rate::Chosen;
 use crate::recovery::RecoveryCtx;
+use crate::scoreboard::later;
 use crate::time::Time;
 
 use super::{AckFacts, AckRtts, Sender, State};
@@ -22,10 +23,9 @@ impl Sender {
             // scoreboard was SACKed.
             let d = self.board.delivered();
             let rtx = self.board.delivered_retransmitted().latest();
-            let chosen: Option<Chosen> = [d.latest_original, rtx]
-                .into_iter()
-                .flatten()
-                .max_by_key(|x| x.tx_order)
+            // `later`, not a max over an iterator of the two: the array
+            // that built went through memory on every ACK (issue 33).
+            let chosen: Option<Chosen> = later(d.latest_original, rtx)
                 .and_then(|x| r.choose(x.seg_no, x.seg_no >= self.board.base()));
             r.on_lost(f.losses);
             r.generate(
