@@ -75,12 +75,11 @@ impl Sender {
         // forward; issue 33).
         match &seg {
             Some(s) => {
-                let (tx_count, probe, len, seq) = (s.tx_count, s.probe, s.len, s.seq);
                 self.check_invariants();
                 // Linux sends new data from tcp_write_xmit(), which ends
                 // in tcp_cwnd_validate(); retransmissions and window
                 // probes take other paths.
-                self.sent_new_in_burst |= through_write_xmit && tx_count == 1 && !probe;
+                self.sent_new_in_burst |= through_write_xmit && s.tx_count == 1 && !s.probe;
                 if self.state != State::Open {
                     self.alg.recovery.on_sent(1);
                 }
@@ -91,12 +90,13 @@ impl Sender {
                     self.alg.cc.on_tx_start(now, last_send);
                 }
                 if self.pacer.is_some() {
-                    self.on_paced_send(now, len);
+                    self.on_paced_send(now, s.len);
                 }
                 let tctx = self.timer_ctx(now);
                 let d = self.alg.timers.on_send(&tctx, self.timer);
                 self.timer = self.on_tick(now, d);
-                if self.cfg.rto_rearm_on_head_retransmit && tx_count > 1 && seq == self.snd_una {
+                if self.cfg.rto_rearm_on_head_retransmit && s.tx_count > 1 && s.seq == self.snd_una
+                {
                     self.timer = self.on_tick(now, Some((now + self.rtt.rto(), TimerKind::Rto)));
                 }
                 seg
