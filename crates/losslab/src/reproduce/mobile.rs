@@ -661,9 +661,73 @@ fn headroom(f: &mut FlowSpec, num: u64, den: u64) {
 /// included): a variant leaves most cases as they were, and those are the
 /// same runs (the simulator is deterministic), so they are not made again.
 /// Emptied when `run` ends.
-static DONE: Mutex<BTreeMap<(String, Time), FlowResults>> = Mutex::new(BTreeMap::new());
+///
+/// Bounded by [`DONE_BYTES`]: `--full` (48,446 runs) kept every run's
+/// results here and peaked at 3.95 GB. A run that does not fit is not
+/// kept; a later experiment that wants it makes it again, with the same
+/// results, so the bound costs time, never a different file. The main
+/// arm's experiments run first and fill it first, and theirs are the runs
+/// the explanation variants take back.
+static DONE: Mutex<Done> = Mutex::new(Done {
+    runs: BTreeMap::new(),
+    bytes: 0,
+});
 
-fn done() -> std::sync::MutexGuard<'static, BTreeMap<(String, Time), FlowResults>> {
+/// The most bytes of results [`DONE`] keeps, as [`held_bytes`] counts.
+const DONE_BYTES: usize = 512 << 20;
+
+struct Done {
+    runs: BTreeMap<(String, Time), FlowResults>,
+    /// [`held_bytes`] of every run in `runs`.
+    bytes: usize,
+}
+
+impl Done {
+    /// Keeps `f` under `key` if it fits in `limit` bytes beside what is
+    /// kept already; returns whether it is kept.
+    fn keep(&mut self, key: (String, Time), f: &FlowResults, limit: usize) -> bool {
+        if self.runs.contains_key(&key) {
+            return true;
+        }
+        let b = held_bytes(f);
+        if self.bytes + b > limit {
+            return false;
+        }
+        self.bytes += b;
+        self.runs.insert(key, f.clone());
+        true
+    }
+
+    fn clear(&mut self) {
+        self.runs.clear();
+        self.bytes = 0;
+    }
+}
+
+/// What one run's results hold in memory, near enough to bound [`DONE`]:
+/// the struct, its lists and their strings. The recovery lists are most
+/// of it (up to `recovery_log::KEEP` entries each).
+fn held_bytes(f: &FlowResults) -> usize {
+    use losslab_sim::results::{ObjectResult, RecoveryPeriodResult, RecoveryResult};
+    use std::mem::size_of;
+    let strings = [&f.name, &f.cc, &f.recovery, &f.detection, &f.timers]
+        .iter()
+        .map(|s| s.capacity())
+        .sum::<usize>()
+        + f.profile.as_ref().map_or(0, String::capacity);
+    size_of::<FlowResults>()
+        + strings
+        + f.segments_by_retransmissions.capacity() * size_of::<u64>()
+        + f.recoveries.capacity() * size_of::<RecoveryResult>()
+        + f.recoveries
+            .iter()
+            .map(|r| r.kind.capacity())
+            .sum::<usize>()
+        + f.recovery_periods.capacity() * size_of::<RecoveryPeriodResult>()
+        + f.objects.capacity() * size_of::<ObjectResult>()
+}
+
+fn done() -> std::sync::MutexGuard<'static, Done> {
     // A panic elsewhere while it was held leaves only complete entries.
     DONE.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -697,7 +761,7 @@ fn run_all(
         let d = done();
         (0..cases.len())
             .flat_map(|i| (1..=seeds).map(move |s| (i, s)))
-            .filter(|&(i, s)| !d.contains_key(&key(&cases[i], s)))
+            .filter(|&(i, s)| !d.runs.contains_key(&key(&cases[i], s)))
             .collect()
     };
     // A case another experiment already ran is exported here too, so that
@@ -707,7 +771,7 @@ fn run_all(
         let d = done();
         for c in &cases {
             for s in 1..=seeds {
-                if d.contains_key(&key(c, s)) {
+                if d.runs.contains_key(&key(c, s)) {
                     super::common::export(x, exp, &build(c, s))?;
                 }
             }
@@ -722,12 +786,24 @@ fn run_all(
         |r| r.flows.into_iter().next().expect("one flow"),
     )?;
     let mut d = done();
+    // This call's own runs answer it whether DONE had room for them or not.
+    let mut made: BTreeMap<(String, Time), FlowResults> = BTreeMap::new();
     for (&(i, s), mut r) in todo.iter().zip(fresh) {
-        d.insert(key(&cases[i], s), r.pop().expect("one seed"));
+        let f = r.pop().expect("one seed");
+        let k = key(&cases[i], s);
+        d.keep(k.clone(), &f, DONE_BYTES);
+        made.insert(k, f);
     }
     Ok(cases
         .iter()
-        .map(|c| (1..=seeds).map(|s| d[&key(c, s)].clone()).collect())
+        .map(|c| {
+            (1..=seeds)
+                .map(|s| {
+                    let k = key(c, s);
+                    made.get(&k).unwrap_or_else(|| &d.runs[&k]).clone()
+                })
+                .collect()
+        })
         .collect())
 }
 
@@ -3659,6 +3735,27 @@ mod tests {
             download: false,
             tweak: None,
         }
+    }
+
+    #[test]
+    fn runs_beyond_the_bound_are_not_kept_and_the_kept_ones_are_counted_once() {
+        let f = one(&case("prr", Opt::Original));
+        let b = held_bytes(&f);
+        assert!(b >= std::mem::size_of::<FlowResults>());
+        let mut d = Done {
+            runs: BTreeMap::new(),
+            bytes: 0,
+        };
+        let k = |n: &str| (n.to_string(), 12 * SEC);
+        assert!(d.keep(k("a"), &f, 2 * b + b / 2));
+        // The same run again is already kept: no second count.
+        assert!(d.keep(k("a"), &f, 2 * b + b / 2));
+        assert!(d.keep(k("b"), &f, 2 * b + b / 2));
+        assert!(!d.keep(k("c"), &f, 2 * b + b / 2));
+        assert_eq!((d.runs.len(), d.bytes), (2, 2 * b));
+        assert_eq!(d.runs[&k("b")], f);
+        d.clear();
+        assert_eq!((d.runs.len(), d.bytes), (0, 0));
     }
 
     fn row(values: &[f64]) -> Claim {
