@@ -960,6 +960,12 @@ impl CongestionControl for Bbr {
         true
     }
 
+    // BBR reads every ACK in cong_control; it has no on_ack, which the
+    // sender would otherwise call, empty, on every ACK.
+    fn observes_every_ack(&self) -> bool {
+        false
+    }
+
     /// bbr_main().
     fn cong_control(&mut self, w: &mut Window, ctx: &CcCtx) {
         self.mss = ctx.mss;

@@ -371,7 +371,9 @@ pub trait RecoveryOps {
         0
     }
     /// Whether NextSeg() rule 4, the rescue retransmission, is used (RFC
-    /// 6675 added it; RFC 3517 has none).
+    /// 6675 added it; RFC 3517 has none). Read once, when the sender is
+    /// built, as are `entry_on_islost` and
+    /// `fast_retransmit_below_recover`: constants of the algorithm.
     fn rescue_retransmission(&self) -> bool {
         true
     }

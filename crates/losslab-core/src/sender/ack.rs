@@ -464,7 +464,7 @@ impl Sender {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             exiting_recovery: false,
-            dupack_entry_only: !self.alg.recovery.entry_on_islost(),
+            dupack_entry_only: !self.rec_caps.entry_on_islost,
             echo_order: 0,
         }
     }
@@ -477,7 +477,7 @@ impl Sender {
     /// `bug_fix_`, where `highest_ack_ > recover_` is snd.una >= recover
     /// in bytes).
     pub(super) fn detector_dupacks(&self) -> u32 {
-        let guarded = !self.alg.recovery.fast_retransmit_below_recover();
+        let guarded = !self.rec_caps.fast_retransmit_below_recover;
         if guarded && self.state == State::Open && self.snd_una < self.rexmit.recover {
             0
         } else {

@@ -236,6 +236,7 @@ pub struct Sender {
     alg: Algorithms,
     /// The controller's static answers, asked once.
     cc_caps: CcCaps,
+    rec_caps: RecCaps,
     app: AppState,
     /// Linux's send buffer, when modelled.
     sndbuf: Option<SendBuffer>,
@@ -286,6 +287,16 @@ struct CcCaps {
     tests_cwnd_limited: bool,
     /// TCP_CONG_RTT_STAMP at this flow's tick (`rtt_sample = "linux-3.2"`).
     rtt_stamp: bool,
+}
+
+/// The recovery algorithm's static answers, read once: the sender asked
+/// them through its `dyn RecoveryOps` on every ACK or segment, a call
+/// apiece for a constant (issue 33).
+#[derive(Clone, Copy, Debug)]
+struct RecCaps {
+    rescue_retransmission: bool,
+    entry_on_islost: bool,
+    fast_retransmit_below_recover: bool,
 }
 
 /// What the peer has told the sender of itself.
@@ -399,6 +410,11 @@ impl Sender {
                 wants_pacing_rate: alg.cc.wants_pacing_rate(),
                 tests_cwnd_limited: alg.cc.tests_cwnd_limited(),
                 rtt_stamp: alg.cc.rtt_stamp(cfg.rto.tick),
+            },
+            rec_caps: RecCaps {
+                rescue_retransmission: alg.recovery.rescue_retransmission(),
+                entry_on_islost: alg.recovery.entry_on_islost(),
+                fast_retransmit_below_recover: alg.recovery.fast_retransmit_below_recover(),
             },
             app: AppState::new(cfg.app.clone()),
             sndbuf: cfg

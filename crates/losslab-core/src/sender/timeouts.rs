@@ -284,10 +284,18 @@ impl Sender {
     /// nothing in flight, as ns-2's Sack1 held in Linux's non-SACK
     /// recovery exit can be). Without the timer either would wait
     /// forever: no ACK is coming.
+    // The test inline, the rest out of line: called on every ACK and at
+    // the end of every burst, it nearly always returns at the test, and
+    // the call cost more than the test (issue 33).
+    #[inline]
     pub(super) fn maybe_arm_persist(&mut self, now: Time) {
-        if !self.board.is_empty() || self.probes.persist.is_some() {
-            return;
+        if self.board.is_empty() && self.probes.persist.is_none() {
+            self.arm_persist_if_shut(now);
         }
+    }
+
+    #[inline(never)]
+    fn arm_persist_if_shut(&mut self, now: Time) {
         let window_shut = self.new_data_len() == 0
             && self
                 .app

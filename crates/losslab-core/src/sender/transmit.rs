@@ -330,7 +330,7 @@ impl Sender {
             rescue_rxt: self.rexmit.rescue_rxt,
             high_ack: self.snd_una,
             // Rule 4 is defined on SACK scoreboards only.
-            rescue_enabled: self.peer.sack_seen && self.alg.recovery.rescue_retransmission(),
+            rescue_enabled: self.peer.sack_seen && self.rec_caps.rescue_retransmission,
         };
         let new_len = self.new_data_len();
         match next_seg(&self.board, &vars, new_len > 0) {
