@@ -666,7 +666,7 @@ fn headroom(f: &mut FlowSpec, num: u64, den: u64) {
 /// results here and peaked at 3.95 GB. A run that does not fit is not
 /// kept; a later experiment that wants it makes it again (or takes it
 /// from the memo), with the same results, so the bound costs time and
-/// moves `timings.csv`'s `reused` column, never another file. The main
+/// moves `timings.csv` (runs, packets, `reused`), never another file. The main
 /// arm's experiments run first and fill it first, and theirs are the runs
 /// the explanation variants take back.
 static DONE: Mutex<Done> = Mutex::new(Done {
