@@ -166,6 +166,10 @@ impl RateSampler {
     /// `delivered` segments and marked `losses` lost. `una_seg` is the
     /// scoreboard's first segment after the ACK: snapshots below it are
     /// dropped.
+    // Inline: returned through memory, the sample was read back in loads
+    // wider than its stores, where perf put 1% of a BBR flow's samples
+    // (issue 33; BENCHMARKS.md has what removing such stalls gave).
+    #[inline]
     pub fn generate(
         &mut self,
         now: Time,

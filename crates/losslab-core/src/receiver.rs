@@ -259,10 +259,13 @@ impl LinuxDelack {
             .map_or(crate::time::SEC, |r| r + 200 * crate::time::MS)
     }
 
-    fn on_data(&mut self, now: Time, window_segments: u64) {
-        let quickacks = window_segments.clamp(2, MAX_QUICKACKS);
+    /// `window_segments` is asked only where tcp_event_data_recv() calls
+    /// tcp_incr_quickack(): its division, made for every segment before,
+    /// held about 1% of a BBR flow's perf samples (issue 33).
+    fn on_data(&mut self, now: Time, window_segments: impl FnOnce() -> u64) {
+        let quickacks = || window_segments().clamp(2, MAX_QUICKACKS);
         if self.ato == 0 {
-            self.quick = quickacks;
+            self.quick = quickacks();
             self.ato = ATO_MIN;
         } else {
             let m = now.saturating_sub(self.last_data);
@@ -271,7 +274,7 @@ impl LinuxDelack {
             } else if m < self.ato {
                 self.ato = (self.ato / 2 + m).min(self.rto());
             } else if m > self.rto() {
-                self.quick = self.quick.max(quickacks);
+                self.quick = self.quick.max(quickacks());
             }
         }
         self.last_data = now;
@@ -527,8 +530,8 @@ impl Receiver {
             } else {
                 window_buf(&self.cfg)
             };
-            self.delack
-                .on_data(now, window / (2 * u64::from(self.cfg.mss.max(1))));
+            let mss = u64::from(self.cfg.mss.max(1));
+            self.delack.on_data(now, || window / (2 * mss));
         }
         let read_before = self.read_pos;
         self.advance_read(now);
@@ -853,6 +856,9 @@ impl Receiver {
     /// Inserts `[start, end)` into the out-of-order set; returns the merged
     /// run now holding it and the first (lowest) sub-range that was
     /// already present.
+    // Inline: its five words came back through memory and were read back
+    // wider than written, on every out-of-order segment (issue 33).
+    #[inline(always)]
     fn insert_ooo(&mut self, start: u64, end: u64) -> (Range, Option<Range>) {
         let mut cursor = start;
         let mut first_dup: Option<Range> = None;
@@ -872,25 +878,27 @@ impl Receiver {
     /// received segment's run, then the most recently reported others.
     /// The runs this insert merged are subsets of `merged` now.
     fn note_recent(&mut self, merged: Range) {
-        let mut kept = [Range::default(); MAX_SACK_BLOCKS];
-        let mut kept_pos = [0; MAX_SACK_BLOCKS];
-        kept[0] = merged;
+        // Written in place from a copy of the old list: a list built on
+        // the stack and copied over was read back in loads wider than the
+        // stores just made, on every out-of-order segment (issue 33).
+        let (old, old_pos, old_len) = (self.recent, self.recent_pos, self.recent_len);
+        self.recent[0] = merged;
         // Not known; past the end makes `containing_near` try the top run
         // first, where new data usually lands.
-        kept_pos[0] = u64::MAX;
+        self.recent_pos[0] = u64::MAX;
         let mut n = 1;
-        for (r, &p) in self.recent[..self.recent_len].iter().zip(&self.recent_pos) {
+        for (r, &p) in old[..old_len].iter().zip(&old_pos) {
             if n == MAX_SACK_BLOCKS {
                 break;
             }
             if !(merged.start <= r.start && r.end <= merged.end) {
-                kept[n] = *r;
-                kept_pos[n] = p;
+                self.recent[n] = *r;
+                self.recent_pos[n] = p;
                 n += 1;
             }
         }
-        self.recent = kept;
-        self.recent_pos = kept_pos;
+        self.recent[n..].fill(Range::default());
+        self.recent_pos[n..].fill(0);
         self.recent_len = n;
     }
 
