@@ -451,3 +451,29 @@ fn print_rows(rows: &[Case], json: bool, footer: &str) {
     }
     println!("({footer})");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// examples/bench/'s files are the bench's own cases, so that a time
+    /// or a count taken with `losslab run FILE` is the bench's: every
+    /// field but the name the same, the seed (1) included.
+    #[test]
+    fn example_files_are_the_bench_cases() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/bench");
+        for (file, mut built) in [
+            (
+                "modern-100ms.toml",
+                modern(1_000_000_000, 100 * MS, 0.0001, 20),
+            ),
+            ("ns3-1g.toml", ns3_anchor(1_000_000_000, 0.00001, 20)),
+        ] {
+            let mut read = losslab_sim::parse::load_scenario(&dir.join(file), &[])
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            read.name.clear();
+            built.name.clear();
+            assert_eq!(format!("{read:?}"), format!("{built:?}"), "{file}");
+        }
+    }
+}
