@@ -263,9 +263,14 @@ impl LinuxDelack {
     /// tcp_incr_quickack(): its division, made for every segment before,
     /// held about 1% of a BBR flow's perf samples (issue 33).
     fn on_data(&mut self, now: Time, window_segments: impl FnOnce() -> u64) {
-        let quickacks = || window_segments().clamp(2, MAX_QUICKACKS);
+        // tcp_incr_quickack(): no quick ACKs from the window makes two, one
+        // stays one; the count only ever grows here.
+        let quickacks = || match window_segments() {
+            0 => 2,
+            q => q.min(MAX_QUICKACKS),
+        };
         if self.ato == 0 {
-            self.quick = quickacks();
+            self.quick = self.quick.max(quickacks());
             self.ato = ATO_MIN;
         } else {
             let m = now.saturating_sub(self.last_data);
@@ -2591,6 +2596,40 @@ mod tests {
         assert_eq!(r.stats().out_of_window_drops, 1);
         assert_eq!(r.stats().discards.hole_unfilled, 1);
         assert!(!r.holds(4000, 5000));
+    }
+
+    /// tcp_incr_quickack() by the kernel's integer arithmetic, 1448-byte
+    /// segments: rcv_wnd / (2 * rcv_mss) quick ACKs, none making two, at
+    /// most TCP_MAX_QUICKACKS (16), never fewer than are pending; asked
+    /// for at the first data and after a gap longer than the RTO only.
+    #[test]
+    fn quick_ack_count_is_tcp_incr_quickack() {
+        let first = |window: u64, pending: u64| {
+            let mut d = LinuxDelack {
+                quick: pending,
+                ..Default::default()
+            };
+            d.on_data(0, || window / (2 * 1448));
+            d.quick
+        };
+        assert_eq!(first(2895, 0), 2); // 2895 / 2896 = 0: two
+        assert_eq!(first(2896, 0), 1); // one stays one
+        assert_eq!(first(65_160, 0), 16); // 22, at most 16
+        assert_eq!(first(2896, 5), 5); // a pending count is kept
+        let mut d = LinuxDelack::default();
+        d.on_data(0, || 0);
+        assert_eq!((d.quick, d.ato), (2, ATO_MIN));
+        d.quick = 0;
+        // Gaps within the RTO (1 s without an RTT sample) ask nothing.
+        d.on_data(10 * MS, || panic!("asked within the RTO"));
+        d.on_data(40 * MS, || panic!("asked within the RTO"));
+        assert_eq!(d.quick, 0);
+        d.on_data(2 * SEC, || 1);
+        assert_eq!(d.quick, 1);
+        d.on_data(4 * SEC, || 10);
+        assert_eq!(d.quick, 10);
+        d.on_data(6 * SEC, || 3);
+        assert_eq!(d.quick, 10);
     }
 
     /// 100 back-to-back 1448-byte segments into a 256 KiB buffer with
