@@ -22,8 +22,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 losslab=${1:-$here/target/release/losslab}
 out=${2:-}
 anchor=${ANCHOR:-$here/../shared/anchors/ns3}
-runs=${RUNS:-1 2 3 4 5}
-cases=${CASES:-1g 100m}
+runs=${RUNS-1 2 3 4 5}
+cases=${CASES-1g 100m}
 
 fail() {
     echo "ns3-pairs: $*" >&2
@@ -34,6 +34,20 @@ fail() {
 [ -f "$anchor/bulk-dumbbell.cc" ] || fail "no $anchor/bulk-dumbbell.cc (set ANCHOR)"
 [ -e /usr/include/ns3/core-module.h ] ||
     fail "ns-3.37's headers are missing: apt-get install ns3 libns3-dev (see $anchor/commands.sh)"
+[ -x /usr/bin/time ] || fail "no /usr/bin/time (apt-get install time)"
+[ -n "$runs" ] || fail "RUNS is empty"
+for r in $runs; do
+    case $r in
+        *[!0-9]*) fail "RUNS holds ns-3 run numbers, not $r" ;;
+    esac
+done
+[ -n "$cases" ] || fail "CASES is empty"
+for c in $cases; do
+    case $c in
+        1g | 100m) ;;
+        *) fail "unknown case $c (1g or 100m)" ;;
+    esac
+done
 if [ -z "$out" ]; then
     out=$(mktemp -d /tmp/ns3-pairs.XXXXXX)
 else
@@ -44,6 +58,12 @@ fi
 # The link line is the anchor's: --no-as-needed, or the modules' TypeIds
 # never register (commands.sh).
 libs="-Wl,--no-as-needed -lns3-internet -lns3-point-to-point -lns3-network -lns3-core -lns3-traffic-control -lns3-applications -lns3-bridge -lns3-stats -lns3-flow-monitor"
+{
+    "$losslab" --version
+    dpkg-query -W libns3-dev 2>/dev/null || echo "libns3-dev: version unknown"
+    uname -srm
+    grep -m1 'model name' /proc/cpuinfo
+} >"$out/versions.txt"
 # shellcheck disable=SC2086
 g++ -O2 -std=c++17 -o "$out/bulk-dumbbell" "$anchor/bulk-dumbbell.cc" $libs ||
     fail "building bulk-dumbbell failed"
@@ -53,7 +73,6 @@ for r in $runs; do
         case $c in
             1g) args="--rate=1Gbps --loss=0.00001 --duration=20" ;;
             100m) args="--rate=100Mbps --loss=0.001 --duration=600" ;;
-            *) fail "unknown case $c (1g or 100m)" ;;
         esac
         "$losslab" bench --ns3 --json >"$out/losslab-$c-$r-a.json"
         # shellcheck disable=SC2086
@@ -65,8 +84,8 @@ done
 python3 - "$out" "$runs" "$cases" <<'EOF'
 import json, re, statistics, sys
 out, runs, cases = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-# bench --ns3's rows: the 100 Mbit/s case first, then 1 Gbit/s.
-row = {"100m": 0, "1g": 1}
+# bench --ns3's rows, found by their link rate.
+rate = {"100m": 100_000_000, "1g": 1_000_000_000}
 for c in cases:
     print(f"case {c}: run, ns-3 segments, ns-3 CPU s, losslab s (two), per segment, whole process")
     per, whole = [], []
@@ -74,7 +93,8 @@ for c in cases:
         t = open(f"{out}/ns3-{c}-{r}.time").read()
         cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", t).group(1)) for k in ("User", "System"))
         segs = int(re.search(r"sender_data_segments=(\d+)", open(f"{out}/ns3-{c}-{r}.out").read()).group(1))
-        ll = [json.load(open(f"{out}/losslab-{c}-{r}-{s}.json"))[row[c]] for s in "ab"]
+        ll = [next(x for x in json.load(open(f"{out}/losslab-{c}-{r}-{s}.json")) if x["rate_bps"] == rate[c])
+              for s in "ab"]
         wall = sum(x["wall_s"] for x in ll) / 2
         p = (cpu / segs) / (wall / ll[0]["data_packets"])
         per.append(p)

@@ -25,11 +25,17 @@ shift 2
 case $rounds in
     '' | *[!0-9]*) fail "ROUNDS must be a whole number, not $rounds" ;;
 esac
+[ "$rounds" -ge 1 ] || fail "ROUNDS must be at least 1"
+names=" "
 for b in "$@"; do
     case $b in
         *=*) [ -x "${b#*=}" ] || fail "no binary at ${b#*=}" ;;
         *) fail "a build is NAME=BINARY, not $b" ;;
     esac
+    case $names in
+        *" ${b%%=*} "*) fail "two builds are named ${b%%=*}" ;;
+    esac
+    names="$names${b%%=*} "
 done
 
 work=$(mktemp -d /tmp/rounds.XXXXXX)

@@ -473,7 +473,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
             read.name.clear();
             built.name.clear();
-            assert_eq!(format!("{read:?}"), format!("{built:?}"), "{file}");
+            assert_eq!(read, built, "{file}");
         }
     }
 }
