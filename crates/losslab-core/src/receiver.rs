@@ -205,7 +205,8 @@ pub struct Receiver {
 /// Linux's delayed-ACK engine (net/ipv4/tcp_input.c tcp_event_data_recv(),
 /// tcp_incr_quickack(); tcp_output.c tcp_send_delayed_ack()):
 /// - the first data starts quick-ACK mode: every segment is acknowledged at
-///   once, for min(rcv_wnd / (2 MSS), 16) ACKs (TCP_MAX_QUICKACKS), and so
+///   once, for min(rcv_wnd / (2 MSS), 16) ACKs (TCP_MAX_QUICKACKS; two
+///   when the quotient is zero, never fewer than are pending), and so
 ///   again after a gap longer than the RTO;
 /// - the delayed-ACK timeout `ato` starts at TCP_ATO_MIN (40 ms) and
 ///   follows the gaps m between data arrivals: m <= 20 ms gives ato/2 +
