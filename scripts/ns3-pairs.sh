@@ -12,7 +12,8 @@
 # an existing folder is refused, so nothing there is overwritten.
 # Needs Debian's ns-3.37 (apt-get install ns3 libns3-dev, as the anchor's
 # commands.sh says; this script installs nothing). ANCHOR overrides where
-# bulk-dumbbell.cc is; RUNS the ns-3 runs (default "1 2 3 4 5"); CASES
+# bulk-dumbbell.cc is; RUNS the ns-3 runs (default "1 2 3 4 5"; a run
+# may repeat: "1 1 1 1 1" is issue 33's five pairs of run 1); CASES
 # "1g", "100m" or both (default). Takes about 8 minutes at 1 Gbit/s on a
 # 2-core AMD EPYC VM. Run it on an idle machine: ns-3's CPU time is
 # what is compared, and another job on the other core inflates it.
@@ -68,16 +69,18 @@ libs="-Wl,--no-as-needed -lns3-internet -lns3-point-to-point -lns3-network -lns3
 g++ -O2 -std=c++17 -o "$out/bulk-dumbbell" "$anchor/bulk-dumbbell.cc" $libs ||
     fail "building bulk-dumbbell failed"
 
+k=0
 for r in $runs; do
+    k=$((k + 1))
     for c in $cases; do
         case $c in
             1g) args="--rate=1Gbps --loss=0.00001 --duration=20" ;;
             100m) args="--rate=100Mbps --loss=0.001 --duration=600" ;;
         esac
-        "$losslab" bench --ns3 --json >"$out/losslab-$c-$r-a.json"
+        "$losslab" bench --ns3 --json >"$out/losslab-$c-$k-a.json"
         # shellcheck disable=SC2086
-        /usr/bin/time -v "$out/bulk-dumbbell" $args --run="$r" >"$out/ns3-$c-$r.out" 2>"$out/ns3-$c-$r.time"
-        "$losslab" bench --ns3 --json >"$out/losslab-$c-$r-b.json"
+        /usr/bin/time -v "$out/bulk-dumbbell" $args --run="$r" >"$out/ns3-$c-$k.out" 2>"$out/ns3-$c-$k.time"
+        "$losslab" bench --ns3 --json >"$out/losslab-$c-$k-b.json"
     done
 done
 
@@ -89,11 +92,11 @@ rate = {"100m": 100_000_000, "1g": 1_000_000_000}
 for c in cases:
     print(f"case {c}: run, ns-3 segments, ns-3 CPU s, losslab s (two), per segment, whole process")
     per, whole = [], []
-    for r in runs:
-        t = open(f"{out}/ns3-{c}-{r}.time").read()
+    for k, r in enumerate(runs, 1):
+        t = open(f"{out}/ns3-{c}-{k}.time").read()
         cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", t).group(1)) for k in ("User", "System"))
-        segs = int(re.search(r"sender_data_segments=(\d+)", open(f"{out}/ns3-{c}-{r}.out").read()).group(1))
-        ll = [next(x for x in json.load(open(f"{out}/losslab-{c}-{r}-{s}.json")) if x["rate_bps"] == rate[c])
+        segs = int(re.search(r"sender_data_segments=(\d+)", open(f"{out}/ns3-{c}-{k}.out").read()).group(1))
+        ll = [next(x for x in json.load(open(f"{out}/losslab-{c}-{k}-{s}.json")) if x["rate_bps"] == rate[c])
               for s in "ab"]
         wall = sum(x["wall_s"] for x in ll) / 2
         p = (cpu / segs) / (wall / ll[0]["data_packets"])
