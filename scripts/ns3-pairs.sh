@@ -14,8 +14,8 @@
 # commands.sh says; this script installs nothing). ANCHOR overrides where
 # bulk-dumbbell.cc is; RUNS the ns-3 runs (default "1 2 3 4 5"; a run
 # may repeat: "1 1 1 1 1" is issue 33's five pairs of run 1); CASES
-# "1g", "100m" or both (default). Takes about 8 minutes at 1 Gbit/s on a
-# 2-core AMD EPYC VM. Run it on an idle machine: ns-3's CPU time is
+# "1g", "100m" or both (default). Both cases for runs 1-5 take about 9
+# minutes on a 2-core AMD EPYC VM. Run it on an idle machine: ns-3's CPU time is
 # what is compared, and another job on the other core inflates it.
 set -eu
 
@@ -94,7 +94,7 @@ for c in cases:
     per, whole = [], []
     for k, r in enumerate(runs, 1):
         t = open(f"{out}/ns3-{c}-{k}.time").read()
-        cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", t).group(1)) for k in ("User", "System"))
+        cpu = sum(float(re.search(rf"{f} time \(seconds\): ([\d.]+)", t).group(1)) for f in ("User", "System"))
         segs = int(re.search(r"sender_data_segments=(\d+)", open(f"{out}/ns3-{c}-{k}.out").read()).group(1))
         ll = [next(x for x in json.load(open(f"{out}/losslab-{c}-{k}-{s}.json")) if x["rate_bps"] == rate[c])
               for s in "ab"]

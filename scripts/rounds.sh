@@ -7,7 +7,7 @@
 #
 #   scripts/rounds.sh SCENARIO ROUNDS NAME=BINARY [NAME=BINARY ...]
 #
-# e.g. scripts/rounds.sh m100.toml 15 old=/tmp/losslab-old new=target/release/losslab
+# e.g. scripts/rounds.sh examples/bench/modern-100ms.toml 15 old=/tmp/losslab-old new=target/release/losslab
 # The runs write into a fresh folder under /tmp, removed at the end; the
 # rows (round, build, seconds) go to standard error.
 set -eu
