@@ -675,6 +675,13 @@ impl Receiver {
             .map_or(0, |top| top.end.saturating_sub(self.rcv_nxt))
     }
 
+    /// An ACK waits for `poll_transmit`. Asked first, the call that finds
+    /// none (one per arriving segment) is not made (issue 33).
+    #[inline]
+    pub fn has_ack(&self) -> bool {
+        !self.acks.is_empty()
+    }
+
     /// The next ACK to send now, if any (at most one per call; call until
     /// None).
     pub fn poll_transmit(&mut self, now: Time) -> Option<Ack> {
@@ -717,6 +724,7 @@ impl Receiver {
     /// Earliest time at which `on_timeout` must be called: the delayed-ACK
     /// timer, or the moment the application's reading reopens the window
     /// enough to send a window update.
+    #[inline(always)]
     pub fn poll_timeout(&self) -> Option<Time> {
         let syn = self.connect.as_ref().and_then(|c| c.timer);
         earliest(
@@ -951,7 +959,20 @@ impl Receiver {
     /// read delay, reading runs up to each edge's time with what was
     /// readable before it, so an application that had caught up earns no
     /// credit while it waits.
+    // Inline, with the reader that reads at once first: that one only
+    // follows rcv_nxt, and the call and its cursor were a tenth of a
+    // segment's arrival (issue 33).
+    #[inline(always)]
     fn advance_read(&mut self, now: Time) {
+        if self.cfg.read_delay == 0 && self.cfg.read_rate.is_none() {
+            self.read_pos = self.rcv_nxt;
+            self.stats.bytes_read = self.read_pos;
+            return;
+        }
+        self.advance_paced_read(now);
+    }
+
+    fn advance_paced_read(&mut self, now: Time) {
         if self.cfg.read_delay > 0 {
             while let Some(&(at, upto)) = self.marks.front() {
                 if at > now {
@@ -1190,7 +1211,17 @@ impl Receiver {
 
     /// When reading alone, with no further arrivals, makes a window update
     /// due. Arrivals re-evaluate it themselves.
+    // The reader that reads at once owes no update: answered inline, as
+    // `poll_timeout` asks after every arriving segment (issue 33).
+    #[inline(always)]
     fn window_update_time(&self) -> Option<Time> {
+        if self.cfg.read_delay == 0 && self.cfg.read_rate.is_none() {
+            return None;
+        }
+        self.paced_window_update_time()
+    }
+
+    fn paced_window_update_time(&self) -> Option<Time> {
         if self.cfg.read_delay > 0 {
             return self.delayed_window_update_time();
         }
@@ -2739,5 +2770,39 @@ mod tests {
         r.on_segment(0, &nth(3, 1));
         assert_eq!(r.ooo_runs(), 0);
         assert!(r.holds(0, 6000));
+    }
+
+    proptest! {
+        /// The reader that reads at once, answered without its cursor
+        /// (issue 33): under any arrivals, in order or not, repeated or
+        /// not, everything in order is read, the buffer holds only the
+        /// out-of-order data, `has_ack` says what `poll_transmit` finds,
+        /// and the only timer is the delayed ACK's.
+        #[test]
+        fn an_instant_reader_reads_to_rcv_nxt_and_owes_no_window_update(
+            arrivals in proptest::collection::vec((0u64..40, 1u32..3, 0u64..3), 1..120),
+            linux in any::<bool>(),
+        ) {
+            let mut r = Receiver::new(ReceiverConfig { linux_delack: linux, ..cfg() });
+            let mut now = 0;
+            for (n, k, dt) in arrivals {
+                now += dt * MS;
+                r.on_segment(now, &seg(n * u64::from(MSS), k * MSS, now));
+                prop_assert_eq!(r.stats().bytes_read, r.rcv_nxt());
+                prop_assert_eq!(r.occupancy_at(now), r.ooo.total());
+                prop_assert_eq!(r.window_update_time(), None);
+                prop_assert_eq!(r.poll_timeout(), r.delack_deadline);
+                let owed = r.has_ack();
+                let acks = drain(&mut r, now);
+                prop_assert_eq!(owed, !acks.is_empty());
+                prop_assert!(!r.has_ack());
+                if let Some(d) = r.poll_timeout().filter(|&d| d <= now + 500 * MS) {
+                    now = now.max(d);
+                    r.on_timeout(now);
+                    prop_assert_eq!(r.stats().bytes_read, r.rcv_nxt());
+                    drain(&mut r, now);
+                }
+            }
+        }
     }
 }

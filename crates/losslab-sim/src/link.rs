@@ -189,16 +189,49 @@ fn parse_line(raw: &str, line: usize) -> Result<u32, TraceError> {
 /// path.rs) both ask it when a packet leaves.
 #[derive(Debug)]
 pub enum Drain {
-    /// Bits per second (> 0).
-    Rate(u64),
+    /// A constant rate.
+    Rate(RateDrain),
     Trace(Cursor),
+}
+
+/// A constant rate in bits per second (> 0), with the serialisation time
+/// of the last size asked kept beside it: a path's data packets are nearly
+/// all one size, and the 128-bit division of `serialisation`, a library
+/// call (`__udivti3`), ran for every packet (issue 33). Same answer.
+#[derive(Clone, Copy, Debug)]
+pub struct RateDrain {
+    bps: u64,
+    last_bytes: u32,
+    last_time: Time,
+}
+
+impl RateDrain {
+    pub fn new(bps: u64) -> Self {
+        let bps = bps.max(1);
+        RateDrain {
+            bps,
+            last_bytes: 0,
+            last_time: serialisation(0, bps),
+        }
+    }
+    pub fn bps(&self) -> u64 {
+        self.bps
+    }
+    #[inline]
+    fn time(&mut self, bytes: u32) -> Time {
+        if bytes != self.last_bytes {
+            self.last_bytes = bytes;
+            self.last_time = serialisation(bytes, self.bps);
+        }
+        self.last_time
+    }
 }
 
 impl Drain {
     pub fn new(rate_bps: u64, trace: Option<&LinkTrace>) -> Self {
         match trace {
             Some(t) => Drain::Trace(Cursor::new(t)),
-            None => Drain::Rate(rate_bps.max(1)),
+            None => Drain::Rate(RateDrain::new(rate_bps)),
         }
     }
 
@@ -216,7 +249,7 @@ impl Drain {
         match self {
             Drain::Rate(r) => Span {
                 first: now,
-                done: now + serialisation(bytes, *r),
+                done: now + r.time(bytes),
             },
             Drain::Trace(c) => c.send(now, bytes, queued),
         }
@@ -501,5 +534,25 @@ mod tests {
         let mut d = Drain::new(12_000_000, None);
         assert_eq!(d.done(5, 1500, false), 5 + 1_000_000);
         assert_eq!(d.done(0, 1, true), 667);
+    }
+
+    #[test]
+    fn the_kept_serialisation_time_follows_every_change_of_size() {
+        // Sizes repeated, changed, back, and zero: each answer is the
+        // division's, at rates that round up and that do not.
+        for rate in [12_000_000, 1_000_000_000, 7, u64::MAX] {
+            let mut d = Drain::new(rate, None);
+            for (i, bytes) in [1500u32, 1500, 52, 1500, 0, 0, 64, 1500, u32::MAX, 1]
+                .into_iter()
+                .enumerate()
+            {
+                let now = i as Time * 1000;
+                assert_eq!(
+                    d.done(now, bytes, i % 2 == 0),
+                    now + serialisation(bytes, rate),
+                    "rate {rate}, {bytes} bytes"
+                );
+            }
+        }
     }
 }

@@ -1513,7 +1513,10 @@ impl Simulation {
         self.objects_progress(f);
         let now = self.now;
         let fl = &mut self.flows[f];
-        while let Some(ack) = fl.receiver.poll_transmit(now) {
+        while fl.receiver.has_ack() {
+            let Some(ack) = fl.receiver.poll_transmit(now) else {
+                break;
+            };
             self.net.send_ack(now, f, ack);
         }
         if let Some(t) = self.net.tracer.as_mut() {

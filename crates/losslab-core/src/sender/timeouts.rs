@@ -18,6 +18,10 @@ use super::{AckRtts, Marks, Sender, State, TlpAckInfo, TlpEpisode};
 
 impl Sender {
     /// The earliest time `on_timeout` must be called.
+    // Inline: the simulator asks after every ACK and timer event, and the
+    // call across the crates was a measurable part of m100's and g1's
+    // time (docs/BENCHMARKS.md, issue 33).
+    #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
         if let Some(op) = &self.opening {
             return op.timer;
