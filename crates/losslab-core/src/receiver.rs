@@ -845,7 +845,7 @@ impl Receiver {
                 // is acknowledged at once.
                 need = AckNeed::Immediate;
             }
-            if self.cfg.read_rate.is_none() && self.cfg.read_delay == 0 {
+            if self.reads_at_once() {
                 self.read_pos = self.rcv_nxt;
                 self.stats.bytes_read = self.read_pos;
             }
@@ -964,12 +964,20 @@ impl Receiver {
     // segment's arrival (issue 33).
     #[inline(always)]
     fn advance_read(&mut self, now: Time) {
-        if self.cfg.read_delay == 0 && self.cfg.read_rate.is_none() {
+        if self.reads_at_once() {
             self.read_pos = self.rcv_nxt;
             self.stats.bytes_read = self.read_pos;
             return;
         }
         self.advance_paced_read(now);
+    }
+
+    /// The application reads everything in order the moment it arrives:
+    /// no read rate and no read delay. Its cursor is rcv_nxt and it never
+    /// owes a window update, which the per-segment paths answer inline.
+    #[inline(always)]
+    fn reads_at_once(&self) -> bool {
+        self.cfg.read_delay == 0 && self.cfg.read_rate.is_none()
     }
 
     fn advance_paced_read(&mut self, now: Time) {
@@ -1215,7 +1223,7 @@ impl Receiver {
     // `poll_timeout` asks after every arriving segment (issue 33).
     #[inline(always)]
     fn window_update_time(&self) -> Option<Time> {
-        if self.cfg.read_delay == 0 && self.cfg.read_rate.is_none() {
+        if self.reads_at_once() {
             return None;
         }
         self.paced_window_update_time()
@@ -2775,23 +2783,54 @@ mod tests {
     proptest! {
         /// The reader that reads at once, answered without its cursor
         /// (issue 33): under any arrivals, in order or not, repeated or
-        /// not, everything in order is read, the buffer holds only the
-        /// out-of-order data, `has_ack` says what `poll_transmit` finds,
-        /// and the only timer is the delayed ACK's.
+        /// not, with or without autotuning, window growth, a clamp or a
+        /// handshake, the general reading path run after the inline one
+        /// finds nothing to change and no window update owed; everything
+        /// in order is read, the buffer holds only the out-of-order data,
+        /// `has_ack` says what `poll_transmit` finds, and the only timers
+        /// are the delayed ACK's and the SYN's.
         #[test]
         fn an_instant_reader_reads_to_rcv_nxt_and_owes_no_window_update(
             arrivals in proptest::collection::vec((0u64..40, 1u32..3, 0u64..3), 1..120),
             linux in any::<bool>(),
+            autotune in any::<bool>(),
+            grow_window in any::<bool>(),
+            connect in any::<bool>(),
+            window_clamp in prop_oneof![Just(None), (2_000u64..60_000).prop_map(Some)],
         ) {
-            let mut r = Receiver::new(ReceiverConfig { linux_delack: linux, ..cfg() });
+            let mut r = Receiver::new(ReceiverConfig {
+                linux_delack: linux,
+                autotune,
+                grow_window,
+                window_clamp,
+                ..cfg()
+            });
+            if connect {
+                r.connect(0);
+            }
+            // The inline answers against the general path's: reading up to
+            // `now` again must leave the cursor, its time, its fraction and
+            // the count as they are, and no window update may be due.
+            let general_agrees = |r: &mut Receiver, now: Time| -> Result<(), TestCaseError> {
+                r.advance_read(now);
+                let inline = (r.read_pos, r.read_time, r.read_frac, r.stats.bytes_read);
+                prop_assert_eq!(inline.0, r.rcv_nxt());
+                prop_assert_eq!(inline.3, r.rcv_nxt());
+                prop_assert_eq!(r.window_update_time(), None);
+                prop_assert_eq!(r.paced_window_update_time(), None);
+                r.advance_paced_read(now);
+                prop_assert_eq!((r.read_pos, r.read_time, r.read_frac, r.stats.bytes_read), inline);
+                Ok(())
+            };
             let mut now = 0;
             for (n, k, dt) in arrivals {
                 now += dt * MS;
                 r.on_segment(now, &seg(n * u64::from(MSS), k * MSS, now));
                 prop_assert_eq!(r.stats().bytes_read, r.rcv_nxt());
                 prop_assert_eq!(r.occupancy_at(now), r.ooo.total());
-                prop_assert_eq!(r.window_update_time(), None);
-                prop_assert_eq!(r.poll_timeout(), r.delack_deadline);
+                let syn = r.connect.as_ref().and_then(|c| c.timer);
+                prop_assert_eq!(r.poll_timeout(), earliest(r.delack_deadline, syn));
+                general_agrees(&mut r, now)?;
                 let owed = r.has_ack();
                 let acks = drain(&mut r, now);
                 prop_assert_eq!(owed, !acks.is_empty());
@@ -2800,6 +2839,7 @@ mod tests {
                     now = now.max(d);
                     r.on_timeout(now);
                     prop_assert_eq!(r.stats().bytes_read, r.rcv_nxt());
+                    general_agrees(&mut r, now)?;
                     drain(&mut r, now);
                 }
             }

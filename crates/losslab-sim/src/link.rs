@@ -214,9 +214,6 @@ impl RateDrain {
             last_time: serialisation(0, bps),
         }
     }
-    pub fn bps(&self) -> u64 {
-        self.bps
-    }
     #[inline]
     fn time(&mut self, bytes: u32) -> Time {
         if bytes != self.last_bytes {
@@ -539,8 +536,9 @@ mod tests {
     #[test]
     fn the_kept_serialisation_time_follows_every_change_of_size() {
         // Sizes repeated, changed, back, and zero: each answer is the
-        // division's, at rates that round up and that do not.
-        for rate in [12_000_000, 1_000_000_000, 7, u64::MAX] {
+        // division's, at rates that round up and that do not. A rate of
+        // 0 drains as 1 bit/s (`RateDrain::new`), never dividing by zero.
+        for rate in [12_000_000, 1_000_000_000, 7, u64::MAX, 1, 0] {
             let mut d = Drain::new(rate, None);
             for (i, bytes) in [1500u32, 1500, 52, 1500, 0, 0, 64, 1500, u32::MAX, 1]
                 .into_iter()
@@ -549,7 +547,7 @@ mod tests {
                 let now = i as Time * 1000;
                 assert_eq!(
                     d.done(now, bytes, i % 2 == 0),
-                    now + serialisation(bytes, rate),
+                    now + serialisation(bytes, rate.max(1)),
                     "rate {rate}, {bytes} bytes"
                 );
             }

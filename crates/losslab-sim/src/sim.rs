@@ -1513,6 +1513,10 @@ impl Simulation {
         self.objects_progress(f);
         let now = self.now;
         let fl = &mut self.flows[f];
+        // `has_ack` first: most arriving segments owe no ACK, and the
+        // call that would find none is not made (issue 33). When it says
+        // one waits, `poll_transmit` returns it, so the `break` is never
+        // taken; it stands instead of a panic.
         while fl.receiver.has_ack() {
             let Some(ack) = fl.receiver.poll_transmit(now) else {
                 break;
