@@ -71,6 +71,20 @@ impl SackBlocks {
     pub fn clear(&mut self) {
         self.len = 0;
     }
+    /// Every slot and the length, for a copy laid out by hand that
+    /// `from_parts` turns back into the same value (the simulator's ACKs
+    /// in flight, issue 33).
+    pub fn to_parts(&self) -> ([Range; MAX_SACK_BLOCKS], u8) {
+        (self.blocks, self.len)
+    }
+    /// The blocks `to_parts` gave; a length past the slots is cut to
+    /// them.
+    pub fn from_parts(blocks: [Range; MAX_SACK_BLOCKS], len: u8) -> Self {
+        SackBlocks {
+            blocks,
+            len: len.min(MAX_SACK_BLOCKS as u8),
+        }
+    }
 }
 
 /// A data segment.
@@ -138,4 +152,23 @@ pub struct Ack {
     /// paper's section 4.2 option (`ReceiverConfig::echo_order`); 0 when
     /// not echoed. No standard TCP option carries it.
     pub echo_order: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_blocks_come_back_from_their_parts_and_a_length_past_the_slots_is_cut() {
+        let mut b = SackBlocks::new();
+        b.push(Range::new(10, 20));
+        b.push(Range::new(30, 40));
+        b.clear();
+        b.push(Range::new(50, 60));
+        let (slots, len) = b.to_parts();
+        assert_eq!(SackBlocks::from_parts(slots, len), b);
+        assert_eq!(slots[1], Range::new(30, 40), "a cleared slot is kept");
+        let full = SackBlocks::from_parts(slots, u8::MAX);
+        assert_eq!(full.len(), MAX_SACK_BLOCKS);
+    }
 }

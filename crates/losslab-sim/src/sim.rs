@@ -132,18 +132,138 @@ struct DataPacket {
     wire_bytes: u32,
     /// 1-based index among the flow's data packets (0 for a SYN).
     index: u64,
-    seg: Segment,
+    // The segment's fields, in an order not the `Segment`'s: a packet is
+    // made from a segment just built field by field, and copied whole
+    // (the same layout) it was read back in loads wider than those
+    // stores; field by field, each load meets a store of its own size
+    // (issue 33).
+    tx_order: u64,
+    seg_no: u64,
+    ts_ecr: Time,
+    ts_val: Time,
+    seq: u64,
+    tx_count: u32,
+    len: u32,
+    replica: bool,
+    syn: bool,
+    probe: bool,
 }
 
 impl DataPacket {
+    fn new(flow: u32, wire_bytes: u32, index: u64, s: &Segment) -> Self {
+        DataPacket {
+            flow,
+            wire_bytes,
+            index,
+            tx_order: s.tx_order,
+            seg_no: s.seg_no,
+            ts_ecr: s.ts_ecr,
+            ts_val: s.ts_val,
+            seq: s.seq,
+            tx_count: s.tx_count,
+            len: s.len,
+            replica: s.replica,
+            syn: s.syn,
+            probe: s.probe,
+        }
+    }
+
+    fn seg(&self) -> Segment {
+        Segment {
+            seq: self.seq,
+            len: self.len,
+            ts_val: self.ts_val,
+            ts_ecr: self.ts_ecr,
+            seg_no: self.seg_no,
+            tx_count: self.tx_count,
+            tx_order: self.tx_order,
+            probe: self.probe,
+            syn: self.syn,
+            replica: self.replica,
+        }
+    }
+
     fn packet(&self) -> Packet {
         Packet {
             flow: self.flow,
             index: self.index,
             wire_bytes: self.wire_bytes,
-            body: Body::Data(self.seg),
+            body: Body::Data(self.seg()),
         }
     }
+}
+
+/// An ACK on the reverse line (`Net::rev_line`): the `Packet` it was and
+/// its arrival time, laid out by hand in 128 bytes, where a `(Time,
+/// Packet)` takes 144 and each move of one into the line was a call to
+/// `memcpy` (issue 33). The wire bytes are not kept: `ack_wire_bytes`
+/// gives them again.
+#[derive(Clone, Copy, Debug)]
+struct AckInFlight {
+    at: Time,
+    index: u64,
+    ack: u64,
+    window: u64,
+    blocks: [losslab_core::wire::Range; losslab_core::wire::MAX_SACK_BLOCKS],
+    ts_val: Time,
+    ts_ecr: Time,
+    echo_order: u64,
+    flow: u32,
+    blocks_len: u8,
+    dsack: bool,
+    syn: bool,
+}
+
+impl AckInFlight {
+    fn new(at: Time, flow: u32, index: u64, a: &Ack) -> Self {
+        let (blocks, blocks_len) = a.sack.to_parts();
+        AckInFlight {
+            at,
+            index,
+            ack: a.ack,
+            window: a.window,
+            blocks,
+            ts_val: a.ts_val,
+            ts_ecr: a.ts_ecr,
+            echo_order: a.echo_order,
+            flow,
+            blocks_len,
+            dsack: a.dsack,
+            syn: a.syn,
+        }
+    }
+
+    fn packet(&self) -> Packet {
+        let ack = self.ack();
+        Packet {
+            flow: self.flow,
+            index: self.index,
+            wire_bytes: ack_wire_bytes(&ack),
+            body: Body::Ack(ack),
+        }
+    }
+
+    fn ack(&self) -> Ack {
+        Ack {
+            ack: self.ack,
+            window: self.window,
+            sack: losslab_core::wire::SackBlocks::from_parts(self.blocks, self.blocks_len),
+            dsack: self.dsack,
+            ts_val: self.ts_val,
+            ts_ecr: self.ts_ecr,
+            syn: self.syn,
+            echo_order: self.echo_order,
+        }
+    }
+}
+
+/// An ACK's bytes on the wire: the header, its SACK option, a SYN's
+/// options.
+fn ack_wire_bytes(ack: &Ack) -> u32 {
+    let blocks = ack.sack.len() as u32;
+    HEADER_BYTES
+        + if blocks > 0 { 4 + 8 * blocks } else { 0 }
+        + if ack.syn { SYN_OPTION_BYTES } else { 0 }
 }
 
 /// Segments serialising on their senders' interfaces (`nic_rate`), by
@@ -261,7 +381,7 @@ struct Net {
     service_start: Time,
     service_first: Time,
     fwd_line: VecDeque<(Time, DataPacket)>,
-    rev_line: VecDeque<(Time, Packet)>,
+    rev_line: VecDeque<AckInFlight>,
     /// Packets held back, in lanes: flow f's data 2f, its ACKs 2f + 1.
     held: Held,
     /// Segments serialising on their sender's interface (`nic_rate`).
@@ -299,7 +419,7 @@ impl Net {
         let done = span.done;
         self.service_start = now;
         self.service_first = span.first;
-        let s = &p.seg;
+        let s = p.seg();
         // Mobile paper Fig. 1, T2: the first retransmission reaches the
         // link. A zero-window probe carries no segment.
         if s.tx_count > 1 && !s.syn && s.len > 0 {
@@ -373,7 +493,7 @@ impl Net {
     /// tracers see is made only when there is a tracer to see it.
     #[inline]
     fn trace_data(&mut self, at: Time, p: &DataPacket, fate: PacketFate) {
-        if !self.trace_packets || p.seg.syn {
+        if !self.trace_packets || p.syn {
             return;
         }
         if let Some(t) = self.tracer.as_mut() {
@@ -382,7 +502,7 @@ impl Net {
     }
 
     fn record_drop(&mut self, p: &DataPacket) {
-        let s = &p.seg;
+        let s = p.seg();
         // A zero-window probe carries no segment of the flow. A copy's
         // fate is told apart (`copies_delivered`).
         if s.len == 0 || s.replica {
@@ -445,17 +565,20 @@ impl Net {
             let e = fl.retransmitted.entry(seg.seg_no).or_default();
             *e = (*e).max(seg.tx_count);
         }
-        let p = DataPacket {
-            flow: f as u32,
-            // A SYN is not a data packet: index 0 (drop lists are 1-based).
-            index: if seg.syn { 0 } else { fl.data_index },
-            wire_bytes: data_wire_bytes(&seg),
-            seg,
-        };
-        self.trace_data(now, &p, PacketFate::Sent);
+        // A SYN is not a data packet: index 0 (drop lists are 1-based).
+        let index = if seg.syn { 0 } else { fl.data_index };
+        let wire_bytes = data_wire_bytes(&seg);
+        // Made where it is kept, not first on the stack and copied there.
+        let packet = || DataPacket::new(f as u32, wire_bytes, index, &seg);
+        if self.trace_packets {
+            self.trace_data(now, &packet(), PacketFate::Sent);
+        }
+        let timed_bursts = self.fwd_loss.has_timed_bursts();
         if self.in_service.is_none() {
-            self.note_entry(now, &p);
-            self.start_service(now, p, false);
+            if timed_bursts {
+                self.note_entry(now, &packet());
+            }
+            self.start_service(now, packet(), false);
             return;
         }
         let full = queue_full(
@@ -467,18 +590,21 @@ impl Net {
                 self.service_first,
                 now,
             ),
-            p.wire_bytes,
+            wire_bytes,
         );
         if full {
+            let p = packet();
             self.queue_drops += 1;
             self.record_drop(&p);
             self.trace_data(now, &p, PacketFate::QueueDrop);
             return;
         }
-        self.note_entry(now, &p);
-        self.queue_bytes += p.wire_bytes as u64;
+        if timed_bursts {
+            self.note_entry(now, &packet());
+        }
+        self.queue_bytes += u64::from(wire_bytes);
         self.max_queue_bytes = self.max_queue_bytes.max(self.queue_bytes);
-        self.queue.push_back(p);
+        self.queue.push_back(packet());
     }
 
     /// A data packet the queue accepted: starts bursts given as a time.
@@ -487,14 +613,14 @@ impl Net {
         if !self.fwd_loss.has_timed_bursts() {
             return;
         }
-        if !p.seg.syn {
+        if !p.syn {
             let view = self.view(p);
             self.fwd_loss.note_entry(now, &view);
         }
     }
 
     fn view(&self, p: &DataPacket) -> PacketView {
-        let s = &p.seg;
+        let s = p.seg();
         let fl = &self.flows[p.flow as usize];
         PacketView {
             flow: p.flow as usize,
@@ -513,11 +639,11 @@ impl Net {
         self.link_bytes += p.wire_bytes as u64;
         self.link_busy += now - self.service_start;
         self.link_packets += 1;
-        let s = &p.seg;
+        let s = p.seg();
         // Before the next packet starts: a period this packet closes must
         // be closed when that one, a retransmission, may open the next.
         if !s.syn && s.len > 0 {
-            self.period_departure(now, p.flow as usize, s);
+            self.period_departure(now, p.flow as usize, &s);
         }
         if let Some(next) = self.queue.pop_front() {
             self.queue_bytes -= next.wire_bytes as u64;
@@ -564,35 +690,41 @@ impl Net {
         }
     }
 
-    /// An ACK from flow `f`'s receiver enters the reverse path.
-    fn send_ack(&mut self, now: Time, f: usize, ack: Ack) {
+    /// An ACK from flow `f`'s receiver enters the reverse path. It comes
+    /// by reference, straight from the receiver's queue, and is made into
+    /// a `Packet` only where one is kept or traced: each copy of an ACK
+    /// just written field by field was a stall (issue 33).
+    fn send_ack(&mut self, now: Time, f: usize, ack: &Ack) {
         let fl = &mut self.flows[f];
-        if ack.syn {
+        let index = if ack.syn {
             fl.syns_rev += 1;
+            0
         } else {
             fl.ack_index += 1;
-        }
-        let blocks = ack.sack.len() as u32;
-        let p = Packet {
-            flow: f as u32,
-            index: if ack.syn { 0 } else { fl.ack_index },
-            wire_bytes: HEADER_BYTES
-                + if blocks > 0 { 4 + 8 * blocks } else { 0 }
-                + if ack.syn { SYN_OPTION_BYTES } else { 0 },
-            body: Body::Ack(ack),
+            fl.ack_index
         };
-        self.trace(now, &p, PacketFate::Sent);
+        let packet = || Packet {
+            flow: f as u32,
+            index,
+            wire_bytes: ack_wire_bytes(ack),
+            body: Body::Ack(*ack),
+        };
+        if self.trace_packets {
+            self.trace(now, &packet(), PacketFate::Sent);
+        }
         if ack.syn {
             let nth = self.flows[f].syns_rev;
             if self.rev_syn_loss.drops(f, nth) {
                 self.ack_drops += 1;
-                self.trace(now, &p, PacketFate::LossDrop);
+                if self.trace_packets {
+                    self.trace(now, &packet(), PacketFate::LossDrop);
+                }
                 return;
             }
         } else if !self.rev_loss.is_none() {
             let view = PacketView {
                 flow: f,
-                index: p.index,
+                index,
                 seg_no: 0,
                 tx_count: 1,
                 end: 0,
@@ -601,15 +733,18 @@ impl Net {
             };
             if self.rev_loss.drops(&view) {
                 self.ack_drops += 1;
-                self.flows[f].reports.on_dropped(&ack);
-                self.trace(now, &p, PacketFate::LossDrop);
+                self.flows[f].reports.on_dropped(ack);
+                if self.trace_packets {
+                    self.trace(now, &packet(), PacketFate::LossDrop);
+                }
                 return;
             }
         }
         let Some(link) = self.rev_link.as_mut() else {
-            self.propagate_ack(now, p);
+            self.propagate_ack(now, f as u32, index, ack);
             return;
         };
+        let p = packet();
         if link.in_service.is_none() {
             let span = link.drain.send(now, p.wire_bytes, false);
             link.first = span.first;
@@ -654,30 +789,40 @@ impl Net {
             link.in_service = Some((span.done, next));
             self.rev_next = span.done;
         }
-        self.propagate_ack(now, p);
+        let Body::Ack(a) = &p.body else {
+            unreachable!("only ACKs take the reverse path")
+        };
+        self.propagate_ack(now, p.flow, p.index, a);
     }
 
     /// An ACK starts across the reverse path's delay at `now`.
     #[inline]
-    fn propagate_ack(&mut self, now: Time, p: Packet) {
-        let f = p.flow as usize;
+    fn propagate_ack(&mut self, now: Time, flow: u32, index: u64, ack: &Ack) {
+        let f = flow as usize;
         let access = self.flows[f].extra_delay;
         let at = now + self.rev_delay + access;
         // As on the data path: `now` is the event loop's time (the ACK
         // sent, or leaving the reverse link), so the flow's ACK lane.
         let lane = Some(2 * f + 1);
+        let packet = || Packet {
+            flow,
+            index,
+            wire_bytes: ack_wire_bytes(ack),
+            body: Body::Ack(*ack),
+        };
         let (pr, extra, rng) = &mut self.rev_reorder;
         if rng.chance(*pr) {
             let extra = *extra;
-            self.held.push(at + extra, None, p);
+            self.held.push(at + extra, None, packet());
         } else if access > 0 {
-            self.held.push(at, lane, p);
+            self.held.push(at, lane, packet());
         } else {
-            self.rev_line.push_back((at, p));
+            self.rev_line
+                .push_back(AckInFlight::new(at, flow, index, ack));
         }
         let (pd, rng) = &mut self.rev_dup;
         if rng.chance(*pd) {
-            self.held.push(at, lane, p);
+            self.held.push(at, lane, packet());
         }
     }
 }
@@ -1096,7 +1241,7 @@ impl Simulation {
                     src = 2;
                 }
             }
-            if let Some(&(a, _)) = self.net.rev_line.front() {
+            if let Some(&AckInFlight { at: a, .. }) = self.net.rev_line.front() {
                 if a < t {
                     t = a;
                     src = 3;
@@ -1135,8 +1280,12 @@ impl Simulation {
                     self.deliver_data(p);
                 }
                 3 => {
-                    let (_, p) = self.net.rev_line.pop_front().expect("head");
-                    self.deliver(p);
+                    let a = self.net.rev_line.pop_front().expect("head");
+                    // The `Packet` is made again only for a tracer.
+                    if self.net.trace_packets {
+                        self.net.trace(t, &a.packet(), PacketFate::Delivered);
+                    }
+                    self.ack_reaches_sender(a.flow as usize, &a.ack());
                 }
                 4 => {
                     let p = self.net.held.pop().expect("head");
@@ -1218,12 +1367,9 @@ impl Simulation {
     /// (reordering, duplication, a flow's own delay), reaches its end.
     fn deliver(&mut self, p: Packet) {
         match &p.body {
-            Body::Data(seg) => self.deliver_data(DataPacket {
-                flow: p.flow,
-                wire_bytes: p.wire_bytes,
-                index: p.index,
-                seg: *seg,
-            }),
+            Body::Data(seg) => {
+                self.deliver_data(DataPacket::new(p.flow, p.wire_bytes, p.index, seg))
+            }
             Body::Ack(ack) => self.deliver_ack(&p, ack),
         }
     }
@@ -1233,7 +1379,7 @@ impl Simulation {
         let now = self.now;
         let f = p.flow as usize;
         self.net.trace_data(now, &p, PacketFate::Delivered);
-        let seg = &p.seg;
+        let seg = &p.seg();
         let fl = &mut self.flows[f];
         let drops = fl.receiver.stats().out_of_window_drops;
         fl.receiver.on_segment(now, seg);
@@ -1273,9 +1419,13 @@ impl Simulation {
 
     /// An ACK reaches its sender.
     fn deliver_ack(&mut self, p: &Packet, ack: &Ack) {
+        self.net.trace(self.now, p, PacketFate::Delivered);
+        self.ack_reaches_sender(p.flow as usize, ack);
+    }
+
+    /// An ACK of flow `f`, already traced, reaches its sender.
+    fn ack_reaches_sender(&mut self, f: usize, ack: &Ack) {
         let now = self.now;
-        let f = p.flow as usize;
-        self.net.trace(now, p, PacketFate::Delivered);
         if !ack.syn {
             self.net.flows[f].reports.on_delivered(ack);
         }
@@ -1514,14 +1664,13 @@ impl Simulation {
         let now = self.now;
         let fl = &mut self.flows[f];
         // `has_ack` first: most arriving segments owe no ACK, and the
-        // call that would find none is not made (issue 33). When it says
-        // one waits, `poll_transmit` returns it, so the `break` is never
-        // taken; it stands instead of a panic.
+        // call that would find none is not made (issue 33). The ACK goes
+        // to the reverse path by reference, from where it waits in the
+        // receiver's queue.
+        let net = &mut self.net;
         while fl.receiver.has_ack() {
-            let Some(ack) = fl.receiver.poll_transmit(now) else {
-                break;
-            };
-            self.net.send_ack(now, f, ack);
+            fl.receiver
+                .transmit_ack(now, |ack| net.send_ack(now, f, ack));
         }
         if let Some(t) = self.net.tracer.as_mut() {
             while let Some(ev) = fl.receiver.poll_event() {
@@ -1803,6 +1952,89 @@ pub fn sender_config(spec: &FlowSpec) -> SenderConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use losslab_core::wire::{Range, SackBlocks, MAX_SACK_BLOCKS};
+    use proptest::prelude::*;
+
+    /// The reason `AckInFlight` exists: a line entry of at most 128 bytes
+    /// moves in inline stores (a `(Time, Packet)`, 144, was a call to
+    /// `memcpy`).
+    #[test]
+    fn an_ack_in_flight_fits_in_128_bytes() {
+        assert!(std::mem::size_of::<AckInFlight>() <= 128);
+    }
+
+    /// An ACK's wire bytes, worked by hand: IPv4 20 + TCP 20 + the
+    /// timestamp option 12 = 52; SACK (RFC 2018 section 3) 2 + 8n, with
+    /// two NOPs before it; the SYN's MSS, window scale and SACK-permitted
+    /// options 8 more.
+    #[test]
+    fn ack_wire_bytes_by_hand() {
+        let with = |n: u64, syn: bool| {
+            let mut sack = SackBlocks::new();
+            for i in 0..n {
+                sack.push(Range::new(10 * i + 100, 10 * i + 105));
+            }
+            ack_wire_bytes(&Ack {
+                sack,
+                syn,
+                ..Ack::default()
+            })
+        };
+        assert_eq!(with(0, false), 52);
+        assert_eq!(with(1, false), 64);
+        assert_eq!(with(3, false), 80);
+        assert_eq!(with(4, false), 88);
+        assert_eq!(with(0, true), 60);
+    }
+
+    proptest! {
+        /// The forward path gives back the segment it was handed, every
+        /// field of it (they are laid out apart from the `Segment`).
+        #[test]
+        fn a_data_packet_is_the_segment_it_was(
+            (flow, wire_bytes, index) in any::<(u32, u32, u64)>(),
+            (seq, ts_val, ts_ecr, seg_no, tx_order) in any::<(u64, u64, u64, u64, u64)>(),
+            (len, tx_count) in any::<(u32, u32)>(),
+            (probe, syn, replica) in any::<(bool, bool, bool)>(),
+        ) {
+            let seg = Segment { seq, len, ts_val, ts_ecr, seg_no, tx_count, tx_order, probe, syn, replica };
+            let p = DataPacket::new(flow, wire_bytes, index, &seg);
+            prop_assert_eq!(p.seg(), seg);
+            let q = p.packet();
+            prop_assert_eq!((q.flow, q.index, q.wire_bytes), (flow, index, wire_bytes));
+            prop_assert_eq!(q.body, Body::Data(seg));
+        }
+
+        /// The reverse line gives back the packet the sender's side made:
+        /// every field, every SACK slot (used or not), the wire bytes.
+        #[test]
+        fn an_ack_in_flight_is_the_packet_it_was(
+            at in any::<u64>(),
+            flow in any::<u32>(),
+            index in any::<u64>(),
+            (ack, window, ts_val, ts_ecr, echo_order) in any::<(u64, u64, u64, u64, u64)>(),
+            (dsack, syn) in any::<(bool, bool)>(),
+            blocks in prop::collection::vec((any::<u64>(), any::<u64>()), 0..=MAX_SACK_BLOCKS + 1),
+            cleared in any::<bool>(),
+        ) {
+            let mut sack = SackBlocks::new();
+            for &(a, b) in &blocks {
+                sack.push(Range { start: a.min(b), end: a.max(b) });
+            }
+            if cleared {
+                // Slots past the length keep their old blocks.
+                sack.clear();
+            }
+            let a = Ack { ack, window, sack, dsack, ts_val, ts_ecr, syn, echo_order };
+            let made = Packet { flow, index, wire_bytes: ack_wire_bytes(&a), body: Body::Ack(a) };
+            let back = AckInFlight::new(at, flow, index, &a);
+            prop_assert_eq!(back.at, at);
+            prop_assert_eq!(back.ack(), a);
+            let p = back.packet();
+            prop_assert_eq!((p.flow, p.index, p.wire_bytes), (made.flow, made.index, made.wire_bytes));
+            prop_assert_eq!(p.body, made.body);
+        }
+    }
 
     #[test]
     fn spurious_counts_retransmissions_after_the_first_survivor() {
