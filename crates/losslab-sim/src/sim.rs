@@ -2000,6 +2000,16 @@ mod tests {
             let seg = Segment { seq, len, ts_val, ts_ecr, seg_no, tx_count, tx_order, probe, syn, replica };
             let p = DataPacket::new(flow, wire_bytes, index, &seg);
             prop_assert_eq!(p.seg(), seg);
+            // Read directly too (the tracer's and the loss model's paths):
+            // a swap made alike both ways would pass the round trip.
+            prop_assert_eq!(
+                (p.seq, p.len, p.ts_val, p.ts_ecr, p.seg_no),
+                (seq, len, ts_val, ts_ecr, seg_no)
+            );
+            prop_assert_eq!(
+                (p.tx_count, p.tx_order, p.probe, p.syn, p.replica),
+                (tx_count, tx_order, probe, syn, replica)
+            );
             let q = p.packet();
             prop_assert_eq!((q.flow, q.index, q.wire_bytes), (flow, index, wire_bytes));
             prop_assert_eq!(q.body, Body::Data(seg));
