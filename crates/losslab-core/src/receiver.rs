@@ -135,6 +135,8 @@ pub struct Receiver {
     /// first (RFC 2018 section 4). Entries may go stale when `rcv_nxt`
     /// passes them; they are revalidated against `ooo` when an ACK is built.
     recent: [Range; MAX_SACK_BLOCKS],
+    /// How many of `recent` (and `recent_pos`) hold blocks; the rest are
+    /// leftovers, never read.
     recent_len: usize,
     /// Where each of `recent` was last found in `ooo` (`containing_near`):
     /// with thousands of holes, searching the runs for every block of
@@ -924,8 +926,10 @@ impl Receiver {
                 n += 1;
             }
         }
-        self.recent[n..].fill(Range::default());
-        self.recent_pos[n..].fill(0);
+        // Entries past `recent_len` are never read, so they are left as
+        // they were: clearing them was two `memset` calls on every
+        // out-of-order segment (issue 33; docs/BENCHMARKS.md, "Speed
+        // ratios over code layouts").
         self.recent_len = n;
     }
 
