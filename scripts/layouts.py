@@ -1,47 +1,66 @@
 #!/usr/bin/env python3
-"""Two builds of losslab compared in time over many code layouts, so that a
-speed ratio says what the code costs and not where the linker happened to
-put it (docs/BENCHMARKS.md, "Speed ratios over code layouts").
+"""Two or more builds of losslab compared in time over many code layouts
+(docs/BENCHMARKS.md, "Speed ratios over code layouts").
 
 A release build's time a packet moves by several per cent with the placement
 of its hot functions alone (32 KB of L1 instruction cache against some 40 KB
 of hot code; BENCHMARKS, "The front end"), so one build against another
-measures one draw of each layout. This script draws many: for each source
-tree it builds the README's release binary once, keeping the link step's
-objects (`cargo rustc --release ... -C save-temps --print link-args`), then
-links it again with lld's `--shuffle-sections=GLOB=SEED` for seeds 1..N. The
-glob takes only losslab's own functions, which the shuffle permutes among
-their own places, so the rest of the binary keeps its order; nothing is
-compiled again, so every layout runs the same instructions (check it with
-callgrind). The idea is Stabilizer's (Curtsinger and Berger, "STABILIZER:
-Statistically Sound Performance Evaluation", ASPLOS 2013), done at link time.
+compares one layout of each. This script compares many: for each source tree
+it builds the README's release binary once, keeping the link step's objects
+(`cargo rustc --release ... -C save-temps --print link-args`), then links it
+again with lld's `--shuffle-sections=GLOB=SEED` for seeds 1..N. The glob,
+`.text.*losslab_*`, takes the functions of the `losslab_*` library crates and
+of trait impls on their types (legacy mangling: the standard library's
+generics made for those types, and the `losslab` binary crate's own
+functions, keep their places); the shuffle permutes them among their own
+places, so the rest of the binary keeps its order. Nothing is compiled again,
+so every layout runs the same instructions (check one with callgrind). The
+idea is Stabilizer's (Curtsinger and Berger, "STABILIZER: Statistically Sound
+Performance Evaluation", ASPLOS 2013), at link time.
 
-Then every layout of every tree runs SCENARIO once a round (interleaved, the
-rounds as scripts/rounds.sh runs them, whose rows this reads), and the
-result is per tree the mean over its shuffled layouts of each layout's median
-engine time (summary.json's `wall_time_s`), the ratio of those means to the
-first tree's, and a 95% bootstrap interval that resamples both the layouts
-and the rounds. The natural layouts (no shuffle: the README's binary, byte
-for byte) are timed in the same rounds and shown apart.
+What it measures is the time under a random order of those functions, which
+no shipped build has: the natural order (the README's binary, byte for byte,
+also timed and shown apart) has been faster than most shuffled ones for every
+build measured, by more for some builds than others. It is a measure chosen
+to be conservative and to take placement out of a comparison, not a build's
+own time.
+
+Every layout of every tree runs SCENARIO once a round, in an order shuffled
+afresh each round (seeded by the round's number); each run's engine time
+(summary.json's `wall_time_s`) is appended to OUT/rows.txt as it comes
+("ROUND NAME-LAYOUT SECONDS", layout `n` for the natural one, `sK` for seed
+K), so an interrupted run keeps its rows. The table gives per tree the mean
+over its shuffled layouts of each layout's median, its ratio to the first
+tree's with a 95% bootstrap interval (layouts resampled per tree, rounds
+resampled alike for all), and a ratio paired by seed: the same seed gives
+nearly the same order to two nearly identical trees (check with `nm -n`),
+and then the paired interval is the sharper one; for trees far apart it
+means nothing (read the unpaired one).
 
     scripts/layouts.py OUT SCENARIO ROUNDS LAYOUTS NAME=TREE [NAME=TREE ...]
+        [--first-seed K]
 
 e.g. scripts/layouts.py /tmp/lay examples/bench/modern-100ms.toml 15 10 \\
          old=/tmp/worktree-6534cb1 new=.
 
 OUT must not exist (or be empty): the builds (OUT/target-NAME), the objects
-and link commands (OUT/NAME), the binaries (OUT/bin) and the rows
-(OUT/rows.txt) go there, and nothing outside it is written.
+and link commands (OUT/NAME), the binaries (OUT/bin), the runs' scratch
+folder (OUT/run) and the rows (OUT/rows.txt) go there. (Cargo may still
+fetch crates into its own home.)
 
     scripts/layouts.py --analyse OUT/rows.txt old,new
     scripts/layouts.py --analyse docs/data/bench-layouts-2026-12-07.csv:L5 6534cb1,e56fa7c,kept
 
-recomputes the table from kept rows, the first NAME the reference.
+recomputes the table from kept rows, the first NAME the reference; a CSV
+(set,case,round,build,layout,seconds; layout `natural` or sK) needs :SET.
 """
 
+import json
+import math
 import os
 import random
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -49,6 +68,11 @@ import sys
 from collections import defaultdict
 
 GLOB = ".text.*losslab_*"
+BOOT = 2000
+# Student's t, 97.5% quantile, by degrees of freedom (1-30); 1.96 beyond.
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
 
 def fail(msg):
@@ -57,7 +81,9 @@ def fail(msg):
 
 
 def build(out, name, tree):
-    """The release binary of `tree`, its objects and link command kept."""
+    """The release binary of `tree` built once; its link command, with the
+    objects copied under OUT/NAME, kept as an argument list (never through
+    a shell) in OUT/NAME/link.json."""
     target = os.path.join(out, f"target-{name}")
     env = dict(os.environ, CARGO_TARGET_DIR=target)
     print(f"== {name}: release build of {tree}", file=sys.stderr)
@@ -70,54 +96,88 @@ def build(out, name, tree):
     lines = [l for l in r.stdout.splitlines() if '"-o"' in l]
     if len(lines) != 1:
         fail(f"no single link command in the build of {tree}")
-    cmd = lines[0]
+    words = shlex.split(lines[0])
+    link_env = {}
+    while words and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+        k, _, v = words.pop(0).partition("=")
+        link_env[k] = v
+    if "-fuse-ld=lld" not in words:
+        fail(f"the build of {tree} does not link with lld, which the shuffle needs")
     objs = os.path.join(out, name)
     os.makedirs(objs)
-
-    def keep(m):
-        p = m.group(1)
-        if p.endswith(".o") and os.path.isfile(p) and p.startswith(target):
-            dst = os.path.join(objs, os.path.basename(p))
-            shutil.copyfile(p, dst)
-            return '"' + dst + '"'
-        return m.group(0)
-
-    cmd = re.sub(r'"([^"]+)"', keep, cmd)
-    if "-fuse-ld=lld" not in cmd:
-        fail(f"the build of {tree} does not link with lld, which the shuffle needs")
-    cmd = re.sub(r'"-o" "[^"]*"', '"-o" "$OUT"', cmd)
-    script = os.path.join(objs, "link.sh")
-    with open(script, "w") as f:
-        f.write("#!/bin/bash\nset -e\nOUT=$1\n" + cmd + ' "${@:2}"\n')
-    os.chmod(script, 0o755)
-    return script
+    argv = []
+    for w in words:
+        if w.endswith(".o") and os.path.isfile(w) and os.path.abspath(w).startswith(target):
+            dst = os.path.join(objs, os.path.basename(w))
+            shutil.copyfile(w, dst)
+            w = dst
+        argv.append(w)
+    if argv.count("-o") != 1:
+        fail(f"the link command of {tree} has no single -o")
+    with open(os.path.join(objs, "link.json"), "w") as f:
+        json.dump({"env": link_env, "argv": argv}, f)
+    return {"env": link_env, "argv": argv}
 
 
-def link(script, dest, seed):
-    extra = [] if seed is None else [f"-Wl,--shuffle-sections={GLOB}={seed}"]
-    r = subprocess.run([script, dest] + extra)
+def link(cmd, dest, seed):
+    argv = list(cmd["argv"])
+    argv[argv.index("-o") + 1] = dest
+    if seed is not None:
+        argv.append(f"-Wl,--shuffle-sections={GLOB}={seed}")
+    r = subprocess.run(argv, env=dict(os.environ, **cmd["env"]))
     if r.returncode != 0:
         fail(f"linking {dest} failed")
 
 
+def run_rounds(out, scenario, rounds, labels):
+    """Every binary once a round, in an order shuffled each round; a row
+    per run appended to OUT/rows.txt at once."""
+    rows = os.path.join(out, "rows.txt")
+    work = os.path.join(out, "run")
+    for i in range(1, rounds + 1):
+        order = list(labels)
+        random.Random(i).shuffle(order)
+        for label, binary in order:
+            if os.path.exists(work):
+                shutil.rmtree(work)
+            r = subprocess.run([binary, "run", scenario, "--no-progress", "--out", work],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                fail(f"{label} failed on {scenario} in round {i} (rows so far in {rows}):\n"
+                     + r.stderr[-2000:])
+            with open(os.path.join(work, "summary.json")) as f:
+                s = json.load(f)["wall_time_s"]
+            with open(rows, "a") as f:
+                f.write(f"{i} {label} {s}\n")
+        print(f"round {i} of {rounds}", file=sys.stderr)
+    if os.path.exists(work):
+        shutil.rmtree(work)
+    return rows
+
+
 def read_rows(path):
-    """(round, build, layout, seconds) from OUT/rows.txt (rows.sh's "ROUND
-    NAME-LAYOUT SECONDS") or, as PATH:SET, from a CSV of docs/data
-    (set,case,round,build,layout,seconds; layout `natural` or sSEED)."""
-    base, _, want = path.partition(":")
-    if base.endswith(".csv") and os.path.isfile(base):
-        with open(base) as f:
+    """(round, build, layout, seconds) from OUT/rows.txt or, as CSV:SET,
+    from a CSV of docs/data."""
+    head, sep, want = path.rpartition(":")
+    if sep and head.endswith(".csv"):
+        if not os.path.isfile(head):
+            fail(f"no file {head}")
+        with open(head) as f:
             header = f.readline().strip().split(",")
             if header != ["set", "case", "round", "build", "layout", "seconds"]:
-                fail(f"{base}: not a layouts CSV (header {header})")
+                fail(f"{head}: not a layouts CSV (header {header})")
             for k, line in enumerate(f, 2):
                 cols = line.strip().split(",")
                 if len(cols) != 6:
-                    fail(f"{base} line {k}: {len(cols)} columns, not 6")
+                    fail(f"{head} line {k}: {len(cols)} columns, not 6")
                 st, _, i, name, lay, s = cols
-                if not want or st == want:
+                if st == want:
                     yield int(i), name, "n" if lay == "natural" else lay, float(s)
         return
+    if path.endswith(".csv"):
+        fail(f"{path}: a CSV holds several sets; name one, as {path}:SET")
+    if not os.path.isfile(path):
+        fail(f"no file {path}")
     with open(path) as f:
         for k, line in enumerate(f, 1):
             parts = line.split()
@@ -127,59 +187,94 @@ def read_rows(path):
             yield int(parts[0]), name, lay, float(parts[2])
 
 
+def boot_means(t, name, lays, rounds, picks):
+    """The mean over resampled layouts of their medians over resampled
+    rounds, for each of the bootstrap's draws (`picks`: the rounds drawn)."""
+    rng = random.Random(f"layouts:{name}")
+    out = []
+    for rs in picks:
+        drawn = [t[name][rng.choice(lays)] for _ in lays]
+        out.append(statistics.mean(statistics.median(d[i] for i in rs) for d in drawn))
+    return out
+
+
 def analyse(rows_path, names):
     t = defaultdict(lambda: defaultdict(dict))
     for i, name, lay, s in read_rows(rows_path):
+        if i in t[name][lay]:
+            fail(f"{rows_path}: two rows for {name}-{lay} in round {i}")
         t[name][lay][i] = s
+    rounds = sorted(t[names[0]]["n"].keys()) if "n" in t[names[0]] else []
     for n in names:
         if "n" not in t[n] or len(t[n]) < 3:
             fail(f"{rows_path}: no natural and two shuffled layouts of {n}")
-    rounds = sorted(t[names[0]]["n"].keys())
+        for lay, d in t[n].items():
+            if sorted(d) != rounds:
+                fail(f"{rows_path}: {n}-{lay} has rounds {sorted(d)}, not {rounds}")
 
-    def med(d, rs=None):
-        return statistics.median(d[i] for i in (rs or rounds))
+    def med(d):
+        return statistics.median(d[i] for i in rounds)
 
     shuffled = {n: sorted(l for l in t[n] if l != "n") for n in names}
     base = names[0]
-    rng = random.Random(1)
-    print(f"{len(rounds)} rounds; engine time, seconds; ratios to {base}")
-    print("| build | natural layout: median | shuffled layouts: mean of medians (least-greatest) "
-          "| ratio, natural | ratio, shuffled | 95% bootstrap interval |")
-    print("|---|---|---|---|---|---|")
+    rng = random.Random("layouts:rounds")
+    picks = [[rng.choice(rounds) for _ in rounds] for _ in range(BOOT)]
+    base_boot = boot_means(t, base, shuffled[base], rounds, picks)
     mean_base = statistics.mean(med(t[base][l]) for l in shuffled[base])
     nat_base = med(t[base]["n"])
+    print(f"{len(rounds)} rounds; engine time, seconds; ratios to {base}")
+    print("| build | natural layout: median | shuffled layouts: mean of medians (least-greatest) "
+          "| natural: faster than | ratio, natural | ratio, shuffled (95% bootstrap) "
+          "| paired by seed (95% t, seeds faster) |")
+    print("|---|---|---|---|---|---|---|")
     for n in names:
-        meds = [med(t[n][l]) for l in shuffled[n]]
-        m = statistics.mean(meds)
-        boot = []
-        for _ in range(2000):
-            rs = [rng.choice(rounds) for _ in rounds]
-            a = statistics.mean(med(t[base][rng.choice(shuffled[base])], rs)
-                                for _ in shuffled[base])
-            b = statistics.mean(med(t[n][rng.choice(shuffled[n])], rs) for _ in shuffled[n])
-            boot.append(b / a)
-        boot.sort()
-        lo, hi = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
-        print(f"| {n} | {med(t[n]['n']):.4f} | {m:.4f} ({min(meds):.4f}-{max(meds):.4f}) "
-              f"| {med(t[n]['n']) / nat_base:.3f} | {m / mean_base:.3f} | {lo:.3f}-{hi:.3f} |")
+        meds = {l: med(t[n][l]) for l in shuffled[n]}
+        m = statistics.mean(meds.values())
+        nat = med(t[n]["n"])
+        faster = sum(1 for v in meds.values() if nat < v)
+        b = boot_means(t, n, shuffled[n], rounds, picks)
+        boot = sorted(x / y for x, y in zip(b, base_boot))
+        lo, hi = boot[int(0.025 * BOOT)], boot[int(0.975 * BOOT) - 1]
+        shown = "-" if n == base else f"({lo:.3f}-{hi:.3f})"
+        paired = "-"
+        common = [l for l in shuffled[n] if l in t[base]]
+        if n != base and len(common) >= 3:
+            logs = [math.log(meds[l] / med(t[base][l])) for l in common]
+            g, sd = statistics.mean(logs), statistics.stdev(logs)
+            q = T975[len(logs) - 2] if len(logs) - 1 <= len(T975) else 1.96
+            h = q * sd / math.sqrt(len(logs))
+            won = sum(1 for x in logs if x < 0)
+            paired = (f"{math.exp(g):.3f} ({math.exp(g - h):.3f}-{math.exp(g + h):.3f}), "
+                      f"{won} of {len(logs)}")
+        print(f"| {n} | {nat:.4f} | {m:.4f} ({min(meds.values()):.4f}-{max(meds.values()):.4f}) "
+              f"| {faster} of {len(meds)} | {nat / nat_base:.3f} | {m / mean_base:.3f} "
+              f"{shown} | {paired} |")
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--analyse":
-        analyse(sys.argv[2], sys.argv[3].split(","))
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "--analyse":
+        analyse(args[1], args[2].split(","))
         return
-    if len(sys.argv) < 6:
+    first = 1
+    if "--first-seed" in args:
+        k = args.index("--first-seed")
+        if k + 1 >= len(args) or not args[k + 1].isdigit() or int(args[k + 1]) < 1:
+            fail("--first-seed takes a whole number from 1")
+        first = int(args[k + 1])
+        del args[k:k + 2]
+    if len(args) < 5:
         fail("usage: scripts/layouts.py OUT SCENARIO ROUNDS LAYOUTS NAME=TREE [NAME=TREE ...]"
-             "\n   or: scripts/layouts.py --analyse ROWS|CSV:SET NAME,NAME,...")
-    out, scenario, rounds, layouts = sys.argv[1:5]
-    if os.path.exists(out) and os.listdir(out):
-        fail(f"{out} exists and is not empty")
+             " [--first-seed K]\n   or: scripts/layouts.py --analyse ROWS|CSV:SET NAME,NAME,...")
+    out, scenario, rounds, layouts = args[:4]
+    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        fail(f"{out} exists and is not an empty folder")
     if not os.path.isfile(scenario):
         fail(f"no scenario file {scenario}")
     if not (rounds.isdigit() and int(rounds) >= 1 and layouts.isdigit() and int(layouts) >= 2):
         fail("ROUNDS must be a whole number from 1 and LAYOUTS from 2")
     trees = []
-    for a in sys.argv[5:]:
+    for a in args[4:]:
         name, eq, tree = a.partition("=")
         if not eq or not re.fullmatch(r"[A-Za-z0-9_]+", name):
             fail(f"a build is NAME=TREE with a NAME of letters, digits and _, not {a}")
@@ -193,20 +288,14 @@ def main():
     out = os.path.abspath(out)
     bins = os.path.join(out, "bin")
     os.makedirs(bins)
-    scripts = {name: build(out, name, tree) for name, tree in trees}
+    cmds = {name: build(out, name, tree) for name, tree in trees}
     labels = []
-    for seed in [None] + list(range(1, int(layouts) + 1)):
+    for seed in [None] + list(range(first, first + int(layouts))):
         for name, _ in trees:
             label = f"{name}-{'n' if seed is None else f's{seed}'}"
-            link(scripts[name], os.path.join(bins, label), seed)
-            labels.append(f"{label}={os.path.join(bins, label)}")
-    rounds_sh = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rounds.sh")
-    rows = os.path.join(out, "rows.txt")
-    with open(rows, "w") as f:
-        r = subprocess.run([rounds_sh, scenario, rounds] + labels, stderr=f,
-                           stdout=subprocess.DEVNULL)
-    if r.returncode != 0:
-        fail(f"the rounds failed (rows so far in {rows})")
+            link(cmds[name], os.path.join(bins, label), seed)
+            labels.append((label, os.path.join(bins, label)))
+    rows = run_rounds(out, scenario, int(rounds), labels)
     analyse(rows, [n for n, _ in trees])
 
 
