@@ -225,7 +225,7 @@ def analyse(rows_path, names):
     print(f"{len(rounds)} rounds; engine time, seconds; ratios to {base}")
     print("| build | natural layout: median | shuffled layouts: mean of medians (least-greatest) "
           "| natural: faster than | ratio, natural | ratio, shuffled (95% bootstrap) "
-          "| paired by seed (95% t, seeds faster) |")
+          "| paired by seed, nearly identical trees only (95% t, seeds faster) |")
     print("|---|---|---|---|---|---|---|")
     for n in names:
         meds = {l: med(t[n][l]) for l in shuffled[n]}
