@@ -234,13 +234,7 @@ impl AckInFlight {
     }
 
     fn packet(&self) -> Packet {
-        let ack = self.ack();
-        Packet {
-            flow: self.flow,
-            index: self.index,
-            wire_bytes: ack_wire_bytes(&ack),
-            body: Body::Ack(ack),
-        }
+        ack_packet(self.flow, self.index, &self.ack())
     }
 
     fn ack(&self) -> Ack {
@@ -254,6 +248,18 @@ impl AckInFlight {
             syn: self.syn,
             echo_order: self.echo_order,
         }
+    }
+}
+
+/// The `Packet` an ACK of flow `flow` travels as, for the paths that keep
+/// or trace one.
+#[inline]
+fn ack_packet(flow: u32, index: u64, ack: &Ack) -> Packet {
+    Packet {
+        flow,
+        index,
+        wire_bytes: ack_wire_bytes(ack),
+        body: Body::Ack(*ack),
     }
 }
 
@@ -573,11 +579,8 @@ impl Net {
         if self.trace_packets {
             self.trace_data(now, &packet(), PacketFate::Sent);
         }
-        let timed_bursts = self.fwd_loss.has_timed_bursts();
         if self.in_service.is_none() {
-            if timed_bursts {
-                self.note_entry(now, &packet());
-            }
+            self.note_entry(now, f, index, &seg);
             self.start_service(now, packet(), false);
             return;
         }
@@ -599,32 +602,35 @@ impl Net {
             self.trace_data(now, &p, PacketFate::QueueDrop);
             return;
         }
-        if timed_bursts {
-            self.note_entry(now, &packet());
-        }
+        self.note_entry(now, f, index, &seg);
         self.queue_bytes += u64::from(wire_bytes);
         self.max_queue_bytes = self.max_queue_bytes.max(self.queue_bytes);
         self.queue.push_back(packet());
     }
 
-    /// A data packet the queue accepted: starts bursts given as a time.
+    /// Segment `s`, flow `f`'s packet `index`, accepted by the queue:
+    /// starts bursts given as a time. Read from the segment, so that
+    /// without such bursts no packet is made for it.
     #[inline]
-    fn note_entry(&mut self, now: Time, p: &DataPacket) {
+    fn note_entry(&mut self, now: Time, f: usize, index: u64, s: &Segment) {
         if !self.fwd_loss.has_timed_bursts() {
             return;
         }
-        if !p.syn {
-            let view = self.view(p);
+        if !s.syn {
+            let view = self.view_of(f, index, s);
             self.fwd_loss.note_entry(now, &view);
         }
     }
 
     fn view(&self, p: &DataPacket) -> PacketView {
-        let s = p.seg();
-        let fl = &self.flows[p.flow as usize];
+        self.view_of(p.flow as usize, p.index, &p.seg())
+    }
+
+    fn view_of(&self, f: usize, index: u64, s: &Segment) -> PacketView {
+        let fl = &self.flows[f];
         PacketView {
-            flow: p.flow as usize,
-            index: p.index,
+            flow: f,
+            index,
             seg_no: s.seg_no,
             tx_count: s.tx_count,
             end: s.end(),
@@ -703,12 +709,7 @@ impl Net {
             fl.ack_index += 1;
             fl.ack_index
         };
-        let packet = || Packet {
-            flow: f as u32,
-            index,
-            wire_bytes: ack_wire_bytes(ack),
-            body: Body::Ack(*ack),
-        };
+        let packet = || ack_packet(f as u32, index, ack);
         if self.trace_packets {
             self.trace(now, &packet(), PacketFate::Sent);
         }
@@ -764,11 +765,9 @@ impl Net {
             p.wire_bytes,
         ) {
             self.ack_drops += 1;
-            if let Body::Ack(a) = &p.body {
-                // As the loss model's drops: a SYN-ACK is no report.
-                if !a.syn {
-                    self.flows[f].reports.on_dropped(a);
-                }
+            // As the loss model's drops: a SYN-ACK is no report.
+            if !ack.syn {
+                self.flows[f].reports.on_dropped(ack);
             }
             self.trace(now, &p, PacketFate::QueueDrop);
             return;
@@ -804,12 +803,7 @@ impl Net {
         // As on the data path: `now` is the event loop's time (the ACK
         // sent, or leaving the reverse link), so the flow's ACK lane.
         let lane = Some(2 * f + 1);
-        let packet = || Packet {
-            flow,
-            index,
-            wire_bytes: ack_wire_bytes(ack),
-            body: Body::Ack(*ack),
-        };
+        let packet = || ack_packet(flow, index, ack);
         let (pr, extra, rng) = &mut self.rev_reorder;
         if rng.chance(*pr) {
             let extra = *extra;
