@@ -494,6 +494,10 @@ impl Receiver {
 
     /// The data sender's SYN (answered with a SYN-ACK at once) or SYN-ACK
     /// (answered with the final ACK at once, RFC 9293 3.5).
+    // Cold: rare, and inlined it spread the hot path's code over more
+    // cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     fn on_syn(&mut self, now: Time, seg: &Segment) {
         if seg.ts_val > self.ts_recent {
             self.ts_recent = seg.ts_val;
@@ -620,6 +624,9 @@ impl Receiver {
     /// queued out of order, duplicates of it included, asks for room for
     /// its span (the end of tcp_data_queue_ofo()), before this segment's
     /// ACK is built.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn autotune_arrival(
         &mut self,
         now: Time,
@@ -658,6 +665,9 @@ impl Receiver {
     /// one call per event approximates the kernel's per-read calls. Its
     /// callers test for `autotune` first: every segment and ACK poll
     /// passes there.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn autotune_read(&mut self, now: Time, read_before: u64) {
         if self.read_pos <= read_before {
             return;

@@ -137,6 +137,9 @@ impl AckReports {
     /// is at this moment. A retransmission of data the sender had been
     /// told of (a reneging, or a timeout's clearing of its SACK
     /// information) is counted in neither.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     pub fn on_retransmission(&mut self, seg: &Segment, rx: &Receiver) {
         let (start, end) = (seg.seq, seg.end());
         if !rx.holds(start, end) || self.delivered.covers(start, end) {

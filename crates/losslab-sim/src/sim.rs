@@ -684,16 +684,25 @@ impl Net {
         let lane = Some(2 * p.flow as usize);
         if held {
             let extra = *extra;
-            self.held.push(at + extra, None, p.packet());
+            self.hold_data(at + extra, None, &p);
         } else if access > 0 {
-            self.held.push(at, lane, p.packet());
+            self.hold_data(at, lane, &p);
         } else {
             self.fwd_line.push_back((at, p));
         }
         let (pd, rng) = &mut self.fwd_dup;
         if rng.chance(*pd) {
-            self.held.push(at, lane, p.packet());
+            self.hold_data(at, lane, &p);
         }
+    }
+
+    /// A data packet the path holds back (reordering, duplication, a
+    /// flow's own delay) until `at`.
+    // Out of line, as the other paths most runs never take: the per-packet
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
+    fn hold_data(&mut self, at: Time, lane: Option<usize>, p: &DataPacket) {
+        self.held.push(at, lane, p.packet());
     }
 
     /// An ACK from flow `f`'s receiver enters the reverse path. It comes
@@ -722,30 +731,48 @@ impl Net {
                 }
                 return;
             }
-        } else if !self.rev_loss.is_none() {
-            let view = PacketView {
-                flow: f,
-                index,
-                seg_no: 0,
-                tx_count: 1,
-                end: 0,
-                flow_total: None,
-                mss: 0,
-            };
-            if self.rev_loss.drops(&view) {
-                self.ack_drops += 1;
-                self.flows[f].reports.on_dropped(ack);
-                if self.trace_packets {
-                    self.trace(now, &packet(), PacketFate::LossDrop);
-                }
-                return;
-            }
+        } else if !self.rev_loss.is_none() && self.rev_loss_drops(now, f, index, ack) {
+            return;
         }
-        let Some(link) = self.rev_link.as_mut() else {
+        if self.rev_link.is_none() {
             self.propagate_ack(now, f as u32, index, ack);
             return;
+        }
+        self.rev_link_send(now, f, index, ack);
+    }
+
+    /// The reverse path's loss model on an ACK; true when it drops it.
+    // Out of line, as the paths most runs never take: the per-ACK code
+    // stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
+    fn rev_loss_drops(&mut self, now: Time, f: usize, index: u64, ack: &Ack) -> bool {
+        let view = PacketView {
+            flow: f,
+            index,
+            seg_no: 0,
+            tx_count: 1,
+            end: 0,
+            flow_total: None,
+            mss: 0,
         };
-        let p = packet();
+        if !self.rev_loss.drops(&view) {
+            return false;
+        }
+        self.ack_drops += 1;
+        self.flows[f].reports.on_dropped(ack);
+        if self.trace_packets {
+            self.trace(now, &ack_packet(f as u32, index, ack), PacketFate::LossDrop);
+        }
+        true
+    }
+
+    /// An ACK enters the reverse link (`reverse.rate`): into service,
+    /// into its queue, or dropped at a full one.
+    // Out of line, as `rev_loss_drops` (issue 33).
+    #[inline(never)]
+    fn rev_link_send(&mut self, now: Time, f: usize, index: u64, ack: &Ack) {
+        let link = self.rev_link.as_mut().expect("a reverse link");
+        let p = ack_packet(f as u32, index, ack);
         if link.in_service.is_none() {
             let span = link.drain.send(now, p.wire_bytes, false);
             link.first = span.first;
@@ -777,6 +804,9 @@ impl Net {
     }
 
     /// The ACK in service on the reverse link left it at `now`.
+    // Out of line: only a reverse link's runs come here (issue 33: the
+    // event loop's code on fewer cache lines).
+    #[inline(never)]
     fn rev_depart(&mut self, now: Time) {
         let link = self.rev_link.as_mut().expect("a reverse link");
         let (_, p) = link.in_service.take().expect("departure without packet");
@@ -1281,18 +1311,9 @@ impl Simulation {
                     }
                     self.ack_reaches_sender(a.flow as usize, &a.ack());
                 }
-                4 => {
-                    let p = self.net.held.pop().expect("head");
-                    self.deliver(p);
-                }
+                4 => self.deliver_held(),
                 7 => self.net.rev_depart(t),
-                6 => {
-                    let (f, seg, bytes) = self.net.nic_line.pop().expect("head");
-                    self.net.send_data(t, f, seg);
-                    if self.net.left_host(f, bytes) {
-                        self.service_sender(f);
-                    }
-                }
+                6 => self.leave_host(t),
                 _ => {
                     let Reverse((_, f, side)) = self.timers.pop().expect("head");
                     self.fire_timer(f as usize, side);
@@ -1307,6 +1328,25 @@ impl Simulation {
         self.take_samples(until, true);
         self.now = self.now.max(until);
         self.now >= self.end
+    }
+
+    /// The next packet the path held back reaches its end.
+    // Out of line, as `rev_depart` (issue 33).
+    #[inline(never)]
+    fn deliver_held(&mut self) {
+        let p = self.net.held.pop().expect("head");
+        self.deliver(p);
+    }
+
+    /// The next segment a host's interface holds leaves it at `t`.
+    // Out of line, as `rev_depart` (issue 33).
+    #[inline(never)]
+    fn leave_host(&mut self, t: Time) {
+        let (f, seg, bytes) = self.net.nic_line.pop().expect("head");
+        self.net.send_data(t, f, seg);
+        if self.net.left_host(f, bytes) {
+            self.service_sender(f);
+        }
     }
 
     /// Takes every RBB sample due before `t` (with `inclusive`, at `t`
@@ -1433,44 +1473,8 @@ impl Simulation {
     fn fire_timer(&mut self, f: usize, side: u8) {
         let now = self.now;
         match side {
-            SIDE_START => {
-                let fl = &mut self.flows[f];
-                let alg = build_algorithms(&fl.spec, fl.cc_seed).expect("validated in new()");
-                let cfg = sender_config(&fl.spec);
-                let mut s = Sender::new(cfg, alg, now);
-                if self
-                    .net
-                    .tracer
-                    .as_ref()
-                    .is_some_and(|t| t.wants_endpoint_events())
-                {
-                    s.set_tracing(true);
-                    fl.receiver.set_tracing(true);
-                }
-                fl.sender = Some(s);
-                if fl.objects.is_some() && fl.spec.handshake {
-                    // The client opens the connection; its first request
-                    // leaves with the handshake's last ACK.
-                    fl.receiver.connect(now);
-                    self.service_receiver(f);
-                }
-                self.first_request(f);
-                self.service_sender(f);
-            }
-            SIDE_REQUEST => {
-                let fl = &mut self.flows[f];
-                let (Some(o), Some(s)) = (fl.objects.as_ref(), fl.sender.as_mut()) else {
-                    return;
-                };
-                let k = o.requested.len() - 1;
-                // The request carries the client's ACK: it completes the
-                // handshake if the bare final ACK was lost (RFC 9293 3.5).
-                if !s.is_established() {
-                    s.on_ack(now, &fl.receiver.carried_ack(now));
-                }
-                s.write(now, o.sizes[k]);
-                self.service_sender(f);
-            }
+            SIDE_START => self.start_flow(f),
+            SIDE_REQUEST => self.next_request(f),
             SIDE_SENDER => {
                 let fl = &mut self.flows[f];
                 if fl.sched[0] == Some(now) {
@@ -1493,6 +1497,56 @@ impl Simulation {
                 self.service_receiver(f);
             }
         }
+    }
+
+    /// Flow `f` starts: its sender is made and sends.
+    // Cold: once per flow; inlined, it sat among the per-packet timer
+    // code (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
+    fn start_flow(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let alg = build_algorithms(&fl.spec, fl.cc_seed).expect("validated in new()");
+        let cfg = sender_config(&fl.spec);
+        let mut s = Sender::new(cfg, alg, now);
+        if self
+            .net
+            .tracer
+            .as_ref()
+            .is_some_and(|t| t.wants_endpoint_events())
+        {
+            s.set_tracing(true);
+            fl.receiver.set_tracing(true);
+        }
+        fl.sender = Some(s);
+        if fl.objects.is_some() && fl.spec.handshake {
+            // The client opens the connection; its first request
+            // leaves with the handshake's last ACK.
+            fl.receiver.connect(now);
+            self.service_receiver(f);
+        }
+        self.first_request(f);
+        self.service_sender(f);
+    }
+
+    /// Flow `f`'s client asks for its next object.
+    // Out of line: once per object (issue 33, as `start_flow`).
+    #[inline(never)]
+    fn next_request(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let (Some(o), Some(s)) = (fl.objects.as_ref(), fl.sender.as_mut()) else {
+            return;
+        };
+        let k = o.requested.len() - 1;
+        // The request carries the client's ACK: it completes the
+        // handshake if the bare final ACK was lost (RFC 9293 3.5).
+        if !s.is_established() {
+            s.on_ack(now, &fl.receiver.carried_ack(now));
+        }
+        s.write(now, o.sizes[k]);
+        self.service_sender(f);
     }
 
     /// Sends what the sender wants to send and re-arms its timer.
@@ -1623,6 +1677,9 @@ impl Simulation {
 
     /// Objects that arrived entirely: record them, send the next request,
     /// and release flows that waited for this one's first object.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn objects_progress(&mut self, f: usize) {
         let now = self.now;
         let fl = &mut self.flows[f];
@@ -1654,7 +1711,9 @@ impl Simulation {
     }
 
     fn service_receiver(&mut self, f: usize) {
-        self.objects_progress(f);
+        if self.flows[f].objects.is_some() {
+            self.objects_progress(f);
+        }
         let now = self.now;
         let fl = &mut self.flows[f];
         // `has_ack` first: most arriving segments owe no ACK, and the
@@ -1687,6 +1746,10 @@ impl Simulation {
 
     /// A flow is finished when its receiver has every byte and its sender
     /// has every acknowledgment.
+    // Cold: rare, and inlined it spread the hot path's code over more
+    // cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     fn note_finished(&mut self, f: usize) {
         let fl = &self.flows[f];
         if fl.fct_at.is_some() && fl.done_at.is_some() && self.unfinished != usize::MAX {

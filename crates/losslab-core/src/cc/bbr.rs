@@ -405,6 +405,9 @@ impl Bbr {
 
     /// bbr_init_pacing_rate_from_rtt(): high_gain x cwnd / srtt, or over
     /// a nominal 1 ms before any RTT sample.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn init_pacing_rate_from_rtt(&mut self, cwnd: u64, srtt: Option<Time>) {
         let rtt_us = match srtt {
             Some(s) => {
@@ -441,6 +444,9 @@ impl Bbr {
 
     /// bbr_save_cwnd(): the last known good cwnd, kept across recovery
     /// and PROBE_RTT.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn save_cwnd(&mut self, cwnd: u64) {
         if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
             self.prior_cwnd = cwnd;
@@ -587,6 +593,9 @@ impl Bbr {
     }
 
     /// bbr_reset_probe_bw_mode(): a random phase other than the 0.75 one.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn reset_probe_bw_mode(&mut self) {
         self.mode = Mode::ProbeBw;
         self.cycle_idx = CYCLE_LEN - 1 - self.random_below(CYCLE_RAND) as usize;
@@ -620,6 +629,9 @@ impl Bbr {
 
     /// bbr_lt_bw_interval_done(): two consistent lossy intervals mean a
     /// policer; use their average.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn lt_bw_interval_done(&mut self, bw: u64) {
         if self.lt_bw != 0 {
             let diff = bw.abs_diff(self.lt_bw);
@@ -782,6 +794,9 @@ impl Bbr {
 
     /// bbr_check_probe_rtt_done(): after 200 ms and a round at 4
     /// segments, restore cwnd and go back to STARTUP or PROBE_BW.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn check_probe_rtt_done(&mut self, now: Time, cwnd: Option<&mut u64>) {
         if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
             return;
@@ -826,34 +841,44 @@ impl Bbr {
             self.probe_rtt_done_stamp = None;
         }
         if self.mode == Mode::ProbeRtt {
-            // Ignore low-rate samples: tp->app_limited = delivered +
-            // inflight (kept here, see ProbeRttBubble).
-            let end = (self.tp.delivered + rs.in_flight).max(1);
-            let start = match self.bubble {
-                Some(b) if b.active => b.start,
-                _ => self.tp.delivered,
-            };
-            self.bubble = Some(ProbeRttBubble {
-                start,
-                end,
-                active: true,
-            });
-            if self.probe_rtt_done_stamp.is_none() && rs.in_flight <= CWND_MIN_TARGET {
-                self.probe_rtt_done_stamp = Some(now + PROBE_RTT_MODE);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = self.tp.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(now, Some(&mut w.cwnd));
-                }
-            }
+            self.probe_rtt(w, rs);
         }
         // Restart after idle ends with the first S/ACK of new data.
         if rs.delivered_any {
             self.idle_restart = false;
+        }
+    }
+
+    /// bbr_update_min_rtt()'s PROBE_RTT part: hold the flight at
+    /// CWND_MIN_TARGET for PROBE_RTT_MODE and a round.
+    // Out of line: not run per packet, and inlined it spread the hot
+    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
+    fn probe_rtt(&mut self, w: &mut Window, rs: &Rs) {
+        let now = rs.now;
+        // Ignore low-rate samples: tp->app_limited = delivered +
+        // inflight (kept here, see ProbeRttBubble).
+        let end = (self.tp.delivered + rs.in_flight).max(1);
+        let start = match self.bubble {
+            Some(b) if b.active => b.start,
+            _ => self.tp.delivered,
+        };
+        self.bubble = Some(ProbeRttBubble {
+            start,
+            end,
+            active: true,
+        });
+        if self.probe_rtt_done_stamp.is_none() && rs.in_flight <= CWND_MIN_TARGET {
+            self.probe_rtt_done_stamp = Some(now + PROBE_RTT_MODE);
+            self.probe_rtt_round_done = false;
+            self.next_rtt_delivered = self.tp.delivered;
+        } else if self.probe_rtt_done_stamp.is_some() {
+            if self.round_start {
+                self.probe_rtt_round_done = true;
+            }
+            if self.probe_rtt_round_done {
+                self.check_probe_rtt_done(now, Some(&mut w.cwnd));
+            }
         }
     }
 

@@ -121,16 +121,32 @@ impl Sender {
             }
         }
         if !entering && matches!(self.state, State::Fast { .. }) {
-            let rctx = RecoveryCtx {
-                newly_lost: f.losses,
-                retrans_data_acked: f.retrans_data_acked,
-                lost_retrans: f.lost_retrans,
-                ..self.recovery_ctx(now, cum_advanced, new_loss, rtts)
-            };
-            self.alg
-                .recovery
-                .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);
+            self.reduce_in_recovery(now, f, cum_advanced, new_loss, rtts);
         }
+    }
+
+    /// The recovery algorithm's cwnd on an ACK during fast recovery
+    /// (RFC 6937 / 9937 PRR, Linux tcp_cwnd_reduction()).
+    // Out of line: a controller that owns cwnd (BBR) never gets here, and
+    // its per-ACK path's code stays on fewer cache lines (issue 33).
+    #[inline(never)]
+    fn reduce_in_recovery(
+        &mut self,
+        now: Time,
+        f: AckFacts,
+        cum_advanced: bool,
+        new_loss: bool,
+        rtts: AckRtts,
+    ) {
+        let rctx = RecoveryCtx {
+            newly_lost: f.losses,
+            retrans_data_acked: f.retrans_data_acked,
+            lost_retrans: f.lost_retrans,
+            ..self.recovery_ctx(now, cum_advanced, new_loss, rtts)
+        };
+        self.alg
+            .recovery
+            .cwnd_reduction(&mut self.win, &rctx, f.delivered, false);
     }
 
     /// Whether this ACK's progress lets cwnd grow. `cwnd_growth =

@@ -11,6 +11,10 @@ use super::Sender;
 impl Sender {
     /// The SYN (Active) or SYN-ACK (Passive) when one is due; nothing else
     /// leaves before the connection is established.
+    // Cold: out of the per-ACK and per-send paths so their hot code
+    // stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     pub(super) fn opening_transmit(&mut self, now: Time) -> Option<Segment> {
         let op = self.opening.as_mut()?;
         if !op.due || op.failed {
@@ -61,6 +65,10 @@ impl Sender {
         });
     }
 
+    // Cold: out of the per-ACK and per-send paths so their hot code
+    // stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     pub(super) fn opening_on_ack(&mut self, now: Time, ack: &Ack) {
         let Some(op) = self.opening.as_mut() else {
             return;

@@ -5,7 +5,7 @@
 use crate::cc::CaState;
 use crate::config::RecoveryExit;
 use crate::event::{Event, RecoveryKind};
-use crate::frto::{FrtoAck, FrtoVerdict};
+use crate::frto::{Frto, FrtoAck, FrtoVerdict};
 use crate::recovery::{AwndCtx, RecoveryCtx};
 use crate::time::Time;
 
@@ -95,6 +95,9 @@ impl Sender {
     /// retrans_data_acked, lost_retrans); the
     /// older algorithms see `snd_una_advanced` false and `new_loss` true
     /// here, as always.
+    // Out of line: run per episode, not per packet, so the hot path's
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     pub(super) fn enter_fast_recovery(
         &mut self,
         now: Time,
@@ -160,6 +163,9 @@ impl Sender {
     /// a new congestion event (LE's once-per-RTT reduction): a new
     /// ssthresh and reduction, and RecoveryPoint = HighData, as on entry
     /// (RFC 6675 step 4.1), without leaving the recovery.
+    // Out of line: run per episode, not per packet, so the hot path's
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     pub(super) fn repeat_congestion_event(&mut self, now: Time, cum_advanced: bool, rtts: AckRtts) {
         if !matches!(self.state, State::Fast { .. }) || self.cc_caps.owns_cwnd {
             return;
@@ -179,6 +185,9 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
+    // Out of line: run per episode, not per packet, so the hot path's
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     pub(super) fn exit_fast_recovery(
         &mut self,
         now: Time,
@@ -226,6 +235,7 @@ impl Sender {
 
     /// F-RTO's verdict on an ACK after a timeout (frto.rs); a spurious
     /// timeout is undone with the undo machinery DSACKs use.
+    #[inline]
     pub(super) fn frto_on_ack(
         &mut self,
         now: Time,
@@ -233,9 +243,23 @@ impl Sender {
         sacked_or_dupack: bool,
         rtts: AckRtts,
     ) -> bool {
-        let Some(mut f) = self.frto else {
-            return false;
-        };
+        match self.frto {
+            Some(f) => self.frto_verdict(f, now, una_advanced, sacked_or_dupack, rtts),
+            None => false,
+        }
+    }
+
+    // Out of line: F-RTO runs only after a timeout, so the per-ACK path's
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
+    fn frto_verdict(
+        &mut self,
+        mut f: Frto,
+        now: Time,
+        una_advanced: bool,
+        sacked_or_dupack: bool,
+        rtts: AckRtts,
+    ) -> bool {
         if !matches!(self.state, State::Loss { .. }) {
             self.frto = None;
             return false;
@@ -307,6 +331,9 @@ impl Sender {
     /// Restores cwnd and ssthresh from before the episode's reduction
     /// (never lowering them, as Linux tcp_undo_cwnd_reduction()), leaves
     /// recovery when `leaving`, and marks the episode's records undone.
+    // Out of line: run per episode, not per packet, so the hot path's
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     pub(super) fn undo_reduction(
         &mut self,
         now: Time,
@@ -367,6 +394,16 @@ impl Sender {
         }
     }
 
+    /// The timeout's recovery is over (RFC 6582's recovery point reached).
+    // Out of line: once per timeout (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
+    fn leave_loss_state(&mut self, now: Time) {
+        self.state = State::Open;
+        self.alg.cc.on_state(CaState::Open, &self.win);
+        self.rexmit.high_rxt = None;
+        self.close_recovery_record(now);
+    }
+
     pub(super) fn awnd_ctx(&self) -> AwndCtx<'_> {
         AwndCtx {
             in_recovery: matches!(self.state, State::Fast { .. }),
@@ -406,10 +443,7 @@ impl Sender {
             State::Loss { recovery_point }
                 if self.snd_una >= recovery_point && !self.recovery_held() =>
             {
-                self.state = State::Open;
-                self.alg.cc.on_state(CaState::Open, &self.win);
-                self.rexmit.high_rxt = None;
-                self.close_recovery_record(now);
+                self.leave_loss_state(now);
             }
             _ => {}
         }

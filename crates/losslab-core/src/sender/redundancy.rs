@@ -63,7 +63,18 @@ impl Sender {
     /// outstanding (one SACKed, acknowledged or declared lost since needs
     /// no copy). Copies ignore cwnd and the peer's window (they carry data
     /// already inside it); the pacer spaces them.
+    #[inline]
     pub(super) fn next_replica(&mut self, now: Time) -> Option<Segment> {
+        match self.replicas.queue.peek() {
+            Some(&Reverse((due, _, _))) if due <= now => self.send_replica(now),
+            _ => None,
+        }
+    }
+
+    // Out of line: copies are OR3's alone, and rare even there (issue 33:
+    // the per-send path's code on fewer cache lines).
+    #[inline(never)]
+    fn send_replica(&mut self, now: Time) -> Option<Segment> {
         while let Some(&Reverse((due, _, seg_no))) = self.replicas.queue.peek() {
             if due > now {
                 return None;

@@ -331,6 +331,10 @@ impl Sender {
     /// such a probe sits in flight under the retransmission timer, which,
     /// while the window stays shut, fires and collapses cwnd (our earlier
     /// probe did that; docs/ALGORITHMS.md).
+    // Cold: out of the per-ACK and per-send paths so their hot code
+    // stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     pub(super) fn send_probe(&mut self, now: Time) -> Option<Segment> {
         self.probes.zero_window_pending = false;
         let avail = self
@@ -366,6 +370,10 @@ impl Sender {
     /// so the highest un-SACKed segment goes instead. Opens the TLP
     /// episode. None when everything outstanding is SACKed; the RTO armed
     /// when the probe timer fired stays.
+    // Cold: out of the per-ACK and per-send paths so their hot code
+    // stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     pub(super) fn send_loss_probe(&mut self, now: Time) -> Option<Segment> {
         let len = self.new_data_len();
         let (mut seg, retrans) = if len > 0 {
@@ -402,6 +410,25 @@ impl Sender {
     /// FLAG_NOT_DUP); SACK blocks that only repeat old information do not
     /// disqualify it. Any other ACK of exactly TLP.end_seq waits. The
     /// reduction takes FlightSize as it was when this ACK arrived.
+    /// RFC 8985 7.4.2: the probe repaired a loss; reduce cwnd once.
+    // Cold: once per TLP episode, and inlined it sat in the per-ACK path
+    // (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
+    fn tlp_repaired_loss(&mut self, now: Time, prior_out: u64) {
+        // Linux enters and leaves CWR at once; a controller that owns
+        // cwnd keeps it (tcp_end_cwnd_reduction() returns early).
+        self.win.ssthresh = self.alg.cc.ssthresh(&self.win, prior_out);
+        self.alg.cc.on_state(CaState::Cwr, &self.win);
+        if !self.cc_caps.owns_cwnd {
+            self.win.cwnd = self.win.ssthresh.max(1);
+            self.win.cwnd_cnt = 0;
+            self.alg.cc.complete_cwr(&mut self.win);
+        }
+        self.alg.cc.on_state(CaState::Open, &self.win);
+        self.emit_cwnd(now);
+    }
+
     pub(super) fn process_tlp_ack(&mut self, now: Time, ack: &Ack, a: TlpAckInfo) {
         let TlpAckInfo {
             dsack,
@@ -434,17 +461,7 @@ impl Sender {
             self.probes.tlp = None;
         } else if ack.ack > ep.end_seq {
             self.probes.tlp = None;
-            // Linux enters and leaves CWR at once; a controller that owns
-            // cwnd keeps it (tcp_end_cwnd_reduction() returns early).
-            self.win.ssthresh = self.alg.cc.ssthresh(&self.win, prior_out);
-            self.alg.cc.on_state(CaState::Cwr, &self.win);
-            if !self.cc_caps.owns_cwnd {
-                self.win.cwnd = self.win.ssthresh.max(1);
-                self.win.cwnd_cnt = 0;
-                self.alg.cc.complete_cwr(&mut self.win);
-            }
-            self.alg.cc.on_state(CaState::Open, &self.win);
-            self.emit_cwnd(now);
+            self.tlp_repaired_loss(now, prior_out);
         } else if !cum_advanced && newly_sacked == 0 && !window_update {
             self.probes.tlp = None;
         }

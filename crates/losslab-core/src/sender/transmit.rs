@@ -58,10 +58,8 @@ impl Sender {
         let mut through_write_xmit = true;
         let seg = match self.state {
             _ if self.wakeup_due() => {
-                self.probes.zero_window_pending = false;
                 through_write_xmit = false;
-                let len = self.new_data_len();
-                Some(self.send_new(now, len))
+                Some(self.send_wakeup(now))
             }
             State::Open => self.next_open(now),
             State::Fast { .. } => self.next_fast(now),
@@ -120,6 +118,17 @@ impl Sender {
                 None
             }
         }
+    }
+
+    /// The probe timer's data-carrying probe (`wakeup_due`).
+    // Cold: its own copy of the inlined `send_new` stays off the per-send
+    // path's cache lines (issue 33, docs/BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
+    fn send_wakeup(&mut self, now: Time) -> Segment {
+        self.probes.zero_window_pending = false;
+        let len = self.new_data_len();
+        self.send_new(now, len)
     }
 
     /// The pacing gate (pacing.rs): closed until the departure time the
@@ -281,6 +290,9 @@ impl Sender {
         }
     }
 
+    // Out of line: run per episode, not per packet, so the hot path's
+    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     pub(super) fn next_loss(&mut self, now: Time) -> Option<Segment> {
         if std::mem::take(&mut self.rexmit.rto_pending) {
             if let Some(n) = self.board.next_to_retransmit() {
