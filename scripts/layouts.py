@@ -53,6 +53,15 @@ fetch crates into its own home.)
 
 recomputes the table from kept rows, the first NAME the reference; a CSV
 (set,case,round,build,layout,seconds; layout `natural` or sK) needs :SET.
+    scripts/layouts.py --analyse docs/data/bench-layouts-2026-12-07.csv:L8+L9+L10 6534cb1,cold2
+pools sets: each build's mean over every set's shuffled layouts of their
+medians, its ratio to the first NAME's, and a bootstrap that resamples
+each set's rounds (alike for its builds) and each build's layouts within
+each set. The pairing by seed holds only for builds with the same
+functions: lld's shuffle is a permutation by position, so a build with
+one function more or fewer gets an unrelated order from the same seed
+(ccf7b93 against a build with a few functions moved out of line: 17% of
+adjacent pairs kept with the same seed and with a different one alike).
 """
 
 import json
@@ -172,7 +181,10 @@ def read_rows(path):
                     fail(f"{head} line {k}: {len(cols)} columns, not 6")
                 st, _, i, name, lay, s = cols
                 if st == want:
-                    yield int(i), name, "n" if lay == "natural" else lay, float(s)
+                    try:
+                        yield int(i), name, "n" if lay == "natural" else lay, float(s)
+                    except ValueError:
+                        fail(f"{head} line {k}: round {i!r} or seconds {s!r} is not a number")
         return
     if path.endswith(".csv"):
         fail(f"{path}: a CSV holds several sets; name one, as {path}:SET")
@@ -184,7 +196,10 @@ def read_rows(path):
             if len(parts) != 3 or "-" not in parts[1]:
                 fail(f"{path} line {k}: not ROUND NAME-LAYOUT SECONDS")
             name, lay = parts[1].rsplit("-", 1)
-            yield int(parts[0]), name, lay, float(parts[2])
+            try:
+                yield int(parts[0]), name, lay, float(parts[2])
+            except ValueError:
+                fail(f"{path} line {k}: not ROUND NAME-LAYOUT SECONDS")
 
 
 def boot_means(t, name, lays, rounds, picks):
@@ -251,10 +266,78 @@ def analyse(rows_path, names):
               f"{shown} | {paired} |")
 
 
+def pooled(path, sets, names):
+    """The shuffled ratio over several sets of one CSV, each set's layouts
+    and rounds its own: the mean over every set's layouts of their medians,
+    with a bootstrap that resamples each set's rounds (alike for its
+    builds) and each build's layouts within each set. The sets are strata:
+    a difference between sets beyond their layouts' and rounds' own spread
+    is not in the interval."""
+    if len(set(sets)) != len(sets):
+        fail(f"{path}: a set named twice in {'+'.join(sets)}")
+    if len(set(names)) != len(names):
+        fail(f"a build named twice in {','.join(names)}")
+    tabs = []
+    for st in sets:
+        t = defaultdict(lambda: defaultdict(dict))
+        for i, name, lay, s in read_rows(f"{path}:{st}"):
+            if i in t[name][lay]:
+                fail(f"{path}:{st}: two rows for {name}-{lay} in round {i}")
+            t[name][lay][i] = s
+        for n in names:
+            lays = [l for l in t[n] if l != "n"]
+            if len(lays) < 2:
+                fail(f"{path}:{st}: no two shuffled layouts of {n}")
+        rounds = sorted(next(iter(t[names[0]].values())))
+        for n in names:
+            for lay, d in t[n].items():
+                if sorted(d) != rounds:
+                    fail(f"{path}:{st}: {n}-{lay} has rounds {sorted(d)}, not {rounds}")
+        tabs.append((t, rounds))
+    # The rounds drawn alike for every build; each build's layouts from
+    # its own stream, so an interval does not depend on the other names.
+    rounds_rng = random.Random("layouts:pooled:rounds")
+    picks = [[[rounds_rng.choice(rounds) for _ in rounds] for _, rounds in tabs]
+             for _ in range(BOOT)]
+    draws = {n: [] for n in names}
+    for n in names:
+        rng = random.Random(f"layouts:pooled:{n}")
+        for pick in picks:
+            acc = []
+            for (t, _), rs in zip(tabs, pick):
+                lays = sorted(l for l in t[n] if l != "n")
+                for _ in lays:
+                    d = t[n][rng.choice(lays)]
+                    acc.append(statistics.median(d[i] for i in rs))
+            draws[n].append(statistics.mean(acc))
+    point = {}
+    for n in names:
+        meds = [statistics.median(t[n][l][i] for i in rounds)
+                for t, rounds in tabs for l in sorted(t[n]) if l != "n"]
+        point[n] = (statistics.mean(meds), len(meds))
+    base = names[0]
+    print(f"sets {'+'.join(sets)} pooled; engine time, seconds; ratios to {base}")
+    print("| build | shuffled layouts | mean of medians | ratio, shuffled (95% bootstrap) |")
+    print("|---|---|---|---|")
+    for n in names:
+        boot = sorted(x / y for x, y in zip(draws[n], draws[base]))
+        lo, hi = boot[int(0.025 * BOOT)], boot[int(0.975 * BOOT) - 1]
+        shown = "-" if n == base else f"({lo:.3f}-{hi:.3f})"
+        m, k = point[n]
+        print(f"| {n} | {k} | {m:.4f} | {m / point[base][0]:.3f} {shown} |")
+
+
 def main():
     args = sys.argv[1:]
     if len(args) == 3 and args[0] == "--analyse":
-        analyse(args[1], args[2].split(","))
+        head, sep, want = args[1].rpartition(":")
+        if sep and head.endswith(".csv") and "+" in want:
+            sets = want.split("+")
+            if any(not x for x in sets):
+                fail(f"{args[1]}: an empty set name")
+            pooled(head, sets, args[2].split(","))
+        else:
+            analyse(args[1], args[2].split(","))
         return
     first = 1
     if "--first-seed" in args:
@@ -265,7 +348,7 @@ def main():
         del args[k:k + 2]
     if len(args) < 5:
         fail("usage: scripts/layouts.py OUT SCENARIO ROUNDS LAYOUTS NAME=TREE [NAME=TREE ...]"
-             " [--first-seed K]\n   or: scripts/layouts.py --analyse ROWS|CSV:SET NAME,NAME,...")
+             " [--first-seed K]\n   or: scripts/layouts.py --analyse ROWS|CSV:SET|CSV:SET+SET... NAME,NAME,...")
     out, scenario, rounds, layouts = args[:4]
     if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
         fail(f"{out} exists and is not an empty folder")

@@ -174,8 +174,9 @@ pub fn burst_segments(rate: u64, mss: u32, min_rtt: Option<Time>, min_tso_segs: 
 /// Linux tcp_update_pacing_rate() for controllers that set no rate: 200%
 /// of cwnd x mss / srtt while cwnd < ssthresh / 2, 120% after
 /// (sysctl_tcp_pacing_ss_ratio, _ca_ratio), in bits per second.
-// Out of line: not every run's path, and inlined it spread the per-ACK
-// code over more cache lines (issue 33, docs/BENCHMARKS.md).
+// Out of line: the modern-stack benchmark (m100) never runs it, and
+// inlined it spread the per-ACK code over more cache lines; where a run
+// takes it per ACK, it adds a call (issue 33, docs/BENCHMARKS.md).
 #[inline(never)]
 pub fn default_rate(mss: u32, cwnd: u64, ssthresh: u64, packets_out: u64, srtt: Time) -> u64 {
     let ratio = if cwnd < ssthresh / 2 { 200 } else { 120 };

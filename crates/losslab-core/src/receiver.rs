@@ -624,8 +624,10 @@ impl Receiver {
     /// queued out of order, duplicates of it included, asks for room for
     /// its span (the end of tcp_data_queue_ofo()), before this segment's
     /// ACK is built.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn autotune_arrival(
         &mut self,
@@ -665,8 +667,10 @@ impl Receiver {
     /// one call per event approximates the kernel's per-read calls. Its
     /// callers test for `autotune` first: every segment and ACK poll
     /// passes there.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn autotune_read(&mut self, now: Time, read_before: u64) {
         if self.read_pos <= read_before {

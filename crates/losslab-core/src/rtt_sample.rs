@@ -147,8 +147,9 @@ fn jiffies_since(sent: Time, now: Time, tick: Time) -> Time {
 /// estimator would not, so seq_rtt is at least one tick here. A
 /// controller with TCP_CONG_RTT_STAMP (`ca_rtt_stamp`) instead gets
 /// ktime_us_delta(ktime_get_real(), skb->tstamp): exact here.
-// Out of line: not every run's path, and inlined it spread the per-ACK
-// code over more cache lines (issue 33, docs/BENCHMARKS.md).
+// Out of line: the modern-stack benchmark (m100) never runs it, and
+// inlined it spread the per-ACK code over more cache lines; where a run
+// takes it per ACK, it adds a call (issue 33, docs/BENCHMARKS.md).
 #[inline(never)]
 pub fn linux_3_2(a: &OldAck, d: &Delivered) -> OldAckRtt {
     if !a.acked {
@@ -190,8 +191,9 @@ pub fn linux_3_2(a: &OldAck, d: &Delivered) -> OldAckRtt {
 /// retransmitted (pkts_acked() is not told FLAG_RETRANS_DATA_ACKED); no
 /// SACK sample and no TSecr reach it. `ca_rtt_stamp` does not apply: the
 /// flag was removed with the move to skb_mstamp.
-// Out of line: not every run's path, and inlined it spread the per-ACK
-// code over more cache lines (issue 33, docs/BENCHMARKS.md).
+// Out of line: the modern-stack benchmark (m100) never runs it, and
+// inlined it spread the per-ACK code over more cache lines; where a run
+// takes it per ACK, it adds a call (issue 33, docs/BENCHMARKS.md).
 #[inline(never)]
 pub fn linux_3_15(a: &OldAck, d: &Delivered) -> OldAckRtt {
     let now = a.now;

@@ -137,8 +137,10 @@ impl AckReports {
     /// is at this moment. A retransmission of data the sender had been
     /// told of (a reneging, or a timeout's clearing of its SACK
     /// information) is counted in neither.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub fn on_retransmission(&mut self, seg: &Segment, rx: &Receiver) {
         let (start, end) = (seg.seq, seg.end());

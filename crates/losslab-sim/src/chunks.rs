@@ -109,8 +109,10 @@ impl ConnChunks {
 
     /// The sender put a segment ending at `end` on the wire at `now` for
     /// the first time (first transmissions go in stream order).
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub fn on_first_transmission(&mut self, now: Time, end: u64, file: &mut FileRt) {
         self.high_sent = self.high_sent.max(end);
@@ -125,8 +127,10 @@ impl ConnChunks {
     }
 
     /// The sender's cumulative ACK is `snd_una` at `now`.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub fn on_snd_una(&mut self, now: Time, snd_una: u64, file: &mut FileRt) {
         while let Some(&i) = self.to_finish.front() {
@@ -146,8 +150,10 @@ impl ConnChunks {
 
     /// Takes the next chunk of the file for this connection; returns its
     /// length, or None when the queue is empty.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub fn claim(&mut self, file: &mut FileRt) -> Option<u64> {
         let len = file.chunk_bytes.min(file.file_bytes - file.next);

@@ -1677,8 +1677,10 @@ impl Simulation {
 
     /// Objects that arrived entirely: record them, send the next request,
     /// and release flows that waited for this one's first object.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn objects_progress(&mut self, f: usize) {
         let now = self.now;

@@ -405,8 +405,10 @@ impl Bbr {
 
     /// bbr_init_pacing_rate_from_rtt(): high_gain x cwnd / srtt, or over
     /// a nominal 1 ms before any RTT sample.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn init_pacing_rate_from_rtt(&mut self, cwnd: u64, srtt: Option<Time>) {
         let rtt_us = match srtt {
@@ -444,8 +446,10 @@ impl Bbr {
 
     /// bbr_save_cwnd(): the last known good cwnd, kept across recovery
     /// and PROBE_RTT.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn save_cwnd(&mut self, cwnd: u64) {
         if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
@@ -593,8 +597,10 @@ impl Bbr {
     }
 
     /// bbr_reset_probe_bw_mode(): a random phase other than the 0.75 one.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn reset_probe_bw_mode(&mut self) {
         self.mode = Mode::ProbeBw;
@@ -629,8 +635,10 @@ impl Bbr {
 
     /// bbr_lt_bw_interval_done(): two consistent lossy intervals mean a
     /// policer; use their average.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn lt_bw_interval_done(&mut self, bw: u64) {
         if self.lt_bw != 0 {
@@ -794,8 +802,10 @@ impl Bbr {
 
     /// bbr_check_probe_rtt_done(): after 200 ms and a round at 4
     /// segments, restore cwnd and go back to STARTUP or PROBE_BW.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn check_probe_rtt_done(&mut self, now: Time, cwnd: Option<&mut u64>) {
         if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
@@ -851,8 +861,10 @@ impl Bbr {
 
     /// bbr_update_min_rtt()'s PROBE_RTT part: hold the flight at
     /// CWND_MIN_TARGET for PROBE_RTT_MODE and a round.
-    // Out of line: not run per packet, and inlined it spread the hot
-    // path's code over more cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: the modern-stack benchmark (m100) seldom or never runs
+    // it, and inlined it spread the hot path's code over more cache lines;
+    // where a run takes it per packet, it adds a call (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn probe_rtt(&mut self, w: &mut Window, rs: &Rs) {
         let now = rs.now;

@@ -185,8 +185,9 @@ impl Sender {
     /// the receiver got twice. Each reported segment counts once per extra
     /// transmission at most (`fresh`), so a duplicated ACK cannot count
     /// twice. Returns whether it shows reordering.
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: only an ACK with a DSACK comes here, and inlined it
+    // spread every ACK's code over more cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     fn read_dsack(&mut self, block: Range) -> bool {
         let mut dsack_reordering = false;

@@ -155,8 +155,9 @@ impl Sender {
         }
     }
 
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: run once or a few times per recovery episode, so the
+    // per-ACK path's code stays on fewer cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn open_recovery_record(&mut self, now: Time, kind: RecoveryKind, cwnd_before: u64) {
         self.measure.recovery_epoch += 1;
@@ -181,8 +182,9 @@ impl Sender {
             .emit(now, || Event::RecoveryEntered { kind, state });
     }
 
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: run once or a few times per recovery episode, so the
+    // per-ACK path's code stays on fewer cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn close_recovery_record(&mut self, now: Time) {
         let last = self.measure.recoveries.total().saturating_sub(1);

@@ -95,8 +95,9 @@ impl Sender {
     /// retrans_data_acked, lost_retrans); the
     /// older algorithms see `snd_una_advanced` false and `new_loss` true
     /// here, as always.
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: run once or a few times per recovery episode, so the
+    // per-ACK path's code stays on fewer cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn enter_fast_recovery(
         &mut self,
@@ -163,8 +164,9 @@ impl Sender {
     /// a new congestion event (LE's once-per-RTT reduction): a new
     /// ssthresh and reduction, and RecoveryPoint = HighData, as on entry
     /// (RFC 6675 step 4.1), without leaving the recovery.
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: only an ACK that marks a loss during fast recovery
+    // comes here, and inlined it spread every ACK's code over more cache
+    // lines (issue 33, docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn repeat_congestion_event(&mut self, now: Time, cum_advanced: bool, rtts: AckRtts) {
         if !matches!(self.state, State::Fast { .. }) || self.cc_caps.owns_cwnd {
@@ -185,8 +187,9 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: run once or a few times per recovery episode, so the
+    // per-ACK path's code stays on fewer cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn exit_fast_recovery(
         &mut self,
@@ -331,8 +334,9 @@ impl Sender {
     /// Restores cwnd and ssthresh from before the episode's reduction
     /// (never lowering them, as Linux tcp_undo_cwnd_reduction()), leaves
     /// recovery when `leaving`, and marks the episode's records undone.
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: run once or a few times per recovery episode, so the
+    // per-ACK path's code stays on fewer cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn undo_reduction(
         &mut self,

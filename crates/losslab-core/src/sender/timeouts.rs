@@ -397,19 +397,6 @@ impl Sender {
         Some(seg)
     }
 
-    /// RFC 8985 section 7.4.2 (Linux tcp_process_tlp_ack()): once the ACK
-    /// reaches TLP.end_seq the episode is over. A probe of new data, or any
-    /// probe of a policy without loss inference, says nothing more. A
-    /// retransmitted probe answered by a DSACK for it, or by a TLP
-    /// duplicate ACK, found the original delivered; an ACK beyond
-    /// TLP.end_seq without either means the original was lost and the
-    /// probe repaired it: reduce cwnd once (enter and leave CWR). A TLP
-    /// duplicate ACK is Linux's `is_tlp_dupack`: the ACK is exactly
-    /// TLP.end_seq, does not advance snd.una, SACKs no new data and does
-    /// not update the window (FLAG_SND_UNA_ADVANCED, FLAG_DATA_SACKED,
-    /// FLAG_NOT_DUP); SACK blocks that only repeat old information do not
-    /// disqualify it. Any other ACK of exactly TLP.end_seq waits. The
-    /// reduction takes FlightSize as it was when this ACK arrived.
     /// RFC 8985 7.4.2: the probe repaired a loss; reduce cwnd once.
     // Cold: once per TLP episode, and inlined it sat in the per-ACK path
     // (issue 33, docs/BENCHMARKS.md).
@@ -429,6 +416,19 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
+    /// RFC 8985 section 7.4.2 (Linux tcp_process_tlp_ack()): once the ACK
+    /// reaches TLP.end_seq the episode is over. A probe of new data, or any
+    /// probe of a policy without loss inference, says nothing more. A
+    /// retransmitted probe answered by a DSACK for it, or by a TLP
+    /// duplicate ACK, found the original delivered; an ACK beyond
+    /// TLP.end_seq without either means the original was lost and the
+    /// probe repaired it: reduce cwnd once (enter and leave CWR). A TLP
+    /// duplicate ACK is Linux's `is_tlp_dupack`: the ACK is exactly
+    /// TLP.end_seq, does not advance snd.una, SACKs no new data and does
+    /// not update the window (FLAG_SND_UNA_ADVANCED, FLAG_DATA_SACKED,
+    /// FLAG_NOT_DUP); SACK blocks that only repeat old information do not
+    /// disqualify it. Any other ACK of exactly TLP.end_seq waits. The
+    /// reduction takes FlightSize as it was when this ACK arrived.
     pub(super) fn process_tlp_ack(&mut self, now: Time, ack: &Ack, a: TlpAckInfo) {
         let TlpAckInfo {
             dsack,

@@ -290,8 +290,9 @@ impl Sender {
         }
     }
 
-    // Out of line: run per episode, not per packet, so the hot path's
-    // code stays on fewer cache lines (issue 33, docs/BENCHMARKS.md).
+    // Out of line: only a timeout's recovery sends from here, and inlined
+    // it spread every send's code over more cache lines (issue 33,
+    // docs/BENCHMARKS.md).
     #[inline(never)]
     pub(super) fn next_loss(&mut self, now: Time) -> Option<Segment> {
         if std::mem::take(&mut self.rexmit.rto_pending) {
