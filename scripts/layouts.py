@@ -213,12 +213,18 @@ def boot_means(t, name, lays, rounds, picks):
     return out
 
 
-def analyse(rows_path, names):
+def table(rows_path):
+    """Seconds by build, layout and round; two rows for one run refused."""
     t = defaultdict(lambda: defaultdict(dict))
     for i, name, lay, s in read_rows(rows_path):
         if i in t[name][lay]:
             fail(f"{rows_path}: two rows for {name}-{lay} in round {i}")
         t[name][lay][i] = s
+    return t
+
+
+def analyse(rows_path, names):
+    t = table(rows_path)
     rounds = sorted(t[names[0]]["n"].keys()) if "n" in t[names[0]] else []
     for n in names:
         if "n" not in t[n] or len(t[n]) < 3:
@@ -279,11 +285,7 @@ def pooled(path, sets, names):
         fail(f"a build named twice in {','.join(names)}")
     tabs = []
     for st in sets:
-        t = defaultdict(lambda: defaultdict(dict))
-        for i, name, lay, s in read_rows(f"{path}:{st}"):
-            if i in t[name][lay]:
-                fail(f"{path}:{st}: two rows for {name}-{lay} in round {i}")
-            t[name][lay][i] = s
+        t = table(f"{path}:{st}")
         for n in names:
             lays = [l for l in t[n] if l != "n"]
             if len(lays) < 2:

@@ -224,9 +224,11 @@ impl Sender {
         self.emit_cwnd(now);
     }
 
-    /// Fast recovery is over, by its end or an undo (Linux
-    /// tcp_set_ca_state(TCP_CA_Open)): the controller is told, the RFC 6675
-    /// retransmission marks go and the recovery's record closes.
+    /// A recovery is over, fast or a timeout's, by its end or an undo
+    /// (Linux tcp_set_ca_state(TCP_CA_Open)): the controller is told, the
+    /// RFC 6675 retransmission marks go and the recovery's record closes.
+    // Out of line: once per recovery (issue 33, docs/BENCHMARKS.md).
+    #[inline(never)]
     fn back_to_open(&mut self, now: Time) {
         self.state = State::Open;
         self.alg.cc.on_state(CaState::Open, &self.win);
@@ -398,16 +400,6 @@ impl Sender {
         }
     }
 
-    /// The timeout's recovery is over (RFC 6582's recovery point reached).
-    // Out of line: once per timeout (issue 33, docs/BENCHMARKS.md).
-    #[inline(never)]
-    fn leave_loss_state(&mut self, now: Time) {
-        self.state = State::Open;
-        self.alg.cc.on_state(CaState::Open, &self.win);
-        self.rexmit.high_rxt = None;
-        self.close_recovery_record(now);
-    }
-
     pub(super) fn awnd_ctx(&self) -> AwndCtx<'_> {
         AwndCtx {
             in_recovery: matches!(self.state, State::Fast { .. }),
@@ -447,7 +439,10 @@ impl Sender {
             State::Loss { recovery_point }
                 if self.snd_una >= recovery_point && !self.recovery_held() =>
             {
-                self.leave_loss_state(now);
+                // The timeout cleared the marks only fast recovery sets
+                // (on_rto), so leaving is fast recovery's way out too.
+                debug_assert!(self.rexmit.rescue_rxt.is_none() && !self.rexmit.fast_pending);
+                self.back_to_open(now);
             }
             _ => {}
         }
